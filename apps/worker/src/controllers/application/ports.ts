@@ -1,0 +1,66 @@
+import type { Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
+
+/** The release a service must converge to. */
+export interface DesiredRelease {
+  id: string;
+  spec: ReleaseSpec;
+  restartNonce: string;
+  imageId: string | null;
+  outcome: ReleaseOutcome;
+}
+
+export interface DesiredService {
+  id: string;
+  name: string;
+  appId: string;
+  release: DesiredRelease | null;
+}
+
+/** The only read the application controller needs. */
+export interface ServiceStore {
+  getDesiredService(name: string): Promise<DesiredService | null>;
+}
+
+export interface ObservedStatus {
+  phase: Phase;
+  image: string | null;
+  activeContainer: string | null;
+  message: string;
+}
+
+export interface ReleaseUpdate {
+  imageId?: string;
+  outcome?: "deploying" | "succeeded" | "failed";
+  message?: string;
+  container?: string;
+}
+
+/** Where the controller writes what it observed. */
+export interface StatusWriter {
+  setStatus(serviceId: string, status: ObservedStatus): Promise<void>;
+  /** Updates the release only while it is still pending or deploying. */
+  updateRelease(releaseId: string, update: ReleaseUpdate): Promise<void>;
+}
+
+export interface ProbeResult {
+  ready: boolean;
+  detail: string;
+}
+
+export interface Prober {
+  probe(url: string, timeoutMs: number): Promise<ProbeResult>;
+}
+
+/** HTTP readiness: any 2xx or 3xx within the timeout. */
+export const httpProber: Prober = {
+  async probe(url, timeoutMs) {
+    try {
+      const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+      await res.body?.cancel();
+      return { ready: res.status >= 200 && res.status < 400, detail: `HTTP ${res.status}` };
+    } catch (err) {
+      const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+      return { ready: false, detail: cause };
+    }
+  },
+};

@@ -1,0 +1,181 @@
+import type { ManagedContainer, Runtime } from "@levelrail/docker";
+import { networkLabels, networkName, serviceFilter } from "@levelrail/spec/naming";
+import type { Controller, ReconcileResult } from "../../reconcile/controller";
+import { containerOptions, probeUrl } from "./desired";
+import { pullPolicy } from "./image";
+import type { DesiredRelease, DesiredService, Prober, ServiceStore, StatusWriter } from "./ports";
+
+export interface ApplicationControllerOptions {
+  shortName: string;
+  runtime: Runtime;
+  store: ServiceStore;
+  status: StatusWriter;
+  prober: Prober;
+  /** How often a starting container is probed. */
+  probeIntervalMs: number;
+  /** Resolves the environment a release's container gets. */
+  resolveEnv: (service: DesiredService, release: DesiredRelease) => Promise<Record<string, string>>;
+}
+
+export { serviceKey } from "@levelrail/db/notify";
+
+/**
+ * Converges one service (key `service:<name>`) to its current release:
+ * one running, ready container named from the release's image and nonce.
+ */
+export function applicationController(o: ApplicationControllerOptions): Controller {
+  const { runtime } = o;
+
+  const removeAll = async (containers: ManagedContainer[]) => {
+    for (const c of containers) await runtime.removeContainer(c.id);
+  };
+
+  /** Resolve the release's image once, following the pull policy. Returns null when the release failed. */
+  const resolveImage = async (svc: DesiredService, rel: DesiredRelease, active: string | null): Promise<string | null> => {
+    const ref = rel.spec.image;
+    const have = await runtime.imageId(ref);
+    if (have === null || pullPolicy(ref) === "always") {
+      let last = 0;
+      const report = async (message: string) => {
+        await o.status.setStatus(svc.id, { phase: "deploying", image: ref, activeContainer: active, message });
+      };
+      await report(`pulling ${ref}`);
+      try {
+        await runtime.pullImage(ref, null, (p) => {
+          const now = Date.now();
+          if (now - last < 1000) return;
+          last = now;
+          const pct = p.total ? ` ${Math.round(((p.current ?? 0) / p.total) * 100)}%` : "";
+          void report(`pulling ${ref}: ${p.status}${p.id ? ` ${p.id}` : ""}${pct}`).catch(() => {});
+        });
+      } catch (err) {
+        if (have === null) {
+          await fail(svc, rel, active, `image ${ref} could not be pulled: ${errorText(err)}`);
+          return null;
+        }
+        await fail(svc, rel, active, `image ${ref} could not be pulled (pull policy: always): ${errorText(err)}`);
+        return null;
+      }
+    }
+    const id = await runtime.imageId(ref);
+    if (id === null) {
+      await fail(svc, rel, active, `image ${ref} is not on the engine after pulling`);
+      return null;
+    }
+    await o.status.updateRelease(rel.id, { imageId: id });
+    return id;
+  };
+
+  const fail = async (svc: DesiredService, rel: DesiredRelease, active: string | null, message: string) => {
+    await o.status.updateRelease(rel.id, { outcome: "failed", message });
+    await o.status.setStatus(svc.id, {
+      phase: "failed",
+      image: rel.spec.image,
+      activeContainer: active,
+      message: active ? `${message}; ${active} keeps serving` : message,
+    });
+  };
+
+  return {
+    name: "application",
+    async reconcile(key): Promise<ReconcileResult | void> {
+      const name = key.slice("service:".length);
+      const svc = await o.store.getDesiredService(name);
+      const containers = await runtime.listContainers(serviceFilter(name));
+
+      if (!svc) return void (await removeAll(containers));
+      const rel = svc.release;
+      if (!rel) {
+        await removeAll(containers);
+        await o.status.setStatus(svc.id, { phase: "stopped", image: null, activeContainer: null, message: "not deployed yet" });
+        return;
+      }
+
+      const running = containers.filter((c) => c.state === "running");
+      const serving = running[0]?.name ?? null;
+      // A failed release is final until the desired state changes: no churn.
+      if (rel.outcome === "failed") return;
+
+      const imageId = rel.imageId ?? (await resolveImage(svc, rel, serving));
+      if (imageId === null) return;
+
+      const env = await o.resolveEnv(svc, rel);
+      const plan = containerOptions({
+        shortName: o.shortName,
+        service: svc.name,
+        appId: svc.appId,
+        releaseId: rel.id,
+        imageId,
+        restartNonce: rel.restartNonce,
+        spec: rel.spec,
+        env,
+      });
+      const target = containers.find((c) => c.name === plan.name);
+      const others = containers.filter((c) => c.name !== plan.name);
+
+      if (rel.outcome === "succeeded" && target?.state === "running") {
+        await removeAll(others);
+        await o.status.setStatus(svc.id, { phase: "running", image: rel.spec.image, activeContainer: target.name, message: "" });
+        return;
+      }
+
+      const othersServing = others.find((c) => c.state === "running")?.name ?? null;
+      if (rel.outcome === "pending") await o.status.updateRelease(rel.id, { outcome: "deploying" });
+      if (rel.spec.strategy === "recreate" && others.length > 0) {
+        await o.status.setStatus(svc.id, { phase: "deploying", image: rel.spec.image, activeContainer: null, message: "stopping the old container (recreate)" });
+        for (const c of others) await runtime.stopContainer(c.id, 10);
+        await removeAll(others);
+      }
+
+      const network = networkName(o.shortName, svc.appId);
+      let current = target;
+      if (!current) {
+        await o.status.setStatus(svc.id, { phase: "deploying", image: rel.spec.image, activeContainer: othersServing, message: `starting ${plan.name}` });
+        await runtime.ensureNetwork(network, networkLabels(svc.appId));
+        await runtime.createContainer(plan); // null: the name exists already, adopted below
+        current = (await runtime.inspectContainer(plan.name)) ?? undefined;
+        if (!current) throw new Error(`container ${plan.name} vanished right after it was created`);
+      }
+      if (current.state === "created") {
+        await runtime.startContainer(current.id);
+        current = (await runtime.inspectContainer(current.id)) ?? current;
+      }
+      if (current.state === "exited" || current.state === "dead") {
+        const logs = await runtime.containerLogs(current.id, 20).catch(() => "");
+        await runtime.removeContainer(current.id);
+        await fail(svc, rel, othersServing, `${plan.name} exited with code ${current.exitCode ?? "?"} before it was ready${logs ? `; last output: ${logs.trim().slice(-500)}` : ""}`);
+        return;
+      }
+
+      const budgetMs = rel.spec.readyBudgetSeconds * 1000;
+      const address = await runtime.containerAddress(current.id, network);
+      const result = address
+        ? await o.prober.probe(probeUrl(address, rel.spec), Math.min(2000, budgetMs))
+        : { ready: false, detail: "no address on the app network yet" };
+      if (!result.ready) {
+        const elapsed = Date.now() - (current.startedAt || Date.now());
+        if (elapsed >= budgetMs) {
+          await runtime.removeContainer(current.id);
+          await fail(svc, rel, othersServing, `${plan.name} was not ready within ${rel.spec.readyBudgetSeconds}s (GET ${rel.spec.healthPath} on port ${rel.spec.port}: ${result.detail})`);
+          return;
+        }
+        await o.status.setStatus(svc.id, {
+          phase: "deploying",
+          image: rel.spec.image,
+          activeContainer: othersServing,
+          message: `waiting for ${plan.name} to be ready (GET ${rel.spec.healthPath}: ${result.detail}, ${Math.round(elapsed / 1000)}s of ${rel.spec.readyBudgetSeconds}s)`,
+        });
+        return { requeueAfterMs: o.probeIntervalMs };
+      }
+
+      // Ready: cut over. The new container serves before any old one goes.
+      await removeAll(others);
+      await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
+      await o.status.setStatus(svc.id, { phase: "running", image: rel.spec.image, activeContainer: plan.name, message: "" });
+    },
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from "node:crypto";
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { eq } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { account, apiToken, session, user, verification } from "@levelrail/db/schema/auth";
+import { membership } from "@levelrail/db/schema/orgs";
+import { deriveKey } from "@levelrail/secrets";
+import { LevelrailError } from "@levelrail/spec/errors";
+
+export interface AuthOptions {
+  db: Db;
+  masterKey: Buffer;
+  baseURL: string;
+  trustedOrigins: string[];
+}
+
+/** better-auth over our Drizzle schema: email + password, no open sign-up. */
+export function createAuth(o: AuthOptions) {
+  return betterAuth({
+    database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification } }),
+    secret: deriveKey(o.masterKey, "session").toString("base64"),
+    baseURL: o.baseURL,
+    trustedOrigins: o.trustedOrigins,
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
+    telemetry: { enabled: false },
+    session: { expiresIn: 60 * 60 * 24 * 7 },
+  });
+}
+export type Auth = ReturnType<typeof createAuth>;
+
+/** Who is calling, with the organizations they belong to. */
+export interface Actor {
+  userId: string;
+  email: string;
+  orgIds: string[];
+}
+
+export async function actorFor(db: Db, userId: string, email: string): Promise<Actor> {
+  const rows = await db.select({ orgId: membership.orgId }).from(membership).where(eq(membership.userId, userId));
+  return { userId, email, orgIds: rows.map((r) => r.orgId) };
+}
+
+/** Creates an operator with a hashed password (better-auth's own hashing). */
+export async function createOperator(auth: Auth, email: string, password: string): Promise<{ id: string; email: string }> {
+  const ctx = await auth.$context;
+  if (password.length < 8) throw new LevelrailError("invalid_input", "password must be at least 8 characters", { field: "password" });
+  const existing = await ctx.internalAdapter.findUserByEmail(email.toLowerCase());
+  if (existing) throw new LevelrailError("conflict", `an operator with email ${email} exists already`, { field: "email" });
+  const hash = await ctx.password.hash(password);
+  const created = await ctx.internalAdapter.createUser({ email: email.toLowerCase(), name: email, emailVerified: true }, { method: "admin" });
+  await ctx.internalAdapter.linkAccount({ userId: created.id, providerId: "credential", accountId: created.id, password: hash });
+  return { id: created.id, email: created.email };
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Issues an API token; only its hash is stored, the token is returned once. */
+export async function createApiToken(db: Db, email: string, name: string): Promise<string> {
+  const [u] = await db.select({ id: user.id }).from(user).where(eq(user.email, email.toLowerCase()));
+  if (!u) throw new LevelrailError("not_found", `no operator with email ${email}`, { field: "email" });
+  const token = `lr_${randomBytes(32).toString("base64url")}`;
+  await db.insert(apiToken).values({ userId: u.id, name, tokenHash: hashToken(token) });
+  return token;
+}
+
+/** The actor behind a bearer token, or null. */
+export async function actorForToken(db: Db, token: string): Promise<Actor | null> {
+  const [row] = await db
+    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id })
+    .from(apiToken)
+    .innerJoin(user, eq(user.id, apiToken.userId))
+    .where(eq(apiToken.tokenHash, hashToken(token)));
+  if (!row) return null;
+  await db.update(apiToken).set({ lastUsedAt: new Date() }).where(eq(apiToken.id, row.id));
+  return actorFor(db, row.userId, row.email);
+}

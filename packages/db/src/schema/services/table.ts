@@ -1,0 +1,72 @@
+import { integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import type { Hooks, Phase, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
+import { environment, organization } from "../orgs/table";
+
+export const app = pgTable(
+  "app",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique("app_org_name").on(t.orgId, t.name)],
+);
+
+/**
+ * Desired state of a service, as the operator edits it. What actually runs
+ * is decided by `currentReleaseId` (a Deploy snapshots this row into a
+ * release); what Docker shows lives in `service_status`.
+ */
+export const service = pgTable("service", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
+  appId: uuid("app_id").notNull().references(() => app.id, { onDelete: "restrict" }),
+  environmentId: uuid("environment_id").notNull().references(() => environment.id, { onDelete: "restrict" }),
+  // Container names are `<short>-<service>-<hash>` on one engine, so a name is unique per installation.
+  name: text("name").notNull().unique(),
+  image: text("image").notNull(),
+  port: integer("port").notNull(),
+  healthPath: text("health_path").notNull(),
+  readyBudgetSeconds: integer("ready_budget_seconds").notNull(),
+  strategy: text("strategy").$type<Strategy>().notNull(),
+  env: jsonb("env").$type<Record<string, string>>().notNull(),
+  databaseEnv: jsonb("database_env").$type<Record<string, { from: string }>>().notNull(),
+  storageTargetId: uuid("storage_target_id"),
+  registryCredentialId: uuid("registry_credential_id"),
+  hooks: jsonb("hooks").$type<Hooks>().notNull(),
+  domains: jsonb("domains").$type<string[]>().notNull(),
+  restartNonce: text("restart_nonce").notNull().default(""),
+  currentReleaseId: uuid("current_release_id"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One Deploy, Restart or rollback: an immutable snapshot the worker converges to. */
+export const release = pgTable("release", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
+  serviceId: uuid("service_id").notNull().references(() => service.id, { onDelete: "cascade" }),
+  kind: text("kind").$type<ReleaseKind>().notNull(),
+  spec: jsonb("spec").$type<ReleaseSpec>().notNull(),
+  restartNonce: text("restart_nonce").notNull(),
+  /** Resolved once by the worker (pull policy), then the release converges to it. */
+  imageId: text("image_id"),
+  createdBy: text("created_by").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  startedAt: timestamp("started_at", { withTimezone: true }),
+  finishedAt: timestamp("finished_at", { withTimezone: true }),
+  outcome: text("outcome").$type<ReleaseOutcome>().notNull().default("pending"),
+  message: text("message").notNull().default(""),
+  container: text("container"),
+});
+
+/** What the worker last observed for a service. */
+export const serviceStatus = pgTable("service_status", {
+  serviceId: uuid("service_id").primaryKey().references(() => service.id, { onDelete: "cascade" }),
+  phase: text("phase").$type<Phase>().notNull(),
+  image: text("image"),
+  activeContainer: text("active_container"),
+  message: text("message").notNull().default(""),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

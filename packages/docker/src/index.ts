@@ -1,0 +1,203 @@
+import Docker from "dockerode";
+import { Labels } from "@levelrail/spec/naming";
+
+export interface ManagedContainer {
+  id: string;
+  name: string;
+  state: "created" | "running" | "paused" | "restarting" | "removing" | "exited" | "dead";
+  labels: Record<string, string>;
+  /** Milliseconds since epoch when the container last started (0 if never). */
+  startedAt: number;
+  exitCode: number | null;
+}
+
+export interface RegistryAuth {
+  username: string;
+  password: string;
+  serveraddress: string;
+}
+
+export interface PullProgress {
+  status: string;
+  id?: string;
+  current?: number;
+  total?: number;
+}
+
+/** Everything the product asks of a Docker engine. Argument arrays only; no shell anywhere. */
+export interface Runtime {
+  ping(): Promise<void>;
+  listContainers(labelFilters: string[]): Promise<ManagedContainer[]>;
+  inspectContainer(nameOrId: string): Promise<ManagedContainer | null>;
+  /** The image's id if the engine has it, else null. */
+  imageId(ref: string): Promise<string | null>;
+  pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void>;
+  ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
+  listNetworks(labelFilters: string[]): Promise<{ id: string; name: string; labels: Record<string, string> }[]>;
+  removeNetwork(name: string): Promise<void>;
+  /** Creates the container; resolves to null when the name is already taken. */
+  createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null>;
+  startContainer(id: string): Promise<void>;
+  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
+  /** Force-removes; a container that is already gone is not an error. */
+  removeContainer(id: string): Promise<void>;
+  containerAddress(id: string, network: string): Promise<string | null>;
+  containerLogs(id: string, tailLines: number): Promise<string>;
+}
+
+const statusOf = (err: unknown): number | undefined =>
+  typeof err === "object" && err !== null && "statusCode" in err && typeof err.statusCode === "number"
+    ? err.statusCode
+    : undefined;
+
+/** Build a Runtime on dockerode. `DOCKER_HOST` is read by the caller and passed in. */
+export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): Runtime & { docker: Docker } {
+  const docker = opts.dockerHost ? new Docker(parseDockerHost(opts.dockerHost)) : new Docker();
+
+  const toManaged = (c: Docker.ContainerInspectInfo): ManagedContainer => ({
+    id: c.Id,
+    name: c.Name.replace(/^\//, ""),
+    state: c.State.Status as ManagedContainer["state"],
+    labels: c.Config.Labels ?? {},
+    startedAt: c.State.StartedAt && !c.State.StartedAt.startsWith("0001") ? Date.parse(c.State.StartedAt) : 0,
+    exitCode: c.State.Status === "exited" || c.State.Status === "dead" ? c.State.ExitCode : null,
+  });
+
+  const inspectContainer = async (nameOrId: string): Promise<ManagedContainer | null> => {
+    try {
+      return toManaged(await docker.getContainer(nameOrId).inspect());
+    } catch (err) {
+      if (statusOf(err) === 404) return null;
+      throw err;
+    }
+  };
+
+  return {
+    docker,
+    async ping() {
+      await docker.ping();
+    },
+    async listContainers(labelFilters) {
+      const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
+      const out: ManagedContainer[] = [];
+      for (const c of list) {
+        const full = await inspectContainer(c.Id);
+        if (full) out.push(full);
+      }
+      return out;
+    },
+    inspectContainer,
+    async imageId(ref) {
+      try {
+        const info = await docker.getImage(ref).inspect();
+        return info.Id;
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
+    },
+    async pullImage(ref, auth, onProgress) {
+      const stream = await docker.pull(ref, auth ? { authconfig: auth } : {});
+      await new Promise<void>((resolve, reject) => {
+        docker.modem.followProgress(
+          stream,
+          (err: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
+            const failed = output?.find((o) => o.error);
+            if (err) reject(err);
+            else if (failed) reject(new Error(failed.errorDetail?.message ?? failed.error));
+            else resolve();
+          },
+          (event: PullProgress & { progressDetail?: { current?: number; total?: number } }) =>
+            onProgress({
+              status: event.status,
+              ...(event.id === undefined ? {} : { id: event.id }),
+              ...(event.progressDetail?.current === undefined ? {} : { current: event.progressDetail.current }),
+              ...(event.progressDetail?.total === undefined ? {} : { total: event.progressDetail.total }),
+            }),
+        );
+      });
+    },
+    async ensureNetwork(name, labels) {
+      const existing = await docker.listNetworks({ filters: { name: [name] } });
+      if (existing.some((n) => n.Name === name)) return;
+      try {
+        await docker.createNetwork({ Name: name, Driver: "bridge", Labels: labels, CheckDuplicate: true });
+      } catch (err) {
+        if (statusOf(err) !== 409) throw err;
+      }
+    },
+    async listNetworks(labelFilters) {
+      const nets = await docker.listNetworks({ filters: { label: labelFilters } });
+      return nets.map((n) => ({ id: n.Id, name: n.Name, labels: n.Labels ?? {} }));
+    },
+    async removeNetwork(name) {
+      try {
+        await docker.getNetwork(name).remove();
+      } catch (err) {
+        if (statusOf(err) !== 404) throw err;
+      }
+    },
+    async createContainer(opts) {
+      try {
+        const c = await docker.createContainer(opts);
+        return c.id;
+      } catch (err) {
+        if (statusOf(err) === 409) return null;
+        throw err;
+      }
+    },
+    async startContainer(id) {
+      try {
+        await docker.getContainer(id).start();
+      } catch (err) {
+        if (statusOf(err) !== 304) throw err; // 304: already started
+      }
+    },
+    async stopContainer(id, timeoutSeconds) {
+      try {
+        await docker.getContainer(id).stop({ t: timeoutSeconds });
+      } catch (err) {
+        const s = statusOf(err);
+        if (s !== 304 && s !== 404) throw err;
+      }
+    },
+    async removeContainer(id) {
+      try {
+        await docker.getContainer(id).remove({ force: true, v: true });
+      } catch (err) {
+        const s = statusOf(err);
+        if (s !== 404 && s !== 409) throw err; // 409: removal already in progress
+      }
+    },
+    async containerAddress(id, network) {
+      const c = await docker.getContainer(id).inspect();
+      const ip = c.NetworkSettings.Networks[network]?.IPAddress;
+      return ip ? ip : null;
+    },
+    async containerLogs(id, tailLines) {
+      const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;
+      return demuxLogs(buf);
+    },
+  };
+}
+
+/** Strip Docker's 8-byte stream frame headers from a non-TTY log buffer. */
+export function demuxLogs(buf: Buffer): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2 || buf[i] === 0)) {
+    const len = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + len).toString("utf8"));
+    i += 8 + len;
+  }
+  return i === 0 ? buf.toString("utf8") : parts.join("");
+}
+
+function parseDockerHost(host: string): Docker.DockerOptions {
+  if (host.startsWith("unix://")) return { socketPath: host.slice("unix://".length) };
+  const url = new URL(host.replace(/^tcp:/, "http:"));
+  return { host: url.hostname, port: Number(url.port || 2375), protocol: "http" };
+}
+
+export const MANAGED_FILTER = `${Labels.managed}=true`;
+export type { Docker };

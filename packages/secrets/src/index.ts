@@ -1,0 +1,53 @@
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/**
+ * The master key: `LEVELRAIL_MASTER_KEY` (32 bytes, base64) or a random key
+ * generated once into `<dataDir>/master.key` with mode 0600.
+ */
+export function loadMasterKey(opts: { envKey: string | undefined; dataDir: string }): Buffer {
+  if (opts.envKey) return decodeKey(opts.envKey, "LEVELRAIL_MASTER_KEY");
+  const file = join(opts.dataDir, "master.key");
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+  }
+  chmodSync(file, 0o600);
+  return decodeKey(readFileSync(file, "utf8").trim(), file);
+}
+
+function decodeKey(text: string, source: string): Buffer {
+  const key = Buffer.from(text, "base64");
+  if (key.length !== 32) throw new Error(`${source} must be 32 bytes encoded as base64 (got ${key.length} bytes)`);
+  return key;
+}
+
+/** A purpose-bound subkey, so one master key never serves two uses directly. */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync("sha256", master, Buffer.alloc(0), `levelrail:${purpose}`, 32));
+}
+
+/** Short, stable id of a key: lets a ciphertext name the key that sealed it. */
+export function keyVersion(key: Buffer): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 8);
+}
+
+/** AES-256-GCM; the output is `v1:<keyVersion>:<iv>:<tag>:<ciphertext>` (base64 parts). */
+export function seal(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return ["v1", keyVersion(key), iv.toString("base64"), cipher.getAuthTag().toString("base64"), ct.toString("base64")].join(":");
+}
+
+/** Decrypts with whichever of `keys` sealed it; a wrong key fails closed. */
+export function open(keys: Buffer[], sealed: string): string {
+  const [v, version, iv, tag, ct] = sealed.split(":");
+  if (v !== "v1" || !version || !iv || !tag || ct === undefined) throw new Error("not a sealed value");
+  const key = keys.find((k) => keyVersion(k) === version);
+  if (!key) throw new Error(`no key with version ${version} is configured; set the master key that sealed this value`);
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64"));
+  decipher.setAuthTag(Buffer.from(tag, "base64"));
+  return Buffer.concat([decipher.update(Buffer.from(ct, "base64")), decipher.final()]).toString("utf8");
+}

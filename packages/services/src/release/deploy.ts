@@ -1,0 +1,113 @@
+import { randomBytes } from "node:crypto";
+import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { release, service } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type ReleaseKind, type ReleaseSpec, type ReleaseView, deployInput } from "@levelrail/spec/service";
+import { type Ctx, parse } from "../context";
+import { findService, releaseView } from "../service/view";
+
+type ServiceRow = typeof service.$inferSelect;
+type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
+
+const specOf = (s: ServiceRow, image: string): ReleaseSpec => ({
+  image,
+  port: s.port,
+  healthPath: s.healthPath,
+  readyBudgetSeconds: s.readyBudgetSeconds,
+  strategy: s.strategy,
+  env: s.env,
+  hooks: s.hooks,
+});
+
+/** Everything but the image: a change here needs a new container even for the same image. */
+const configOf = ({ image: _image, ...rest }: ReleaseSpec) => JSON.stringify(rest, Object.keys(rest).sort());
+const newNonce = () => randomBytes(6).toString("hex");
+
+async function currentRelease(tx: Tx, s: ServiceRow) {
+  if (!s.currentReleaseId) return null;
+  const [r] = await tx.select().from(release).where(and(eq(release.id, s.currentReleaseId), eq(release.orgId, s.orgId)));
+  return r ?? null;
+}
+
+/** Records a release as the service's desired state, supersedes any unfinished one and wakes the worker. */
+async function record(
+  tx: Tx,
+  s: ServiceRow,
+  r: { kind: ReleaseKind; spec: ReleaseSpec; restartNonce: string; imageId: string | null; createdBy: string },
+) {
+  await tx
+    .update(release)
+    .set({ outcome: "superseded", finishedAt: new Date(), message: "superseded by a newer release" })
+    .where(and(eq(release.serviceId, s.id), inArray(release.outcome, ["pending", "deploying"])));
+  const [row] = await tx.insert(release).values({ ...r, orgId: s.orgId, serviceId: s.id }).returning();
+  await tx
+    .update(service)
+    .set({ currentReleaseId: row!.id, restartNonce: r.restartNonce, updatedAt: new Date() })
+    .where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
+  await notifyDesired(tx, serviceKey(s.name));
+  return row!;
+}
+
+/** Deploy the service's current configuration, optionally with a new image. */
+export async function deployService({ ctx, name, input }: { ctx: Ctx; name: string; input: unknown }): Promise<ReleaseView> {
+  const { image } = parse(deployInput, input);
+  const { service: found } = await findService(ctx, name);
+  return ctx.db.transaction(async (tx) => {
+    const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
+    if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
+    if (image && image !== s.image) {
+      await tx.update(service).set({ image, updatedAt: new Date() }).where(eq(service.id, s.id));
+      s.image = image;
+    }
+    const spec = specOf(s, s.image);
+    const prev = await currentRelease(tx, s);
+    // Same image, changed configuration: the container must be replaced, so it gets a new name.
+    const nonce = prev && configOf(prev.spec) !== configOf(spec) ? newNonce() : s.restartNonce;
+    return releaseView(await record(tx, s, { kind: "deploy", spec, restartNonce: nonce, imageId: null, createdBy: ctx.actor.email }));
+  });
+}
+
+/** A fresh container of the running release: same image, same configuration, new nonce. */
+export async function restartService({ ctx, name }: { ctx: Ctx; name: string }): Promise<ReleaseView> {
+  const { service: found } = await findService(ctx, name);
+  return ctx.db.transaction(async (tx) => {
+    const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
+    const prev = s && (await currentRelease(tx, s));
+    if (!s || !prev) throw new LevelrailError("conflict", `service ${name} has never been deployed; deploy it first`);
+    return releaseView(
+      await record(tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, createdBy: ctx.actor.email }),
+    );
+  });
+}
+
+/** Deploy the previous successful release again. */
+export async function rollbackService({ ctx, name }: { ctx: Ctx; name: string }): Promise<ReleaseView> {
+  const { service: found } = await findService(ctx, name);
+  return ctx.db.transaction(async (tx) => {
+    const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
+    if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
+    const successes = await tx
+      .select()
+      .from(release)
+      .where(and(eq(release.serviceId, s.id), eq(release.outcome, "succeeded"), s.currentReleaseId ? ne(release.id, s.currentReleaseId) : undefined))
+      .orderBy(desc(release.createdAt))
+      .limit(1);
+    const target = successes[0];
+    if (!target) throw new LevelrailError("conflict", `service ${name} has no earlier successful release to roll back to`);
+    return releaseView(
+      await record(tx, s, { kind: "rollback", spec: target.spec, restartNonce: target.restartNonce, imageId: target.imageId, createdBy: ctx.actor.email }),
+    );
+  });
+}
+
+export async function listReleases({ ctx, name }: { ctx: Ctx; name: string }): Promise<ReleaseView[]> {
+  const { service: s } = await findService(ctx, name);
+  const rows = await ctx.db
+    .select()
+    .from(release)
+    .where(and(eq(release.serviceId, s.id), eq(release.orgId, s.orgId)))
+    .orderBy(desc(release.createdAt))
+    .limit(100);
+  return rows.map(releaseView);
+}

@@ -1,0 +1,96 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
+import { type Ctx, scope } from "../context";
+
+type ServiceRow = typeof service.$inferSelect;
+type ReleaseRow = typeof release.$inferSelect;
+
+export function serviceView(s: ServiceRow, appName: string): ServiceView {
+  return {
+    id: s.id,
+    name: s.name,
+    app: appName,
+    environmentId: s.environmentId,
+    image: s.image,
+    port: s.port,
+    healthPath: s.healthPath,
+    readyBudgetSeconds: s.readyBudgetSeconds,
+    strategy: s.strategy,
+    env: s.env,
+    databaseEnv: s.databaseEnv,
+    storageTargetId: s.storageTargetId,
+    registryCredentialId: s.registryCredentialId,
+    hooks: s.hooks,
+    domains: s.domains,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+export function releaseView(r: ReleaseRow): ReleaseView {
+  const end = r.finishedAt;
+  return {
+    id: r.id,
+    kind: r.kind,
+    image: r.spec.image,
+    imageId: r.imageId,
+    createdBy: r.createdBy,
+    createdAt: r.createdAt.toISOString(),
+    finishedAt: end ? end.toISOString() : null,
+    outcome: r.outcome,
+    message: r.message,
+    durationMs: end ? end.getTime() - (r.startedAt ?? r.createdAt).getTime() : null,
+  };
+}
+
+/** A service of the caller's organizations, with its app, or 404. */
+export async function findService(ctx: Ctx, name: string) {
+  const [row] = await ctx.db
+    .select({ service, appName: app.name })
+    .from(service)
+    .innerJoin(app, eq(app.id, service.appId))
+    .where(and(eq(service.name, name), inArray(service.orgId, scope(ctx))));
+  if (!row) throw new LevelrailError("not_found", `service ${name} not found`);
+  return row;
+}
+
+export async function getService({ ctx, name }: { ctx: Ctx; name: string }): Promise<ServiceView> {
+  const { service: s, appName } = await findService(ctx, name);
+  return serviceView(s, appName);
+}
+
+export async function listServices({ ctx, app: appName }: { ctx: Ctx; app?: string | undefined }) {
+  const rows = await ctx.db
+    .select({ service, appName: app.name, status: serviceStatus })
+    .from(service)
+    .innerJoin(app, eq(app.id, service.appId))
+    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id))
+    .where(and(inArray(service.orgId, scope(ctx)), appName ? eq(app.name, appName) : undefined))
+    .orderBy(app.name, service.name);
+  return rows.map((r) => ({
+    ...serviceView(r.service, r.appName),
+    phase: r.status?.phase ?? (r.service.currentReleaseId ? "pending" : "stopped"),
+    activeContainer: r.status?.activeContainer ?? null,
+    message: r.status?.message ?? "",
+  }));
+}
+
+export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Promise<StatusView> {
+  const { service: s } = await findService(ctx, name);
+  const [st] = await ctx.db.select().from(serviceStatus).where(eq(serviceStatus.serviceId, s.id));
+  const [last] = s.currentReleaseId
+    ? await ctx.db.select().from(release).where(and(eq(release.id, s.currentReleaseId), eq(release.orgId, s.orgId)))
+    : [];
+  // A release the worker has not picked up yet shows as pending, whatever ran before.
+  const pendingNew = last && last.outcome === "pending";
+  return {
+    phase: pendingNew ? "pending" : (st?.phase ?? (last ? "pending" : "stopped")),
+    image: st?.image ?? last?.spec.image ?? null,
+    activeContainer: st?.activeContainer ?? null,
+    lastDeploy: last ? releaseView(last) : null,
+    message: pendingNew ? "waiting for the worker" : (st?.message ?? (last ? "waiting for the worker" : "not deployed yet")),
+    updatedAt: st?.updatedAt.toISOString() ?? null,
+  };
+}

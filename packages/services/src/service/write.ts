@@ -1,0 +1,66 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { environment } from "@levelrail/db/schema/orgs";
+import { service } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
+import { NETWORKS_KEY, getApp } from "../app/app";
+import { type Ctx, parse, scope, uniquely } from "../context";
+import { findService, serviceView } from "./view";
+
+async function environmentFor(ctx: Ctx, orgId: string, environmentId: string | undefined): Promise<string> {
+  const rows = await ctx.db
+    .select({ id: environment.id })
+    .from(environment)
+    .where(and(eq(environment.orgId, orgId), environmentId ? eq(environment.id, environmentId) : undefined))
+    .orderBy(asc(environment.createdAt))
+    .limit(1);
+  const env = rows[0];
+  if (!env) {
+    throw environmentId
+      ? new LevelrailError("invalid_input", "environmentId: no such environment in the app's organization", { field: "environmentId" })
+      : new LevelrailError("invalid_input", "environmentId: the organization has no environment; create one first", { field: "environmentId" });
+  }
+  return env.id;
+}
+
+export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<ServiceView> {
+  const spec = parse(serviceCreate, input);
+  const a = await getApp({ ctx, name: spec.app }).catch((err: unknown) => {
+    if (err instanceof LevelrailError && err.code === "not_found") {
+      throw new LevelrailError("invalid_input", `app: no app named ${spec.app}; create it first`, { field: "app" });
+    }
+    throw err;
+  });
+  const environmentId = await environmentFor(ctx, a.orgId, spec.environmentId);
+  const { name, app: _app, environmentId: _env, ...fields } = spec;
+  const row = await uniquely("name", `service ${name}`, () =>
+    ctx.db.transaction(async (tx) => {
+      const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
+      await notifyDesired(tx, serviceKey(name));
+      return r!;
+    }),
+  );
+  return serviceView(row, a.name);
+}
+
+export async function patchService({ ctx, name, input }: { ctx: Ctx; name: string; input: unknown }): Promise<ServiceView> {
+  const { service: s, appName } = await findService(ctx, name);
+  const patch = parse(servicePatch, input);
+  const [row] = await ctx.db
+    .update(service)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(and(eq(service.id, s.id), inArray(service.orgId, scope(ctx))))
+    .returning();
+  return serviceView(row!, appName);
+}
+
+/** Deletes the service; the worker removes its containers. */
+export async function deleteService({ ctx, name }: { ctx: Ctx; name: string }): Promise<void> {
+  const { service: s } = await findService(ctx, name);
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(service).where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
+    await notifyDesired(tx, serviceKey(name));
+    await notifyDesired(tx, NETWORKS_KEY);
+  });
+}

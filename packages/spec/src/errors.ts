@@ -1,0 +1,63 @@
+/**
+ * One error type for the whole product. Each boundary (HTTP, UI, worker
+ * requeue) maps `code` with an exhaustive switch.
+ */
+export type ErrorCode =
+  | "invalid_input"
+  | "unauthenticated"
+  | "not_found"
+  | "conflict"
+  | "unavailable"
+  | "internal";
+
+export class LevelrailError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly retryable: boolean;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { field?: string; retryable?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = "LevelrailError";
+    this.code = code;
+    this.field = opts.field;
+    this.retryable = opts.retryable ?? (code === "unavailable");
+  }
+}
+
+export const invalid = (field: string, message: string) =>
+  new LevelrailError("invalid_input", message, { field });
+export const notFound = (what: string) => new LevelrailError("not_found", `${what} not found`);
+export const conflict = (message: string, field?: string) =>
+  new LevelrailError("conflict", message, field === undefined ? {} : { field });
+
+export function httpStatus(code: ErrorCode): number {
+  switch (code) {
+    case "invalid_input":
+      return 400;
+    case "unauthenticated":
+      return 401;
+    case "not_found":
+      return 404;
+    case "conflict":
+      return 409;
+    case "unavailable":
+      return 503;
+    case "internal":
+      return 500;
+  }
+}
+
+/** The JSON body of an error response (CONTRACT §4). */
+export function errorBody(err: LevelrailError): { error: { code: string; message: string; field?: string } } {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.field === undefined ? {} : { field: err.field }),
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The one place Docker object names and label keys are made. Every controller,
+ * test and tool imports these instead of rebuilding a name.
+ */
+export const LABEL_PREFIX = "levelrail.";
+export const Labels = {
+  managed: "levelrail.managed",
+  service: "levelrail.service",
+  app: "levelrail.app",
+  release: "levelrail.release",
+  role: "levelrail.role",
+} as const;
+
+export const DEFAULT_SHORT_NAME = "levelrail";
+
+/** Hash of the image and restart nonce; an empty nonce hashes the image alone. */
+export function containerHash(image: string, restartNonce: string): string {
+  const input = restartNonce === "" ? image : `${image}\n${restartNonce}`;
+  return createHash("sha256").update(input).digest("hex").slice(0, 12);
+}
+
+/** `<short>-<service>-<hash>`: same image and nonce give the same name; two images never share one. */
+export function containerName(
+  shortName: string,
+  service: string,
+  image: string,
+  restartNonce: string,
+): string {
+  return `${shortName}-${service}-${containerHash(image, restartNonce)}`;
+}
+
+/** `<short>-app-<appId>`: the private network every container of an app joins. */
+export function networkName(shortName: string, appId: string): string {
+  return `${shortName}-app-${appId}`;
+}
+
+/** The labels every container of a service carries. */
+export function serviceLabels(service: string, appId: string, releaseId: string): Record<string, string> {
+  return {
+    [Labels.managed]: "true",
+    [Labels.service]: service,
+    [Labels.app]: appId,
+    [Labels.release]: releaseId,
+  };
+}
+
+/** The labels every network the product creates carries. */
+export function networkLabels(appId: string): Record<string, string> {
+  return { [Labels.managed]: "true", [Labels.app]: appId };
+}
+
+/** Docker label filter selecting every container of one service. */
+export function serviceFilter(service: string): string[] {
+  return [`${Labels.managed}=true`, `${Labels.service}=${service}`];
+}

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { envMap, resourceName } from "./rules";
+
+export const STRATEGIES = ["blue-green", "recreate"] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export const PHASES = ["pending", "deploying", "running", "failed", "stopped"] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const RELEASE_OUTCOMES = ["pending", "deploying", "succeeded", "failed", "superseded"] as const;
+export type ReleaseOutcome = (typeof RELEASE_OUTCOMES)[number];
+
+export const RELEASE_KINDS = ["deploy", "restart", "rollback"] as const;
+export type ReleaseKind = (typeof RELEASE_KINDS)[number];
+
+/** An image reference as `docker pull` takes it; no whitespace, no shell. */
+export const imageRef = z
+  .string({ error: "must be a string" })
+  .min(1, "is required")
+  .max(512, "must be at most 512 characters")
+  .regex(
+    /^[a-z0-9][a-z0-9._\-/:@]*$/i,
+    "must be an image reference like registry.example.com/shop:1.4.2",
+  );
+
+const argv = z.array(z.string().min(1).refine((s) => !s.includes("\0"), "must not contain NUL")).min(1);
+
+export const hooksSpec = z
+  .object({
+    preDeploy: argv.nullable().default(null),
+    postDeploy: argv.nullable().default(null),
+    timeoutSeconds: z.number().int().min(1).max(3600).default(300),
+  })
+  .strict();
+export type Hooks = z.infer<typeof hooksSpec>;
+
+export const domainName = z
+  .string()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "must be a domain name like shop.example.com");
+
+export const healthPath = z
+  .string()
+  .max(1024)
+  .regex(/^\/[^\s]*$/, "must start with '/' and contain no spaces");
+
+/** Fields an operator edits; shared by create, patch, the form and the API. */
+const serviceFields = {
+  image: imageRef,
+  port: z.number({ error: "must be a number" }).int("must be a whole number").min(1, "must be 1-65535").max(65535, "must be 1-65535"),
+  healthPath: healthPath.default("/"),
+  readyBudgetSeconds: z.number().int().min(1).max(3600).default(60),
+  strategy: z.enum(STRATEGIES, { error: "must be blue-green or recreate" }).default("blue-green"),
+  env: envMap.default({}),
+  databaseEnv: z.record(z.string(), z.object({ from: resourceName }).strict()).default({}),
+  storageTargetId: z.string().uuid().nullable().default(null),
+  registryCredentialId: z.string().uuid().nullable().default(null),
+  hooks: hooksSpec.default({ preDeploy: null, postDeploy: null, timeoutSeconds: 300 }),
+  domains: z.array(domainName).max(50).default([]),
+};
+
+export const serviceCreate = z
+  .object({
+    name: resourceName,
+    app: resourceName,
+    environmentId: z.string().uuid("must be an environment id").optional(),
+    ...serviceFields,
+  })
+  .strict();
+export type ServiceCreate = z.infer<typeof serviceCreate>;
+
+export const servicePatch = z
+  .object({
+    image: serviceFields.image.optional(),
+    port: serviceFields.port.optional(),
+    healthPath: healthPath.optional(),
+    readyBudgetSeconds: z.number().int().min(1).max(3600).optional(),
+    strategy: z.enum(STRATEGIES).optional(),
+    env: envMap.optional(),
+    databaseEnv: serviceFields.databaseEnv.optional(),
+    storageTargetId: z.string().uuid().nullable().optional(),
+    registryCredentialId: z.string().uuid().nullable().optional(),
+    hooks: hooksSpec.optional(),
+    domains: z.array(domainName).max(50).optional(),
+  })
+  .strict();
+export type ServicePatch = z.infer<typeof servicePatch>;
+
+/** What one release runs: a snapshot of the service spec taken at Deploy time. */
+export const releaseSpec = z.object({
+  image: imageRef,
+  port: serviceFields.port,
+  healthPath,
+  readyBudgetSeconds: z.number().int(),
+  strategy: z.enum(STRATEGIES),
+  env: envMap,
+  hooks: hooksSpec,
+});
+export type ReleaseSpec = z.infer<typeof releaseSpec>;
+
+export const deployInput = z.object({ image: imageRef.optional() }).strict();
+
+/** The JSON shape of a service in API responses. */
+export interface ServiceView {
+  id: string;
+  name: string;
+  app: string;
+  environmentId: string;
+  image: string;
+  port: number;
+  healthPath: string;
+  readyBudgetSeconds: number;
+  strategy: Strategy;
+  env: Record<string, string>;
+  databaseEnv: Record<string, { from: string }>;
+  storageTargetId: string | null;
+  registryCredentialId: string | null;
+  hooks: Hooks;
+  domains: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StatusView {
+  phase: Phase;
+  image: string | null;
+  activeContainer: string | null;
+  lastDeploy: ReleaseView | null;
+  message: string;
+  updatedAt: string | null;
+}
+
+export interface ReleaseView {
+  id: string;
+  kind: ReleaseKind;
+  image: string;
+  imageId: string | null;
+  createdBy: string;
+  createdAt: string;
+  finishedAt: string | null;
+  outcome: ReleaseOutcome;
+  message: string;
+  durationMs: number | null;
+}
