@@ -9,6 +9,10 @@ export interface ManagedContainer {
   /** Milliseconds since epoch when the container last started (0 if never). */
   startedAt: number;
   exitCode: number | null;
+  /** Milliseconds since epoch when the container was created. */
+  createdAt: number;
+  /** How often the engine restarted it after it exited. */
+  restartCount: number;
 }
 
 export interface RegistryAuth {
@@ -42,6 +46,8 @@ export interface Runtime {
   /** Force-removes; a container that is already gone is not an error. */
   removeContainer(id: string): Promise<void>;
   containerAddress(id: string, network: string): Promise<string | null>;
+  /** Changes the restart policy of a created container. */
+  setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
   containerLogs(id: string, tailLines: number): Promise<string>;
 }
 
@@ -60,7 +66,9 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     state: c.State.Status as ManagedContainer["state"],
     labels: c.Config.Labels ?? {},
     startedAt: c.State.StartedAt && !c.State.StartedAt.startsWith("0001") ? Date.parse(c.State.StartedAt) : 0,
-    exitCode: c.State.Status === "exited" || c.State.Status === "dead" ? c.State.ExitCode : null,
+    exitCode: c.State.Status === "exited" || c.State.Status === "dead" || c.RestartCount > 0 ? c.State.ExitCode : null,
+    createdAt: Date.parse(c.Created),
+    restartCount: c.RestartCount,
   });
 
   const inspectContainer = async (nameOrId: string): Promise<ManagedContainer | null> => {
@@ -173,6 +181,9 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const c = await docker.getContainer(id).inspect();
       const ip = c.NetworkSettings.Networks[network]?.IPAddress;
       return ip ? ip : null;
+    },
+    async setRestartPolicy(id, policy) {
+      await docker.getContainer(id).update({ RestartPolicy: { Name: policy } });
     },
     async containerLogs(id, tailLines) {
       const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;

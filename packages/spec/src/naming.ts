@@ -10,7 +10,8 @@ export const Labels = {
   service: "levelrail.service",
   app: "levelrail.app",
   release: "levelrail.release",
-  role: "levelrail.role",
+  /** The short name of the installation that owns the object, so two installations can share an engine. */
+  instance: "levelrail.instance",
 } as const;
 
 export const DEFAULT_SHORT_NAME = "levelrail";
@@ -37,9 +38,10 @@ export function networkName(shortName: string, appId: string): string {
 }
 
 /** The labels every container of a service carries. */
-export function serviceLabels(service: string, appId: string, releaseId: string): Record<string, string> {
+export function serviceLabels(shortName: string, service: string, appId: string, releaseId: string): Record<string, string> {
   return {
     [Labels.managed]: "true",
+    [Labels.instance]: shortName,
     [Labels.service]: service,
     [Labels.app]: appId,
     [Labels.release]: releaseId,
@@ -47,11 +49,16 @@ export function serviceLabels(service: string, appId: string, releaseId: string)
 }
 
 /** The labels every network the product creates carries. */
-export function networkLabels(appId: string): Record<string, string> {
-  return { [Labels.managed]: "true", [Labels.app]: appId };
+export function networkLabels(shortName: string, appId: string): Record<string, string> {
+  return { [Labels.managed]: "true", [Labels.instance]: shortName, [Labels.app]: appId };
+}
+
+/** Docker label filter selecting everything one installation created. */
+export function instanceFilter(shortName: string): string[] {
+  return [`${Labels.managed}=true`, `${Labels.instance}=${shortName}`];
 }
 
 /** Docker label filter selecting every container of one service. */
-export function serviceFilter(service: string): string[] {
-  return [`${Labels.managed}=true`, `${Labels.service}=${service}`];
+export function serviceFilter(shortName: string, service: string): string[] {
+  return [...instanceFilter(shortName), `${Labels.service}=${service}`];
 }

@@ -22,11 +22,13 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & 
     name: containerName(plan.shortName, plan.service, plan.imageId, plan.restartNonce),
     Image: plan.imageId,
     Env: Object.entries(plan.env).map(([k, v]) => `${k}=${v}`),
-    Labels: { ...serviceLabels(plan.service, plan.appId, plan.releaseId), "levelrail.image": plan.spec.image },
+    Labels: { ...serviceLabels(plan.shortName, plan.service, plan.appId, plan.releaseId), "levelrail.image": plan.spec.image },
     ExposedPorts: { [`${plan.spec.port}/tcp`]: {} },
     HostConfig: {
       NetworkMode: network,
-      RestartPolicy: { Name: "unless-stopped" },
+      // No restarts while it proves itself: a crash fails the deploy with its exit code.
+      // The cutover switches it to `unless-stopped`.
+      RestartPolicy: { Name: "no" },
       LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
     },
     NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [plan.service] } } },

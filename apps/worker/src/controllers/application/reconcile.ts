@@ -81,7 +81,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
     async reconcile(key): Promise<ReconcileResult | void> {
       const name = key.slice("service:".length);
       const svc = await o.store.getDesiredService(name);
-      const containers = await runtime.listContainers(serviceFilter(name));
+      const containers = await runtime.listContainers(serviceFilter(o.shortName, name));
 
       if (!svc) return void (await removeAll(containers));
       const rel = svc.release;
@@ -131,7 +131,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       let current = target;
       if (!current) {
         await o.status.setStatus(svc.id, { phase: "deploying", image: rel.spec.image, activeContainer: othersServing, message: `starting ${plan.name}` });
-        await runtime.ensureNetwork(network, networkLabels(svc.appId));
+        await runtime.ensureNetwork(network, networkLabels(o.shortName, svc.appId));
         await runtime.createContainer(plan); // null: the name exists already, adopted below
         current = (await runtime.inspectContainer(plan.name)) ?? undefined;
         if (!current) throw new Error(`container ${plan.name} vanished right after it was created`);
@@ -140,7 +140,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         await runtime.startContainer(current.id);
         current = (await runtime.inspectContainer(current.id)) ?? current;
       }
-      if (current.state === "exited" || current.state === "dead") {
+      if (current.state === "exited" || current.state === "dead" || current.restartCount > 0) {
         const logs = await runtime.containerLogs(current.id, 20).catch(() => "");
         await runtime.removeContainer(current.id);
         await fail(svc, rel, othersServing, `${plan.name} exited with code ${current.exitCode ?? "?"} before it was ready${logs ? `; last output: ${logs.trim().slice(-500)}` : ""}`);
@@ -153,7 +153,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         ? await o.prober.probe(probeUrl(address, rel.spec), Math.min(2000, budgetMs))
         : { ready: false, detail: "no address on the app network yet" };
       if (!result.ready) {
-        const elapsed = Date.now() - (current.startedAt || Date.now());
+        const elapsed = Date.now() - current.createdAt;
         if (elapsed >= budgetMs) {
           await runtime.removeContainer(current.id);
           await fail(svc, rel, othersServing, `${plan.name} was not ready within ${rel.spec.readyBudgetSeconds}s (GET ${rel.spec.healthPath} on port ${rel.spec.port}: ${result.detail})`);
@@ -169,6 +169,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       }
 
       // Ready: cut over. The new container serves before any old one goes.
+      await runtime.setRestartPolicy(current.id, "unless-stopped");
       await removeAll(others);
       await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
       await o.status.setStatus(svc.id, { phase: "running", image: rel.spec.image, activeContainer: plan.name, message: "" });

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "@levelrail/services/app/app";
+import { deleteService, createService } from "@levelrail/services/service/write";
+import { deployService, listReleases, restartService } from "@levelrail/services/release/deploy";
+import { networkName } from "@levelrail/spec/naming";
+import { waitFor } from "@levelrail/testkit/wait";
+import { IMAGES, setupSuite } from "../../../test/harness";
+import { applicationController } from "./reconcile";
+import { httpProber } from "./ports";
+import { pgServiceStore } from "../../store";
+
+let s: Awaited<ReturnType<typeof setupSuite>>;
+let appId: string;
+
+beforeAll(async () => {
+  s = await setupSuite("appctl");
+  const app = await createApp({ ctx: s.ctx, input: { name: "shop" } });
+  appId = app.id;
+  await s.startWorker();
+}, 120_000);
+
+afterAll(async () => {
+  await s?.teardown();
+});
+
+const svc = (name: string, extra: Record<string, unknown> = {}) =>
+  createService({ ctx: s.ctx, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
+
+describe("application controller on the real engine", () => {
+  it("first deploy runs one ready container on the app network", async () => {
+    const name = `first-${s.shortName}`;
+    await svc(name, { env: { GREETING: "hello world", EMPTY: "" } });
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const st = await s.waitPhase(name, ["running", "failed"]);
+    expect(st.phase).toBe("running");
+    const cs = await s.containers(name);
+    expect(cs).toHaveLength(1);
+    expect(cs[0]!.name).toBe(st.activeContainer);
+    expect(cs[0]!.labels["levelrail.managed"]).toBe("true");
+    expect(cs[0]!.labels["levelrail.service"]).toBe(name);
+    expect(cs[0]!.labels["levelrail.app"]).toBe(appId);
+    expect(await s.body(cs[0]!.id, networkName(s.shortName, appId))).toBe("v1\n");
+    const env = (await s.runtime.docker.getContainer(cs[0]!.id).inspect()).Config.Env;
+    expect(env).toEqual(expect.arrayContaining(["GREETING=hello world", "EMPTY="]));
+    const [rel] = await listReleases({ ctx: s.ctx, name });
+    expect(rel?.outcome).toBe("succeeded");
+    expect(rel?.imageId).toMatch(/^sha256:/);
+    expect(rel?.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("an image change keeps the old container serving until the new one is ready", async () => {
+    const name = `bg-${s.shortName}`;
+    await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const first = await s.waitPhase(name, ["running"]);
+    const network = networkName(s.shortName, appId);
+
+    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    // Sample continuously during the cutover: something running must answer every time.
+    const bodies = new Set<string>();
+    let gaps = 0;
+    await waitFor("v2 to serve alone", async () => {
+      const running = (await s.containers(name)).filter((c) => c.state === "running");
+      if (running.length === 0) gaps++;
+      for (const c of running) bodies.add(await s.body(c.id, network).catch(() => "unready"));
+      return running.length === 1 && running[0]!.name !== first.activeContainer && (await s.body(running[0]!.id, network)) === "v2\n" ? true : undefined;
+    }, { intervalMs: 20 });
+    expect(gaps).toBe(0);
+    expect(bodies.has("v1\n")).toBe(true);
+    const st = await s.waitPhase(name, ["running"]);
+    expect(st.image).toBe(IMAGES.v2.tag);
+    expect(await s.containers(name)).toHaveLength(1);
+  });
+
+  it("a never-ready image fails, is removed, and the old container keeps serving", async () => {
+    const name = `never-${s.shortName}`;
+    await svc(name, { readyBudgetSeconds: 2 });
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const ok = await s.waitPhase(name, ["running"]);
+    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.never.tag } });
+    const st = await s.waitPhase(name, ["failed"]);
+    expect(st.message).toMatch(/not ready within 2s/);
+    expect(st.message).toContain(ok.activeContainer!);
+    const cs = await s.containers(name);
+    expect(cs.map((c) => c.name)).toEqual([ok.activeContainer]);
+    expect(await s.body(cs[0]!.id, networkName(s.shortName, appId))).toBe("v1\n");
+    const [rel] = await listReleases({ ctx: s.ctx, name });
+    expect(rel?.outcome).toBe("failed");
+    // No churn: the failed release is not retried while nothing changes.
+    await s.runtime.listContainers([]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await s.containers(name)).map((c) => c.name)).toEqual([ok.activeContainer]);
+  });
+
+  it("a container that exits fails the deploy with its exit code", async () => {
+    const name = `crash-${s.shortName}`;
+    await svc(name, { image: IMAGES.crash.tag, readyBudgetSeconds: 20 });
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const st = await s.waitPhase(name, ["failed"], 30_000);
+    expect(st.message).toMatch(/exited with code 1/);
+    expect(await s.containers(name)).toHaveLength(0);
+  });
+
+  it("restart gives a fresh container of the same image", async () => {
+    const name = `restart-${s.shortName}`;
+    await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const before = await s.waitPhase(name, ["running"]);
+    const [c0] = await s.containers(name);
+    await restartService({ ctx: s.ctx, name });
+    const after = await waitFor("a new container", async () => {
+      const st = await s.waitPhase(name, ["running"]);
+      return st.activeContainer !== before.activeContainer ? st : undefined;
+    });
+    const cs = await s.containers(name);
+    expect(cs).toHaveLength(1);
+    expect(cs[0]!.id).not.toBe(c0!.id);
+    expect(after.image).toBe(before.image);
+    const [r0, r1] = await listReleases({ ctx: s.ctx, name });
+    expect(r0?.kind).toBe("restart");
+    expect(r0?.imageId).toBe(r1?.imageId);
+  });
+
+  it("deploy with nothing changed leaves the running container alone", async () => {
+    const name = `noop-${s.shortName}`;
+    await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    await s.waitPhase(name, ["running"]);
+    const [c0] = await s.containers(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    await s.waitPhase(name, ["running"]);
+    const cs = await s.containers(name);
+    expect(cs.map((c) => c.id)).toEqual([c0!.id]);
+  });
+
+  it("recreate stops the old container before starting the new one", async () => {
+    const name = `recreate-${s.shortName}`;
+    await svc(name, { strategy: "recreate" });
+    await deployService({ ctx: s.ctx, name, input: {} });
+    await s.waitPhase(name, ["running"]);
+    const [old] = await s.containers(name);
+    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    // Sample: the two containers never run at the same time.
+    let overlap = 0;
+    await waitFor("v2 running", async () => {
+      const cs = await s.containers(name);
+      if (cs.filter((c) => c.state === "running").length > 1) overlap++;
+      return cs.length === 1 && cs[0]!.id !== old!.id && cs[0]!.state === "running" ? true : undefined;
+    }, { intervalMs: 20 });
+    expect(overlap).toBe(0);
+    expect((await s.waitPhase(name, ["running"])).image).toBe(IMAGES.v2.tag);
+  });
+
+  it("leaves containers it did not create alone", async () => {
+    const name = `foreign-${s.shortName}`;
+    const foreign = await s.runtime.docker.createContainer({
+      name: `${s.shortName}-${name}-notours`,
+      Image: IMAGES.v1.tag,
+      Labels: { "levelrail.service": name }, // no levelrail.managed label: not ours
+    });
+    try {
+      await svc(name);
+      await deployService({ ctx: s.ctx, name, input: {} });
+      await s.waitPhase(name, ["running"]);
+      await deleteService({ ctx: s.ctx, name });
+      await waitFor("its containers to go", async () => ((await s.containers(name)).length === 0 ? true : undefined));
+      expect((await foreign.inspect()).Id).toBe(foreign.id);
+    } finally {
+      await foreign.remove({ force: true });
+    }
+  });
+
+  it("a worker killed between 'new started' and 'old removed' converges to exactly one container", async () => {
+    const name = `crashmid-${s.shortName}`;
+    await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    await s.waitPhase(name, ["running"]);
+    await s.stopWorker();
+
+    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    // A worker that dies at its first removal: the new container is up and ready, the old one is still there.
+    const store = pgServiceStore(s.db);
+    const dying = applicationController({
+      shortName: s.shortName,
+      runtime: { ...s.runtime, removeContainer: async () => { throw new Error("worker killed"); } },
+      store,
+      status: store,
+      prober: httpProber,
+      probeIntervalMs: 100,
+      resolveEnv: async (_svc, rel) => rel.spec.env,
+    });
+    await waitFor("the dying worker to reach the removal", async () => {
+      try {
+        await dying.reconcile(`service:${name}`);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message === "worker killed" ? true : undefined;
+      }
+    });
+    expect((await s.containers(name)).filter((c) => c.state === "running")).toHaveLength(2);
+
+    await s.startWorker();
+    const st = await s.waitPhase(name, ["running"]);
+    const cs = await s.containers(name);
+    expect(cs).toHaveLength(1);
+    expect(cs[0]!.name).toBe(st.activeContainer);
+    expect(st.image).toBe(IMAGES.v2.tag);
+  });
+});

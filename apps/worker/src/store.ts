@@ -1,0 +1,58 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { release, service, serviceStatus } from "@levelrail/db/schema/services";
+import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
+
+/** The PostgreSQL side of the application controller's ports. */
+export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceNames(): Promise<string[]> } {
+  return {
+    async getDesiredService(name): Promise<DesiredService | null> {
+      const [row] = await db
+        .select({ service, release })
+        .from(service)
+        .leftJoin(release, and(eq(release.id, service.currentReleaseId), eq(release.orgId, service.orgId)))
+        .where(eq(service.name, name));
+      if (!row) return null;
+      const s = row.service;
+      const r = row.release;
+      return {
+        id: s.id,
+        name: s.name,
+        appId: s.appId,
+        release: r
+          ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome }
+          : null,
+      };
+    },
+    async listServiceNames() {
+      const rows = await db.select({ name: service.name }).from(service);
+      return rows.map((r) => r.name);
+    },
+    async setStatus(serviceId, st) {
+      const values = { ...st, updatedAt: new Date() };
+      await db
+        .insert(serviceStatus)
+        .values({ serviceId, ...values })
+        .onConflictDoUpdate({ target: serviceStatus.serviceId, set: values })
+        .catch((err: unknown) => {
+          // The service was deleted while we worked: nothing left to report on.
+          if ((err as { code?: string; cause?: { code?: string } }).cause?.code === "23503") return;
+          throw err;
+        });
+    },
+    async updateRelease(releaseId, u) {
+      const now = new Date();
+      await db
+        .update(release)
+        .set({
+          ...(u.imageId === undefined ? {} : { imageId: u.imageId }),
+          ...(u.outcome === undefined ? {} : { outcome: u.outcome }),
+          ...(u.message === undefined ? {} : { message: u.message }),
+          ...(u.container === undefined ? {} : { container: u.container }),
+          ...(u.outcome === "deploying" ? { startedAt: now } : {}),
+          ...(u.outcome === "succeeded" || u.outcome === "failed" ? { finishedAt: now } : {}),
+        })
+        .where(and(eq(release.id, releaseId), inArray(release.outcome, ["pending", "deploying"])));
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type { Db, Sql } from "@levelrail/db/client";
+import { listenDesired } from "@levelrail/db/notify";
+import type { Runtime } from "@levelrail/docker";
+import { Labels, instanceFilter } from "@levelrail/spec/naming";
+import { applicationController, serviceKey } from "./controllers/application/reconcile";
+import { httpProber } from "./controllers/application/ports";
+import { Runner, type RunnerEvent } from "./reconcile/runner";
+import { pgServiceStore } from "./store";
+
+export interface WorkerOptions {
+  db: Db;
+  sql: Sql;
+  runtime: Runtime;
+  shortName: string;
+  resyncMs: number;
+  probeIntervalMs?: number;
+  log: (line: string) => void;
+  onEvent?: (e: RunnerEvent) => void;
+}
+
+/** Wires store, runtime and controllers to their runners; LISTEN + periodic resync feed them. */
+export async function startWorker(o: WorkerOptions) {
+  const store = pgServiceStore(o.db);
+  const application = new Runner(
+    applicationController({
+      shortName: o.shortName,
+      runtime: o.runtime,
+      store,
+      status: store,
+      prober: httpProber,
+      probeIntervalMs: o.probeIntervalMs ?? 100,
+      resolveEnv: async (_svc, rel) => rel.spec.env,
+    }),
+    {
+      log: (e) => {
+        o.onEvent?.(e);
+        if (e.type === "error") o.log(`[application] ${e.key}: ${describe(e.error)}; retry in ${e.retryInMs} ms`);
+        if (e.type === "terminal") o.log(`[application] ${e.key}: ${e.error.message}`);
+      },
+    },
+  );
+
+  const route = (key: string) => {
+    if (key.startsWith("service:")) application.enqueue(key);
+  };
+
+  const resync = async () => {
+    const names = new Set(await store.listServiceNames());
+    // Containers of services that no longer exist are reconciled too, so they get removed.
+    for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) {
+      const svc = c.labels[Labels.service];
+      if (svc) names.add(svc);
+    }
+    for (const name of names) application.enqueue(serviceKey(name));
+  };
+
+  const unlisten = await listenDesired(o.sql, route);
+  await resync();
+  const timer = setInterval(() => {
+    resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
+  }, o.resyncMs);
+  timer.unref();
+
+  return {
+    application,
+    resync,
+    async stop() {
+      clearInterval(timer);
+      await unlisten();
+      await application.stop();
+    },
+  };
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

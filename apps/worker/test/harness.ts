@@ -1,0 +1,72 @@
+import { randomBytes } from "node:crypto";
+import { createDb } from "@levelrail/db/client";
+import { dockerRuntime } from "@levelrail/docker";
+import { instanceFilter } from "@levelrail/spec/naming";
+import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { seedOrg } from "@levelrail/testkit/seed";
+import { getStatus } from "@levelrail/services/service/view";
+import { waitFor } from "@levelrail/testkit/wait";
+import type { Phase } from "@levelrail/spec/service";
+import { startWorker } from "../src/wiring";
+
+export const IMAGES = {
+  v1: { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
+  v2: { tag: "levelrail-test/web:v2", body: "v2\n", healthy: true },
+  never: { tag: "levelrail-test/web:never-ready", body: "never\n", healthy: false },
+  crash: { tag: "levelrail-test/web:crash", body: "crash\n", healthy: true, cmd: ["/bin/busybox", "false"] },
+} as const;
+
+/** One suite's world: its own database, organization, short name and worker on the real engine. */
+export async function setupSuite(label: string) {
+  const database = await freshDatabase(requireDatabaseUrl(), label);
+  const { db, sql } = createDb(database.url);
+  const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
+  for (const img of Object.values(IMAGES)) await ensureTestImage(runtime.docker, img);
+  const shortName = `lrt${randomBytes(3).toString("hex")}`;
+  const ctx = await seedOrg(db, label);
+  const logs: string[] = [];
+  let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
+
+  const suite = {
+    db,
+    sql,
+    runtime,
+    shortName,
+    ctx,
+    logs,
+    async startWorker() {
+      worker = await startWorker({ db, sql, runtime, shortName, resyncMs: 60_000, log: (l) => logs.push(l) });
+      return worker;
+    },
+    async stopWorker() {
+      await worker?.stop();
+      worker = null;
+    },
+    containers: (service: string) => runtime.listContainers([...instanceFilter(shortName), `levelrail.service=${service}`]),
+    async waitPhase(service: string, phases: Phase[], timeoutMs = 60_000) {
+      return waitFor(
+        `${service} to be ${phases.join(" or ")}`,
+        async () => {
+          const st = await getStatus({ ctx, name: service });
+          return phases.includes(st.phase) && st.lastDeploy?.outcome !== "pending" && st.lastDeploy?.outcome !== "deploying" ? st : undefined;
+        },
+        { timeoutMs, describe: async () => JSON.stringify(await getStatus({ ctx, name: service })) },
+      );
+    },
+    /** GET / on the container's address in its app network. */
+    async body(containerId: string, network: string): Promise<string> {
+      const ip = await runtime.containerAddress(containerId, network);
+      const res = await fetch(`http://${ip}:8080/`, { signal: AbortSignal.timeout(2000) });
+      return res.text();
+    },
+    async teardown() {
+      await suite.stopWorker();
+      for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
+      for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
+      await sql.end({ timeout: 5 });
+      await database.drop();
+    },
+  };
+  return suite;
+}

@@ -1,0 +1,30 @@
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { actorFor } from "@levelrail/auth";
+import type { Db } from "@levelrail/db/client";
+import { user } from "@levelrail/db/schema/auth";
+import { organization } from "@levelrail/db/schema/orgs";
+import { bootstrapOrg } from "@levelrail/services/org/create";
+import type { Ctx } from "@levelrail/services/context";
+
+/** A user with their own organization, so suites never collide. */
+export async function seedOrg(db: Db, label: string): Promise<Ctx & { orgId: string; cleanup(): Promise<void> }> {
+  const suffix = randomBytes(4).toString("hex");
+  const id = `test-${label}-${suffix}`;
+  const email = `${label}-${suffix}@test.levelrail.local`;
+  await db.insert(user).values({ id, name: label, email, emailVerified: true });
+  const { org } = await bootstrapOrg(db, id, `${label}-${suffix}`);
+  const actor = await actorFor(db, id, email);
+  return {
+    db,
+    actor,
+    orgId: org.id,
+    async cleanup() {
+      await db.delete(organization).where(eq(organization.id, org.id));
+      await db.delete(user).where(eq(user.id, id));
+    },
+  };
+}
+
+/** A random DNS-label-safe suffix for names. */
+export const uniq = () => randomBytes(3).toString("hex");
