@@ -56,7 +56,7 @@ export async function setupSuite(label: string) {
     },
     /** GET / on the container's address in its app network. */
     async body(containerId: string, network: string): Promise<string> {
-      const ip = await runtime.containerAddress(containerId, network);
+      const ip = (await runtime.inspectContainer(containerId))?.addresses[network];
       const res = await fetch(`http://${ip}:8080/`, { signal: AbortSignal.timeout(2000) });
       return res.text();
     },

@@ -13,6 +13,8 @@ export interface ManagedContainer {
   createdAt: number;
   /** How often the engine restarted it after it exited. */
   restartCount: number;
+  /** IP address in each network it is attached to. */
+  addresses: Record<string, string>;
 }
 
 export interface RegistryAuth {
@@ -45,7 +47,6 @@ export interface Runtime {
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   /** Force-removes; a container that is already gone is not an error. */
   removeContainer(id: string): Promise<void>;
-  containerAddress(id: string, network: string): Promise<string | null>;
   /** Changes the restart policy of a created container. */
   setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
   containerLogs(id: string, tailLines: number): Promise<string>;
@@ -69,6 +70,9 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     exitCode: c.State.Status === "exited" || c.State.Status === "dead" || c.RestartCount > 0 ? c.State.ExitCode : null,
     createdAt: Date.parse(c.Created),
     restartCount: c.RestartCount,
+    addresses: Object.fromEntries(
+      Object.entries(c.NetworkSettings.Networks ?? {}).flatMap(([net, n]) => (n.IPAddress ? [[net, n.IPAddress]] : [])),
+    ),
   });
 
   const inspectContainer = async (nameOrId: string): Promise<ManagedContainer | null> => {
@@ -87,12 +91,8 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async listContainers(labelFilters) {
       const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
-      const out: ManagedContainer[] = [];
-      for (const c of list) {
-        const full = await inspectContainer(c.Id);
-        if (full) out.push(full);
-      }
-      return out;
+      const all = await Promise.all(list.map((c) => inspectContainer(c.Id)));
+      return all.filter((c): c is ManagedContainer => c !== null);
     },
     inspectContainer,
     async imageId(ref) {
@@ -176,11 +176,6 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
         const s = statusOf(err);
         if (s !== 404 && s !== 409) throw err; // 409: removal already in progress
       }
-    },
-    async containerAddress(id, network) {
-      const c = await docker.getContainer(id).inspect();
-      const ip = c.NetworkSettings.Networks[network]?.IPAddress;
-      return ip ? ip : null;
     },
     async setRestartPolicy(id, policy) {
       await docker.getContainer(id).update({ RestartPolicy: { Name: policy } });

@@ -67,13 +67,13 @@ export function applicationController(o: ApplicationControllerOptions): Controll
   };
 
   const fail = async (svc: DesiredService, rel: DesiredRelease, active: string | null, message: string) => {
-    await o.status.updateRelease(rel.id, { outcome: "failed", message });
     await o.status.setStatus(svc.id, {
       phase: "failed",
       image: rel.spec.image,
       activeContainer: active,
       message: active ? `${message}; ${active} keeps serving` : message,
     });
+    await o.status.updateRelease(rel.id, { outcome: "failed", message });
   };
 
   return {
@@ -148,7 +148,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       }
 
       const budgetMs = rel.spec.readyBudgetSeconds * 1000;
-      const address = await runtime.containerAddress(current.id, network);
+      const address = current.addresses[network];
       const result = address
         ? await o.prober.probe(probeUrl(address, rel.spec), Math.min(2000, budgetMs))
         : { ready: false, detail: "no address on the app network yet" };
@@ -171,8 +171,8 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // Ready: cut over. The new container serves before any old one goes.
       await runtime.setRestartPolicy(current.id, "unless-stopped");
       await removeAll(others);
-      await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
       await o.status.setStatus(svc.id, { phase: "running", image: rel.spec.image, activeContainer: plan.name, message: "" });
+      await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
     },
   };
 }

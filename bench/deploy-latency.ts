@@ -1,0 +1,122 @@
+/**
+ * Deploy latency through the product against the same work done directly
+ * with the Docker API, measured in one run on one engine.
+ *
+ * product:  deploy verb (what POST /api/v1/services/{name}/deploy calls) →
+ *           NOTIFY → worker → new container ready and old removed (the worker marks the release
+ *           succeeded only after the old container is gone).
+ * baseline: create, start, probe, remove old, with dockerode directly.
+ */
+import { randomBytes } from "node:crypto";
+import { createDb } from "@levelrail/db/client";
+import { dockerRuntime } from "@levelrail/docker";
+import { createApp } from "@levelrail/services/app/app";
+import { deployService, listReleases } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
+import { createService } from "@levelrail/services/service/write";
+import { instanceFilter, networkName } from "@levelrail/spec/naming";
+import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { seedOrg } from "@levelrail/testkit/seed";
+import { waitFor } from "@levelrail/testkit/wait";
+import { startWorker } from "@levelrail/worker/wiring";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const PROBE_MS = 50;
+const images = [
+  { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
+  { tag: "levelrail-test/web:v2", body: "v2\n", healthy: true },
+];
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)}, n=${xs.length})`;
+
+const database = await freshDatabase(requireDatabaseUrl(), "bench");
+const { db, sql } = createDb(database.url);
+const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
+const shortName = `lrb${randomBytes(3).toString("hex")}`;
+for (const img of images) await ensureTestImage(runtime.docker, img);
+const ctx = await seedOrg(db, "bench");
+const app = await createApp({ ctx, input: { name: "bench" } });
+const network = networkName(shortName, app.id);
+
+const reconcileStarts: number[] = [];
+let waitingFor: { key: string; t0: number } | null = null;
+const worker = await startWorker({
+  db,
+  sql,
+  runtime,
+  shortName,
+  resyncMs: 60_000,
+  probeIntervalMs: PROBE_MS,
+  log: () => {},
+  onEvent: (e) => {
+    if (e.type === "start" && waitingFor && e.key === waitingFor.key) {
+      reconcileStarts.push(performance.now() - waitingFor.t0);
+      waitingFor = null;
+    }
+  },
+});
+
+async function productDeploy(service: string, image: string): Promise<number> {
+  const t0 = performance.now();
+  waitingFor = { key: `service:${service}`, t0 };
+  await deployService({ ctx, name: service, input: { image } });
+  await waitFor("the release to finish", async () => {
+    const [rel] = await listReleases({ ctx, name: service });
+    return rel && (rel.outcome === "succeeded" || rel.outcome === "failed") ? rel : undefined;
+  }, { intervalMs: 5 });
+  const st = await getStatus({ ctx, name: service });
+  if (st.phase !== "running") throw new Error(`deploy failed: ${st.message}`);
+  return performance.now() - t0;
+}
+
+async function baselineDeploy(name: string, image: string, old: string | null): Promise<{ ms: number; id: string }> {
+  const t0 = performance.now();
+  const c = await runtime.docker.createContainer({
+    name,
+    Image: image,
+    Labels: { "levelrail.managed": "true", "levelrail.instance": shortName },
+    HostConfig: { NetworkMode: network },
+  });
+  await c.start();
+  const ip = (await c.inspect()).NetworkSettings.Networks[network]?.IPAddress;
+  for (;;) {
+    const ok = await fetch(`http://${ip}:8080/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, PROBE_MS));
+  }
+  if (old) await runtime.docker.getContainer(old).remove({ force: true });
+  return { ms: performance.now() - t0, id: c.id };
+}
+
+try {
+  const service = "bench-web";
+  await createService({ ctx, input: { name: service, app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz" } });
+  await productDeploy(service, images[0]!.tag); // warm-up, creates the network
+  const product: number[] = [];
+  const baseline: number[] = [];
+  let old: string | null = null;
+  for (let i = 0; i < ROUNDS; i++) {
+    const image = images[(i + 1) % 2]!.tag;
+    product.push(await productDeploy(service, image));
+    const b = await baselineDeploy(`${shortName}-baseline-${i}`, image, old);
+    baseline.push(b.ms);
+    old = b.id;
+  }
+  if (old) await runtime.docker.getContainer(old).remove({ force: true });
+  console.log(`product deploy (API verb → new ready, old removed): ${fmt(product)}`);
+  console.log(`baseline deploy (dockerode create, start, probe, remove): ${fmt(baseline)}`);
+  console.log(`deploy latency ratio: ${(median(product) / median(baseline)).toFixed(2)}`);
+  console.log(`change → reconcile start: ${fmt(reconcileStarts)}`);
+} finally {
+  await worker.stop();
+  for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
+  for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
+  await sql.end({ timeout: 5 });
+  await database.drop();
+}
