@@ -17,7 +17,7 @@ import { createService } from "@levelrail/services/service/write";
 import { instanceFilter, networkName } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
-import { seedOrg } from "@levelrail/testkit/seed";
+import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { startWorker } from "@levelrail/worker/wiring";
 
@@ -40,7 +40,8 @@ const { db, sql } = createDb(database.url);
 const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
 const shortName = `lrb${randomBytes(3).toString("hex")}`;
 for (const img of images) await ensureTestImage(runtime.docker, img);
-const ctx = await seedOrg(db, "bench");
+const kit = testKit();
+const ctx = await seedOrg(db, "bench", kit);
 const app = await createApp({ ctx, input: { name: "bench" } });
 const network = networkName(shortName, app.id);
 
@@ -51,6 +52,7 @@ const worker = await startWorker({
   sql,
   runtime,
   shortName,
+  keyring: kit.keyring,
   resyncMs: 60_000,
   probeIntervalMs: PROBE_MS,
   log: () => {},

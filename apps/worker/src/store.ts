@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
+import { envTargetOf } from "@levelrail/services/env/sources";
 import { release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
 
@@ -15,10 +16,15 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
       if (!row) return null;
       const s = row.service;
       const r = row.release;
+      const envTarget = await envTargetOf(db, s.id);
+      if (!envTarget) return null;
       return {
         id: s.id,
         name: s.name,
         appId: s.appId,
+        orgId: s.orgId,
+        registryCredentialId: s.registryCredentialId,
+        envTarget,
         release: r
           ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome }
           : null,

@@ -6,12 +6,15 @@ import { applicationController, serviceKey } from "./controllers/application/rec
 import { httpProber } from "./controllers/application/ports";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { pgServiceStore } from "./store";
+import { pgEnvStores } from "@levelrail/services/env/sources";
+import type { Keyring } from "@levelrail/secrets";
 
 export interface WorkerOptions {
   db: Db;
   sql: Sql;
   runtime: Runtime;
   shortName: string;
+  keyring: Keyring;
   resyncMs: number;
   probeIntervalMs?: number;
   log: (line: string) => void;
@@ -21,6 +24,7 @@ export interface WorkerOptions {
 /** Wires store, runtime and controllers to their runners; LISTEN + periodic resync feed them. */
 export async function startWorker(o: WorkerOptions) {
   const store = pgServiceStore(o.db);
+  const stores = pgEnvStores(o.db, o.keyring);
   const application = new Runner(
     applicationController({
       shortName: o.shortName,
@@ -29,7 +33,8 @@ export async function startWorker(o: WorkerOptions) {
       status: store,
       prober: httpProber,
       probeIntervalMs: o.probeIntervalMs ?? 100,
-      resolveEnv: async (_svc, rel) => rel.spec.env,
+      envStores: stores,
+      registry: stores,
     }),
     {
       log: (e) => {

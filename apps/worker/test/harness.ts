@@ -4,7 +4,7 @@ import { dockerRuntime } from "@levelrail/docker";
 import { instanceFilter } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
-import { seedOrg } from "@levelrail/testkit/seed";
+import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { getStatus } from "@levelrail/services/service/view";
 import { waitFor } from "@levelrail/testkit/wait";
 import type { Phase } from "@levelrail/spec/service";
@@ -24,7 +24,8 @@ export async function setupSuite(label: string) {
   const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
   for (const img of Object.values(IMAGES)) await ensureTestImage(runtime.docker, img);
   const shortName = `lrt${randomBytes(3).toString("hex")}`;
-  const ctx = await seedOrg(db, label);
+  const kit = testKit();
+  const ctx = await seedOrg(db, label, kit);
   const logs: string[] = [];
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
 
@@ -34,9 +35,10 @@ export async function setupSuite(label: string) {
     runtime,
     shortName,
     ctx,
+    kit,
     logs,
     async startWorker() {
-      worker = await startWorker({ db, sql, runtime, shortName, resyncMs: 60_000, log: (l) => logs.push(l) });
+      worker = await startWorker({ db, sql, runtime, shortName, keyring: kit.keyring, resyncMs: 60_000, log: (l) => logs.push(l) });
       return worker;
     },
     async stopWorker() {

@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /**
  * The master key: `LEVELRAIL_MASTER_KEY` (32 bytes, base64) or a random key
- * generated once into `<dataDir>/master.key` with mode 0600.
+ * generated once into `<dataDir>/master.key` with mode 0600. Used directly
+ * only for derived keys (sessions, fingerprints); secrets go through a Keyring.
  */
 export function loadMasterKey(opts: { envKey: string | undefined; dataDir: string }): Buffer {
   if (opts.envKey) return decodeKey(opts.envKey, "LEVELRAIL_MASTER_KEY");
@@ -50,4 +51,81 @@ export function open(keys: Buffer[], sealed: string): string {
   const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64"));
   decipher.setAuthTag(Buffer.from(tag, "base64"));
   return Buffer.concat([decipher.update(Buffer.from(ct, "base64")), decipher.final()]).toString("utf8");
+}
+
+export interface KeyringSource {
+  envKey: string | undefined;
+  /** Older keys, still accepted for decryption (comma-separated base64). */
+  envPreviousKeys?: string | undefined;
+  dataDir: string;
+}
+
+/**
+ * Seals with the current key, opens with any known key. In file mode, keys
+ * retired by `levelrail rotate-key` live in `<dataDir>/master.key.previous`;
+ * a process that meets an unknown key version re-reads the files once, so a
+ * rotation done by the CLI is picked up without a restart.
+ */
+export class Keyring {
+  private current!: Buffer;
+  private all: Buffer[] = [];
+
+  constructor(private readonly source: KeyringSource) {
+    this.reload();
+  }
+
+  reload(): void {
+    this.current = loadMasterKey(this.source);
+    const previous: Buffer[] = [];
+    if (this.source.envKey) {
+      for (const k of (this.source.envPreviousKeys ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+        previous.push(decodeKey(k, "LEVELRAIL_PREVIOUS_MASTER_KEYS"));
+      }
+    } else {
+      const file = previousKeysFile(this.source.dataDir);
+      if (existsSync(file)) {
+        for (const line of readFileSync(file, "utf8").split("\n").map((s) => s.trim()).filter(Boolean)) previous.push(decodeKey(line, file));
+      }
+    }
+    this.all = [this.current, ...previous];
+  }
+
+  get currentVersion(): string {
+    return keyVersion(this.current);
+  }
+
+  seal(plaintext: string): string {
+    return seal(this.current, plaintext);
+  }
+
+  open(sealed: string): string {
+    try {
+      return open(this.all, sealed);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith("no key with version")) throw err;
+      this.reload();
+      return open(this.all, sealed);
+    }
+  }
+
+  /** The version a sealed value was made with. */
+  static versionOf(sealed: string): string | undefined {
+    return sealed.split(":")[1];
+  }
+}
+
+export const previousKeysFile = (dataDir: string) => join(dataDir, "master.key.previous");
+
+/**
+ * File mode: make a new current key, keeping the old one for decryption.
+ * Returns the new keyring; the caller re-seals every value with it.
+ */
+export function rotateKeyFile(dataDir: string): void {
+  const file = join(dataDir, "master.key");
+  const old = readFileSync(file, "utf8").trim();
+  const prevFile = previousKeysFile(dataDir);
+  const prev = existsSync(prevFile) ? readFileSync(prevFile, "utf8") : "";
+  writeFileSync(prevFile, `${prev}${old}\n`, { mode: 0o600 });
+  writeFileSync(`${file}.new`, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
+  renameSync(`${file}.new`, file);
 }

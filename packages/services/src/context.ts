@@ -1,12 +1,14 @@
 import type { ZodType } from "zod";
 import type { Actor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
+import type { SecretsKit } from "./env/sources";
 import { LevelrailError } from "@levelrail/spec/errors";
 
-/** Every verb gets the database and who is asking. */
+/** Every verb gets the database, who is asking, and the keys that seal and fingerprint secrets. */
 export interface Ctx {
   db: Db;
   actor: Actor;
+  kit: SecretsKit;
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */
@@ -14,12 +16,26 @@ export function parse<T>(schema: ZodType<T>, input: unknown): T {
   const r = schema.safeParse(input ?? {});
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const field = issue?.path.map(String).join(".") || undefined;
-  let message = issue?.message ?? "invalid input";
-  if (issue?.code === "unrecognized_keys") message = `unknown field ${issue.keys.join(", ")}`;
-  if (issue?.code === "invalid_type" && issue.input === undefined) message = "is required";
-  const fieldName = issue?.code === "unrecognized_keys" ? (issue.keys[0] ?? field) : field;
-  return fail(fieldName, fieldName ? `${fieldName}: ${message}` : message);
+  if (!issue) return fail(undefined, "invalid input");
+  // An unknown field is named by its own path (`hooks.shell`), not just its key.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  const field = path.map(String).join(".") || undefined;
+  let message = issue.message;
+  if (issue.code === "unrecognized_keys") message = `unknown field ${issue.keys.join(", ")}`;
+  // A bad record key (`env.BAD KEY`): the key rule's message, not zod's generic one.
+  if (issue.code === "invalid_key") message = issue.issues[0]?.message ?? message;
+  // zod does not report the input, so look it up: only an absent value is "required".
+  if (issue.code === "invalid_type" && valueAt(input ?? {}, issue.path) === undefined) message = "is required";
+  return fail(field, field ? `${field}: ${message}` : message);
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
 }
 
 function fail(field: string | undefined, message: string): never {
@@ -51,3 +67,7 @@ export async function uniquely<T>(field: string, what: string, run: () => Promis
 const NO_ORG = "00000000-0000-0000-0000-000000000000";
 /** The caller's organization ids for a `WHERE org_id IN (...)`; never empty. */
 export const scope = (ctx: Ctx): string[] => (ctx.actor.orgIds.length ? ctx.actor.orgIds : [NO_ORG]);
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids are UUIDs; anything else names nothing (and must not reach a uuid column). */
+export const isUuid = (id: string) => UUID_RE.test(id);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envMap, resourceName } from "./rules";
+import { envKey, envMap, resourceName } from "./rules";
 
 export const STRATEGIES = ["blue-green", "recreate"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
@@ -44,6 +44,9 @@ export const healthPath = z
   .max(1024)
   .regex(/^\/[^\s]*$/, "must start with '/' and contain no spaces");
 
+/** Env key → the managed database whose URL it receives. */
+const databaseEnv = z.record(envKey, z.object({ from: resourceName }).strict());
+
 /** Fields an operator edits; shared by create, patch, the form and the API. */
 const serviceFields = {
   image: imageRef,
@@ -52,7 +55,7 @@ const serviceFields = {
   readyBudgetSeconds: z.number().int().min(1).max(3600).default(60),
   strategy: z.enum(STRATEGIES, { error: "must be blue-green or recreate" }).default("blue-green"),
   env: envMap.default({}),
-  databaseEnv: z.record(z.string(), z.object({ from: resourceName }).strict()).default({}),
+  databaseEnv: databaseEnv.default({}),
   storageTargetId: z.string().uuid().nullable().default(null),
   registryCredentialId: z.string().uuid().nullable().default(null),
   hooks: hooksSpec.default({ preDeploy: null, postDeploy: null, timeoutSeconds: 300 }),
@@ -77,7 +80,8 @@ export const servicePatch = z
     readyBudgetSeconds: z.number().int().min(1).max(3600).optional(),
     strategy: z.enum(STRATEGIES).optional(),
     env: envMap.optional(),
-    databaseEnv: serviceFields.databaseEnv.optional(),
+    // Not serviceFields.databaseEnv: its default would make every patch clear the attachments.
+    databaseEnv: databaseEnv.optional(),
     storageTargetId: z.string().uuid().nullable().optional(),
     registryCredentialId: z.string().uuid().nullable().optional(),
     hooks: hooksSpec.optional(),

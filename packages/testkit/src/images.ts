@@ -16,11 +16,11 @@ export interface TestImage {
   /** Extra files, path → content. */
   files?: Record<string, string>;
   /** Override the command (argv). */
-  cmd?: string[];
+  cmd?: readonly string[];
 }
 
 function dockerfile(img: TestImage): string {
-  const cmd = img.cmd ?? ["/bin/busybox", "httpd", "-f", "-p", "8080", "-h", "/www"];
+  const cmd: readonly string[] = img.cmd ?? ["/bin/busybox", "httpd", "-f", "-p", "8080", "-h", "/www"];
   return ["FROM scratch", "COPY . /", `CMD ${JSON.stringify(cmd)}`, ""].join("\n");
 }
 

@@ -6,9 +6,17 @@ import { user } from "@levelrail/db/schema/auth";
 import { organization } from "@levelrail/db/schema/orgs";
 import { bootstrapOrg } from "@levelrail/services/org/create";
 import type { Ctx } from "@levelrail/services/context";
+import type { SecretsKit } from "@levelrail/services/env/sources";
+import { Keyring, deriveKey } from "@levelrail/secrets";
+
+/** Keys for tests: a random master key held in memory, never a file. */
+export function testKit(masterKey = randomBytes(32).toString("base64")): SecretsKit & { masterKey: string } {
+  const keyring = new Keyring({ envKey: masterKey, dataDir: "/nonexistent" });
+  return { keyring, fingerprintKey: deriveKey(Buffer.from(masterKey, "base64"), "fingerprint"), masterKey };
+}
 
 /** A user with their own organization, so suites never collide. */
-export async function seedOrg(db: Db, label: string): Promise<Ctx & { orgId: string; cleanup(): Promise<void> }> {
+export async function seedOrg(db: Db, label: string, kit: SecretsKit = testKit()): Promise<Ctx & { orgId: string; cleanup(): Promise<void> }> {
   const suffix = randomBytes(4).toString("hex");
   const id = `test-${label}-${suffix}`;
   const email = `${label}-${suffix}@test.levelrail.local`;
@@ -18,6 +26,7 @@ export async function seedOrg(db: Db, label: string): Promise<Ctx & { orgId: str
   return {
     db,
     actor,
+    kit,
     orgId: org.id,
     async cleanup() {
       await db.delete(organization).where(eq(organization.id, org.id));

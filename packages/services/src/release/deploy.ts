@@ -5,6 +5,7 @@ import { release, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type ReleaseKind, type ReleaseSpec, type ReleaseView, deployInput } from "@levelrail/spec/service";
 import { type Ctx, parse } from "../context";
+import { fingerprintConfig } from "../env/effective";
 import { findService, releaseView } from "../service/view";
 
 type ServiceRow = typeof service.$inferSelect;
@@ -20,9 +21,12 @@ const specOf = (s: ServiceRow, image: string): ReleaseSpec => ({
   hooks: s.hooks,
 });
 
-/** Everything but the image: a change here needs a new container even for the same image. */
-const configOf = ({ image: _image, ...rest }: ReleaseSpec) => JSON.stringify(rest, Object.keys(rest).sort());
 const newNonce = () => randomBytes(6).toString("hex");
+
+const fingerprints = (p: Awaited<ReturnType<typeof fingerprintConfig>>) => ({
+  fingerprint: p?.fingerprint ?? null,
+  envFingerprints: p?.envFingerprints ?? null,
+});
 
 async function currentRelease(tx: Tx, s: ServiceRow) {
   if (!s.currentReleaseId) return null;
@@ -34,7 +38,7 @@ async function currentRelease(tx: Tx, s: ServiceRow) {
 async function record(
   tx: Tx,
   s: ServiceRow,
-  r: { kind: ReleaseKind; spec: ReleaseSpec; restartNonce: string; imageId: string | null; createdBy: string },
+  r: { kind: ReleaseKind; spec: ReleaseSpec; restartNonce: string; imageId: string | null; createdBy: string; fingerprint: string | null; envFingerprints: Record<string, string> | null },
 ) {
   await tx
     .update(release)
@@ -62,9 +66,13 @@ export async function deployService({ ctx, name, input }: { ctx: Ctx; name: stri
     }
     const spec = specOf(s, s.image);
     const prev = await currentRelease(tx, s);
-    // Same image, changed configuration: the container must be replaced, so it gets a new name.
-    const nonce = prev && configOf(prev.spec) !== configOf(spec) ? newNonce() : s.restartNonce;
-    return releaseView(await record(tx, s, { kind: "deploy", spec, restartNonce: nonce, imageId: null, createdBy: ctx.actor.email }));
+    const prints = await fingerprintConfig(ctx, s.id, spec);
+    // Same image, changed configuration (spec or any env tier): the container must be replaced, so it gets a new name.
+    const changed = prev !== null && (prints?.fingerprint ?? null) !== prev.fingerprint;
+    const nonce = changed ? newNonce() : s.restartNonce;
+    return releaseView(
+      await record(tx, s, { kind: "deploy", spec, restartNonce: nonce, imageId: null, createdBy: ctx.actor.email, ...fingerprints(prints) }),
+    );
   });
 }
 
@@ -75,8 +83,9 @@ export async function restartService({ ctx, name }: { ctx: Ctx; name: string }):
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     const prev = s && (await currentRelease(tx, s));
     if (!s || !prev) throw new LevelrailError("conflict", `service ${name} has never been deployed; deploy it first`);
+    const prints = await fingerprintConfig(ctx, s.id, prev.spec);
     return releaseView(
-      await record(tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, createdBy: ctx.actor.email }),
+      await record(tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }
@@ -95,8 +104,11 @@ export async function rollbackService({ ctx, name }: { ctx: Ctx; name: string })
       .limit(1);
     const target = successes[0];
     if (!target) throw new LevelrailError("conflict", `service ${name} has no earlier successful release to roll back to`);
+    // Tiers and secrets are resolved as they are now; if they changed since, the container needs a new name.
+    const prints = await fingerprintConfig(ctx, s.id, target.spec);
+    const nonce = (prints?.fingerprint ?? null) === target.fingerprint ? target.restartNonce : newNonce();
     return releaseView(
-      await record(tx, s, { kind: "rollback", spec: target.spec, restartNonce: target.restartNonce, imageId: target.imageId, createdBy: ctx.actor.email }),
+      await record(tx, s, { kind: "rollback", spec: target.spec, restartNonce: nonce, imageId: target.imageId, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }

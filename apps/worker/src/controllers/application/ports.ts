@@ -1,3 +1,5 @@
+import type { RegistryAuth } from "@levelrail/docker";
+import type { EnvTarget } from "@levelrail/spec/env";
 import type { Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
 
 /** The release a service must converge to. */
@@ -13,7 +15,16 @@ export interface DesiredService {
   id: string;
   name: string;
   appId: string;
+  orgId: string;
+  registryCredentialId: string | null;
+  /** What env resolution looks up for this service (its own env is taken from the release). */
+  envTarget: EnvTarget;
   release: DesiredRelease | null;
+}
+
+/** Registry logins for pulls; absent means a service that declares one fails its deploy. */
+export interface RegistryStore {
+  registryAuth(orgId: string, id: string): Promise<RegistryAuth | null>;
 }
 
 /** The only read the application controller needs. */

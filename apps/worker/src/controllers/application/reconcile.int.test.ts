@@ -8,6 +8,7 @@ import { IMAGES, setupSuite } from "../../../test/harness";
 import { applicationController } from "./reconcile";
 import { httpProber } from "./ports";
 import { pgServiceStore } from "../../store";
+import { pgEnvStores } from "@levelrail/services/env/sources";
 
 let s: Awaited<ReturnType<typeof setupSuite>>;
 let appId: string;
@@ -187,7 +188,8 @@ describe("application controller on the real engine", () => {
       status: store,
       prober: httpProber,
       probeIntervalMs: 100,
-      resolveEnv: async (_svc, rel) => rel.spec.env,
+      envStores: pgEnvStores(s.db, s.kit.keyring),
+      registry: undefined,
     });
     await waitFor("the dying worker to reach the removal", async () => {
       try {

@@ -1,9 +1,10 @@
-import type { ManagedContainer, Runtime } from "@levelrail/docker";
+import type { ManagedContainer, RegistryAuth, Runtime } from "@levelrail/docker";
+import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
 import { networkLabels, networkName, serviceFilter } from "@levelrail/spec/naming";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { containerOptions, probeUrl } from "./desired";
 import { pullPolicy } from "./image";
-import type { DesiredRelease, DesiredService, Prober, ServiceStore, StatusWriter } from "./ports";
+import type { DesiredRelease, DesiredService, Prober, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 
 export interface ApplicationControllerOptions {
   shortName: string;
@@ -13,8 +14,10 @@ export interface ApplicationControllerOptions {
   prober: Prober;
   /** How often a starting container is probed. */
   probeIntervalMs: number;
-  /** Resolves the environment a release's container gets. */
-  resolveEnv: (service: DesiredService, release: DesiredRelease) => Promise<Record<string, string>>;
+  /** Env tiers: absent organization/project/environment stores are skipped; absent secret/storage/database stores fail a service that declares one. */
+  envStores: EnvStores;
+  /** Registry logins; a service that declares one fails when this is absent. */
+  registry: RegistryStore | undefined;
 }
 
 export { serviceKey } from "@levelrail/db/notify";
@@ -30,18 +33,38 @@ export function applicationController(o: ApplicationControllerOptions): Controll
     for (const c of containers) await runtime.removeContainer(c.id);
   };
 
+  /** The login a pull uses: none, the declared credential, or why it cannot be had. */
+  const registryLogin = async (svc: DesiredService): Promise<{ auth: RegistryAuth | null } | { problem: string }> => {
+    const id = svc.registryCredentialId;
+    if (id === null) return { auth: null };
+    if (!o.registry) return { problem: `registry credential ${id} is declared but the worker has no registry store` };
+    try {
+      const auth = await o.registry.registryAuth(svc.orgId, id);
+      return auth ? { auth } : { problem: `registry credential ${id} does not exist` };
+    } catch (err) {
+      if (err instanceof UnresolvableError) return { problem: err.message };
+      throw err;
+    }
+  };
+
   /** Resolve the release's image once, following the pull policy. Returns null when the release failed. */
   const resolveImage = async (svc: DesiredService, rel: DesiredRelease, active: string | null): Promise<string | null> => {
     const ref = rel.spec.image;
     const have = await runtime.imageId(ref);
     if (have === null || pullPolicy(ref) === "always") {
+      const login = await registryLogin(svc);
+      if ("problem" in login) {
+        await fail(svc, rel, active, login.problem);
+        return null;
+      }
+      const auth = login.auth;
       let last = 0;
       const report = async (message: string) => {
         await o.status.setStatus(svc.id, { phase: "deploying", image: ref, activeContainer: active, message });
       };
       await report(`pulling ${ref}`);
       try {
-        await runtime.pullImage(ref, null, (p) => {
+        await runtime.pullImage(ref, auth, (p) => {
           const now = Date.now();
           if (now - last < 1000) return;
           last = now;
@@ -49,11 +72,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
           void report(`pulling ${ref}: ${p.status}${p.id ? ` ${p.id}` : ""}${pct}`).catch(() => {});
         });
       } catch (err) {
-        if (have === null) {
-          await fail(svc, rel, active, `image ${ref} could not be pulled: ${errorText(err)}`);
-          return null;
-        }
-        await fail(svc, rel, active, `image ${ref} could not be pulled (pull policy: always): ${errorText(err)}`);
+        await fail(svc, rel, active, `image ${ref} could not be pulled: ${errorText(err)}`);
         return null;
       }
     }
@@ -96,10 +115,19 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // A failed release is final until the desired state changes: no churn.
       if (rel.outcome === "failed") return;
 
+      // Every declared value must resolve before anything is pulled or started.
+      let env: Record<string, string>;
+      try {
+        env = toEnvMap(await resolveEnv({ ...svc.envTarget, env: rel.spec.env }, o.envStores));
+      } catch (err) {
+        if (!(err instanceof UnresolvableError)) throw err;
+        await fail(svc, rel, serving, err.message);
+        return;
+      }
+
       const imageId = rel.imageId ?? (await resolveImage(svc, rel, serving));
       if (imageId === null) return;
 
-      const env = await o.resolveEnv(svc, rel);
       const plan = containerOptions({
         shortName: o.shortName,
         service: svc.name,

@@ -59,6 +59,10 @@ export const release = pgTable("release", {
   outcome: text("outcome").$type<ReleaseOutcome>().notNull().default("pending"),
   message: text("message").notNull().default(""),
   container: text("container"),
+  /** HMAC of the resolved configuration (image id, spec, every env value); never plaintext. */
+  fingerprint: text("fingerprint"),
+  /** Per-key HMACs of the resolved environment, to name the keys that changed since. */
+  envFingerprints: jsonb("env_fingerprints").$type<Record<string, string>>(),
 });
 
 /** What the worker last observed for a service. */

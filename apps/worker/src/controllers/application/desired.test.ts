@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { containerName } from "@levelrail/spec/naming";
+import { type ReleaseSpec, releaseSpec } from "@levelrail/spec/service";
+import { type ContainerPlan, containerOptions, probeUrl } from "./desired";
+
+/**
+ * Every ReleaseSpec field, set to something other than its default. `satisfies
+ * Required<ReleaseSpec>` makes a new field a compile error here, and the key
+ * check below makes it a test failure, so nobody adds a field without deciding
+ * what it does to the container.
+ */
+const spec = {
+  image: "registry.example.com/shop:1.4.2",
+  port: 8080,
+  healthPath: "/healthz",
+  readyBudgetSeconds: 90,
+  strategy: "recreate",
+  env: { LOG_LEVEL: "info", FROM_SPEC: "spec" },
+  hooks: { preDeploy: ["npm", "run", "migrate"], postDeploy: ["sh", "-c", "echo done"], timeoutSeconds: 120 },
+} satisfies Required<ReleaseSpec>;
+
+const plan = {
+  shortName: "lrtest",
+  service: "web",
+  appId: "6f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f",
+  releaseId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70",
+  imageId: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+  restartNonce: "a1b2c3d4e5f6",
+  spec,
+  // The resolved environment: every tier merged, with values Docker must pass through untouched.
+  env: { LOG_LEVEL: "debug", FROM_SPEC: "spec", DATABASE_URL: "postgres://u:p@db:5432/x?a=b", EMPTY: "", SPACES: "a b  c", MULTI: "line1\nline2" },
+} satisfies Required<ContainerPlan>;
+
+describe("containerOptions", () => {
+  it("covers every ReleaseSpec and ContainerPlan field", () => {
+    expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
+    expect(Object.keys(spec)).toHaveLength(7);
+    expect(Object.keys(plan)).toHaveLength(8);
+    expect(releaseSpec.parse(spec)).toEqual(spec);
+  });
+
+  it("builds the exact container", () => {
+    const network = `lrtest-app-${plan.appId}`;
+    expect(containerOptions(plan)).toStrictEqual({
+      name: containerName("lrtest", "web", plan.imageId, "a1b2c3d4e5f6"),
+      Image: plan.imageId,
+      Env: [
+        "LOG_LEVEL=debug",
+        "FROM_SPEC=spec",
+        "DATABASE_URL=postgres://u:p@db:5432/x?a=b",
+        "EMPTY=",
+        "SPACES=a b  c",
+        "MULTI=line1\nline2",
+      ],
+      Labels: {
+        "levelrail.managed": "true",
+        "levelrail.instance": "lrtest",
+        "levelrail.service": "web",
+        "levelrail.app": plan.appId,
+        "levelrail.release": plan.releaseId,
+        "levelrail.image": "registry.example.com/shop:1.4.2",
+      },
+      ExposedPorts: { "8080/tcp": {} },
+      HostConfig: {
+        NetworkMode: network,
+        RestartPolicy: { Name: "no" },
+        LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
+      },
+      NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: ["web"] } } },
+    });
+  });
+
+  it("names the container <short>-<service>-<hash of image id and nonce>", () => {
+    expect(containerOptions(plan).name).toMatch(/^lrtest-web-[0-9a-f]{12}$/);
+    const other = (over: Partial<ContainerPlan>) => containerOptions({ ...plan, ...over }).name;
+    expect(other({ restartNonce: "" })).not.toBe(containerOptions(plan).name);
+    expect(other({ imageId: "sha256:ffff" })).not.toBe(containerOptions(plan).name);
+    // What does not change the container's identity does not change its name.
+    expect(other({ releaseId: "another-release", env: {} })).toBe(containerOptions(plan).name);
+  });
+
+  it("takes the environment from the resolved env, not the spec's own", () => {
+    const opts = containerOptions({ ...plan, env: { ONLY: "resolved" } });
+    expect(opts.Env).toEqual(["ONLY=resolved"]);
+  });
+
+  it("is pure: the same plan gives equal options and the plan is not changed", () => {
+    const before = structuredClone(plan);
+    expect(containerOptions(plan)).toStrictEqual(containerOptions(plan));
+    expect(plan).toStrictEqual(before);
+  });
+});
+
+describe("probeUrl", () => {
+  it("asks the health path on the service port", () => {
+    expect(probeUrl("172.18.0.5", spec)).toBe("http://172.18.0.5:8080/healthz");
+    expect(probeUrl("10.0.0.2", { port: 3000, healthPath: "/" })).toBe("http://10.0.0.2:3000/");
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { pullPolicy } from "./image";
+
+const DIGEST = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+describe("pullPolicy", () => {
+  it.each([
+    "busybox",
+    "busybox:latest",
+    "library/busybox",
+    "registry:5000/a/b",
+    "registry:5000/a/b:latest",
+    "ghcr.io/o/r",
+  ])("pulls %s on every deploy (no tag or :latest)", (ref) => {
+    expect(pullPolicy(ref)).toBe("always");
+  });
+
+  it.each([
+    "x:1.2",
+    "registry:5000/a/b:1",
+    `x@${DIGEST}`,
+    `registry:5000/a/b:1@${DIGEST}`,
+    `registry:5000/a/b:latest@${DIGEST}`,
+    "busybox:latest-musl",
+  ])("pulls %s only when missing (a fixed tag or a digest)", (ref) => {
+    expect(pullPolicy(ref)).toBe("if-not-present");
+  });
+});

@@ -1,0 +1,56 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { backupTarget } from "@levelrail/db/schema/config";
+import { service } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type Ctx, isUuid, orgOf, parse, scope } from "../context";
+
+const input = z
+  .object({
+    name: z.string().trim().min(1, "is required").max(100),
+    endpoint: z.string().url("must be a URL like https://s3.example.com"),
+    bucket: z.string().trim().min(1, "is required").max(255),
+    region: z.string().trim().min(1, "is required").max(64),
+    accessKey: z.string().min(1, "is required").max(1024),
+    secretKey: z.string().min(1, "is required").max(4096),
+    orgId: z.string().uuid().optional(),
+  })
+  .strict();
+
+type Row = typeof backupTarget.$inferSelect;
+/** Never the secret key: it is write-only. */
+const view = (t: Row) => ({
+  id: t.id,
+  name: t.name,
+  endpoint: t.endpoint,
+  bucket: t.bucket,
+  region: t.region,
+  accessKey: t.accessKey,
+  secretKeySet: true,
+  createdAt: t.createdAt.toISOString(),
+  updatedAt: t.updatedAt.toISOString(),
+});
+
+export async function listBackupTargets({ ctx }: { ctx: Ctx }) {
+  const rows = await ctx.db.select().from(backupTarget).where(inArray(backupTarget.orgId, scope(ctx))).orderBy(backupTarget.name);
+  return rows.map(view);
+}
+
+export async function createBackupTarget({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {
+  const { secretKey, orgId, ...fields } = parse(input, raw);
+  const [row] = await ctx.db
+    .insert(backupTarget)
+    .values({ ...fields, orgId: orgOf(ctx, orgId), secretKeySealed: ctx.kit.keyring.seal(secretKey) })
+    .returning();
+  return view(row!);
+}
+
+export async function deleteBackupTarget({ ctx, id }: { ctx: Ctx; id: string }) {
+  if (!isUuid(id)) throw new LevelrailError("not_found", "backup target not found");
+  await ctx.db.transaction(async (tx) => {
+    const users = await tx.select({ name: service.name }).from(service).where(and(eq(service.storageTargetId, id), inArray(service.orgId, scope(ctx))));
+    if (users.length) throw new LevelrailError("conflict", `backup target is attached to ${users.map((u) => u.name).join(", ")}; detach it first`);
+    const gone = await tx.delete(backupTarget).where(and(eq(backupTarget.id, id), inArray(backupTarget.orgId, scope(ctx)))).returning({ id: backupTarget.id });
+    if (!gone.length) throw new LevelrailError("not_found", "backup target not found");
+  });
+}

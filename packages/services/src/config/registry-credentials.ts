@@ -1,0 +1,52 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { registryCredential } from "@levelrail/db/schema/config";
+import { service } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type Ctx, isUuid, orgOf, parse, scope } from "../context";
+
+const input = z
+  .object({
+    name: z.string().trim().min(1, "is required").max(100),
+    server: z.string().trim().min(1, "is required").max(255).regex(/^[a-z0-9.-]+(:\d+)?$/i, "must be a registry host like registry.example.com or 127.0.0.1:5000"),
+    username: z.string().min(1, "is required").max(255),
+    password: z.string().min(1, "is required").max(4096),
+    orgId: z.string().uuid().optional(),
+  })
+  .strict();
+
+type Row = typeof registryCredential.$inferSelect;
+/** Never the password: it is write-only. */
+const view = (c: Row) => ({
+  id: c.id,
+  name: c.name,
+  server: c.server,
+  username: c.username,
+  passwordSet: true,
+  createdAt: c.createdAt.toISOString(),
+  updatedAt: c.updatedAt.toISOString(),
+});
+
+export async function listRegistryCredentials({ ctx }: { ctx: Ctx }) {
+  const rows = await ctx.db.select().from(registryCredential).where(inArray(registryCredential.orgId, scope(ctx))).orderBy(registryCredential.name);
+  return rows.map(view);
+}
+
+export async function createRegistryCredential({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {
+  const { password, orgId, ...fields } = parse(input, raw);
+  const [row] = await ctx.db
+    .insert(registryCredential)
+    .values({ ...fields, orgId: orgOf(ctx, orgId), passwordSealed: ctx.kit.keyring.seal(password) })
+    .returning();
+  return view(row!);
+}
+
+export async function deleteRegistryCredential({ ctx, id }: { ctx: Ctx; id: string }) {
+  if (!isUuid(id)) throw new LevelrailError("not_found", "registry credential not found");
+  await ctx.db.transaction(async (tx) => {
+    const users = await tx.select({ name: service.name }).from(service).where(and(eq(service.registryCredentialId, id), inArray(service.orgId, scope(ctx))));
+    if (users.length) throw new LevelrailError("conflict", `registry credential is used by ${users.map((u) => u.name).join(", ")}; change those services first`);
+    const gone = await tx.delete(registryCredential).where(and(eq(registryCredential.id, id), inArray(registryCredential.orgId, scope(ctx)))).returning({ id: registryCredential.id });
+    if (!gone.length) throw new LevelrailError("not_found", "registry credential not found");
+  });
+}

@@ -1,0 +1,43 @@
+import { and, eq } from "drizzle-orm";
+import { secret } from "@levelrail/db/schema/config";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { envKey, envValue } from "@levelrail/spec/rules";
+import { z } from "zod";
+import { type Ctx, parse } from "../context";
+import { findService } from "../service/view";
+
+const secretInput = z.object({ value: envValue }).strict();
+const keyInput = z.object({ key: envKey }).strict();
+
+/** Keys and update times only: secrets are write-only. */
+export async function listSecrets({ ctx, name }: { ctx: Ctx; name: string }) {
+  const { service: s } = await findService(ctx, name);
+  const rows = await ctx.db
+    .select({ key: secret.key, updatedAt: secret.updatedAt })
+    .from(secret)
+    .where(and(eq(secret.serviceId, s.id), eq(secret.orgId, s.orgId)))
+    .orderBy(secret.key);
+  return rows.map((r) => ({ key: r.key, updatedAt: r.updatedAt.toISOString() }));
+}
+
+export async function putSecret({ ctx, name, key, input }: { ctx: Ctx; name: string; key: string; input: unknown }) {
+  const { service: s } = await findService(ctx, name);
+  parse(keyInput, { key });
+  const { value } = parse(secretInput, input);
+  const sealed = ctx.kit.keyring.seal(value);
+  const now = new Date();
+  await ctx.db
+    .insert(secret)
+    .values({ orgId: s.orgId, serviceId: s.id, key, sealed, updatedAt: now })
+    .onConflictDoUpdate({ target: [secret.serviceId, secret.key], set: { sealed, updatedAt: now } });
+  return { key, updatedAt: now.toISOString() };
+}
+
+export async function deleteSecret({ ctx, name, key }: { ctx: Ctx; name: string; key: string }) {
+  const { service: s } = await findService(ctx, name);
+  const gone = await ctx.db
+    .delete(secret)
+    .where(and(eq(secret.serviceId, s.id), eq(secret.orgId, s.orgId), eq(secret.key, key)))
+    .returning({ key: secret.key });
+  if (gone.length === 0) throw new LevelrailError("not_found", `secret ${key} not found`);
+}

@@ -1,0 +1,92 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { backupTarget, envVar, type EnvScope, registryCredential, secret } from "@levelrail/db/schema/config";
+import { environment } from "@levelrail/db/schema/orgs";
+import { service } from "@levelrail/db/schema/services";
+import type { Keyring } from "@levelrail/secrets";
+import { type EnvStores, type EnvTarget, type TierEnvStore, UnresolvableError } from "@levelrail/spec/env";
+
+/** What sealing and fingerprinting need; built once per process from the master key. */
+export interface SecretsKit {
+  keyring: Keyring;
+  fingerprintKey: Buffer;
+}
+
+export function tierStore(db: Db, scope: EnvScope): TierEnvStore {
+  return {
+    async envOf(scopeId) {
+      const rows = await db.select({ key: envVar.key, value: envVar.value }).from(envVar).where(and(eq(envVar.scope, scope), eq(envVar.scopeId, scopeId)));
+      return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    },
+  };
+}
+
+/** Every store env resolution can use, on PostgreSQL. Managed databases do not exist yet, so attachments fail loudly. */
+export function pgEnvStores(db: Db, keyring: Keyring): EnvStores & { registryAuth: RegistryAuthStore["registryAuth"] } {
+  return {
+    organizationEnv: tierStore(db, "organization"),
+    projectEnv: tierStore(db, "project"),
+    environmentEnv: tierStore(db, "environment"),
+    secrets: {
+      async secretsOf(serviceId) {
+        const rows = await db.select({ key: secret.key, sealed: secret.sealed }).from(secret).where(eq(secret.serviceId, serviceId));
+        const out: Record<string, string> = {};
+        for (const r of rows) {
+          try {
+            out[r.key] = keyring.open(r.sealed);
+          } catch {
+            throw new UnresolvableError(`secret ${r.key} cannot be decrypted with the configured master key`);
+          }
+        }
+        return out;
+      },
+    },
+    storage: {
+      async storageTarget(orgId, id) {
+        const [t] = await db.select().from(backupTarget).where(and(eq(backupTarget.id, id), eq(backupTarget.orgId, orgId)));
+        if (!t) return null;
+        let secretKey: string;
+        try {
+          secretKey = keyring.open(t.secretKeySealed);
+        } catch {
+          throw new UnresolvableError(`the secret key of storage target ${t.name} cannot be decrypted with the configured master key`);
+        }
+        return { endpoint: t.endpoint, bucket: t.bucket, region: t.region, accessKey: t.accessKey, secretKey };
+      },
+    },
+    async registryAuth(orgId, id) {
+      const [c] = await db.select().from(registryCredential).where(and(eq(registryCredential.id, id), eq(registryCredential.orgId, orgId)));
+      if (!c) return null;
+      try {
+        return { serveraddress: c.server, username: c.username, password: keyring.open(c.passwordSealed) };
+      } catch {
+        throw new UnresolvableError(`the password of registry credential ${c.name} cannot be decrypted with the configured master key`);
+      }
+    },
+  };
+}
+
+export interface RegistryAuthStore {
+  registryAuth(orgId: string, id: string): Promise<{ serveraddress: string; username: string; password: string } | null>;
+}
+
+/** Everything env resolution needs to know about one service. */
+export async function envTargetOf(db: Db, serviceId: string): Promise<EnvTarget | null> {
+  const [row] = await db
+    .select({ s: service, projectId: environment.projectId })
+    .from(service)
+    .innerJoin(environment, eq(environment.id, service.environmentId))
+    .where(eq(service.id, serviceId));
+  if (!row) return null;
+  const keys = await db.select({ key: secret.key }).from(secret).where(eq(secret.serviceId, serviceId));
+  return {
+    serviceId,
+    orgId: row.s.orgId,
+    projectId: row.projectId,
+    environmentId: row.s.environmentId,
+    env: row.s.env,
+    secretKeys: keys.map((k) => k.key).sort(),
+    storageTargetId: row.s.storageTargetId,
+    databaseEnv: row.s.databaseEnv,
+  };
+}
