@@ -1,0 +1,30 @@
+import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import { listApps } from "@levelrail/services/app/app";
+import { listServices } from "@levelrail/services/service/view";
+import { AppsOverview } from "@/components/apps-overview";
+import { NewAppForm } from "@/components/new-app-form";
+import { NewServiceForm } from "@/components/new-service-form";
+import { keys } from "@/lib/keys";
+import { asJson, requireCtx } from "@/lib/session";
+import type { AppItem, ServiceItem } from "@/lib/types";
+
+export const metadata = { title: "Dashboard · Levelrail" };
+
+export default async function DashboardPage() {
+  const ctx = await requireCtx();
+  const qc = new QueryClient();
+  await Promise.all([
+    qc.prefetchQuery({ queryKey: keys.apps(), queryFn: async () => asJson<AppItem[]>(await listApps({ ctx })) }),
+    qc.prefetchQuery({ queryKey: keys.services(), queryFn: async () => asJson<ServiceItem[]>(await listServices({ ctx })) }),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <h1>Apps</h1>
+      <AppsOverview />
+      <div className="columns">
+        <NewAppForm />
+        <NewServiceForm />
+      </div>
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,51 @@
+import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { listReleases } from "@levelrail/services/release/deploy";
+import { getService, getStatus } from "@levelrail/services/service/view";
+import { LevelrailError } from "@levelrail/spec/errors";
+import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
+import { DeployControls } from "@/components/deploy-controls";
+import { ReleaseHistory } from "@/components/release-history";
+import { ServiceConfig } from "@/components/service-config";
+import { StatusCard } from "@/components/status-card";
+import { keys } from "@/lib/keys";
+import { asJson, requireCtx } from "@/lib/session";
+
+type Props = { params: Promise<{ name: string }> };
+
+export async function generateMetadata({ params }: Props) {
+  const { name } = await params;
+  return { title: `${name} · Levelrail` };
+}
+
+export default async function ServicePage({ params }: Props) {
+  const { name } = await params;
+  const ctx = await requireCtx();
+  const qc = new QueryClient();
+  try {
+    const service = await getService({ ctx, name });
+    qc.setQueryData(keys.service(name), asJson<ServiceView>(service));
+  } catch (err) {
+    if (err instanceof LevelrailError && err.code === "not_found") notFound();
+    throw err;
+  }
+  await Promise.all([
+    qc.prefetchQuery({ queryKey: keys.status(name), queryFn: async () => asJson<StatusView>(await getStatus({ ctx, name })) }),
+    qc.prefetchQuery({ queryKey: keys.deploys(name), queryFn: async () => asJson<ReleaseView[]>(await listReleases({ ctx, name })) }),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <p className="crumbs">
+        <Link href="/">Apps</Link> / {name}
+      </p>
+      <h1>{name}</h1>
+      <div className="columns">
+        <StatusCard name={name} />
+        <DeployControls name={name} />
+      </div>
+      <ServiceConfig name={name} />
+      <ReleaseHistory name={name} />
+    </HydrationBoundary>
+  );
+}

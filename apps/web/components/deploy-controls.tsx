@@ -1,0 +1,91 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { type ReleaseView, imageRef } from "@levelrail/spec/service";
+import { ApiError, api } from "@/lib/fetcher";
+import { keys } from "@/lib/keys";
+
+type Action = "deploy" | "restart" | "rollback";
+
+/** Deploy (optionally a new image), Restart and Rollback; each records a release for the worker. */
+export function DeployControls({ name }: { name: string }) {
+  const qc = useQueryClient();
+  const [image, setImage] = useState("");
+  const [imageError, setImageError] = useState<string | undefined>();
+  const [done, setDone] = useState<string | null>(null);
+  const act = useMutation({
+    mutationFn: ({ action, body }: { action: Action; body?: { image: string } }) =>
+      api<ReleaseView>(`/services/${encodeURIComponent(name)}/${action}`, { method: "POST", body: body ?? {} }),
+    onMutate: () => setDone(null),
+    onSuccess: async (release) => {
+      setDone(`${release.kind} of ${release.image} queued`);
+      setImage("");
+      await qc.invalidateQueries({ queryKey: keys.service(name) });
+      await qc.invalidateQueries({ queryKey: keys.services() });
+    },
+    onError: (err) => {
+      if (err instanceof ApiError && err.field === "image") setImageError(err.message);
+    },
+  });
+
+  function deploy(e: FormEvent) {
+    e.preventDefault();
+    const trimmed = image.trim();
+    if (trimmed !== "") {
+      const parsed = imageRef.safeParse(trimmed);
+      if (!parsed.success) {
+        setImageError(parsed.error.issues[0]?.message ?? "invalid image");
+        return;
+      }
+    }
+    setImageError(undefined);
+    act.mutate({ action: "deploy", ...(trimmed === "" ? {} : { body: { image: trimmed } }) });
+  }
+
+  const generalError = act.isError && !(act.error instanceof ApiError && act.error.field === "image") ? act.error.message : null;
+  return (
+    <section className="card stack" aria-labelledby="actions-title">
+      <h2 id="actions-title">Actions</h2>
+      <form className="stack" onSubmit={deploy} noValidate>
+        <div className="field">
+          <label htmlFor="deploy-image">Image</label>
+          <input
+            id="deploy-image"
+            value={image}
+            onChange={(e) => setImage(e.target.value)}
+            placeholder="leave empty to deploy the current image"
+            aria-invalid={imageError !== undefined}
+            aria-describedby={imageError ? "deploy-image-error" : undefined}
+            autoComplete="off"
+          />
+          {imageError && (
+            <small id="deploy-image-error" className="error" role="alert">
+              {imageError}
+            </small>
+          )}
+        </div>
+        <div className="buttons">
+          <button type="submit" disabled={act.isPending}>
+            Deploy
+          </button>
+          <button type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: "restart" })}>
+            Restart
+          </button>
+          <button type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: "rollback" })}>
+            Rollback
+          </button>
+        </div>
+      </form>
+      {generalError && (
+        <p className="error" role="alert">
+          {generalError}
+        </p>
+      )}
+      {done && (
+        <p className="success" role="status">
+          {done}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,131 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { type FormEvent, useState } from "react";
+import { STRATEGIES, type ServiceCreate, type ServiceView, serviceCreate } from "@levelrail/spec/service";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, fieldErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import { useApps } from "@/lib/queries";
+import { Field } from "./field";
+
+const EMPTY = { name: "", app: "", image: "", port: "", healthPath: "/", strategy: "blue-green", readyBudgetSeconds: "60", env: "" };
+type Values = typeof EMPTY;
+const SHOWN = new Set(Object.keys(EMPTY));
+/** An error of a field the form has no control for (e.g. `body`) shows under the form. */
+const placed = (errors: FieldErrors): FieldErrors =>
+  Object.fromEntries(Object.entries(errors).map(([k, v]) => [SHOWN.has(k) ? k : "form", v]));
+
+/** The form's values as the API takes them, checked with the API's own schema. */
+function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } {
+  const env = parseEnvLines(v.env);
+  if ("error" in env) return { errors: { env: env.error } };
+  const parsed = serviceCreate.safeParse({
+    name: v.name,
+    app: v.app,
+    image: v.image,
+    port: numberOrUndefined(v.port),
+    healthPath: v.healthPath,
+    strategy: v.strategy,
+    readyBudgetSeconds: numberOrUndefined(v.readyBudgetSeconds),
+    env: env.env,
+  });
+  return parsed.success ? { input: parsed.data } : { errors: placed(fieldErrors(parsed.error)) };
+}
+
+export function NewServiceForm() {
+  const qc = useQueryClient();
+  const apps = useApps();
+  const [values, setValues] = useState<Values>(EMPTY);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [created, setCreated] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: (input: ServiceCreate) => api<ServiceView>("/services", { method: "POST", body: input }),
+    onSuccess: async (service) => {
+      setValues({ ...EMPTY, app: values.app });
+      setCreated(service.name);
+      await Promise.all([qc.invalidateQueries({ queryKey: keys.services() }), qc.invalidateQueries({ queryKey: keys.apps() })]);
+    },
+    onError: (err) =>
+      setErrors(placed(err instanceof ApiError ? { [topField(err.field)]: err.message } : { form: "could not create the service" })),
+  });
+
+  const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setCreated(null);
+    const result = toInput(values);
+    if ("errors" in result) {
+      setErrors(result.errors);
+      return;
+    }
+    setErrors({});
+    create.mutate(result.input);
+  }
+
+  const appNames = (apps.data ?? []).map((a) => a.name);
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="new-service-title" noValidate>
+      <h2 id="new-service-title">New service</h2>
+      <Field id="service-name" label="Name" error={errors.name}>
+        {(a) => <input {...a} value={values.name} onChange={set("name")} autoComplete="off" />}
+      </Field>
+      <Field id="service-app" label="App" error={errors.app}>
+        {(a) => (
+          <select {...a} value={values.app} onChange={set("app")}>
+            <option value="">Choose an app</option>
+            {appNames.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field id="service-image" label="Image" error={errors.image}>
+        {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder="nginx:1.27" autoComplete="off" />}
+      </Field>
+      <div className="row">
+        <Field id="service-port" label="Port" error={errors.port}>
+          {(a) => <input {...a} value={values.port} onChange={set("port")} inputMode="numeric" placeholder="8080" />}
+        </Field>
+        <Field id="service-health" label="Health path" error={errors.healthPath}>
+          {(a) => <input {...a} value={values.healthPath} onChange={set("healthPath")} />}
+        </Field>
+      </div>
+      <div className="row">
+        <Field id="service-strategy" label="Strategy" error={errors.strategy}>
+          {(a) => (
+            <select {...a} value={values.strategy} onChange={set("strategy")}>
+              {STRATEGIES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field id="service-budget" label="Ready budget (seconds)" error={errors.readyBudgetSeconds}>
+          {(a) => <input {...a} value={values.readyBudgetSeconds} onChange={set("readyBudgetSeconds")} inputMode="numeric" />}
+        </Field>
+      </div>
+      <Field id="service-env" label="Env vars" error={errors.env} hint="One KEY=value per line">
+        {(a) => <textarea {...a} value={values.env} onChange={set("env")} rows={4} spellCheck={false} />}
+      </Field>
+      {errors.form && (
+        <p className="error" role="alert">
+          {errors.form}
+        </p>
+      )}
+      {created && (
+        <p className="success" role="status">
+          Created <Link href={`/services/${encodeURIComponent(created)}`}>{created}</Link>. Deploy it from its page.
+        </p>
+      )}
+      <button type="submit" disabled={create.isPending}>
+        Create service
+      </button>
+    </form>
+  );
+}

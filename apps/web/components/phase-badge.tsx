@@ -1,0 +1,10 @@
+import type { Phase } from "@levelrail/spec/service";
+
+/** The observed phase of a service; `testId` lets tests find the one on a page. */
+export function PhaseBadge({ phase, testId }: { phase: Phase; testId?: string }) {
+  return (
+    <span className={`badge phase-${phase}`} data-testid={testId}>
+      {phase}
+    </span>
+  );
+}

@@ -1,0 +1,54 @@
+"use client";
+import { useDeploys } from "@/lib/queries";
+import { Timestamp } from "./timestamp";
+
+const duration = (ms: number | null) => (ms === null ? "—" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/** Every Deploy, Restart and Rollback of the service, newest first, outcomes updating live. */
+export function ReleaseHistory({ name }: { name: string }) {
+  const deploys = useDeploys(name);
+  return (
+    <section className="card" aria-labelledby="history-title">
+      <h2 id="history-title">Release history</h2>
+      {deploys.isPending && <p className="muted">Loading…</p>}
+      {deploys.isError && (
+        <p className="error" role="alert">
+          {deploys.error.message}
+        </p>
+      )}
+      {deploys.data?.length === 0 && <p className="muted">Not deployed yet.</p>}
+      {deploys.data && deploys.data.length > 0 && (
+        <table aria-labelledby="history-title">
+          <thead>
+            <tr>
+              <th scope="col">Kind</th>
+              <th scope="col">Image</th>
+              <th scope="col">Who</th>
+              <th scope="col">When</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Duration</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deploys.data.map((r) => (
+              <tr key={r.id}>
+                <td>{r.kind}</td>
+                <td className="mono">{r.image}</td>
+                <td>{r.createdBy}</td>
+                <td>
+                  <Timestamp iso={r.createdAt} />
+                </td>
+                <td>
+                  <span className={`badge outcome-${r.outcome}`}>{r.outcome}</span>
+                </td>
+                <td>{duration(r.durationMs)}</td>
+                <td className="message">{r.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,92 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { api } from "@/lib/fetcher";
+import { keys } from "@/lib/keys";
+import { useService } from "@/lib/queries";
+
+/** The desired state the operator asked for (what the next Deploy runs). */
+export function ServiceConfig({ name }: { name: string }) {
+  const service = useService(name);
+  const s = service.data;
+  return (
+    <section className="card" aria-labelledby="config-title">
+      <div className="card-head">
+        <h2 id="config-title">Configuration</h2>
+        <DeleteService name={name} />
+      </div>
+      {service.isError && (
+        <p className="error" role="alert">
+          {service.error.message}
+        </p>
+      )}
+      {s && (
+        <dl className="facts">
+          <dt>App</dt>
+          <dd>{s.app}</dd>
+          <dt>Image</dt>
+          <dd className="mono">{s.image}</dd>
+          <dt>Port</dt>
+          <dd>{s.port}</dd>
+          <dt>Health path</dt>
+          <dd className="mono">{s.healthPath}</dd>
+          <dt>Strategy</dt>
+          <dd>{s.strategy}</dd>
+          <dt>Ready budget</dt>
+          <dd>{s.readyBudgetSeconds} s</dd>
+          <dt>Domains</dt>
+          <dd>{s.domains.length ? s.domains.join(", ") : "—"}</dd>
+          <dt>Env vars</dt>
+          <dd className="mono">
+            {Object.keys(s.env).length === 0
+              ? "—"
+              : Object.entries(s.env).map(([k, v]) => (
+                  <div key={k}>
+                    {k}={v}
+                  </div>
+                ))}
+          </dd>
+        </dl>
+      )}
+    </section>
+  );
+}
+
+/** Two clicks: "Delete service", then "Confirm delete". */
+function DeleteService({ name }: { name: string }) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const [armed, setArmed] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => api(`/services/${encodeURIComponent(name)}`, { method: "DELETE" }),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: keys.services() });
+      qc.removeQueries({ queryKey: keys.service(name) });
+      router.push("/");
+    },
+  });
+  return (
+    <span className="inline">
+      {remove.isError && (
+        <small className="error" role="alert">
+          {remove.error.message}
+        </small>
+      )}
+      {armed ? (
+        <>
+          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+            Confirm delete
+          </button>
+          <button type="button" className="secondary" onClick={() => setArmed(false)}>
+            Cancel
+          </button>
+        </>
+      ) : (
+        <button type="button" className="secondary" onClick={() => setArmed(true)}>
+          Delete service
+        </button>
+      )}
+    </span>
+  );
+}

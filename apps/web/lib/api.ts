@@ -1,0 +1,81 @@
+import "server-only";
+import type { Ctx } from "@levelrail/services/context";
+import { LevelrailError, errorBody, httpStatus } from "@levelrail/spec/errors";
+import { actorFromRequest } from "./actor";
+import { server } from "./server";
+
+/** What one API call hands its verb. */
+export interface Call<P> {
+  ctx: Ctx;
+  req: Request;
+  params: P;
+  /** The request body as JSON; an empty body is `undefined`, malformed JSON a 400 naming `body`. */
+  body: () => Promise<unknown>;
+}
+
+type Handler<P> = (req: Request, route: { params: Promise<P> }) => Promise<Response>;
+
+export const json = (data: unknown, status = 200) => Response.json(data, { status });
+export const created = (data: unknown) => json(data, 201);
+export const accepted = (data: unknown) => json(data, 202);
+export const noContent = () => new Response(null, { status: 204 });
+
+const fail = (err: LevelrailError) => json(errorBody(err), httpStatus(err.code));
+
+async function readBody(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new LevelrailError("invalid_input", "body: must be valid JSON", { field: "body" });
+  }
+}
+
+/**
+ * The one wrapper of every /api/v1 handler: resolve the caller (401 without
+ * one), run the verb, map a LevelrailError to its status and body, and turn
+ * anything else into a generic 500. Only the method, path and error are
+ * logged, never a request body: bodies carry secrets.
+ */
+export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise<Response>): Handler<P> {
+  return async (req, { params }) => {
+    try {
+      const actor = await actorFromRequest(req);
+      if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
+      const { db, kit } = server();
+      return await run({ ctx: { db, actor, kit }, req, params: await params, body: () => readBody(req) });
+    } catch (err) {
+      if (err instanceof LevelrailError) {
+        if (err.code === "internal" || err.code === "unavailable") logError(req, err);
+        return fail(err);
+      }
+      logError(req, err);
+      return fail(new LevelrailError("internal", "internal error; the server log has the details"));
+    }
+  };
+}
+
+function logError(req: Request, err: unknown) {
+  console.error(`[api] ${req.method} ${new URL(req.url).pathname} failed: ${describe(err, 0)}`);
+}
+
+/**
+ * An error for the log: name, message and stack frames, following `cause`.
+ * A failed query is shown by its SQL text only: its parameters are request
+ * data and may be secrets.
+ */
+function describe(err: unknown, depth: number): string {
+  if (!(err instanceof Error)) return `non-Error thrown (${typeof err})`;
+  // drizzle's DrizzleQueryError puts the parameters in its message; it also keeps them in `params`.
+  const query = (err as { query?: unknown; params?: unknown }).params !== undefined ? (err as { query?: unknown }).query : undefined;
+  const head = query !== undefined ? `${err.name}: failed query: ${String(query)}` : `${err.name}: ${err.message}`;
+  const code = (err as { code?: unknown }).code;
+  const frames = (err.stack ?? "")
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 10)
+    .join("\n");
+  const cause = err.cause !== undefined && depth < 3 ? `\n  caused by ${describe(err.cause, depth + 1)}` : "";
+  return `${head}${typeof code === "string" ? ` [${code}]` : ""}${frames ? `\n${frames}` : ""}${cause}`;
+}

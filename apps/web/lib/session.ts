@@ -1,0 +1,29 @@
+import "server-only";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { cache } from "react";
+import { type Actor, actorFor } from "@levelrail/auth";
+import type { Ctx } from "@levelrail/services/context";
+import { server } from "./server";
+
+/** The signed-in operator of this render, or null; one lookup per request. */
+export const currentActor = cache(async (): Promise<Actor | null> => {
+  // headers() first: it marks the render dynamic, so nothing here runs at build time.
+  const requestHeaders = await headers();
+  const { auth, db } = server();
+  const session = await auth.api.getSession({ headers: requestHeaders });
+  return session ? actorFor(db, session.user.id, session.user.email) : null;
+});
+
+/** The service-layer context of a server component; signed-out visitors go to /login. */
+export async function requireCtx(): Promise<Ctx> {
+  const actor = await currentActor();
+  if (!actor) redirect("/login");
+  const { db, kit } = server();
+  return { db, actor, kit };
+}
+
+/** What a verb returned, as the API would send it (dates become strings). */
+export function asJson<T>(value: unknown): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,55 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { waitFor } from "./wait";
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
+    });
+  });
+
+/**
+ * A real private registry (Debian's docker-registry) with htpasswd auth on
+ * loopback; the engine treats 127.0.0.0/8 registries as plain HTTP.
+ */
+export async function startRegistry(): Promise<{ server: string; username: string; password: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "lr-registry-"));
+  const port = await freePort();
+  const username = "levelrail";
+  const password = `pw-${randomBytes(8).toString("hex")}`;
+  const htpasswd = execFileSync("htpasswd", ["-Bbn", username, password], { encoding: "utf8" });
+  writeFileSync(join(dir, "htpasswd"), htpasswd);
+  writeFileSync(
+    join(dir, "config.yml"),
+    [
+      "version: 0.1",
+      "log: { level: error }",
+      `storage: { filesystem: { rootdirectory: ${join(dir, "data")} } }`,
+      `http: { addr: 127.0.0.1:${port} }`,
+      `auth: { htpasswd: { realm: levelrail-test, path: ${join(dir, "htpasswd")} } }`,
+      "",
+    ].join("\n"),
+  );
+  const proc: ChildProcess = spawn("docker-registry", ["serve", join(dir, "config.yml")], { stdio: "ignore" });
+  const server = `127.0.0.1:${port}`;
+  await waitFor("the registry to answer", async () => {
+    const res = await fetch(`http://${server}/v2/`).catch(() => null);
+    return res && res.status === 401 ? true : undefined;
+  }, { timeoutMs: 20_000 });
+  return {
+    server,
+    username,
+    password,
+    async stop() {
+      proc.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
