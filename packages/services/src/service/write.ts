@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { backupTarget, registryCredential } from "@levelrail/db/schema/config";
 import { environment } from "@levelrail/db/schema/orgs";
 import { service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
@@ -24,6 +25,21 @@ async function environmentFor(ctx: Ctx, orgId: string, environmentId: string | u
   return env.id;
 }
 
+/** Attachments must name an object of the service's own organization: 400 naming the field otherwise. */
+async function checkAttachments(ctx: Ctx, orgId: string, refs: { storageTargetId?: string | null | undefined; registryCredentialId?: string | null | undefined }) {
+  if (refs.storageTargetId) {
+    const [t] = await ctx.db.select({ id: backupTarget.id }).from(backupTarget).where(and(eq(backupTarget.id, refs.storageTargetId), eq(backupTarget.orgId, orgId)));
+    if (!t) throw new LevelrailError("invalid_input", "storageTargetId: no such backup target in this organization", { field: "storageTargetId" });
+  }
+  if (refs.registryCredentialId) {
+    const [c] = await ctx.db
+      .select({ id: registryCredential.id })
+      .from(registryCredential)
+      .where(and(eq(registryCredential.id, refs.registryCredentialId), eq(registryCredential.orgId, orgId)));
+    if (!c) throw new LevelrailError("invalid_input", "registryCredentialId: no such registry credential in this organization", { field: "registryCredentialId" });
+  }
+}
+
 export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<ServiceView> {
   const spec = parse(serviceCreate, input);
   const a = await getApp({ ctx, name: spec.app }).catch((err: unknown) => {
@@ -33,6 +49,7 @@ export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }
     throw err;
   });
   const environmentId = await environmentFor(ctx, a.orgId, spec.environmentId);
+  await checkAttachments(ctx, a.orgId, spec);
   const { name, app: _app, environmentId: _env, ...fields } = spec;
   const row = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
@@ -47,6 +64,7 @@ export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }
 export async function patchService({ ctx, name, input }: { ctx: Ctx; name: string; input: unknown }): Promise<ServiceView> {
   const { service: s, appName } = await findService(ctx, name);
   const patch = parse(servicePatch, input);
+  await checkAttachments(ctx, s.orgId, patch);
   const [row] = await ctx.db
     .update(service)
     .set({ ...patch, updatedAt: new Date() })
