@@ -6,6 +6,7 @@ import { applicationController, serviceKey } from "./controllers/application/rec
 import { httpProber } from "./controllers/application/ports";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { pgServiceStore } from "./store";
+import { pgHookRecorder } from "./hook-store";
 import { pgEnvStores } from "@levelrail/services/env/sources";
 import type { Keyring } from "@levelrail/secrets";
 
@@ -17,6 +18,8 @@ export interface WorkerOptions {
   keyring: Keyring;
   resyncMs: number;
   probeIntervalMs?: number;
+  /** Timeout of a hook whose service sets none (seconds). */
+  defaultHookTimeoutSeconds?: number;
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
 }
@@ -35,6 +38,8 @@ export async function startWorker(o: WorkerOptions) {
       probeIntervalMs: o.probeIntervalMs ?? 100,
       envStores: stores,
       registry: stores,
+      hooks: pgHookRecorder(o.db),
+      defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
     }),
     {
       log: (e) => {

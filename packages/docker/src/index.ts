@@ -47,6 +47,12 @@ export interface Runtime {
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   /** Force-removes; a container that is already gone is not an error. */
   removeContainer(id: string): Promise<void>;
+  /** Follows a container's combined stdout/stderr from its start until it ends. */
+  followLogs(id: string, onChunk: (text: string) => void): Promise<void>;
+  /** Resolves with the exit code once the container has stopped. */
+  waitExit(id: string): Promise<number>;
+  /** Runs argv inside a running container (no shell) and streams its combined output. */
+  exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
   /** Changes the restart policy of a created container. */
   setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
   containerLogs(id: string, tailLines: number): Promise<string>;
@@ -177,6 +183,21 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
         if (s !== 404 && s !== 409) throw err; // 409: removal already in progress
       }
     },
+    async followLogs(id, onChunk) {
+      const stream = (await docker.getContainer(id).logs({ stdout: true, stderr: true, follow: true })) as unknown as NodeJS.ReadableStream;
+      await demuxStream(stream, onChunk);
+    },
+    async waitExit(id) {
+      const r = (await docker.getContainer(id).wait()) as { StatusCode: number };
+      return r.StatusCode;
+    },
+    async exec(id, argv, onChunk) {
+      const ex = await docker.getContainer(id).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, Tty: false });
+      const stream = await ex.start({ hijack: true, stdin: false });
+      await demuxStream(stream, onChunk);
+      const info = await ex.inspect();
+      return { exitCode: info.ExitCode ?? -1 };
+    },
     async setRestartPolicy(id, policy) {
       await docker.getContainer(id).update({ RestartPolicy: { Name: policy } });
     },
@@ -197,6 +218,25 @@ export function demuxLogs(buf: Buffer): string {
     i += 8 + len;
   }
   return i === 0 ? buf.toString("utf8") : parts.join("");
+}
+
+/** Reads Docker's multiplexed stream (8-byte frame headers) in order, calling `onChunk` with each frame's text. */
+function demuxStream(stream: NodeJS.ReadableStream, onChunk: (text: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    stream.on("data", (data: Buffer) => {
+      buf = Buffer.concat([buf, data]);
+      while (buf.length >= 8) {
+        const len = buf.readUInt32BE(4);
+        if (buf.length < 8 + len) break;
+        onChunk(buf.subarray(8, 8 + len).toString("utf8"));
+        buf = buf.subarray(8 + len);
+      }
+    });
+    stream.on("end", () => resolve());
+    stream.on("close", () => resolve());
+    stream.on("error", reject);
+  });
 }
 
 function parseDockerHost(host: string): Docker.DockerOptions {

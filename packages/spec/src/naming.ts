@@ -10,6 +10,8 @@ export const Labels = {
   service: "levelrail.service",
   app: "levelrail.app",
   release: "levelrail.release",
+  /** What a container is for when it is not the service itself: `pre-deploy` for a hook container. */
+  role: "levelrail.role",
   /** The short name of the installation that owns the object, so two installations can share an engine. */
   instance: "levelrail.instance",
 } as const;

@@ -7,6 +7,9 @@ export type Strategy = (typeof STRATEGIES)[number];
 export const PHASES = ["pending", "deploying", "running", "failed", "stopped"] as const;
 export type Phase = (typeof PHASES)[number];
 
+export const DEPLOY_STEPS = ["pulling", "pre-deploy", "starting", "probing", "post-deploy", "cutover"] as const;
+export type DeployStep = (typeof DEPLOY_STEPS)[number];
+
 export const RELEASE_OUTCOMES = ["pending", "deploying", "succeeded", "failed", "superseded"] as const;
 export type ReleaseOutcome = (typeof RELEASE_OUTCOMES)[number];
 
@@ -127,6 +130,8 @@ export interface ServiceView {
 
 export interface StatusView {
   phase: Phase;
+  /** The step of a deploy in progress, null when idle. */
+  step: DeployStep | null;
   image: string | null;
   activeContainer: string | null;
   lastDeploy: ReleaseView | null;

@@ -1,21 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { z } from "zod";
 import { backupTarget } from "@levelrail/db/schema/config";
 import { service } from "@levelrail/db/schema/services";
+import { backupTargetInput } from "@levelrail/spec/config";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, isUuid, orgOf, parse, scope } from "../context";
-
-const input = z
-  .object({
-    name: z.string().trim().min(1, "is required").max(100),
-    endpoint: z.string().url("must be a URL like https://s3.example.com"),
-    bucket: z.string().trim().min(1, "is required").max(255),
-    region: z.string().trim().min(1, "is required").max(64),
-    accessKey: z.string().min(1, "is required").max(1024),
-    secretKey: z.string().min(1, "is required").max(4096),
-    orgId: z.string().uuid().optional(),
-  })
-  .strict();
 
 type Row = typeof backupTarget.$inferSelect;
 /** Never the secret key: it is write-only. */
@@ -37,7 +25,7 @@ export async function listBackupTargets({ ctx }: { ctx: Ctx }) {
 }
 
 export async function createBackupTarget({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {
-  const { secretKey, orgId, ...fields } = parse(input, raw);
+  const { secretKey, orgId, ...fields } = parse(backupTargetInput, raw);
   const [row] = await ctx.db
     .insert(backupTarget)
     .values({ ...fields, orgId: orgOf(ctx, orgId), secretKeySealed: ctx.kit.keyring.seal(secretKey) })

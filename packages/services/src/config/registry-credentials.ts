@@ -1,19 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { z } from "zod";
 import { registryCredential } from "@levelrail/db/schema/config";
 import { service } from "@levelrail/db/schema/services";
+import { registryCredentialInput } from "@levelrail/spec/config";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, isUuid, orgOf, parse, scope } from "../context";
-
-const input = z
-  .object({
-    name: z.string().trim().min(1, "is required").max(100),
-    server: z.string().trim().min(1, "is required").max(255).regex(/^[a-z0-9.-]+(:\d+)?$/i, "must be a registry host like registry.example.com or 127.0.0.1:5000"),
-    username: z.string().min(1, "is required").max(255),
-    password: z.string().min(1, "is required").max(4096),
-    orgId: z.string().uuid().optional(),
-  })
-  .strict();
 
 type Row = typeof registryCredential.$inferSelect;
 /** Never the password: it is write-only. */
@@ -33,7 +23,7 @@ export async function listRegistryCredentials({ ctx }: { ctx: Ctx }) {
 }
 
 export async function createRegistryCredential({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {
-  const { password, orgId, ...fields } = parse(input, raw);
+  const { password, orgId, ...fields } = parse(registryCredentialInput, raw);
   const [row] = await ctx.db
     .insert(registryCredential)
     .values({ ...fields, orgId: orgOf(ctx, orgId), passwordSealed: ctx.kit.keyring.seal(password) })

@@ -87,6 +87,7 @@ export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Prom
   const pendingNew = last && last.outcome === "pending";
   return {
     phase: pendingNew ? "pending" : (st?.phase ?? (last ? "pending" : "stopped")),
+    step: pendingNew ? null : (st?.step ?? null),
     image: st?.image ?? last?.spec.image ?? null,
     activeContainer: st?.activeContainer ?? null,
     lastDeploy: last ? releaseView(last) : null,

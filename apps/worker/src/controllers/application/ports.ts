@@ -1,6 +1,6 @@
 import type { RegistryAuth } from "@levelrail/docker";
 import type { EnvTarget } from "@levelrail/spec/env";
-import type { Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
+import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
 
 /** The release a service must converge to. */
 export interface DesiredRelease {
@@ -34,6 +34,7 @@ export interface ServiceStore {
 
 export interface ObservedStatus {
   phase: Phase;
+  step: DeployStep | null;
   image: string | null;
   activeContainer: string | null;
   message: string;

@@ -190,6 +190,8 @@ describe("application controller on the real engine", () => {
       probeIntervalMs: 100,
       envStores: pgEnvStores(s.db, s.kit.keyring),
       registry: undefined,
+      hooks: undefined,
+      defaultHookTimeoutSeconds: 300,
     });
     await waitFor("the dying worker to reach the removal", async () => {
       try {

@@ -1,8 +1,10 @@
 import type { ManagedContainer, RegistryAuth, Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { networkLabels, networkName, serviceFilter } from "@levelrail/spec/naming";
+import { Labels, networkLabels, networkName, serviceFilter } from "@levelrail/spec/naming";
+import type { DeployStep } from "@levelrail/spec/service";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { containerOptions, probeUrl } from "./desired";
+import { type HookRecorder, preDeployContainer, runPostDeploy, runPreDeploy } from "./hooks";
 import { pullPolicy } from "./image";
 import type { DesiredRelease, DesiredService, Prober, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 
@@ -18,6 +20,10 @@ export interface ApplicationControllerOptions {
   envStores: EnvStores;
   /** Registry logins; a service that declares one fails when this is absent. */
   registry: RegistryStore | undefined;
+  /** Where hook runs are kept; without one, hooks still run and gate the deploy. */
+  hooks: HookRecorder | undefined;
+  /** Timeout for a hook whose service sets none. */
+  defaultHookTimeoutSeconds: number;
 }
 
 export { serviceKey } from "@levelrail/db/notify";
@@ -60,7 +66,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const auth = login.auth;
       let last = 0;
       const report = async (message: string) => {
-        await o.status.setStatus(svc.id, { phase: "deploying", image: ref, activeContainer: active, message });
+        await progress(svc, rel, "pulling", active, message);
       };
       await report(`pulling ${ref}`);
       try {
@@ -88,6 +94,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
   const fail = async (svc: DesiredService, rel: DesiredRelease, active: string | null, message: string) => {
     await o.status.setStatus(svc.id, {
       phase: "failed",
+      step: null,
       image: rel.spec.image,
       activeContainer: active,
       message: active ? `${message}; ${active} keeps serving` : message,
@@ -95,23 +102,37 @@ export function applicationController(o: ApplicationControllerOptions): Controll
     await o.status.updateRelease(rel.id, { outcome: "failed", message });
   };
 
+  /** Writes the observed status of a deploy in progress. */
+  const progress = (svc: DesiredService, rel: DesiredRelease, step: DeployStep, active: string | null, message: string) =>
+    o.status.setStatus(svc.id, { phase: "deploying", step, image: rel.spec.image, activeContainer: active, message });
+
+  const hookRun = (svc: DesiredService, rel: DesiredRelease, phase: "pre" | "post", argv: string[]) => ({
+    serviceId: svc.id,
+    releaseId: rel.id,
+    phase,
+    argv,
+    timeoutSeconds: rel.spec.hooks.timeoutSeconds ?? o.defaultHookTimeoutSeconds,
+  });
+
   return {
     name: "application",
     async reconcile(key): Promise<ReconcileResult | void> {
       const name = key.slice("service:".length);
       const svc = await o.store.getDesiredService(name);
-      const containers = await runtime.listContainers(serviceFilter(o.shortName, name));
+      const all = await runtime.listContainers(serviceFilter(o.shortName, name));
+      // Hook containers of this service (pre-deploy one-offs) are not the service itself.
+      const hookContainers = all.filter((c) => c.labels[Labels.role] !== undefined);
+      const containers = all.filter((c) => c.labels[Labels.role] === undefined);
 
-      if (!svc) return void (await removeAll(containers));
+      if (!svc) return void (await removeAll(all));
       const rel = svc.release;
       if (!rel) {
-        await removeAll(containers);
-        await o.status.setStatus(svc.id, { phase: "stopped", image: null, activeContainer: null, message: "not deployed yet" });
+        await removeAll(all);
+        await o.status.setStatus(svc.id, { phase: "stopped", step: null, image: null, activeContainer: null, message: "not deployed yet" });
         return;
       }
 
-      const running = containers.filter((c) => c.state === "running");
-      const serving = running[0]?.name ?? null;
+      const serving = containers.find((c) => c.state === "running")?.name ?? null;
       // A failed release is final until the desired state changes: no churn.
       if (rel.outcome === "failed") return;
 
@@ -138,28 +159,37 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         spec: rel.spec,
         env,
       });
+      const preDeploy = rel.spec.hooks.preDeploy ? preDeployContainer(plan, rel.spec.hooks.preDeploy) : null;
+      // Hook containers left by a crash of an older release are not adopted.
+      await removeAll(hookContainers.filter((c) => c.name !== preDeploy?.name));
       const target = containers.find((c) => c.name === plan.name);
       const others = containers.filter((c) => c.name !== plan.name);
 
       if (rel.outcome === "succeeded" && target?.state === "running") {
         await removeAll(others);
-        await o.status.setStatus(svc.id, { phase: "running", image: rel.spec.image, activeContainer: target.name, message: "" });
+        await o.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: target.name, message: "" });
         return;
       }
 
-      const othersServing = others.find((c) => c.state === "running")?.name ?? null;
+      let othersServing = others.find((c) => c.state === "running")?.name ?? null;
       if (rel.outcome === "pending") await o.status.updateRelease(rel.id, { outcome: "deploying" });
-      if (rel.spec.strategy === "recreate" && others.length > 0) {
-        await o.status.setStatus(svc.id, { phase: "deploying", image: rel.spec.image, activeContainer: null, message: "stopping the old container (recreate)" });
-        for (const c of others) await runtime.stopContainer(c.id, 10);
-        await removeAll(others);
-      }
-
       const network = networkName(o.shortName, svc.appId);
+
       let current = target;
       if (!current) {
-        await o.status.setStatus(svc.id, { phase: "deploying", image: rel.spec.image, activeContainer: othersServing, message: `starting ${plan.name}` });
         await runtime.ensureNetwork(network, networkLabels(o.shortName, svc.appId));
+        if (preDeploy && rel.spec.hooks.preDeploy) {
+          await progress(svc, rel, "pre-deploy", othersServing, `running the pre-deploy hook ${JSON.stringify(rel.spec.hooks.preDeploy)}`);
+          const hook = await runPreDeploy(runtime, o.hooks, hookRun(svc, rel, "pre", rel.spec.hooks.preDeploy), preDeploy);
+          if (!hook.ok) return void (await fail(svc, rel, othersServing, hook.message));
+        }
+        if (rel.spec.strategy === "recreate" && others.length > 0) {
+          await progress(svc, rel, "starting", null, "stopping the old container (recreate)");
+          for (const c of others) await runtime.stopContainer(c.id, 10);
+          await removeAll(others);
+          othersServing = null; // gone: nothing serves until the new one is ready, and a failure must not claim otherwise
+        }
+        await progress(svc, rel, "starting", othersServing, `starting ${plan.name}`);
         await runtime.createContainer(plan); // null: the name exists already, adopted below
         current = (await runtime.inspectContainer(plan.name)) ?? undefined;
         if (!current) throw new Error(`container ${plan.name} vanished right after it was created`);
@@ -187,19 +217,26 @@ export function applicationController(o: ApplicationControllerOptions): Controll
           await fail(svc, rel, othersServing, `${plan.name} was not ready within ${rel.spec.readyBudgetSeconds}s (GET ${rel.spec.healthPath} on port ${rel.spec.port}: ${result.detail})`);
           return;
         }
-        await o.status.setStatus(svc.id, {
-          phase: "deploying",
-          image: rel.spec.image,
-          activeContainer: othersServing,
-          message: `waiting for ${plan.name} to be ready (GET ${rel.spec.healthPath}: ${result.detail}, ${Math.round(elapsed / 1000)}s of ${rel.spec.readyBudgetSeconds}s)`,
-        });
+        await progress(svc, rel, "probing", othersServing, `waiting for ${plan.name} to be ready (GET ${rel.spec.healthPath}: ${result.detail}, ${Math.round(elapsed / 1000)}s of ${rel.spec.readyBudgetSeconds}s)`);
         return { requeueAfterMs: o.probeIntervalMs };
       }
 
+      // A real cutover: this release made the container (a no-op Deploy adopts the running one and runs no hook).
+      const cutover = current.labels[Labels.release] === rel.id;
+      if (cutover && rel.spec.hooks.postDeploy) {
+        await progress(svc, rel, "post-deploy", othersServing, `running the post-deploy hook ${JSON.stringify(rel.spec.hooks.postDeploy)} in ${plan.name}`);
+        const hook = await runPostDeploy(runtime, o.hooks, hookRun(svc, rel, "post", rel.spec.hooks.postDeploy), current);
+        if (!hook.ok) {
+          await runtime.removeContainer(current.id);
+          return void (await fail(svc, rel, othersServing, hook.message));
+        }
+      }
+
       // Ready: cut over. The new container serves before any old one goes.
+      await progress(svc, rel, "cutover", plan.name, `${plan.name} is ready; removing ${others.length} old container(s)`);
       await runtime.setRestartPolicy(current.id, "unless-stopped");
       await removeAll(others);
-      await o.status.setStatus(svc.id, { phase: "running", image: rel.spec.image, activeContainer: plan.name, message: "" });
+      await o.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: plan.name, message: "" });
       await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
     },
   };

@@ -1,5 +1,5 @@
 import { integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
-import type { Hooks, Phase, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
+import type { DeployStep, Hooks, Phase, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
 export const app = pgTable(
@@ -72,5 +72,7 @@ export const serviceStatus = pgTable("service_status", {
   image: text("image"),
   activeContainer: text("active_container"),
   message: text("message").notNull().default(""),
+  /** Where a deploy is: pulling, pre-deploy, starting, probing, post-deploy, cutover (null when idle). */
+  step: text("step").$type<DeployStep>(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

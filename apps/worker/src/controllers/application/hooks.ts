@@ -1,0 +1,174 @@
+import type { ContainerCreateOptions } from "dockerode";
+import type { ManagedContainer, Runtime } from "@levelrail/docker";
+import { Labels } from "@levelrail/spec/naming";
+
+export type HookPhase = "pre" | "post";
+export type HookOutcome = "succeeded" | "failed" | "timed_out" | "error";
+
+/** Where hook runs are kept. Optional: without one, hooks still run and gate the deploy. */
+export interface HookRecorder {
+  /** Starts (or resumes, for the same attempt) a run; other unfinished runs of this release and phase are marked interrupted. */
+  begin(run: { serviceId: string; releaseId: string; phase: HookPhase; command: string[]; attempt: string }): Promise<string>;
+  progress(runId: string, output: string): Promise<void>;
+  finish(runId: string, r: { exitCode: number | null; outcome: HookOutcome; output: string; message: string }): Promise<void>;
+  /** Whether this release's hook of this phase already succeeded (so a resumed deploy does not run it again). */
+  succeeded(releaseId: string, phase: HookPhase): Promise<boolean>;
+}
+
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+export const TRUNCATED_MARKER = "\n[levelrail: output truncated at 1 MiB]\n";
+
+/** Combined output, capped at 1 MiB with a clear marker where it was cut. */
+export class CappedOutput {
+  private text = "";
+  private bytes = 0;
+  private cut = false;
+
+  append(chunk: string): void {
+    if (this.cut) return;
+    const size = Buffer.byteLength(chunk);
+    if (this.bytes + size <= MAX_OUTPUT_BYTES) {
+      this.text += chunk;
+      this.bytes += size;
+      return;
+    }
+    const room = MAX_OUTPUT_BYTES - this.bytes;
+    this.text += Buffer.from(chunk).subarray(0, room).toString("utf8").replace(/\uFFFD$/, "") + TRUNCATED_MARKER;
+    this.cut = true;
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+export interface HookRun {
+  serviceId: string;
+  releaseId: string;
+  phase: HookPhase;
+  argv: string[];
+  timeoutSeconds: number;
+}
+
+export type HookResult = { ok: true } | { ok: false; message: string };
+
+const phaseName = (p: HookPhase) => (p === "pre" ? "pre-deploy" : "post-deploy");
+const describe = (argv: string[]) => JSON.stringify(argv);
+
+/** Runs a hook under a timeout while recording it; `run` resolves to an exit code, `kill` ends it on timeout. */
+async function recorded(
+  recorder: HookRecorder | undefined,
+  run: HookRun,
+  attempt: string,
+  remainingMs: number,
+  start: (onChunk: (text: string) => void) => Promise<number>,
+  kill: () => Promise<void>,
+): Promise<HookResult> {
+  const output = new CappedOutput();
+  const runId = recorder ? await recorder.begin({ serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.argv, attempt }) : null;
+  let last = 0;
+  const onChunk = (text: string) => {
+    output.append(text);
+    const now = Date.now();
+    if (runId && recorder && now - last > 500) {
+      last = now;
+      void recorder.progress(runId, output.toString()).catch(() => {});
+    }
+  };
+  const name = phaseName(run.phase);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), Math.max(0, remainingMs));
+  });
+  try {
+    const result = await Promise.race([start(onChunk), timedOut]);
+    if (result === "timeout") {
+      await kill();
+      const message = `${name} hook ${describe(run.argv)} timed out after ${run.timeoutSeconds}s and was killed`;
+      if (runId && recorder) await recorder.finish(runId, { exitCode: null, outcome: "timed_out", output: output.toString(), message });
+      return { ok: false, message };
+    }
+    const ok = result === 0;
+    const message = ok ? "" : `${name} hook ${describe(run.argv)} failed with exit code ${result}`;
+    if (runId && recorder) await recorder.finish(runId, { exitCode: result, outcome: ok ? "succeeded" : "failed", output: output.toString(), message });
+    return ok ? { ok: true } : { ok: false, message };
+  } catch (err) {
+    const message = `${name} hook ${describe(run.argv)} could not run: ${err instanceof Error ? err.message : String(err)}`;
+    if (runId && recorder) await recorder.finish(runId, { exitCode: null, outcome: "error", output: output.toString(), message });
+    await kill().catch(() => {});
+    return { ok: false, message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The one-off container a pre-deploy hook runs in: the new image, the new env, the app network; argv exactly, no shell. */
+export function preDeployContainer(service: ContainerCreateOptions & { name: string }, argv: string[]): ContainerCreateOptions & { name: string } {
+  const [entry, ...args] = argv;
+  return {
+    name: `${service.name}-pre-deploy`,
+    Image: service.Image,
+    Entrypoint: entry === undefined ? [] : [entry],
+    Cmd: args,
+    Env: service.Env,
+    Labels: { ...service.Labels, [Labels.role]: "pre-deploy" },
+    HostConfig: { NetworkMode: service.HostConfig?.NetworkMode, RestartPolicy: { Name: "no" } },
+  };
+}
+
+/**
+ * Runs (or resumes, after a crash) the pre-deploy hook in its one-off
+ * container, waits for it within the timeout, and removes the container.
+ */
+export async function runPreDeploy(
+  runtime: Runtime,
+  recorder: HookRecorder | undefined,
+  run: HookRun,
+  opts: ContainerCreateOptions & { name: string },
+): Promise<HookResult> {
+  if (recorder && (await recorder.succeeded(run.releaseId, "pre"))) return { ok: true };
+  let c: ManagedContainer | null = await runtime.inspectContainer(opts.name);
+  if (!c) {
+    await runtime.createContainer(opts);
+    c = await runtime.inspectContainer(opts.name);
+    if (!c) throw new Error(`hook container ${opts.name} vanished right after it was created`);
+  }
+  const id = c.id;
+  const remaining = run.timeoutSeconds * 1000 - (Date.now() - c.createdAt);
+  try {
+    return await recorded(
+      recorder,
+      run,
+      opts.name,
+      remaining,
+      async (onChunk) => {
+        if (c.state === "created") await runtime.startContainer(id);
+        const logs = runtime.followLogs(id, onChunk);
+        const code = await runtime.waitExit(id);
+        await logs;
+        return code;
+      },
+      () => runtime.removeContainer(id),
+    );
+  } finally {
+    await runtime.removeContainer(id);
+  }
+}
+
+/** Runs the post-deploy hook inside the new container (exec, no shell); the caller removes the container on failure. */
+export async function runPostDeploy(
+  runtime: Runtime,
+  recorder: HookRecorder | undefined,
+  run: HookRun,
+  container: ManagedContainer,
+): Promise<HookResult> {
+  if (recorder && (await recorder.succeeded(run.releaseId, "post"))) return { ok: true };
+  return recorded(
+    recorder,
+    run,
+    `exec-${container.id.slice(0, 12)}-${Date.now()}`,
+    run.timeoutSeconds * 1000,
+    async (onChunk) => (await runtime.exec(container.id, run.argv, onChunk)).exitCode,
+    () => runtime.removeContainer(container.id),
+  );
+}

@@ -1,0 +1,45 @@
+import { and, eq, ne } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { hookRun } from "@levelrail/db/schema/hooks";
+import { service } from "@levelrail/db/schema/services";
+import type { HookRecorder } from "./controllers/application/hooks";
+
+/** Hook runs kept in PostgreSQL. */
+export function pgHookRecorder(db: Db): HookRecorder {
+  return {
+    async begin(run) {
+      const [svc] = await db.select({ orgId: service.orgId }).from(service).where(eq(service.id, run.serviceId));
+      if (!svc) throw new Error(`service ${run.serviceId} vanished`);
+      return db.transaction(async (tx) => {
+        // Another attempt of the same hook that never finished: the worker stopped during it.
+        await tx
+          .update(hookRun)
+          .set({ outcome: "error", finishedAt: new Date(), message: "interrupted: the worker stopped during this run" })
+          .where(and(eq(hookRun.releaseId, run.releaseId), eq(hookRun.phase, run.phase), eq(hookRun.outcome, "running"), ne(hookRun.attempt, run.attempt)));
+        const [row] = await tx
+          .insert(hookRun)
+          .values({ orgId: svc.orgId, serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.command, attempt: run.attempt })
+          .onConflictDoUpdate({ target: [hookRun.releaseId, hookRun.phase, hookRun.attempt], set: { outcome: "running" } })
+          .returning({ id: hookRun.id });
+        return row!.id;
+      });
+    },
+    async progress(runId, output) {
+      await db.update(hookRun).set({ output }).where(and(eq(hookRun.id, runId), eq(hookRun.outcome, "running")));
+    },
+    async finish(runId, r) {
+      await db
+        .update(hookRun)
+        .set({ exitCode: r.exitCode, outcome: r.outcome, output: r.output, message: r.message, finishedAt: new Date() })
+        .where(eq(hookRun.id, runId));
+    },
+    async succeeded(releaseId, phase) {
+      const rows = await db
+        .select({ id: hookRun.id })
+        .from(hookRun)
+        .where(and(eq(hookRun.releaseId, releaseId), eq(hookRun.phase, phase), eq(hookRun.outcome, "succeeded")))
+        .limit(1);
+      return rows.length > 0;
+    },
+  };
+}
