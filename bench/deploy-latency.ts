@@ -18,6 +18,7 @@ import { instanceFilter, networkName } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { freePort } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
 import { startWorker } from "@levelrail/worker/wiring";
 
@@ -54,6 +55,8 @@ const worker = await startWorker({
   shortName,
   keyring: kit.keyring,
   resyncMs: 60_000,
+  meshDnsPort: await freePort(),
+  drainMs: 0, // the baseline removes the old container at once, so the product does too
   probeIntervalMs: PROBE_MS,
   log: () => {},
   onEvent: (e) => {

@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, ne, or } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { service } from "@levelrail/db/schema/services";
@@ -11,11 +11,18 @@ export function pgHookRecorder(db: Db): HookRecorder {
       const [svc] = await db.select({ orgId: service.orgId }).from(service).where(eq(service.id, run.serviceId));
       if (!svc) throw new Error(`service ${run.serviceId} vanished`);
       return db.transaction(async (tx) => {
-        // Another attempt of the same hook that never finished: the worker stopped during it.
+        // Any other run of this service that never finished was interrupted (the worker stopped during it, or its
+        // release was superseded meanwhile): one service runs one hook at a time.
         await tx
           .update(hookRun)
           .set({ outcome: "error", finishedAt: new Date(), message: "interrupted: the worker stopped during this run" })
-          .where(and(eq(hookRun.releaseId, run.releaseId), eq(hookRun.phase, run.phase), eq(hookRun.outcome, "running"), ne(hookRun.attempt, run.attempt)));
+          .where(
+            and(
+              eq(hookRun.serviceId, run.serviceId),
+              eq(hookRun.outcome, "running"),
+              or(ne(hookRun.releaseId, run.releaseId), ne(hookRun.phase, run.phase), ne(hookRun.attempt, run.attempt)),
+            ),
+          );
         const [row] = await tx
           .insert(hookRun)
           .values({ orgId: svc.orgId, serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.command, attempt: run.attempt })

@@ -5,6 +5,7 @@ import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
 import { startWorker } from "./wiring";
+import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, parseCidr } from "./network/pool";
 
 const env = z
   .object({
@@ -15,6 +16,19 @@ const env = z
     LEVELRAIL_DATA_DIR: z.string().default(".levelrail"),
     LEVELRAIL_MASTER_KEY: z.string().optional(),
     LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().optional(),
+    LEVELRAIL_NETWORK_POOL: z
+      .string()
+      .default(DEFAULT_NETWORK_POOL)
+      .refine((v) => {
+        try {
+          return parseCidr(v).bits <= APP_SUBNET_BITS;
+        } catch {
+          return false;
+        }
+      }, `LEVELRAIL_NETWORK_POOL must be an IPv4 CIDR of /${APP_SUBNET_BITS} or larger, like ${DEFAULT_NETWORK_POOL}`),
+    LEVELRAIL_MESH_DNS_PORT: z.coerce.number().int().min(1).max(65535).default(10053),
+    LEVELRAIL_DRAIN_MS: z.coerce.number().int().min(0).default(2000),
+    LEVELRAIL_HOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
   })
   .parse(process.env);
 
@@ -35,6 +49,10 @@ const worker = await startWorker({
   runtime,
   shortName: env.LEVELRAIL_SHORT_NAME,
   resyncMs: env.LEVELRAIL_RESYNC_SECONDS * 1000,
+  networkPool: { pool: env.LEVELRAIL_NETWORK_POOL, bits: APP_SUBNET_BITS },
+  meshDnsPort: env.LEVELRAIL_MESH_DNS_PORT,
+  drainMs: env.LEVELRAIL_DRAIN_MS,
+  defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
   log: (line) => console.log(line),
 });
 console.log(`worker ready (short name ${env.LEVELRAIL_SHORT_NAME})`);

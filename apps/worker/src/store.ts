@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { envTargetOf } from "@levelrail/services/env/sources";
-import { release, service, serviceStatus } from "@levelrail/db/schema/services";
+import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
 
 /** The PostgreSQL side of the application controller's ports. */
@@ -9,8 +9,9 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
   return {
     async getDesiredService(name): Promise<DesiredService | null> {
       const [row] = await db
-        .select({ service, release })
+        .select({ service, release, appName: app.name })
         .from(service)
+        .innerJoin(app, eq(app.id, service.appId))
         .leftJoin(release, and(eq(release.id, service.currentReleaseId), eq(release.orgId, service.orgId)))
         .where(eq(service.name, name));
       if (!row) return null;
@@ -22,11 +23,12 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
         id: s.id,
         name: s.name,
         appId: s.appId,
+        appName: row.appName,
         orgId: s.orgId,
         registryCredentialId: s.registryCredentialId,
         envTarget,
         release: r
-          ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome }
+          ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null }
           : null,
       };
     },

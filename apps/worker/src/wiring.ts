@@ -1,8 +1,10 @@
 import type { Db, Sql } from "@levelrail/db/client";
 import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
-import { Labels, instanceFilter } from "@levelrail/spec/naming";
-import { applicationController, serviceKey } from "./controllers/application/reconcile";
+import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
+import { type MeshPort, applicationController, serviceKey } from "./controllers/application/reconcile";
+import { MeshDns } from "./mesh/dns";
+import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { httpProber } from "./controllers/application/ports";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { pgServiceStore } from "./store";
@@ -20,6 +22,12 @@ export interface WorkerOptions {
   probeIntervalMs?: number;
   /** Timeout of a hook whose service sets none (seconds). */
   defaultHookTimeoutSeconds?: number;
+  /** Subnets for app networks. */
+  networkPool?: SubnetPool;
+  /** Where Caddy asks the mesh DNS (loopback); containers ask it on their network's gateway, port 53. */
+  meshDnsPort: number;
+  /** How long an old container keeps serving after the switch. */
+  drainMs?: number;
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
 }
@@ -27,6 +35,21 @@ export interface WorkerOptions {
 /** Wires store, runtime and controllers to their runners; LISTEN + periodic resync feed them. */
 export async function startWorker(o: WorkerOptions) {
   const store = pgServiceStore(o.db);
+  const mesh = new MeshDns({ zone: meshZone(o.shortName), log: o.log });
+  await mesh.listen("127.0.0.1", o.meshDnsPort);
+  const gatewayFailures = new Set<string>();
+  const meshPort: MeshPort = {
+    setActive: (name, address) => mesh.setActive(name, address),
+    async serveApp(gateway, app) {
+      try {
+        await mesh.listen(gateway, 53, `${app}.${meshZone(o.shortName)}`);
+      } catch (err) {
+        // Containers still run; only mesh names fail to resolve inside them. Say so once per gateway.
+        if (!gatewayFailures.has(gateway)) o.log(`[mesh-dns] cannot listen on ${gateway}:53 (${describe(err)}); mesh names will not resolve inside app containers`);
+        gatewayFailures.add(gateway);
+      }
+    },
+  };
   const stores = pgEnvStores(o.db, o.keyring);
   const application = new Runner(
     applicationController({
@@ -40,6 +63,9 @@ export async function startWorker(o: WorkerOptions) {
       registry: stores,
       hooks: pgHookRecorder(o.db),
       defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
+      networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
+      mesh: meshPort,
+      drainMs: o.drainMs ?? 2000,
     }),
     {
       log: (e) => {
@@ -73,11 +99,13 @@ export async function startWorker(o: WorkerOptions) {
 
   return {
     application,
+    mesh,
     resync,
     async stop() {
       clearInterval(timer);
       await unlisten();
       await application.stop();
+      mesh.close();
     },
   };
 }

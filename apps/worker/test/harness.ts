@@ -5,6 +5,7 @@ import { instanceFilter } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { freePort } from "@levelrail/testkit/registry";
 import { getStatus } from "@levelrail/services/service/view";
 import { waitFor } from "@levelrail/testkit/wait";
 import type { Phase } from "@levelrail/spec/service";
@@ -37,8 +38,19 @@ export async function setupSuite(label: string) {
     ctx,
     kit,
     logs,
-    async startWorker() {
-      worker = await startWorker({ db, sql, runtime, shortName, keyring: kit.keyring, resyncMs: 60_000, log: (l) => logs.push(l) });
+    async startWorker(over: Partial<Parameters<typeof startWorker>[0]> = {}) {
+      worker = await startWorker({
+        db,
+        sql,
+        runtime,
+        shortName,
+        keyring: kit.keyring,
+        resyncMs: 60_000,
+        meshDnsPort: await freePort(),
+        drainMs: 300,
+        log: (l) => logs.push(l),
+        ...over,
+      });
       return worker;
     },
     async stopWorker() {

@@ -17,6 +17,16 @@ export interface ManagedContainer {
   addresses: Record<string, string>;
 }
 
+export interface NetworkInfo {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  subnets: string[];
+  gateway: string | null;
+  /** Ids of the containers attached. */
+  containers: string[];
+}
+
 export interface RegistryAuth {
   username: string;
   password: string;
@@ -38,8 +48,12 @@ export interface Runtime {
   /** The image's id if the engine has it, else null. */
   imageId(ref: string): Promise<string | null>;
   pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void>;
-  ensureNetwork(name: string, labels: Record<string, string>): Promise<void>;
-  listNetworks(labelFilters: string[]): Promise<{ id: string; name: string; labels: Record<string, string> }[]>;
+  inspectNetwork(name: string): Promise<NetworkInfo | null>;
+  /** Every network matching the label filters (all networks for `[]`). */
+  listNetworks(labelFilters: string[]): Promise<NetworkInfo[]>;
+  /** Creates a bridge network with a fixed subnet; resolves to false when the name is taken. */
+  createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string): Promise<boolean>;
+  disconnectNetwork(name: string, containerId: string): Promise<void>;
   removeNetwork(name: string): Promise<void>;
   /** Creates the container; resolves to null when the name is already taken. */
   createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null>;
@@ -131,18 +145,41 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
         );
       });
     },
-    async ensureNetwork(name, labels) {
-      const existing = await docker.listNetworks({ filters: { name: [name] } });
-      if (existing.some((n) => n.Name === name)) return;
+    async inspectNetwork(name) {
       try {
-        await docker.createNetwork({ Name: name, Driver: "bridge", Labels: labels, CheckDuplicate: true });
+        return toNetwork(await docker.getNetwork(name).inspect());
       } catch (err) {
-        if (statusOf(err) !== 409) throw err;
+        if (statusOf(err) === 404) return null;
+        throw err;
       }
     },
     async listNetworks(labelFilters) {
-      const nets = await docker.listNetworks({ filters: { label: labelFilters } });
-      return nets.map((n) => ({ id: n.Id, name: n.Name, labels: n.Labels ?? {} }));
+      const nets = await docker.listNetworks(labelFilters.length ? { filters: { label: labelFilters } } : {});
+      // The list omits attached containers: inspect each.
+      const all = await Promise.all(nets.map((n) => docker.getNetwork(n.Id).inspect().then(toNetwork, () => null)));
+      return all.filter((n): n is NetworkInfo => n !== null);
+    },
+    async createNetwork(name, labels, subnet, gateway) {
+      try {
+        await docker.createNetwork({
+          Name: name,
+          Driver: "bridge",
+          Labels: labels,
+          CheckDuplicate: true,
+          IPAM: { Driver: "default", Config: [{ Subnet: subnet, Gateway: gateway }] },
+        });
+        return true;
+      } catch (err) {
+        if (statusOf(err) === 409) return false;
+        throw err;
+      }
+    },
+    async disconnectNetwork(name, containerId) {
+      try {
+        await docker.getNetwork(name).disconnect({ Container: containerId, Force: true });
+      } catch (err) {
+        if (statusOf(err) !== 404) throw err;
+      }
     },
     async removeNetwork(name) {
       try {
@@ -205,6 +242,18 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;
       return demuxLogs(buf);
     },
+  };
+}
+
+function toNetwork(n: Docker.NetworkInspectInfo): NetworkInfo {
+  const config = n.IPAM?.Config ?? [];
+  return {
+    id: n.Id,
+    name: n.Name,
+    labels: n.Labels ?? {},
+    subnets: config.map((c) => c.Subnet).filter((x): x is string => !!x),
+    gateway: config.find((c) => c.Gateway)?.Gateway ?? null,
+    containers: Object.keys(n.Containers ?? {}),
   };
 }
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 export const backupTargetInput = z
   .object({
     name: z.string().trim().min(1, "is required").max(100),
-    endpoint: z.string().url("must be a URL like https://s3.example.com"),
+    endpoint: z.url({ protocol: /^https?$/, error: "must be an http(s) URL like https://s3.example.com" }),
     bucket: z.string().trim().min(1, "is required").max(255),
     region: z.string().trim().min(1, "is required").max(64),
     accessKey: z.string().min(1, "is required").max(1024),

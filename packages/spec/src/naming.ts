@@ -64,3 +64,13 @@ export function instanceFilter(shortName: string): string[] {
 export function serviceFilter(shortName: string, service: string): string[] {
   return [...instanceFilter(shortName), `${Labels.service}=${service}`];
 }
+
+/** The DNS zone the mesh DNS server answers for. */
+export function meshZone(shortName: string): string {
+  return `${shortName}.internal`;
+}
+
+/** `<service>.<app>.<short>.internal`: resolves to the service's active container only. */
+export function meshName(shortName: string, app: string, service: string): string {
+  return `${service}.${app}.${meshZone(shortName)}`;
+}

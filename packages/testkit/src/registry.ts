@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "./wait";
 
-const freePort = () =>
+/** A TCP port free on loopback right now. */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const srv = createServer();
     srv.listen(0, "127.0.0.1", () => {

@@ -26,6 +26,7 @@ const plan = {
   releaseId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70",
   imageId: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
   restartNonce: "a1b2c3d4e5f6",
+  dns: ["10.201.0.1"],
   spec,
   // The resolved environment: every tier merged, with values Docker must pass through untouched.
   env: { LOG_LEVEL: "debug", FROM_SPEC: "spec", DATABASE_URL: "postgres://u:p@db:5432/x?a=b", EMPTY: "", SPACES: "a b  c", MULTI: "line1\nline2" },
@@ -63,6 +64,7 @@ describe("containerOptions", () => {
       ExposedPorts: { "8080/tcp": {} },
       HostConfig: {
         NetworkMode: network,
+        Dns: ["10.201.0.1"],
         RestartPolicy: { Name: "no" },
         LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
       },

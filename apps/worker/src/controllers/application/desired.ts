@@ -13,6 +13,8 @@ export interface ContainerPlan {
   spec: ReleaseSpec;
   /** The fully resolved environment (every tier merged). */
   env: Record<string, string>;
+  /** Nameservers: the mesh DNS on the app network's gateway. */
+  dns: string[];
 }
 
 /** Pure: what one release's container looks like to Docker. */
@@ -26,6 +28,7 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & 
     ExposedPorts: { [`${plan.spec.port}/tcp`]: {} },
     HostConfig: {
       NetworkMode: network,
+      Dns: plan.dns,
       // No restarts while it proves itself: a crash fails the deploy with its exit code.
       // The cutover switches it to `unless-stopped`.
       RestartPolicy: { Name: "no" },

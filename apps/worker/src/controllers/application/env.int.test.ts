@@ -188,14 +188,13 @@ describe("environment resolution on the real engine", () => {
 
     // A worker on the rotated keyring deploys with the secret.
     await s.stopWorker();
-    const { startWorker } = await import("../../wiring");
-    const w = await startWorker({ db: s.db, sql: s.sql, runtime: s.runtime, shortName: s.shortName, keyring: rotated, resyncMs: 60_000, log: (l) => s.logs.push(l) });
+    await s.startWorker({ keyring: rotated });
     try {
       await deployService({ ctx, name, input: {} });
       expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
       expect((await containerEnv(name)).ROTATED).toBe(SECRET_VALUE);
     } finally {
-      await w.stop();
+      await s.stopWorker();
       await s.startWorker();
     }
   });

@@ -7,7 +7,7 @@ export type HookOutcome = "succeeded" | "failed" | "timed_out" | "error";
 
 /** Where hook runs are kept. Optional: without one, hooks still run and gate the deploy. */
 export interface HookRecorder {
-  /** Starts (or resumes, for the same attempt) a run; other unfinished runs of this release and phase are marked interrupted. */
+  /** Starts (or resumes, for the same attempt) a run; other unfinished runs of this service are marked interrupted. */
   begin(run: { serviceId: string; releaseId: string; phase: HookPhase; command: string[]; attempt: string }): Promise<string>;
   progress(runId: string, output: string): Promise<void>;
   finish(runId: string, r: { exitCode: number | null; outcome: HookOutcome; output: string; message: string }): Promise<void>;
@@ -52,10 +52,20 @@ export interface HookRun {
 
 export type HookResult = { ok: true } | { ok: false; message: string };
 
+/** What running a hook needs of the engine. */
+export type HookRuntime = Pick<Runtime, "inspectContainer" | "createContainer" | "startContainer" | "removeContainer" | "followLogs" | "waitExit" | "exec">;
+
+/** The engine refused to start the hook at all (e.g. its argv[0] is not in the image): recorded as an error, not retried. */
+class HookStartError extends Error {}
+
 const phaseName = (p: HookPhase) => (p === "pre" ? "pre-deploy" : "post-deploy");
 const describe = (argv: string[]) => JSON.stringify(argv);
 
-/** Runs a hook under a timeout while recording it; `run` resolves to an exit code, `kill` ends it on timeout. */
+/**
+ * Runs a hook under a timeout while recording it; `run` resolves to an exit code, `kill` ends it on timeout.
+ * Any other error (the engine or the database failing while the hook runs) is thrown without
+ * finishing the run: the runner retries, and the next pass resumes or records a new attempt.
+ */
 async function recorded(
   recorder: HookRecorder | undefined,
   run: HookRun,
@@ -93,9 +103,10 @@ async function recorded(
     if (runId && recorder) await recorder.finish(runId, { exitCode: result, outcome: ok ? "succeeded" : "failed", output: output.toString(), message });
     return ok ? { ok: true } : { ok: false, message };
   } catch (err) {
-    const message = `${name} hook ${describe(run.argv)} could not run: ${err instanceof Error ? err.message : String(err)}`;
+    if (!(err instanceof HookStartError)) throw err;
+    const message = `${name} hook ${describe(run.argv)} could not run: ${err.message}`;
+    await kill();
     if (runId && recorder) await recorder.finish(runId, { exitCode: null, outcome: "error", output: output.toString(), message });
-    await kill().catch(() => {});
     return { ok: false, message };
   } finally {
     clearTimeout(timer);
@@ -118,46 +129,60 @@ export function preDeployContainer(service: ContainerCreateOptions & { name: str
 
 /**
  * Runs (or resumes, after a crash) the pre-deploy hook in its one-off
- * container, waits for it within the timeout, and removes the container.
+ * container, waits for it within the timeout, and removes the container once
+ * the run has an outcome. A thrown error leaves the container for the next pass to adopt.
  */
 export async function runPreDeploy(
-  runtime: Runtime,
+  runtime: HookRuntime,
   recorder: HookRecorder | undefined,
   run: HookRun,
   opts: ContainerCreateOptions & { name: string },
 ): Promise<HookResult> {
-  if (recorder && (await recorder.succeeded(run.releaseId, "pre"))) return { ok: true };
+  if (recorder && (await recorder.succeeded(run.releaseId, "pre"))) {
+    // A crash between recording the outcome and removing the container leaves it behind.
+    await runtime.removeContainer(opts.name);
+    return { ok: true };
+  }
   let c: ManagedContainer | null = await runtime.inspectContainer(opts.name);
   if (!c) {
     await runtime.createContainer(opts);
     c = await runtime.inspectContainer(opts.name);
     if (!c) throw new Error(`hook container ${opts.name} vanished right after it was created`);
   }
-  const id = c.id;
+  const { id, state } = c;
   const remaining = run.timeoutSeconds * 1000 - (Date.now() - c.createdAt);
-  try {
-    return await recorded(
-      recorder,
-      run,
-      opts.name,
-      remaining,
-      async (onChunk) => {
-        if (c.state === "created") await runtime.startContainer(id);
-        const logs = runtime.followLogs(id, onChunk);
-        const code = await runtime.waitExit(id);
-        await logs;
-        return code;
-      },
-      () => runtime.removeContainer(id),
-    );
-  } finally {
+  let removed = false;
+  const remove = async () => {
     await runtime.removeContainer(id);
-  }
+    removed = true;
+  };
+  // The attempt is the container: a resumed run is the same row, a new container a new one.
+  const result = await recorded(
+    recorder,
+    run,
+    id,
+    remaining,
+    async (onChunk) => {
+      if (state === "created") {
+        try {
+          await runtime.startContainer(id);
+        } catch (err) {
+          throw new HookStartError(err instanceof Error ? err.message : String(err), { cause: err });
+        }
+      }
+      // From the container's start: a resumed run reads its whole output again.
+      const [, code] = await Promise.all([runtime.followLogs(id, onChunk), runtime.waitExit(id)]);
+      return code;
+    },
+    remove,
+  );
+  if (!removed) await remove();
+  return result;
 }
 
 /** Runs the post-deploy hook inside the new container (exec, no shell); the caller removes the container on failure. */
 export async function runPostDeploy(
-  runtime: Runtime,
+  runtime: HookRuntime,
   recorder: HookRecorder | undefined,
   run: HookRun,
   container: ManagedContainer,

@@ -9,12 +9,15 @@ export interface DesiredRelease {
   restartNonce: string;
   imageId: string | null;
   outcome: ReleaseOutcome;
+  /** When the release switched traffic (ms since epoch), null before. */
+  finishedAt: number | null;
 }
 
 export interface DesiredService {
   id: string;
   name: string;
   appId: string;
+  appName: string;
   orgId: string;
   registryCredentialId: string | null;
   /** What env resolution looks up for this service (its own env is taken from the release). */

@@ -8,6 +8,7 @@ import { IMAGES, setupSuite } from "../../../test/harness";
 import { applicationController } from "./reconcile";
 import { httpProber } from "./ports";
 import { pgServiceStore } from "../../store";
+import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL } from "../../network/pool";
 import { pgEnvStores } from "@levelrail/services/env/sources";
 
 let s: Awaited<ReturnType<typeof setupSuite>>;
@@ -192,6 +193,9 @@ describe("application controller on the real engine", () => {
       registry: undefined,
       hooks: undefined,
       defaultHookTimeoutSeconds: 300,
+      networkPool: { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
+      mesh: { setActive() {}, async serveApp() {} },
+      drainMs: 0,
     });
     await waitFor("the dying worker to reach the removal", async () => {
       try {

@@ -1,11 +1,14 @@
 import type { ManagedContainer, RegistryAuth, Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, networkLabels, networkName, serviceFilter } from "@levelrail/spec/naming";
+import { Labels, meshName, serviceFilter } from "@levelrail/spec/naming";
 import type { DeployStep } from "@levelrail/spec/service";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { containerOptions, probeUrl } from "./desired";
 import { type HookRecorder, preDeployContainer, runPostDeploy, runPreDeploy } from "./hooks";
 import { pullPolicy } from "./image";
+import type { ActiveRegistry } from "../../mesh/dns";
+import { ensureAppNetwork } from "../../network/app-network";
+import type { SubnetPool } from "../../network/pool";
 import type { DesiredRelease, DesiredService, Prober, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 
 export interface ApplicationControllerOptions {
@@ -24,6 +27,18 @@ export interface ApplicationControllerOptions {
   hooks: HookRecorder | undefined;
   /** Timeout for a hook whose service sets none. */
   defaultHookTimeoutSeconds: number;
+  /** Where app networks get their subnets. */
+  networkPool: SubnetPool;
+  /** The mesh DNS: told which container is active; serves each app network's gateway. */
+  mesh: MeshPort;
+  /** How long an old container keeps running after the switch, for requests in flight. */
+  drainMs: number;
+}
+
+/** What the application controller needs of the mesh DNS. */
+export interface MeshPort extends ActiveRegistry {
+  /** Serve the app's containers on its network gateway (idempotent). */
+  serveApp(gateway: string, app: string): Promise<void>;
 }
 
 export { serviceKey } from "@levelrail/db/notify";
@@ -149,6 +164,12 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const imageId = rel.imageId ?? (await resolveImage(svc, rel, serving));
       if (imageId === null) return;
 
+      // The app's network (subnet from our pool) and the mesh DNS on its gateway, which containers use as nameserver.
+      const net = await ensureAppNetwork(runtime, o.shortName, svc.appId, o.networkPool);
+      const network = net.name;
+      await o.mesh.serveApp(net.gateway, svc.appName);
+      const dnsName = meshName(o.shortName, svc.appName, svc.name);
+
       const plan = containerOptions({
         shortName: o.shortName,
         service: svc.name,
@@ -158,6 +179,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         restartNonce: rel.restartNonce,
         spec: rel.spec,
         env,
+        dns: [net.gateway],
       });
       const preDeploy = rel.spec.hooks.preDeploy ? preDeployContainer(plan, rel.spec.hooks.preDeploy) : null;
       // Hook containers left by a crash of an older release are not adopted.
@@ -166,6 +188,13 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const others = containers.filter((c) => c.name !== plan.name);
 
       if (rel.outcome === "succeeded" && target?.state === "running") {
+        o.mesh.setActive(dnsName, target.addresses[network] ?? null);
+        // Old containers drain for a while after the switch, then go.
+        const drainLeft = (rel.finishedAt ?? 0) + o.drainMs - Date.now();
+        if (others.length > 0 && drainLeft > 0) {
+          await progress(svc, rel, "cutover", target.name, `${target.name} is active; draining ${others.length} old container(s) for ${Math.ceil(drainLeft / 100) / 10}s`);
+          return { requeueAfterMs: drainLeft };
+        }
         await removeAll(others);
         await o.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: target.name, message: "" });
         return;
@@ -173,11 +202,9 @@ export function applicationController(o: ApplicationControllerOptions): Controll
 
       let othersServing = others.find((c) => c.state === "running")?.name ?? null;
       if (rel.outcome === "pending") await o.status.updateRelease(rel.id, { outcome: "deploying" });
-      const network = networkName(o.shortName, svc.appId);
 
       let current = target;
       if (!current) {
-        await runtime.ensureNetwork(network, networkLabels(o.shortName, svc.appId));
         if (preDeploy && rel.spec.hooks.preDeploy) {
           await progress(svc, rel, "pre-deploy", othersServing, `running the pre-deploy hook ${JSON.stringify(rel.spec.hooks.preDeploy)}`);
           const hook = await runPreDeploy(runtime, o.hooks, hookRun(svc, rel, "pre", rel.spec.hooks.preDeploy), preDeploy);
@@ -232,12 +259,15 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         }
       }
 
-      // Ready: cut over. The new container serves before any old one goes.
-      await progress(svc, rel, "cutover", plan.name, `${plan.name} is ready; removing ${others.length} old container(s)`);
+      // Ready: switch. The mesh name now answers the new container; old ones drain, then go (next pass).
       await runtime.setRestartPolicy(current.id, "unless-stopped");
-      await removeAll(others);
-      await o.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: plan.name, message: "" });
+      o.mesh.setActive(dnsName, address ?? null);
       await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
+      if (others.length > 0) {
+        await progress(svc, rel, "cutover", plan.name, `${plan.name} is active; draining ${others.length} old container(s)`);
+        return { requeueAfterMs: o.drainMs };
+      }
+      await o.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: plan.name, message: "" });
     },
   };
 }
