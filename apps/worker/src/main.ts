@@ -29,6 +29,12 @@ const env = z
     LEVELRAIL_MESH_DNS_PORT: z.coerce.number().int().min(1).max(65535).default(10053),
     LEVELRAIL_DRAIN_MS: z.coerce.number().int().min(0).default(2000),
     LEVELRAIL_HOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+    LEVELRAIL_CADDY_ADMIN: z.string().url().default("http://127.0.0.1:2019"),
+    LEVELRAIL_INGRESS_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
+    LEVELRAIL_INGRESS_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).default(443),
+    /** `off`: serve every domain on plain HTTP only (no certificates). */
+    LEVELRAIL_INGRESS_TLS: z.enum(["on", "off"]).default("on"),
+    LEVELRAIL_METRICS_PORT: z.coerce.number().int().min(1).max(65535).default(9464),
   })
   .parse(process.env);
 
@@ -53,9 +59,17 @@ const worker = await startWorker({
   meshDnsPort: env.LEVELRAIL_MESH_DNS_PORT,
   drainMs: env.LEVELRAIL_DRAIN_MS,
   defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
+  ingress: {
+    caddyAdmin: env.LEVELRAIL_CADDY_ADMIN,
+    httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
+    httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
+  },
+  metricsPort: env.LEVELRAIL_METRICS_PORT,
   log: (line) => console.log(line),
 });
-console.log(`worker ready (short name ${env.LEVELRAIL_SHORT_NAME})`);
+console.log(
+  `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; mesh DNS on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT} and each app network's gateway; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,
+);
 
 let stopping = false;
 const shutdown = async () => {

@@ -1,16 +1,23 @@
 import type { Db, Sql } from "@levelrail/db/client";
 import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
+import type { Keyring } from "@levelrail/secrets";
+import { pgEnvStores } from "@levelrail/services/env/sources";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
-import { type MeshPort, applicationController, serviceKey } from "./controllers/application/reconcile";
-import { MeshDns } from "./mesh/dns";
-import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { httpProber } from "./controllers/application/ports";
+import { type MeshPort, applicationController, serviceKey } from "./controllers/application/reconcile";
+import { caddyAdmin } from "./controllers/ingress/caddy";
+import { type IngressSettings, isLocalDomain } from "./controllers/ingress/desired";
+import { INGRESS_KEY, ingressController } from "./controllers/ingress/reconcile";
+import { NETWORKS_KEY, networkCleanupController } from "./controllers/network-cleanup/reconcile";
+import type { Controller } from "./reconcile/controller";
+import { pgFleetStore } from "./fleet-store";
+import { pgHookRecorder } from "./hook-store";
+import { MeshDns } from "./mesh/dns";
+import { workerMetrics } from "./metrics";
+import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { pgServiceStore } from "./store";
-import { pgHookRecorder } from "./hook-store";
-import { pgEnvStores } from "@levelrail/services/env/sources";
-import type { Keyring } from "@levelrail/secrets";
 
 export interface WorkerOptions {
   db: Db;
@@ -28,21 +35,29 @@ export interface WorkerOptions {
   meshDnsPort: number;
   /** How long an old container keeps serving after the switch. */
   drainMs?: number;
+  /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
+  ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
+  /** Loopback port for Prometheus metrics; absent: not served. */
+  metricsPort?: number | undefined;
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
 }
 
-/** Wires store, runtime and controllers to their runners; LISTEN + periodic resync feed them. */
+/** Wires stores, runtime and controllers to their runners; LISTEN, Docker-free resync and timers feed them. */
 export async function startWorker(o: WorkerOptions) {
   const store = pgServiceStore(o.db);
-  const mesh = new MeshDns({ zone: meshZone(o.shortName), log: o.log });
+  const fleet = pgFleetStore(o.db);
+  const metrics = workerMetrics();
+  const zone = meshZone(o.shortName);
+  const mesh = new MeshDns({ zone, log: o.log });
   await mesh.listen("127.0.0.1", o.meshDnsPort);
+
   const gatewayFailures = new Set<string>();
   const meshPort: MeshPort = {
     setActive: (name, address) => mesh.setActive(name, address),
     async serveApp(gateway, app) {
       try {
-        await mesh.listen(gateway, 53, `${app}.${meshZone(o.shortName)}`);
+        await mesh.listen(gateway, 53, `${app}.${zone}`);
       } catch (err) {
         // Containers still run; only mesh names fail to resolve inside them. Say so once per gateway.
         if (!gatewayFailures.has(gateway)) o.log(`[mesh-dns] cannot listen on ${gateway}:53 (${describe(err)}); mesh names will not resolve inside app containers`);
@@ -50,8 +65,23 @@ export async function startWorker(o: WorkerOptions) {
       }
     },
   };
+
+  const runners: Runner[] = [];
+  const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void) => {
+    const r: Runner = new Runner(controller, {
+      log: (e) => {
+        extraLog?.(e);
+        metrics.observe(controller.name, () => r.depth)(e);
+        if (e.type === "error") o.log(`[${controller.name}] ${e.key}: ${describe(e.error)}; retry in ${e.retryInMs} ms`);
+        if (e.type === "terminal") o.log(`[${controller.name}] ${e.key}: ${e.error.message}`);
+      },
+    });
+    runners.push(r);
+    return r;
+  };
+
   const stores = pgEnvStores(o.db, o.keyring);
-  const application = new Runner(
+  const application = runner(
     applicationController({
       shortName: o.shortName,
       runtime: o.runtime,
@@ -66,18 +96,35 @@ export async function startWorker(o: WorkerOptions) {
       networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
       mesh: meshPort,
       drainMs: o.drainMs ?? 2000,
-    }),
-    {
-      log: (e) => {
-        o.onEvent?.(e);
-        if (e.type === "error") o.log(`[application] ${e.key}: ${describe(e.error)}; retry in ${e.retryInMs} ms`);
-        if (e.type === "terminal") o.log(`[application] ${e.key}: ${e.error.message}`);
+      deploys: {
+        async recordDeploy(releaseId, outcome) {
+          const ms = await fleet.recordDeploy(releaseId, outcome);
+          if (ms !== null) metrics.deploySeconds.observe({ outcome }, ms / 1000);
+        },
       },
-    },
+    }),
+    o.onEvent,
   );
+  const networks = runner(
+    networkCleanupController({
+      shortName: o.shortName,
+      runtime: o.runtime,
+      store: fleet,
+      onRemoved: (gateway) => gateway && mesh.unlisten(gateway, 53),
+    }),
+  );
+  const settings: IngressSettings | null = o.ingress
+    ? { shortName: o.shortName, httpPort: o.ingress.httpPort, httpsPort: o.ingress.httpsPort, meshDns: `127.0.0.1:${o.meshDnsPort}`, plainHttp: isLocalDomain }
+    : null;
+  const ingress =
+    o.ingress && settings ? runner(ingressController({ settings, store: fleet, caddy: caddyAdmin(o.ingress.caddyAdmin), recheckMs: 10_000 })) : null;
 
   const route = (key: string) => {
-    if (key.startsWith("service:")) application.enqueue(key);
+    if (key.startsWith("service:")) {
+      application.enqueue(key);
+      ingress?.enqueue(INGRESS_KEY); // domains may have changed
+    } else if (key === NETWORKS_KEY) networks.enqueue(key);
+    else if (key === INGRESS_KEY) ingress?.enqueue(key);
   };
 
   const resync = async () => {
@@ -88,6 +135,8 @@ export async function startWorker(o: WorkerOptions) {
       if (svc) names.add(svc);
     }
     for (const name of names) application.enqueue(serviceKey(name));
+    networks.enqueue(NETWORKS_KEY);
+    ingress?.enqueue(INGRESS_KEY);
   };
 
   const unlisten = await listenDesired(o.sql, route);
@@ -96,16 +145,21 @@ export async function startWorker(o: WorkerOptions) {
     resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
   }, o.resyncMs);
   timer.unref();
+  const metricsServer = o.metricsPort === undefined ? null : await metrics.serve(o.metricsPort);
 
   return {
     application,
+    networks,
+    ingress,
     mesh,
+    metrics,
     resync,
     async stop() {
       clearInterval(timer);
       await unlisten();
-      await application.stop();
+      await Promise.all(runners.map((r) => r.stop()));
       mesh.close();
+      metricsServer?.close();
     },
   };
 }

@@ -137,6 +137,8 @@ export interface StatusView {
   lastDeploy: ReleaseView | null;
   message: string;
   updatedAt: string | null;
+  /** The service's domains and whether Caddy routes them now; null without domains. */
+  ingress: { domains: string[]; live: boolean; message: string } | null;
 }
 
 export interface ReleaseView {

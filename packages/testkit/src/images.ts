@@ -13,8 +13,8 @@ export interface TestImage {
   body: string;
   /** Whether GET /healthz answers 200 (otherwise 404: never ready). */
   healthy: boolean;
-  /** Extra files, path → content. */
-  files?: Record<string, string>;
+  /** Extra files, path → content (mode 0644), or content and mode (e.g. 0o755 for a CGI script). */
+  files?: Record<string, string | { content: string; mode: number }>;
   /** Override the command (argv). */
   cmd?: readonly string[];
 }
@@ -39,7 +39,10 @@ export async function ensureTestImage(docker: Docker, img: TestImage): Promise<s
   tar.entry({ name: "www/index.html" }, img.body);
   if (img.healthy) tar.entry({ name: "www/healthz" }, "ok\n");
   tar.entry({ name: "tmp/.keep" }, "");
-  for (const [path, content] of Object.entries(img.files ?? {})) tar.entry({ name: path.replace(/^\//, "") }, content);
+  for (const [path, file] of Object.entries(img.files ?? {})) {
+    const { content, mode } = typeof file === "string" ? { content: file, mode: 0o644 } : file;
+    tar.entry({ name: path.replace(/^\//, ""), mode }, content);
+  }
   tar.finalize();
   const chunks: Buffer[] = [];
   for await (const chunk of tar) chunks.push(chunk as Buffer);

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { ingressStatus } from "@levelrail/db/schema/fleet";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
@@ -80,6 +81,7 @@ export async function listServices({ ctx, app: appName }: { ctx: Ctx; app?: stri
 export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Promise<StatusView> {
   const { service: s } = await findService(ctx, name);
   const [st] = await ctx.db.select().from(serviceStatus).where(eq(serviceStatus.serviceId, s.id));
+  const [route] = s.domains.length ? await ctx.db.select().from(ingressStatus).where(eq(ingressStatus.serviceId, s.id)) : [];
   const [last] = s.currentReleaseId
     ? await ctx.db.select().from(release).where(and(eq(release.id, s.currentReleaseId), eq(release.orgId, s.orgId)))
     : [];
@@ -93,5 +95,6 @@ export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Prom
     lastDeploy: last ? releaseView(last) : null,
     message: pendingNew ? "waiting for the worker" : (st?.message ?? (last ? "waiting for the worker" : "not deployed yet")),
     updatedAt: st?.updatedAt.toISOString() ?? null,
+    ingress: s.domains.length ? { domains: s.domains, live: route?.live ?? false, message: route?.message ?? "waiting for the ingress controller" } : null,
   };
 }

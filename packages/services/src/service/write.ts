@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
 import { notifyDesired, serviceKey } from "@levelrail/db/notify";
 import { backupTarget, registryCredential } from "@levelrail/db/schema/config";
 import { environment } from "@levelrail/db/schema/orgs";
-import { service } from "@levelrail/db/schema/services";
+import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { NETWORKS_KEY, getApp } from "../app/app";
@@ -65,12 +65,17 @@ export async function patchService({ ctx, name, input }: { ctx: Ctx; name: strin
   const { service: s, appName } = await findService(ctx, name);
   const patch = parse(servicePatch, input);
   await checkAttachments(ctx, s.orgId, patch);
-  const [row] = await ctx.db
-    .update(service)
-    .set({ ...patch, updatedAt: new Date() })
-    .where(and(eq(service.id, s.id), inArray(service.orgId, scope(ctx))))
-    .returning();
-  return serviceView(row!, appName);
+  const row = await ctx.db.transaction(async (tx) => {
+    const [r] = await tx
+      .update(service)
+      .set({ ...patch, updatedAt: new Date() })
+      .where(and(eq(service.id, s.id), inArray(service.orgId, scope(ctx))))
+      .returning();
+    // Nothing restarts (Deploy applies a change), but routes follow domains at once.
+    await notifyDesired(tx, serviceKey(name));
+    return r!;
+  });
+  return serviceView(row, appName);
 }
 
 /** Deletes the service; the worker removes its containers. */
@@ -78,6 +83,9 @@ export async function deleteService({ ctx, name }: { ctx: Ctx; name: string }): 
   const { service: s } = await findService(ctx, name);
   await ctx.db.transaction(async (tx) => {
     await tx.delete(service).where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
+    // The last service of an app takes the app with it; its network goes on the next cleanup pass.
+    const [left] = await tx.select({ n: count() }).from(service).where(eq(service.appId, s.appId));
+    if ((left?.n ?? 0) === 0) await tx.delete(app).where(and(eq(app.id, s.appId), eq(app.orgId, s.orgId)));
     await notifyDesired(tx, serviceKey(name));
     await notifyDesired(tx, NETWORKS_KEY);
   });

@@ -79,3 +79,8 @@ export const httpProber: Prober = {
     }
   },
 };
+
+/** Deploy metrics: one sample per real cutover attempt. Optional: without one, deploys work and are not measured. */
+export interface DeployRecorder {
+  recordDeploy(releaseId: string, outcome: "succeeded" | "failed"): Promise<void>;
+}

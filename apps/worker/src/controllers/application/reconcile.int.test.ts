@@ -196,6 +196,7 @@ describe("application controller on the real engine", () => {
       networkPool: { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
       mesh: { setActive() {}, async serveApp() {} },
       drainMs: 0,
+      deploys: undefined,
     });
     await waitFor("the dying worker to reach the removal", async () => {
       try {

@@ -9,7 +9,7 @@ import { pullPolicy } from "./image";
 import type { ActiveRegistry } from "../../mesh/dns";
 import { ensureAppNetwork } from "../../network/app-network";
 import type { SubnetPool } from "../../network/pool";
-import type { DesiredRelease, DesiredService, Prober, RegistryStore, ServiceStore, StatusWriter } from "./ports";
+import type { DeployRecorder, DesiredRelease, DesiredService, Prober, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 
 export interface ApplicationControllerOptions {
   shortName: string;
@@ -33,6 +33,8 @@ export interface ApplicationControllerOptions {
   mesh: MeshPort;
   /** How long an old container keeps running after the switch, for requests in flight. */
   drainMs: number;
+  /** Deploy metrics; without one, deploys work and are not measured. */
+  deploys: DeployRecorder | undefined;
 }
 
 /** What the application controller needs of the mesh DNS. */
@@ -115,6 +117,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       message: active ? `${message}; ${active} keeps serving` : message,
     });
     await o.status.updateRelease(rel.id, { outcome: "failed", message });
+    await o.deploys?.recordDeploy(rel.id, "failed");
   };
 
   /** Writes the observed status of a deploy in progress. */
@@ -263,6 +266,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       await runtime.setRestartPolicy(current.id, "unless-stopped");
       o.mesh.setActive(dnsName, address ?? null);
       await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
+      if (cutover) await o.deploys?.recordDeploy(rel.id, "succeeded");
       if (others.length > 0) {
         await progress(svc, rel, "cutover", plan.name, `${plan.name} is active; draining ${others.length} old container(s)`);
         return { requeueAfterMs: o.drainMs };

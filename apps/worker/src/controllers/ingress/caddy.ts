@@ -1,0 +1,35 @@
+/** The few calls the ingress controller makes to Caddy's admin API (loopback only). */
+export interface CaddyAdmin {
+  /** The whole running config (null when Caddy runs with none). */
+  getConfig(): Promise<Record<string, unknown> | null>;
+  /** Replaces the whole config atomically; Caddy keeps the old one if it rejects the new. */
+  load(config: Record<string, unknown>): Promise<void>;
+}
+
+export class CaddyRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CaddyRejected";
+  }
+}
+
+export function caddyAdmin(base: string): CaddyAdmin {
+  const url = base.replace(/\/$/, "");
+  return {
+    async getConfig() {
+      const res = await fetch(`${url}/config/`, { signal: AbortSignal.timeout(5000) });
+      if (!res.ok) throw new Error(`Caddy admin API answered ${res.status} to GET /config/`);
+      return (await res.json()) as Record<string, unknown> | null;
+    },
+    async load(config) {
+      const res = await fetch(`${url}/load`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(config),
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (res.status === 400) throw new CaddyRejected(`Caddy rejected the ingress config: ${(await res.text()).slice(0, 500)}`);
+      if (!res.ok) throw new Error(`Caddy admin API answered ${res.status} to POST /load: ${(await res.text()).slice(0, 300)}`);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Runtime } from "@levelrail/docker";
+import { Labels, instanceFilter } from "@levelrail/spec/naming";
+import type { Controller } from "../../reconcile/controller";
+
+export const NETWORKS_KEY = "networks";
+
+export interface AppStore {
+  /** Ids of every app that still exists. */
+  appIds(): Promise<Set<string>>;
+}
+
+export interface NetworkCleanupOptions {
+  shortName: string;
+  runtime: Runtime;
+  store: AppStore;
+  /** Told about each removed network's gateway (the mesh DNS stops listening there). */
+  onRemoved: (gateway: string | null) => void;
+}
+
+/**
+ * Whole-fleet: removes every network of ours whose app is gone, and nothing
+ * else. An app with no services keeps its network. Containers still attached
+ * are disconnected first; a removal that fails is retried with backoff.
+ */
+export function networkCleanupController(o: NetworkCleanupOptions): Controller {
+  return {
+    name: "network-cleanup",
+    async reconcile() {
+      const apps = await o.store.appIds();
+      const networks = await o.runtime.listNetworks(instanceFilter(o.shortName));
+      for (const net of networks) {
+        const appId = net.labels[Labels.app];
+        if (!appId || apps.has(appId)) continue;
+        for (const c of net.containers) await o.runtime.disconnectNetwork(net.name, c);
+        await o.runtime.removeNetwork(net.name);
+        o.onRemoved(net.gateway);
+      }
+    },
+  };
+}

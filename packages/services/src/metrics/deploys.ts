@@ -1,0 +1,57 @@
+import { and, asc, eq, gte, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { deploySample } from "@levelrail/db/schema/fleet";
+import { service } from "@levelrail/db/schema/services";
+import { resourceName } from "@levelrail/spec/rules";
+import { type Ctx, parse, scope } from "../context";
+
+const query = z
+  .object({
+    service: resourceName.optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+export interface DayBucket {
+  day: string;
+  deploys: number;
+  failed: number;
+  meanDurationMs: number | null;
+}
+
+function bucket(samples: { at: Date; outcome: string; durationMs: number }[]): DayBucket[] {
+  const days = new Map<string, { deploys: number; failed: number; total: number; ok: number }>();
+  for (const s of samples) {
+    const day = s.at.toISOString().slice(0, 10);
+    const d = days.get(day) ?? { deploys: 0, failed: 0, total: 0, ok: 0 };
+    if (s.outcome === "succeeded") {
+      d.deploys++;
+      d.total += s.durationMs;
+      d.ok++;
+    } else d.failed++;
+    days.set(day, d);
+  }
+  return [...days.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([day, d]) => ({ day, deploys: d.deploys, failed: d.failed, meanDurationMs: d.ok ? Math.round(d.total / d.ok) : null }));
+}
+
+/** Deploy frequency: one sample per real cutover (or failed attempt), per day per service and for the fleet. */
+export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }) {
+  const q = parse(query, input);
+  const since = q.since ? new Date(q.since) : new Date(Date.now() - 30 * 24 * 3600 * 1000);
+  const rows = await ctx.db
+    .select({ service: service.name, releaseId: deploySample.releaseId, outcome: deploySample.outcome, durationMs: deploySample.durationMs, at: deploySample.at })
+    .from(deploySample)
+    .innerJoin(service, eq(service.id, deploySample.serviceId))
+    .where(and(inArray(deploySample.orgId, scope(ctx)), gte(deploySample.at, since), q.service ? eq(service.name, q.service) : undefined))
+    .orderBy(asc(deploySample.at));
+  const byService = new Map<string, typeof rows>();
+  for (const r of rows) byService.set(r.service, [...(byService.get(r.service) ?? []), r]);
+  return {
+    since: since.toISOString(),
+    samples: rows.map((r) => ({ ...r, at: r.at.toISOString() })),
+    fleet: bucket(rows),
+    services: [...byService.entries()].map(([name, samples]) => ({ service: name, days: bucket(samples) })),
+  };
+}
