@@ -4,6 +4,7 @@ import { type FormEvent, useState } from "react";
 import { type ReleaseView, imageRef } from "@levelrail/spec/service";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
+import { DriftBanner } from "./drift-banner";
 
 type Action = "deploy" | "restart" | "rollback";
 
@@ -20,6 +21,7 @@ export function DeployControls({ name }: { name: string }) {
     onSuccess: async (release) => {
       setDone(`${release.kind} of ${release.image} queued`);
       setImage("");
+      // The service prefix covers its status, history, effective env and drift.
       await qc.invalidateQueries({ queryKey: keys.service(name) });
       await qc.invalidateQueries({ queryKey: keys.services() });
     },
@@ -64,6 +66,7 @@ export function DeployControls({ name }: { name: string }) {
             </small>
           )}
         </div>
+        <DriftBanner name={name} />
         <div className="buttons">
           <button type="submit" disabled={act.isPending}>
             Deploy

@@ -37,16 +37,6 @@ export function ServiceConfig({ name }: { name: string }) {
           <dd>{s.readyBudgetSeconds} s</dd>
           <dt>Domains</dt>
           <dd>{s.domains.length ? s.domains.join(", ") : "—"}</dd>
-          <dt>Env vars</dt>
-          <dd className="mono">
-            {Object.keys(s.env).length === 0
-              ? "—"
-              : Object.entries(s.env).map(([k, v]) => (
-                  <div key={k}>
-                    {k}={v}
-                  </div>
-                ))}
-          </dd>
         </dl>
       )}
     </section>

@@ -22,20 +22,36 @@ export function fieldErrors(error: ZodError): FieldErrors {
 /** The top-level form field an API error's `field` (e.g. `env.FOO`) belongs to. */
 export const topField = (field: string | undefined) => (field ? (field.split(".")[0] ?? field) : "form");
 
-/** `KEY=value` lines (blank lines and `#` comments skipped); the first bad line is an error. */
+/** A value as .env files write it: trimmed, and one pair of matching surrounding quotes removed. */
+function dotenvValue(raw: string): string {
+  const v = raw.trim();
+  const quote = v[0];
+  return v.length >= 2 && (quote === '"' || quote === "'") && v.endsWith(quote) ? v.slice(1, -1) : v;
+}
+
+/**
+ * `.env` text as a map: `KEY=value` lines, blank lines and `#` comments
+ * skipped, a leading `export ` dropped, matching surrounding quotes stripped.
+ * A line without `=` is an error naming it; keys are checked by the caller.
+ */
 export function parseEnvLines(text: string): { env: Record<string, string> } | { error: string } {
   const env: Record<string, string> = {};
   const lines = text.split(/\r?\n/);
   for (const [i, raw] of lines.entries()) {
     const trimmed = raw.trim();
     if (trimmed === "" || trimmed.startsWith("#")) continue;
-    const eq = raw.indexOf("=");
-    const key = eq < 0 ? "" : raw.slice(0, eq).trim();
+    const line = trimmed.replace(/^export\s+/, "");
+    const eq = line.indexOf("=");
+    const key = eq < 0 ? "" : line.slice(0, eq).trim();
     if (key === "") return { error: `line ${i + 1}: must be KEY=value` };
-    env[key] = raw.slice(eq + 1);
+    env[key] = dotenvValue(line.slice(eq + 1));
   }
   return { env };
 }
+
+/** The message of an API error without its leading `field: ` (the form shows it next to that field). */
+export const bareMessage = (message: string, field: string | undefined) =>
+  field !== undefined && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
 
 /** A number input's value: empty stays undefined so the schema can say "is required". */
 export const numberOrUndefined = (v: string) => (v.trim() === "" ? undefined : Number(v));

@@ -14,7 +14,8 @@ export default async function PanelLayout({ children }: { children: ReactNode })
         <Link href="/" className="brand">
           Levelrail
         </Link>
-        <nav className="topbar-right">
+        <nav className="topbar-right" aria-label="Main">
+          <Link href="/settings">Settings</Link>
           <span className="muted">{actor.email}</span>
           <SignOutButton />
         </nav>

@@ -1,13 +1,21 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { listBackupTargets } from "@levelrail/services/config/backup-targets";
+import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
+import { configDrift, effectiveEnv } from "@levelrail/services/env/effective";
+import { listSecrets } from "@levelrail/services/env/secrets";
 import { listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
+import { Attachments } from "@/components/attachments";
 import { DeployControls } from "@/components/deploy-controls";
+import { EffectiveEnv } from "@/components/effective-env";
 import { ReleaseHistory } from "@/components/release-history";
+import { SecretsCard } from "@/components/secrets-card";
 import { ServiceConfig } from "@/components/service-config";
+import { ServiceEnv } from "@/components/service-env";
 import { StatusCard } from "@/components/status-card";
 import { keys } from "@/lib/keys";
 import { asJson, requireCtx } from "@/lib/session";
@@ -33,6 +41,11 @@ export default async function ServicePage({ params }: Props) {
   await Promise.all([
     qc.prefetchQuery({ queryKey: keys.status(name), queryFn: async () => asJson<StatusView>(await getStatus({ ctx, name })) }),
     qc.prefetchQuery({ queryKey: keys.deploys(name), queryFn: async () => asJson<ReleaseView[]>(await listReleases({ ctx, name })) }),
+    qc.prefetchQuery({ queryKey: keys.effectiveEnv(name), queryFn: () => effectiveEnv({ ctx, name }) }),
+    qc.prefetchQuery({ queryKey: keys.drift(name), queryFn: () => configDrift({ ctx, name }) }),
+    qc.prefetchQuery({ queryKey: keys.secrets(name), queryFn: () => listSecrets({ ctx, name }) }),
+    qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>
@@ -45,6 +58,10 @@ export default async function ServicePage({ params }: Props) {
         <DeployControls name={name} />
       </div>
       <ServiceConfig name={name} />
+      <ServiceEnv name={name} />
+      <SecretsCard name={name} />
+      <Attachments name={name} />
+      <EffectiveEnv name={name} />
       <ReleaseHistory name={name} />
     </HydrationBoundary>
   );

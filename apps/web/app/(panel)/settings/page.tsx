@@ -1,0 +1,55 @@
+import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import { listBackupTargets } from "@levelrail/services/config/backup-targets";
+import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
+import { getTierEnv } from "@levelrail/services/env/vars";
+import { listOrgs } from "@levelrail/services/org/list";
+import { listEnvironments, listProjects } from "@levelrail/services/project/list";
+import { BackupTargets, RegistryCredentials } from "@/components/org-config";
+import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
+import { keys } from "@/lib/keys";
+import { asJson, requireCtx } from "@/lib/session";
+import type { EnvironmentItem, OrgItem, ProjectItem } from "@/lib/types";
+
+export const metadata = { title: "Settings · Levelrail" };
+
+export default async function SettingsPage() {
+  const ctx = await requireCtx();
+  const qc = new QueryClient();
+  const [orgs, projects] = await Promise.all([listOrgs({ ctx }), listProjects({ ctx })]);
+  qc.setQueryData(keys.orgs(), asJson<OrgItem[]>(orgs));
+  qc.setQueryData(keys.projects(), asJson<ProjectItem[]>(projects));
+  // What the page shows first: the first organization, and the first project with its first environment.
+  const org = orgs[0];
+  const project = projects[0];
+  await Promise.all([
+    qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
+    org && qc.prefetchQuery({ queryKey: keys.tierEnv("organization", org.id), queryFn: () => getTierEnv({ ctx, tier: "organization", id: org.id }) }),
+    project && qc.prefetchQuery({ queryKey: keys.tierEnv("project", project.id), queryFn: () => getTierEnv({ ctx, tier: "project", id: project.id }) }),
+    project &&
+      (async () => {
+        const environments = await listEnvironments({ ctx, projectId: project.id });
+        qc.setQueryData(keys.environments(project.id), asJson<EnvironmentItem[]>(environments));
+        const environment = environments[0];
+        if (environment) {
+          await qc.prefetchQuery({
+            queryKey: keys.tierEnv("environment", environment.id),
+            queryFn: () => getTierEnv({ ctx, tier: "environment", id: environment.id }),
+          });
+        }
+      })(),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <h1>Settings</h1>
+      <p className="muted">
+        Env vars by tier, lowest precedence first: organization, project, environment. A service&apos;s own env, its secrets and
+        its storage attachment override them.
+      </p>
+      <OrgEnvSettings />
+      <ProjectEnvSettings />
+      <BackupTargets />
+      <RegistryCredentials />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,186 @@
+"use client";
+import { type UseQueryResult, useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, type ReactNode, useState } from "react";
+import type { ZodType } from "zod";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { Field } from "./field";
+
+export interface ConfigField {
+  name: string;
+  label: string;
+  /** `password` for a write-only value: never prefilled, cleared after every submit. */
+  type?: "text" | "password";
+  placeholder?: string;
+}
+
+export interface ConfigColumn<T> {
+  label: string;
+  cell: (item: T) => ReactNode;
+  mono?: boolean;
+}
+
+/**
+ * A list of organization-wide objects with write-only parts (backup targets,
+ * registry credentials): a table without the secrets, Delete per row, and a
+ * form checked with the API's own schema whose 400s show by field.
+ */
+export function ConfigList<T extends { id: string; name: string }>({
+  id,
+  title,
+  noun,
+  path,
+  queryKey,
+  query,
+  columns,
+  fields,
+  schema,
+  empty,
+}: {
+  id: string;
+  title: string;
+  /** What one item is called: "backup target". */
+  noun: string;
+  /** API collection path: "/backup-targets". */
+  path: string;
+  queryKey: readonly unknown[];
+  query: UseQueryResult<T[]>;
+  columns: ConfigColumn<T>[];
+  fields: ConfigField[];
+  schema: ZodType;
+  empty: string;
+}) {
+  const qc = useQueryClient();
+  const blank = () => Object.fromEntries(fields.map((f) => [f.name, ""]));
+  const [values, setValues] = useState<Record<string, string>>(blank);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [done, setDone] = useState<string | null>(null);
+  const shown = new Set(fields.map((f) => f.name));
+  const placed = (e: FieldErrors): FieldErrors => Object.fromEntries(Object.entries(e).map(([k, v]) => [shown.has(k) ? k : "form", v]));
+
+  const create = useMutation({
+    mutationFn: (input: unknown) => api<T>(path, { method: "POST", body: input }),
+    onSuccess: async (item) => {
+      setValues(blank());
+      setDone(`Added ${noun} ${item.name}`);
+      await qc.invalidateQueries({ queryKey });
+    },
+    onError: (err) => {
+      // Write-only values are never kept after a try.
+      setValues((v) => ({ ...v, ...Object.fromEntries(fields.filter((f) => f.type === "password").map((f) => [f.name, ""])) }));
+      setErrors(placed(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: `could not add the ${noun}` }));
+    },
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setDone(null);
+    const parsed = schema.safeParse(values);
+    if (!parsed.success) {
+      setErrors(placed(fieldErrors(parsed.error)));
+      return;
+    }
+    setErrors({});
+    create.mutate(parsed.data);
+  }
+
+  const titleId = `${id}-title`;
+  const formTitleId = `${id}-form-title`;
+  return (
+    <section className="card stack" aria-labelledby={titleId}>
+      <h2 id={titleId}>{title}</h2>
+      {query.isError && (
+        <p className="error" role="alert">
+          {query.error.message}
+        </p>
+      )}
+      {query.data?.length === 0 && <p className="muted">{empty}</p>}
+      {query.data && query.data.length > 0 && (
+        <table aria-labelledby={titleId}>
+          <thead>
+            <tr>
+              {columns.map((c) => (
+                <th scope="col" key={c.label}>
+                  {c.label}
+                </th>
+              ))}
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {query.data.map((item) => (
+              <tr key={item.id}>
+                {columns.map((c) => (
+                  <td key={c.label} className={c.mono ? "mono" : undefined}>
+                    {c.cell(item)}
+                  </td>
+                ))}
+                <td>
+                  <DeleteButton path={`${path}/${encodeURIComponent(item.id)}`} label={`Delete ${noun} ${item.name}`} queryKey={queryKey} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form className="stack" onSubmit={submit} aria-labelledby={formTitleId} noValidate>
+        <h3 id={formTitleId}>New {noun}</h3>
+        <div className="row">
+          {fields.map((f) => (
+            <Field key={f.name} id={`${id}-${f.name}`} label={f.label} error={errors[f.name]}>
+              {(a11y) => (
+                <input
+                  {...a11y}
+                  name={f.name}
+                  type={f.type ?? "text"}
+                  value={values[f.name] ?? ""}
+                  onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
+                  placeholder={f.placeholder}
+                  autoComplete={f.type === "password" ? "new-password" : "off"}
+                  spellCheck={false}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+        {errors.form && (
+          <p className="error" role="alert">
+            {errors.form}
+          </p>
+        )}
+        {done && (
+          <p className="success" role="status">
+            {done}
+          </p>
+        )}
+        <div className="buttons">
+          <button type="submit" disabled={create.isPending}>
+            Add {noun}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function DeleteButton({ path, label, queryKey }: { path: string; label: string; queryKey: readonly unknown[] }) {
+  const qc = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => api(path, { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey }),
+  });
+  return (
+    <span className="inline">
+      <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={label}>
+        Delete
+      </button>
+      {remove.isError && (
+        <small className="error" role="alert">
+          {remove.error.message}
+        </small>
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,181 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useRef, useState } from "react";
+import { envKey, envValue } from "@levelrail/spec/rules";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, bareMessage } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import { useSecrets } from "@/lib/queries";
+import type { SecretItem } from "@/lib/types";
+import { Field } from "./field";
+import { Timestamp } from "./timestamp";
+
+const firstMessage = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
+  r.success ? undefined : (r.error?.issues[0]?.message ?? "invalid");
+
+/**
+ * The service's secrets: keys and when they changed, never their values. Set
+ * or replace one through a password field; the value is cleared once sent.
+ */
+export function SecretsCard({ name }: { name: string }) {
+  const qc = useQueryClient();
+  const secrets = useSecrets(name);
+  const [key, setKey] = useState("");
+  const [value, setValue] = useState("");
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [done, setDone] = useState<string | null>(null);
+  const valueRef = useRef<HTMLInputElement>(null);
+  const path = (k: string) => `/services/${encodeURIComponent(name)}/secrets/${encodeURIComponent(k)}`;
+  const refresh = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: keys.secrets(name) }),
+      qc.invalidateQueries({ queryKey: keys.effectiveEnv(name) }),
+      qc.invalidateQueries({ queryKey: keys.drift(name) }),
+    ]);
+
+  const put = useMutation({
+    mutationFn: (s: { key: string; value: string }) => api<SecretItem>(path(s.key), { method: "PUT", body: { value: s.value } }),
+    onSuccess: async (saved) => {
+      setKey("");
+      setDone(`${saved.key} set`);
+      await refresh();
+    },
+    onError: (err) => {
+      const field = err instanceof ApiError && (err.field === "key" || err.field === "value") ? err.field : "form";
+      setErrors({ [field]: err instanceof ApiError ? bareMessage(err.message, err.field) : "could not save the secret" });
+    },
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setDone(null);
+    const problems: FieldErrors = {
+      key: key === "" ? "is required" : firstMessage(envKey.safeParse(key)),
+      value: firstMessage(envValue.safeParse(value)),
+    };
+    if (problems.key || problems.value) {
+      setErrors(problems);
+      return;
+    }
+    setErrors({});
+    put.mutate({ key, value });
+    // The value leaves the page with the request: it is never kept or shown again.
+    setValue("");
+  }
+
+  function replace(k: string) {
+    setKey(k);
+    setValue("");
+    setErrors({});
+    setDone(null);
+    valueRef.current?.focus();
+  }
+
+  return (
+    <section className="card stack" aria-labelledby="secrets-title">
+      <h2 id="secrets-title">Secrets</h2>
+      <p className="muted">Write-only: once saved, a value is never shown again. Secrets override the env tiers.</p>
+      {secrets.isError && (
+        <p className="error" role="alert">
+          {secrets.error.message}
+        </p>
+      )}
+      {secrets.data?.length === 0 && <p className="muted">No secrets.</p>}
+      {secrets.data && secrets.data.length > 0 && (
+        <table aria-labelledby="secrets-title">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Value</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {secrets.data.map((s) => (
+              <tr key={s.key}>
+                <td className="key-cell">{s.key}</td>
+                <td className="muted">
+                  set, updated <Timestamp iso={s.updatedAt} />
+                </td>
+                <td>
+                  <span className="inline">
+                    <button type="button" className="secondary" onClick={() => replace(s.key)} aria-label={`Replace ${s.key}`}>
+                      Replace
+                    </button>
+                    <DeleteSecret secretKey={s.key} path={path(s.key)} onDeleted={refresh} />
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form className="stack" onSubmit={submit} aria-label="Set a secret" noValidate>
+        <div className="row">
+          <Field id="secret-key" label="Key" error={errors.key}>
+            {(a11y) => (
+              <input
+                {...a11y}
+                className="mono"
+                value={key}
+                onChange={(e) => {
+                  setKey(e.target.value);
+                  setDone(null);
+                  setErrors((er) => ({ ...er, key: e.target.value === "" ? undefined : firstMessage(envKey.safeParse(e.target.value)) }));
+                }}
+                autoComplete="off"
+                spellCheck={false}
+              />
+            )}
+          </Field>
+          <Field id="secret-value" label="Value" error={errors.value}>
+            {(a11y) => (
+              <input
+                {...a11y}
+                ref={valueRef}
+                type="password"
+                value={value}
+                onChange={(e) => setValue(e.target.value)}
+                autoComplete="new-password"
+                spellCheck={false}
+              />
+            )}
+          </Field>
+        </div>
+        {errors.form && (
+          <p className="error" role="alert">
+            {errors.form}
+          </p>
+        )}
+        {done && (
+          <p className="success" role="status">
+            {done}
+          </p>
+        )}
+        <div className="buttons">
+          <button type="submit" disabled={put.isPending}>
+            Save secret
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function DeleteSecret({ secretKey, path, onDeleted }: { secretKey: string; path: string; onDeleted: () => Promise<unknown> }) {
+  const remove = useMutation({ mutationFn: () => api(path, { method: "DELETE" }), onSuccess: onDeleted });
+  return (
+    <>
+      <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete ${secretKey}`}>
+        Delete
+      </button>
+      {remove.isError && (
+        <small className="error" role="alert">
+          {remove.error.message}
+        </small>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,155 @@
+"use client";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { EnvScope } from "@levelrail/db/schema/config";
+import { api } from "@/lib/fetcher";
+import { keys } from "@/lib/keys";
+import { tierEnvPath, useEnvironments, useOrgs, useProjects, useTierEnv } from "@/lib/queries";
+import type { TierEnv } from "@/lib/types";
+import { EnvEditor } from "./env-editor";
+
+/** One tier's editor: loads the set, PUTs the whole set, and refreshes every service's effective env. */
+function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
+  const qc = useQueryClient();
+  const env = useTierEnv(tier, id);
+  if (env.isError) {
+    return (
+      <section className="card" aria-label={title}>
+        <h2>{title}</h2>
+        <p className="error" role="alert">
+          {env.error.message}
+        </p>
+      </section>
+    );
+  }
+  if (!env.data) {
+    return (
+      <section className="card" aria-label={title}>
+        <h2>{title}</h2>
+        <p className="muted">Loading…</p>
+      </section>
+    );
+  }
+  return (
+    <EnvEditor
+      key={`${tier}-${id}`}
+      title={title}
+      description={description}
+      vars={env.data.vars}
+      field="vars"
+      save={(vars) => api<TierEnv>(tierEnvPath(tier, id), { method: "PUT", body: { vars } })}
+      onSaved={() =>
+        Promise.all([
+          qc.invalidateQueries({ queryKey: keys.tierEnv(tier, id) }),
+          qc.invalidateQueries({ queryKey: keys.allServices() }),
+        ])
+      }
+    />
+  );
+}
+
+/** The organization's env vars (with a choice of organization when the operator belongs to several). */
+export function OrgEnvSettings() {
+  const orgs = useOrgs();
+  const [chosen, setChosen] = useState<string | undefined>();
+  if (orgs.isError) return <p className="error" role="alert">{orgs.error.message}</p>;
+  if (!orgs.data) return <p className="muted">Loading organizations…</p>;
+  const org = orgs.data.find((o) => o.id === chosen) ?? orgs.data[0];
+  if (!org) return <p className="muted">You belong to no organization.</p>;
+  return (
+    <div className="stack">
+      {orgs.data.length > 1 && (
+        <div className="field narrow">
+          <label htmlFor="org-select">Organization</label>
+          <select id="org-select" value={org.id} onChange={(e) => setChosen(e.target.value)}>
+            {orgs.data.map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <TierEnvEditor
+        tier="organization"
+        id={org.id}
+        title="Organization env"
+        description={`Every service of the organization ${org.name} gets these, unless a higher tier sets the same key.`}
+      />
+    </div>
+  );
+}
+
+/** A project's env vars and those of one of its environments, with a selector for each. */
+export function ProjectEnvSettings() {
+  const projects = useProjects();
+  const [chosenProject, setChosenProject] = useState<string | undefined>();
+  const [chosenEnvironment, setChosenEnvironment] = useState<string | undefined>();
+  const project = projects.data?.find((p) => p.id === chosenProject) ?? projects.data?.[0];
+  const environments = useEnvironments(project?.id);
+  const environment = environments.data?.find((e) => e.id === chosenEnvironment) ?? environments.data?.[0];
+
+  if (projects.isError) return <p className="error" role="alert">{projects.error.message}</p>;
+  if (!projects.data) return <p className="muted">Loading projects…</p>;
+  if (!project) return <p className="muted">No projects yet.</p>;
+  return (
+    <div className="stack">
+      <div className="row narrow-row">
+        <div className="field">
+          <label htmlFor="project-select">Project</label>
+          <select
+            id="project-select"
+            value={project.id}
+            onChange={(e) => {
+              setChosenProject(e.target.value);
+              setChosenEnvironment(undefined);
+            }}
+          >
+            {projects.data.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="environment-select">Environment</label>
+          <select
+            id="environment-select"
+            value={environment?.id ?? ""}
+            onChange={(e) => setChosenEnvironment(e.target.value)}
+            disabled={!environments.data?.length}
+          >
+            {!environments.data?.length && <option value="">{environments.isPending ? "Loading…" : "No environments"}</option>}
+            {environments.data?.map((env) => (
+              <option key={env.id} value={env.id}>
+                {env.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {environments.isError && (
+        <p className="error" role="alert">
+          {environments.error.message}
+        </p>
+      )}
+      <div className="columns">
+        <TierEnvEditor
+          tier="project"
+          id={project.id}
+          title="Project env"
+          description={`Services of the project ${project.name}; overrides the organization's.`}
+        />
+        {environment && (
+          <TierEnvEditor
+            tier="environment"
+            id={environment.id}
+            title="Environment env"
+            description={`Services of ${project.name} / ${environment.name}; overrides the project's.`}
+          />
+        )}
+      </div>
+    </div>
+  );
+}
