@@ -12,7 +12,7 @@ import {
 } from "@levelrail/spec/env";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 import type { Ctx } from "../context";
-import { findService } from "../service/view";
+import { findService, releaseSpecOf } from "../service/view";
 import { envTargetOf, pgEnvStores } from "./sources";
 
 export interface EffectiveEnvEntry {
@@ -23,24 +23,15 @@ export interface EffectiveEnvEntry {
   overrides: EnvEntry["source"][];
 }
 
-/** Stores that name every key without opening a single secret. */
-function keysOnly(stores: EnvStores): EnvStores {
-  return {
-    ...stores,
-    secrets: { secretsOf: async () => ({}) },
-  };
-}
-
 /** The service's effective environment: every key, its source and what it overrides; secret values null. */
 export async function effectiveEnv({ ctx, name }: { ctx: Ctx; name: string }): Promise<EffectiveEnvEntry[]> {
   const { service: s } = await findService(ctx, name);
   const target = await envTargetOf(ctx.db, s.id);
   if (!target) return [];
   const stores = pgEnvStores(ctx.db, ctx.kit.keyring);
-  // Secret values are never needed here: list their keys from the declaration.
-  const view = keysOnly(stores);
+  // Secret values are never needed here: name their keys from the declaration, open nothing.
   const secrets = Object.fromEntries(target.secretKeys.map((k) => [k, ""]));
-  view.secrets = { secretsOf: async () => secrets };
+  const view: EnvStores = { ...stores, secrets: { secretsOf: async () => secrets } };
   let entries: EnvEntry[];
   try {
     entries = await resolveEnv(target, view);
@@ -86,15 +77,7 @@ export async function configDrift({ ctx, name }: { ctx: Ctx; name: string }): Pr
     ? await ctx.db.select().from(release).where(and(eq(release.id, s.currentReleaseId), eq(release.orgId, s.orgId)))
     : [];
   if (!rel) return { deployed: false, changedKeys: [], changedFields: [], problem: null };
-  const draft: ReleaseSpec = {
-    image: s.image,
-    port: s.port,
-    healthPath: s.healthPath,
-    readyBudgetSeconds: s.readyBudgetSeconds,
-    strategy: s.strategy,
-    env: s.env,
-    hooks: s.hooks,
-  };
+  const draft = releaseSpecOf(s);
   const fields = (Object.keys(draft) as (keyof ReleaseSpec)[]).filter(
     (k) => k !== "env" && canonicalJson(draft[k]) !== canonicalJson(rel.spec[k]),
   );

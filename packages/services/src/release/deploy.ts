@@ -6,20 +6,10 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { type ReleaseKind, type ReleaseSpec, type ReleaseView, deployInput } from "@levelrail/spec/service";
 import { type Ctx, parse } from "../context";
 import { fingerprintConfig } from "../env/effective";
-import { findService, releaseView } from "../service/view";
+import { findService, releaseSpecOf, releaseView } from "../service/view";
 
 type ServiceRow = typeof service.$inferSelect;
 type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
-
-const specOf = (s: ServiceRow, image: string): ReleaseSpec => ({
-  image,
-  port: s.port,
-  healthPath: s.healthPath,
-  readyBudgetSeconds: s.readyBudgetSeconds,
-  strategy: s.strategy,
-  env: s.env,
-  hooks: s.hooks,
-});
 
 const newNonce = () => randomBytes(6).toString("hex");
 
@@ -64,7 +54,7 @@ export async function deployService({ ctx, name, input }: { ctx: Ctx; name: stri
       await tx.update(service).set({ image, updatedAt: new Date() }).where(eq(service.id, s.id));
       s.image = image;
     }
-    const spec = specOf(s, s.image);
+    const spec = releaseSpecOf(s);
     const prev = await currentRelease(tx, s);
     const prints = await fingerprintConfig(ctx, s.id, spec);
     // Same image, changed configuration (spec or any env tier): the container must be replaced, so it gets a new name.

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { ingressStatus } from "@levelrail/db/schema/fleet";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
-import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
+import type { ReleaseSpec, ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { type Ctx, scope } from "../context";
 
 type ServiceRow = typeof service.$inferSelect;
@@ -27,6 +27,19 @@ export function serviceView(s: ServiceRow, appName: string): ServiceView {
     domains: s.domains,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+/** What a Deploy of the service would run now: its draft snapshot. */
+export function releaseSpecOf(s: ServiceRow): ReleaseSpec {
+  return {
+    image: s.image,
+    port: s.port,
+    healthPath: s.healthPath,
+    readyBudgetSeconds: s.readyBudgetSeconds,
+    strategy: s.strategy,
+    env: s.env,
+    hooks: s.hooks,
   };
 }
 
