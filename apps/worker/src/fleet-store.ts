@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { deploySample, ingressStatus } from "@levelrail/db/schema/fleet";
 import { app, release, service } from "@levelrail/db/schema/services";
@@ -13,7 +13,8 @@ export function pgFleetStore(db: Db): IngressStore & AppStore & { recordDeploy(r
         .select({ id: service.id, name: service.name, app: app.name, port: service.port, domains: service.domains, releasePort: sql<number | null>`(${release.spec} ->> 'port')::int` })
         .from(service)
         .innerJoin(app, eq(app.id, service.appId))
-        .leftJoin(release, eq(release.id, service.currentReleaseId));
+        .leftJoin(release, eq(release.id, service.currentReleaseId))
+        .orderBy(asc(service.createdAt), asc(service.id)); // the oldest claimant of a domain keeps it
       // The running release's port: editing the draft does not move traffic before a Deploy.
       return rows.map((r) => ({ serviceId: r.id, service: r.name, app: r.app, port: r.releasePort ?? r.port, domains: r.domains }));
     },

@@ -14,6 +14,7 @@ import type { Controller } from "./reconcile/controller";
 import { pgFleetStore } from "./fleet-store";
 import { pgHookRecorder } from "./hook-store";
 import { MeshDns } from "./mesh/dns";
+import { hostNameservers } from "./mesh/upstream";
 import { workerMetrics } from "./metrics";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
@@ -35,6 +36,8 @@ export interface WorkerOptions {
   meshDnsPort: number;
   /** How long an old container keeps serving after the switch. */
   drainMs?: number;
+  /** Nameservers app containers ask after the mesh DNS, for every other name; default: the host's (`hostNameservers`). */
+  upstreamDns?: string[];
   /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
   ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
   /** Loopback port for Prometheus metrics; absent: not served. */
@@ -95,6 +98,7 @@ export async function startWorker(o: WorkerOptions) {
       defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
       networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
       mesh: meshPort,
+      upstreamDns: o.upstreamDns ?? hostNameservers(),
       drainMs: o.drainMs ?? 2000,
       deploys: {
         async recordDeploy(releaseId, outcome) {

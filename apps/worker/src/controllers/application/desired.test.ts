@@ -36,7 +36,7 @@ describe("containerOptions", () => {
   it("covers every ReleaseSpec and ContainerPlan field", () => {
     expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
     expect(Object.keys(spec)).toHaveLength(7);
-    expect(Object.keys(plan)).toHaveLength(8);
+    expect(Object.keys(plan)).toHaveLength(9);
     expect(releaseSpec.parse(spec)).toEqual(spec);
   });
 

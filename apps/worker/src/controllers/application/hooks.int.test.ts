@@ -16,6 +16,7 @@ import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import type { RunnerEvent } from "../../reconcile/runner";
+import { pgHookRecorder } from "../../hook-store";
 import { IMAGES, setupSuite } from "../../../test/harness";
 
 /**
@@ -346,6 +347,34 @@ describe("deploy hooks on the real engine", () => {
     await expect(listHookRuns({ ctx: other, app: "hist", input: {} })).rejects.toMatchObject({ code: "not_found" });
     await expect(getHookRun({ ctx: other, id: full.id })).rejects.toMatchObject({ code: "not_found" });
     await expect(getHookRun({ ctx: s.ctx, id: "not-a-uuid" })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("the PostgreSQL recorder: a resumed attempt is the same row; a new attempt, or another release's, marks unfinished runs interrupted", async () => {
+    const name = `recorder-${s.shortName}`;
+    const created = await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await s.waitPhase(name, ["running"]);
+    const [r2, r1] = await listReleases({ ctx: s.ctx, name });
+    const rec = pgHookRecorder(s.db);
+    const run = (releaseId: string, attempt: string) => ({ serviceId: created.id, releaseId, phase: "pre" as const, command: ["/migrate"], attempt });
+
+    const a = await rec.begin(run(r1!.id, "container-a"));
+    await rec.progress(a, "half way\n");
+    expect(await rec.begin(run(r1!.id, "container-a"))).toBe(a); // resumed: the same row
+    expect(await rec.succeeded(r1!.id, "pre")).toBe(false);
+
+    // The superseded release's run never finished: the next release's hook marks it interrupted.
+    const b = await rec.begin(run(r2!.id, "container-b"));
+    await rec.finish(b, { exitCode: 0, outcome: "succeeded", output: "done\n", message: "" });
+    expect(await rec.succeeded(r2!.id, "pre")).toBe(true);
+    expect(await rec.succeeded(r2!.id, "post")).toBe(false);
+    const rows = await runsOf(name);
+    expect(rows.map((r) => [r.id, r.outcome, r.output, r.message])).toEqual([
+      [a, "error", "half way\n", "interrupted: the worker stopped during this run"],
+      [b, "succeeded", "done\n", ""],
+    ]);
+    expect(rows[0]!.finishedAt).not.toBeNull();
   });
 
   it("a worker that dies mid-hook: the next worker adopts the hook container, so the hook runs once and is stored once", async () => {

@@ -136,7 +136,7 @@ const serviceContainer = (): ContainerCreateOptions & { name: string } => ({
   Env: ["DATABASE_URL=postgres://db/shop", "LOG_LEVEL=info"],
   Labels: { ...serviceLabels("lrt", "web", "app-1", "rel-2"), "levelrail.image": "registry.example.com/shop:1.4.2" },
   ExposedPorts: { "8080/tcp": {} },
-  HostConfig: { NetworkMode: NETWORK, RestartPolicy: { Name: "no" }, LogConfig: { Type: "json-file", Config: {} } },
+  HostConfig: { NetworkMode: NETWORK, Dns: ["10.201.0.1"], RestartPolicy: { Name: "no" }, LogConfig: { Type: "json-file", Config: {} } },
   NetworkingConfig: { EndpointsConfig: { [NETWORK]: { Aliases: ["web"] } } },
 });
 
@@ -204,14 +204,14 @@ describe("CappedOutput", () => {
 describe("preDeployContainer", () => {
   it("runs the argv exactly (no shell), in the new image with the new env on the app network, labelled as a hook", () => {
     const svc = serviceContainer();
-    expect(preDeployContainer(svc, ["npm", "run", "migrate; rm -rf /"])).toEqual({
+    expect(preDeployContainer(svc, ["npm", "run", "migrate; rm -rf /"])).toStrictEqual({
       name: HOOK_NAME,
       Image: IMAGE_ID,
       Entrypoint: ["npm"],
       Cmd: ["run", "migrate; rm -rf /"],
       Env: ["DATABASE_URL=postgres://db/shop", "LOG_LEVEL=info"],
       Labels: { ...svc.Labels, [Labels.role]: "pre-deploy" },
-      HostConfig: { NetworkMode: NETWORK, RestartPolicy: { Name: "no" } },
+      HostConfig: { NetworkMode: NETWORK, Dns: ["10.201.0.1"], RestartPolicy: { Name: "no" } },
     });
   });
 
@@ -447,6 +447,18 @@ describe("runPostDeploy", () => {
       ["removeContainer", container().id],
     ]);
     expect(recorder.steps().at(-1)).toEqual(["finish", "run-1", { exitCode: null, outcome: "timed_out", output: "", message }]);
+  });
+
+  it("an engine error during the exec is thrown (the runner retries); the new container is not removed and the run not finished", async () => {
+    const runtime = new FakeRuntime();
+    const recorder = new FakeRecorder();
+    runtime.exec = async (id, argv) => {
+      runtime.calls.push(["exec", id, argv]);
+      throw new Error("connect ECONNREFUSED /var/run/docker.sock");
+    };
+    await expect(runPostDeploy(runtime, recorder, hookRun("post"), container())).rejects.toThrow("ECONNREFUSED");
+    expect(runtime.calls).toEqual([["exec", container().id, ARGV]]);
+    expect(recorder.steps().map(([m]) => m)).toEqual(["succeeded", "begin"]);
   });
 
   it("a post-deploy hook this release already ran successfully is not run again", async () => {

@@ -113,7 +113,10 @@ async function recorded(
   }
 }
 
-/** The one-off container a pre-deploy hook runs in: the new image, the new env, the app network; argv exactly, no shell. */
+/**
+ * The one-off container a pre-deploy hook runs in: the new image, the new env, the app network and its
+ * nameservers (so mesh names resolve as in the service); argv exactly, no shell.
+ */
 export function preDeployContainer(service: ContainerCreateOptions & { name: string }, argv: string[]): ContainerCreateOptions & { name: string } {
   const [entry, ...args] = argv;
   return {
@@ -123,7 +126,7 @@ export function preDeployContainer(service: ContainerCreateOptions & { name: str
     Cmd: args,
     Env: service.Env,
     Labels: { ...service.Labels, [Labels.role]: "pre-deploy" },
-    HostConfig: { NetworkMode: service.HostConfig?.NetworkMode, RestartPolicy: { Name: "no" } },
+    HostConfig: { NetworkMode: service.HostConfig?.NetworkMode, Dns: service.HostConfig?.Dns, RestartPolicy: { Name: "no" } },
   };
 }
 

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ManagedContainer, PullProgress, RegistryAuth, Runtime } from "@levelrail/docker";
+import type { ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime } from "@levelrail/docker";
 import type { EnvStores, EnvTarget } from "@levelrail/spec/env";
-import { containerName, networkLabels, networkName, serviceFilter, serviceLabels } from "@levelrail/spec/naming";
+import { Labels, containerName, meshName, networkLabels, networkName, serviceFilter, serviceLabels } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 import { containerOptions } from "./desired";
+import { type HookOutcome, type HookPhase, type HookRecorder, preDeployContainer } from "./hooks";
 import type {
+  DeployRecorder,
   DesiredRelease,
   DesiredService,
   ObservedStatus,
@@ -15,7 +17,7 @@ import type {
   ServiceStore,
   StatusWriter,
 } from "./ports";
-import { applicationController } from "./reconcile";
+import { type MeshPort, applicationController } from "./reconcile";
 
 const NOW = new Date("2026-03-01T12:00:00Z").getTime();
 const SHORT = "lrt";
@@ -25,6 +27,12 @@ const IMAGE_REF = "registry.example.com/shop:1.4.2"; // a fixed tag: pulled only
 const IMAGE_ID = "sha256:1111111111111111111111111111111111111111111111111111111111111111";
 const OLD_IMAGE_ID = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 const PROBE_INTERVAL_MS = 250;
+const DRAIN_MS = 2_000;
+/** The app network's subnet and gateway: the first /26 of the pool (the mesh DNS listens on the gateway). */
+const POOL = { pool: "10.201.0.0/16", bits: 26 };
+const SUBNET = "10.201.0.0/26";
+const GATEWAY = "10.201.0.1";
+const DNS_NAME = meshName(SHORT, "shop", "web");
 
 type Call = [method: string, args: unknown[]];
 
@@ -35,9 +43,22 @@ class FakeRuntime implements Runtime {
   readonly images = new Map<string, string>();
   /** What pulling a ref does: the image id it yields, or the engine's error. */
   pulls = new Map<string, string | Error>();
+  readonly networks = new Map<string, NetworkInfo>();
   /** How a started container behaves. */
   onStart: "runs" | "exits" = "runs";
+  /** How a pre-deploy hook container (one with a role label) ends when started, and what a post-deploy exec exits with. */
+  hookExit = 0;
+  execExit = 0;
   private seq = 0;
+
+  constructor(opts: { network?: boolean } = {}) {
+    if (opts.network !== false) this.addNetwork();
+  }
+
+  /** The app network as an earlier pass made it, without recording a call. */
+  addNetwork() {
+    this.networks.set(NETWORK, { id: "net-1", name: NETWORK, labels: networkLabels(SHORT, APP_ID), subnets: [SUBNET], gateway: GATEWAY, containers: [] });
+  }
 
   private record(method: string, ...args: unknown[]) {
     this.calls.push([method, args]);
@@ -93,12 +114,23 @@ class FakeRuntime implements Runtime {
     onProgress({ status: "Downloading", id: "layer1", current: 50, total: 100 });
     this.images.set(ref, outcome);
   }
-  async ensureNetwork(name: string, labels: Record<string, string>) {
-    this.record("ensureNetwork", name, labels);
+  async inspectNetwork(name: string) {
+    this.record("inspectNetwork", name);
+    return this.networks.get(name) ?? null;
   }
   async listNetworks(labelFilters: string[]) {
     this.record("listNetworks", labelFilters);
-    return [];
+    // Docker's default bridge is there too, outside our pool.
+    return [{ id: "bridge", name: "bridge", labels: {}, subnets: ["172.17.0.0/16"], gateway: "172.17.0.1", containers: [] }, ...this.networks.values()];
+  }
+  async createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string) {
+    this.record("createNetwork", name, labels, subnet, gateway);
+    if (this.networks.has(name)) return false;
+    this.networks.set(name, { id: `net-${name}`, name, labels, subnets: [subnet], gateway, containers: [] });
+    return true;
+  }
+  async disconnectNetwork(name: string, containerId: string) {
+    this.record("disconnectNetwork", name, containerId);
   }
   async removeNetwork(name: string) {
     this.record("removeNetwork", name);
@@ -114,7 +146,8 @@ class FakeRuntime implements Runtime {
     this.record("startContainer", id);
     const c = this.find(id);
     if (!c) throw new Error(`no such container ${id}`);
-    if (this.onStart === "exits") Object.assign(c, { state: "exited", exitCode: 1 });
+    if (c.labels[Labels.role] !== undefined) Object.assign(c, { state: "exited", exitCode: this.hookExit, startedAt: Date.now() });
+    else if (this.onStart === "exits") Object.assign(c, { state: "exited", exitCode: 1 });
     else Object.assign(c, { state: "running", startedAt: Date.now(), addresses: { [NETWORK]: "172.18.0.9" } });
   }
   async stopContainer(id: string, timeoutSeconds: number) {
@@ -135,7 +168,7 @@ class FakeRuntime implements Runtime {
   }
   async exec(id: string, argv: string[], _onChunk: (text: string) => void) {
     this.record("exec", id, argv);
-    return { exitCode: 0 };
+    return { exitCode: this.execExit };
   }
   async setRestartPolicy(id: string, policy: "no" | "unless-stopped") {
     this.record("setRestartPolicy", id, policy);
@@ -147,7 +180,7 @@ class FakeRuntime implements Runtime {
 
   /** The calls that change something on the engine. */
   writes(): Call[] {
-    const reads = new Set(["ping", "listContainers", "inspectContainer", "imageId", "listNetworks", "containerLogs", "followLogs", "waitExit"]);
+    const reads = new Set(["ping", "listContainers", "inspectContainer", "imageId", "inspectNetwork", "listNetworks", "containerLogs", "followLogs", "waitExit"]);
     return this.calls.filter(([m]) => !reads.has(m));
   }
 }
@@ -175,6 +208,40 @@ class FakeProber implements Prober {
   }
 }
 
+/** The mesh DNS as the controller sees it: which container a name answers, and which gateways serve. */
+class FakeMesh implements MeshPort {
+  readonly calls: Call[] = [];
+  setActive(name: string, address: string | null) {
+    this.calls.push(["setActive", [name, address]]);
+  }
+  async serveApp(gateway: string, app: string) {
+    this.calls.push(["serveApp", [gateway, app]]);
+  }
+}
+
+class FakeDeploys implements DeployRecorder {
+  readonly recorded: [string, string][] = [];
+  async recordDeploy(releaseId: string, outcome: "succeeded" | "failed") {
+    this.recorded.push([releaseId, outcome]);
+  }
+}
+
+/** Keeps hook runs in memory, as the PostgreSQL recorder would. */
+class FakeHookRecorder implements HookRecorder {
+  readonly runs: { phase: HookPhase; command: string[]; attempt: string; outcome: HookOutcome | "running"; exitCode: number | null; message: string }[] = [];
+  async begin(run: { phase: HookPhase; command: string[]; attempt: string }) {
+    this.runs.push({ phase: run.phase, command: run.command, attempt: run.attempt, outcome: "running", exitCode: null, message: "" });
+    return String(this.runs.length - 1);
+  }
+  async progress() {}
+  async finish(runId: string, r: { exitCode: number | null; outcome: HookOutcome; message: string }) {
+    Object.assign(this.runs[Number(runId)]!, { exitCode: r.exitCode, outcome: r.outcome, message: r.message });
+  }
+  async succeeded(_releaseId: string, phase: HookPhase) {
+    return this.runs.some((r) => r.phase === phase && r.outcome === "succeeded");
+  }
+}
+
 const spec = (over: Partial<ReleaseSpec> = {}): ReleaseSpec => ({
   image: IMAGE_REF,
   port: 8080,
@@ -192,6 +259,7 @@ const release = (over: Partial<DesiredRelease> = {}): DesiredRelease => ({
   restartNonce: "",
   imageId: null,
   outcome: "pending",
+  finishedAt: null,
   ...over,
 });
 
@@ -210,6 +278,7 @@ const service = (rel: DesiredRelease | null, over: Partial<DesiredService> = {})
   id: "svc-1",
   name: "web",
   appId: APP_ID,
+  appName: "shop",
   orgId: "org-1",
   registryCredentialId: null,
   envTarget,
@@ -232,15 +301,18 @@ const planFor = (rel: DesiredRelease, imageId = IMAGE_ID) =>
     restartNonce: rel.restartNonce,
     spec: rel.spec,
     env: RESOLVED_ENV,
+    dns: [GATEWAY],
   });
 
 const OLD_NAME = containerName(SHORT, "web", OLD_IMAGE_ID, "");
 const FILTER = serviceFilter(SHORT, "web");
 
-function setup(desired: DesiredService | null, opts: { registry?: RegistryStore } = {}) {
-  const runtime = new FakeRuntime();
+function setup(desired: DesiredService | null, opts: { registry?: RegistryStore; hooks?: HookRecorder; network?: boolean } = {}) {
+  const runtime = new FakeRuntime({ network: opts.network ?? true });
   const status = new FakeStatus();
   const prober = new FakeProber();
+  const mesh = new FakeMesh();
+  const deploys = new FakeDeploys();
   const lookups: string[] = [];
   const store: ServiceStore = {
     async getDesiredService(name) {
@@ -257,10 +329,14 @@ function setup(desired: DesiredService | null, opts: { registry?: RegistryStore 
     probeIntervalMs: PROBE_INTERVAL_MS,
     envStores,
     registry: opts.registry,
-    hooks: undefined,
+    hooks: opts.hooks,
     defaultHookTimeoutSeconds: 300,
+    networkPool: POOL,
+    mesh,
+    drainMs: DRAIN_MS,
+    deploys,
   });
-  return { runtime, status, prober, lookups, reconcile: () => controller.reconcile("service:web") };
+  return { runtime, status, prober, mesh, deploys, lookups, reconcile: () => controller.reconcile("service:web") };
 }
 
 beforeEach(() => {
@@ -270,11 +346,26 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** What the status said, step by step: [phase, step, message]. */
+const steps = (status: FakeStatus) => status.statuses.map(([, st]) => [st.phase, st.step, st.message]);
+
+/** A deploy in progress: the old container serves, the new one runs and is being probed. */
+function inProgress(createdAgoMs: number, over: Partial<DesiredRelease> = {}, opts: { hooks?: HookRecorder } = {}) {
+  const rel = release({ imageId: IMAGE_ID, outcome: "deploying", ...over });
+  const desired = service(rel);
+  const s = setup(desired, opts);
+  const plan = planFor(rel);
+  s.runtime.add({ name: OLD_NAME });
+  s.runtime.add({ name: plan.name, labels: plan.Labels ?? {}, createdAt: NOW - createdAgoMs, addresses: { [NETWORK]: "172.18.0.9" } });
+  return { ...s, plan, rel, desired };
+}
+
 describe("application controller: nothing to run", () => {
-  it("no release: removes every container of the service and reports stopped", async () => {
+  it("no release: removes every container of the service, hook containers included, and reports stopped", async () => {
     const { runtime, status, lookups, reconcile } = setup(service(null));
     runtime.add({ name: OLD_NAME });
     runtime.add({ name: "lrt-web-exited000000", state: "exited", exitCode: 0 });
+    runtime.add({ name: `${OLD_NAME}-pre-deploy`, labels: { ...serviceLabels(SHORT, "web", APP_ID, "rel-old"), [Labels.role]: "pre-deploy" } });
     // Not ours: another service, another installation, and no managed label at all.
     runtime.add({ name: "lrt-api-aaaaaaaaaaaa", labels: serviceLabels(SHORT, "api", APP_ID, "r") });
     runtime.add({ name: "other-web-aaaaaaaaaaaa", labels: serviceLabels("other", "web", APP_ID, "r") });
@@ -286,8 +377,9 @@ describe("application controller: nothing to run", () => {
       ["listContainers", [FILTER]],
       ["removeContainer", [`id-${OLD_NAME}`]],
       ["removeContainer", ["id-lrt-web-exited000000"]],
+      ["removeContainer", [`id-${OLD_NAME}-pre-deploy`]],
     ]);
-    expect(status.statuses).toEqual([["svc-1", { phase: "stopped", image: null, activeContainer: null, message: "not deployed yet" }]]);
+    expect(status.statuses).toEqual([["svc-1", { phase: "stopped", step: null, image: null, activeContainer: null, message: "not deployed yet" }]]);
     expect(status.releaseUpdates).toEqual([]);
     expect([...runtime.containers.values()].map((c) => c.name).sort()).toEqual(["foreign", "lrt-api-aaaaaaaaaaaa", "other-web-aaaaaaaaaaaa"]);
   });
@@ -314,9 +406,9 @@ describe("application controller: nothing to run", () => {
 });
 
 describe("application controller: first deploy", () => {
-  it("pulls a missing image, creates and starts the container, and polls while it is not ready", async () => {
+  it("pulls a missing image, makes the app network, creates and starts the container, and polls while it is not ready", async () => {
     const rel = release();
-    const { runtime, status, prober, reconcile } = setup(service(rel));
+    const { runtime, status, prober, mesh, deploys, reconcile } = setup(service(rel), { network: false });
     runtime.pulls.set(IMAGE_REF, IMAGE_ID);
     const plan = planFor(rel);
     const id = `id-${plan.name}`;
@@ -327,43 +419,51 @@ describe("application controller: first deploy", () => {
       ["imageId", [IMAGE_REF]],
       ["pullImage", [IMAGE_REF, null]],
       ["imageId", [IMAGE_REF]],
-      ["ensureNetwork", [NETWORK, networkLabels(SHORT, APP_ID)]],
+      ["inspectNetwork", [NETWORK]],
+      ["listNetworks", [[]]],
+      ["createNetwork", [NETWORK, networkLabels(SHORT, APP_ID), SUBNET, GATEWAY]],
+      ["inspectNetwork", [NETWORK]],
       ["createContainer", [plan]],
       ["inspectContainer", [plan.name]],
       ["startContainer", [id]],
       ["inspectContainer", [id]],
     ]);
+    expect(plan.HostConfig?.Dns).toEqual([GATEWAY]);
+    expect(mesh.calls).toEqual([["serveApp", [GATEWAY, "shop"]]]);
     expect(prober.urls).toEqual([["http://172.18.0.9:8080/healthz", 2000]]);
     expect(status.releaseUpdates).toEqual([
       ["rel-2", { imageId: IMAGE_ID }],
       ["rel-2", { outcome: "deploying" }],
     ]);
-    expect(status.statuses.map(([, s]) => s.message)).toEqual([
-      `pulling ${IMAGE_REF}`,
-      `pulling ${IMAGE_REF}: Downloading layer1 50%`,
-      `starting ${plan.name}`,
-      `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 0s of 60s)`,
+    expect(steps(status)).toEqual([
+      ["deploying", "pulling", `pulling ${IMAGE_REF}`],
+      ["deploying", "pulling", `pulling ${IMAGE_REF}: Downloading layer1 50%`],
+      ["deploying", "starting", `starting ${plan.name}`],
+      ["deploying", "probing", `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 0s of 60s)`],
     ]);
     expect(status.last()).toEqual({
       phase: "deploying",
+      step: "probing",
       image: IMAGE_REF,
       activeContainer: null,
       message: `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 0s of 60s)`,
     });
     // Nothing removed: the new container keeps proving itself.
     expect(runtime.calls.filter(([m]) => m === "removeContainer")).toEqual([]);
+    expect(deploys.recorded).toEqual([]);
   });
 
-  it("the next pass adopts the container, and a ready probe cuts over", async () => {
+  it("the next pass adopts the container, and a ready probe switches to it", async () => {
     const rel = release();
     const desired = service(rel);
-    const { runtime, status, prober, reconcile } = setup(desired);
+    const { runtime, status, prober, mesh, deploys, reconcile } = setup(desired);
     runtime.pulls.set(IMAGE_REF, IMAGE_ID);
     await reconcile();
 
     // What the store would return now: the resolved image, deploying.
     desired.release = { ...rel, imageId: IMAGE_ID, outcome: "deploying" };
     runtime.calls.length = 0;
+    mesh.calls.length = 0;
     status.statuses.length = 0;
     status.releaseUpdates.length = 0;
     prober.result = { ready: true, detail: "HTTP 200" };
@@ -372,10 +472,16 @@ describe("application controller: first deploy", () => {
     expect(await reconcile()).toBeUndefined();
     expect(runtime.calls).toEqual([
       ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
       ["setRestartPolicy", [`id-${plan.name}`, "unless-stopped"]],
     ]);
+    expect(mesh.calls).toEqual([
+      ["serveApp", [GATEWAY, "shop"]],
+      ["setActive", [DNS_NAME, "172.18.0.9"]],
+    ]);
     expect(status.releaseUpdates).toEqual([["rel-2", { outcome: "succeeded", container: plan.name, message: "" }]]);
-    expect(status.statuses).toEqual([["svc-1", { phase: "running", image: IMAGE_REF, activeContainer: plan.name, message: "" }]]);
+    expect(status.statuses).toEqual([["svc-1", { phase: "running", step: null, image: IMAGE_REF, activeContainer: plan.name, message: "" }]]);
+    expect(deploys.recorded).toEqual([["rel-2", "succeeded"]]);
   });
 
   it("does not pull an image with a fixed tag that the engine has", async () => {
@@ -414,7 +520,7 @@ describe("application controller: first deploy", () => {
 
   it("a pull failure fails the release with the engine's message and creates nothing", async () => {
     const rel = release();
-    const { runtime, status, reconcile } = setup(service(rel));
+    const { runtime, status, deploys, reconcile } = setup(service(rel));
     runtime.add({ name: OLD_NAME });
     runtime.pulls.set(IMAGE_REF, new Error("manifest for registry.example.com/shop:1.4.2 not found: manifest unknown"));
 
@@ -426,7 +532,8 @@ describe("application controller: first deploy", () => {
     ]);
     const message = `image ${IMAGE_REF} could not be pulled: manifest for registry.example.com/shop:1.4.2 not found: manifest unknown`;
     expect(status.releaseUpdates).toEqual([["rel-2", { outcome: "failed", message }]]);
-    expect(status.last()).toEqual({ phase: "failed", image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` });
+    expect(status.last()).toEqual({ phase: "failed", step: null, image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` });
+    expect(deploys.recorded).toEqual([["rel-2", "failed"]]);
   });
 
   it("a declared registry credential the worker cannot resolve fails the release before any pull", async () => {
@@ -451,7 +558,7 @@ describe("application controller: first deploy", () => {
     expect(runtime.calls).toEqual([["listContainers", [FILTER]]]);
     const message = "secrets API_KEY are declared but no secret store is configured";
     expect(status.releaseUpdates).toEqual([["rel-2", { outcome: "failed", message }]]);
-    expect(status.last()).toEqual({ phase: "failed", image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` });
+    expect(status.last()).toEqual({ phase: "failed", step: null, image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` });
   });
 
   it("a container that exits before it is ready is removed and fails the release with its exit code and output", async () => {
@@ -464,7 +571,6 @@ describe("application controller: first deploy", () => {
 
     expect(await reconcile()).toBeUndefined();
     expect(runtime.writes()).toEqual([
-      ["ensureNetwork", [NETWORK, networkLabels(SHORT, APP_ID)]],
       ["createContainer", [plan]],
       ["startContainer", [id]],
       ["removeContainer", [id]],
@@ -480,29 +586,55 @@ describe("application controller: first deploy", () => {
 });
 
 describe("application controller: cutover", () => {
-  /** A deploy in progress: the old container serves, the new one runs and is being probed. */
-  function inProgress(createdAgoMs: number) {
-    const rel = release({ imageId: IMAGE_ID, outcome: "deploying" });
-    const s = setup(service(rel));
-    const plan = planFor(rel);
-    s.runtime.add({ name: OLD_NAME });
-    s.runtime.add({ name: plan.name, labels: plan.Labels ?? {}, createdAt: NOW - createdAgoMs, addresses: { [NETWORK]: "172.18.0.9" } });
-    return { ...s, plan, rel };
-  }
-
-  it("probe ready: restart policy unless-stopped first, then the old container goes; release succeeded, status running", async () => {
-    const { runtime, status, prober, plan, reconcile } = inProgress(5_000);
+  it("probe ready: restart policy unless-stopped, the mesh name switches, the old container drains, then goes", async () => {
+    const { runtime, status, prober, mesh, deploys, plan, rel, desired, reconcile } = inProgress(5_000);
     prober.result = { ready: true, detail: "HTTP 200" };
 
-    expect(await reconcile()).toBeUndefined();
+    expect(await reconcile()).toEqual({ requeueAfterMs: DRAIN_MS });
     expect(runtime.calls).toEqual([
       ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
       ["setRestartPolicy", [`id-${plan.name}`, "unless-stopped"]],
-      ["removeContainer", [`id-${OLD_NAME}`]],
+    ]);
+    expect(mesh.calls).toEqual([
+      ["serveApp", [GATEWAY, "shop"]],
+      ["setActive", [DNS_NAME, "172.18.0.9"]],
     ]);
     expect(prober.urls).toEqual([["http://172.18.0.9:8080/healthz", 2000]]);
     expect(status.releaseUpdates).toEqual([["rel-2", { outcome: "succeeded", container: plan.name, message: "" }]]);
-    expect(status.statuses).toEqual([["svc-1", { phase: "running", image: IMAGE_REF, activeContainer: plan.name, message: "" }]]);
+    expect(deploys.recorded).toEqual([["rel-2", "succeeded"]]);
+    expect(status.statuses).toEqual([
+      ["svc-1", { phase: "deploying", step: "cutover", image: IMAGE_REF, activeContainer: plan.name, message: `${plan.name} is active; draining 1 old container(s)` }],
+    ]);
+    expect(runtime.containers.get(`id-${OLD_NAME}`)?.state).toBe("running");
+
+    // The store now says succeeded, switched at NOW. Still draining 0.5 s later: nothing removed.
+    desired.release = { ...rel, outcome: "succeeded", finishedAt: NOW };
+    runtime.calls.length = 0;
+    status.statuses.length = 0;
+    vi.setSystemTime(NOW + 500);
+    expect(await reconcile()).toEqual({ requeueAfterMs: 1_500 });
+    expect(runtime.writes()).toEqual([]);
+    expect(status.last()).toEqual({
+      phase: "deploying",
+      step: "cutover",
+      image: IMAGE_REF,
+      activeContainer: plan.name,
+      message: `${plan.name} is active; draining 1 old container(s) for 1.5s`,
+    });
+
+    // Drained: the old container goes, the service is running.
+    runtime.calls.length = 0;
+    status.statuses.length = 0;
+    vi.setSystemTime(NOW + DRAIN_MS);
+    expect(await reconcile()).toBeUndefined();
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["removeContainer", [`id-${OLD_NAME}`]],
+    ]);
+    expect(status.statuses).toEqual([["svc-1", { phase: "running", step: null, image: IMAGE_REF, activeContainer: plan.name, message: "" }]]);
+    expect(deploys.recorded).toHaveLength(1);
   });
 
   it("probe not ready within the budget: polls again after probeIntervalMs and removes nothing", async () => {
@@ -512,6 +644,7 @@ describe("application controller: cutover", () => {
     expect(status.releaseUpdates).toEqual([]);
     expect(status.last()).toEqual({
       phase: "deploying",
+      step: "probing",
       image: IMAGE_REF,
       activeContainer: OLD_NAME,
       message: `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 12s of 60s)`,
@@ -519,18 +652,20 @@ describe("application controller: cutover", () => {
   });
 
   it("budget exceeded: the new container is removed, the release fails, the old one is untouched", async () => {
-    const { runtime, status, plan, reconcile } = inProgress(60_000);
+    const { runtime, status, mesh, plan, reconcile } = inProgress(60_000);
     expect(await reconcile()).toBeUndefined();
     expect(runtime.calls).toEqual([
       ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
       ["removeContainer", [`id-${plan.name}`]],
     ]);
     const message = `${plan.name} was not ready within 60s (GET /healthz on port 8080: HTTP 503)`;
     expect(status.releaseUpdates).toEqual([["rel-2", { outcome: "failed", message }]]);
     expect(status.statuses).toEqual([
-      ["svc-1", { phase: "failed", image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` }],
+      ["svc-1", { phase: "failed", step: null, image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` }],
     ]);
     expect(runtime.containers.get(`id-${OLD_NAME}`)?.state).toBe("running");
+    expect(mesh.calls.filter(([m]) => m === "setActive")).toEqual([]);
   });
 
   it("a failed release causes no Docker write at all (no churn)", async () => {
@@ -550,19 +685,24 @@ describe("application controller: cutover", () => {
   });
 
   it("a converged service only clears leftovers", async () => {
-    const rel = release({ imageId: IMAGE_ID, outcome: "succeeded" });
-    const { runtime, status, prober, reconcile } = setup(service(rel));
+    const rel = release({ imageId: IMAGE_ID, outcome: "succeeded", finishedAt: NOW - 3_600_000 });
+    const { runtime, status, prober, mesh, reconcile } = setup(service(rel));
     const plan = planFor(rel);
     runtime.add({ name: plan.name, labels: plan.Labels ?? {} });
     runtime.add({ name: OLD_NAME, state: "exited", exitCode: 0 });
     expect(await reconcile()).toBeUndefined();
     expect(runtime.calls).toEqual([
       ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
       ["removeContainer", [`id-${OLD_NAME}`]],
+    ]);
+    expect(mesh.calls).toEqual([
+      ["serveApp", [GATEWAY, "shop"]],
+      ["setActive", [DNS_NAME, "172.18.0.2"]],
     ]);
     expect(prober.urls).toEqual([]);
     expect(status.releaseUpdates).toEqual([]);
-    expect(status.statuses).toEqual([["svc-1", { phase: "running", image: IMAGE_REF, activeContainer: plan.name, message: "" }]]);
+    expect(status.statuses).toEqual([["svc-1", { phase: "running", step: null, image: IMAGE_REF, activeContainer: plan.name, message: "" }]]);
   });
 
   it("adopts a container of the same name left in 'created' by an earlier pass instead of creating another", async () => {
@@ -584,18 +724,18 @@ describe("application controller: cutover", () => {
     expect(await reconcile()).toEqual({ requeueAfterMs: PROBE_INTERVAL_MS });
     expect(runtime.calls).toEqual([
       ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
       ["stopContainer", [`id-${OLD_NAME}`, 10]],
       ["removeContainer", [`id-${OLD_NAME}`]],
-      ["ensureNetwork", [NETWORK, networkLabels(SHORT, APP_ID)]],
       ["createContainer", [plan]],
       ["inspectContainer", [plan.name]],
       ["startContainer", [id]],
       ["inspectContainer", [id]],
     ]);
-    expect(status.statuses.map(([, s]) => [s.phase, s.activeContainer, s.message])).toEqual([
-      ["deploying", null, "stopping the old container (recreate)"],
-      ["deploying", null, `starting ${plan.name}`],
-      ["deploying", null, `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 0s of 60s)`],
+    expect(status.statuses.map(([, s]) => [s.phase, s.step, s.activeContainer, s.message])).toEqual([
+      ["deploying", "starting", null, "stopping the old container (recreate)"],
+      ["deploying", "starting", null, `starting ${plan.name}`],
+      ["deploying", "probing", null, `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 0s of 60s)`],
     ]);
   });
 
@@ -608,6 +748,7 @@ describe("application controller: cutover", () => {
     await reconcile();
     expect(status.last()).toEqual({
       phase: "failed",
+      step: null,
       image: IMAGE_REF,
       activeContainer: null,
       message: `${plan.name} exited with code 1 before it was ready; last output: listening on :8080\npanic: config missing`,
@@ -621,10 +762,240 @@ describe("application controller: cutover", () => {
     const plan = planFor(rel);
     await reconcile();
     expect(runtime.writes()).toEqual([
-      ["ensureNetwork", [NETWORK, networkLabels(SHORT, APP_ID)]],
       ["createContainer", [plan]],
       ["startContainer", [`id-${plan.name}`]],
     ]);
     expect(status.last()?.activeContainer).toBe(OLD_NAME);
+  });
+});
+
+describe("application controller: hooks", () => {
+  const PRE = ["/app/bin/migrate", "--to", "latest; rm -rf /"];
+  const POST = ["/app/bin/smoke", "--url", "http://127.0.0.1:8080/"];
+  const withHooks = (hooks: Partial<ReleaseSpec["hooks"]>, over: Partial<DesiredRelease> = {}) =>
+    release({ imageId: IMAGE_ID, spec: spec({ hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300, ...hooks } }), ...over });
+  const hookOf = (rel: DesiredRelease) => preDeployContainer(planFor(rel), rel.spec.hooks.preDeploy!);
+
+  it("the pre-deploy hook runs in a one-off container of the new image before the service container is created, and is recorded", async () => {
+    const rel = withHooks({ preDeploy: PRE });
+    const recorder = new FakeHookRecorder();
+    const { runtime, status, reconcile } = setup(service(rel), { hooks: recorder });
+    runtime.add({ name: OLD_NAME });
+    const plan = planFor(rel);
+    const hook = hookOf(rel);
+    const hookId = `id-${hook.name}`;
+
+    expect(await reconcile()).toEqual({ requeueAfterMs: PROBE_INTERVAL_MS });
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["inspectContainer", [hook.name]],
+      ["createContainer", [hook]],
+      ["inspectContainer", [hook.name]],
+      ["startContainer", [hookId]],
+      ["followLogs", [hookId]],
+      ["waitExit", [hookId]],
+      ["removeContainer", [hookId]],
+      ["createContainer", [plan]],
+      ["inspectContainer", [plan.name]],
+      ["startContainer", [`id-${plan.name}`]],
+      ["inspectContainer", [`id-${plan.name}`]],
+    ]);
+    // The hook container: the new image, the resolved env, the app network and its DNS, argv as given.
+    expect(hook).toMatchObject({
+      name: `${plan.name}-pre-deploy`,
+      Image: IMAGE_ID,
+      Entrypoint: ["/app/bin/migrate"],
+      Cmd: ["--to", "latest; rm -rf /"],
+      Env: plan.Env,
+      Labels: { ...plan.Labels, [Labels.role]: "pre-deploy" },
+      HostConfig: { NetworkMode: NETWORK, Dns: [GATEWAY] },
+    });
+    expect(steps(status)).toEqual([
+      ["deploying", "pre-deploy", `running the pre-deploy hook ${JSON.stringify(PRE)}`],
+      ["deploying", "starting", `starting ${plan.name}`],
+      ["deploying", "probing", `waiting for ${plan.name} to be ready (GET /healthz: HTTP 503, 0s of 60s)`],
+    ]);
+    expect(status.statuses.every(([, st]) => st.activeContainer === OLD_NAME)).toBe(true);
+    expect(recorder.runs).toEqual([{ phase: "pre", command: PRE, attempt: hookId, outcome: "succeeded", exitCode: 0, message: "" }]);
+  });
+
+  it("a failing pre-deploy hook (no recorder: it still gates) creates no service container and leaves the old one serving", async () => {
+    const rel = withHooks({ preDeploy: PRE });
+    const { runtime, status, deploys, reconcile } = setup(service(rel));
+    runtime.add({ name: OLD_NAME });
+    runtime.hookExit = 3;
+    const hook = hookOf(rel);
+    const hookId = `id-${hook.name}`;
+
+    expect(await reconcile()).toBeUndefined();
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["inspectContainer", [hook.name]],
+      ["createContainer", [hook]],
+      ["inspectContainer", [hook.name]],
+      ["startContainer", [hookId]],
+      ["followLogs", [hookId]],
+      ["waitExit", [hookId]],
+      ["removeContainer", [hookId]],
+    ]);
+    const message = `pre-deploy hook ${JSON.stringify(PRE)} failed with exit code 3`;
+    expect(status.releaseUpdates).toEqual([
+      ["rel-2", { outcome: "deploying" }],
+      ["rel-2", { outcome: "failed", message }],
+    ]);
+    expect(status.last()).toEqual({ phase: "failed", step: null, image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` });
+    expect(deploys.recorded).toEqual([["rel-2", "failed"]]);
+    expect([...runtime.containers.values()].map((c) => [c.name, c.state])).toEqual([[OLD_NAME, "running"]]);
+  });
+
+  it("recreate: a failing pre-deploy hook runs before the old container is stopped, so nothing is stopped", async () => {
+    const rel = release({ imageId: IMAGE_ID, spec: spec({ strategy: "recreate", hooks: { preDeploy: PRE, postDeploy: null, timeoutSeconds: 300 } }) });
+    const { runtime, status, reconcile } = setup(service(rel));
+    runtime.add({ name: OLD_NAME });
+    runtime.hookExit = 1;
+    await reconcile();
+    expect(runtime.writes().map(([m]) => m)).toEqual(["createContainer", "startContainer", "removeContainer"]);
+    expect(runtime.calls.some(([m]) => m === "stopContainer")).toBe(false);
+    expect(status.last()?.activeContainer).toBe(OLD_NAME);
+  });
+
+  it("the post-deploy hook runs inside the new container once it is ready, before the switch", async () => {
+    const recorder = new FakeHookRecorder();
+    const { runtime, status, prober, mesh, plan, reconcile } = inProgress(5_000, { spec: spec({ hooks: { preDeploy: null, postDeploy: POST, timeoutSeconds: 300 } }) }, { hooks: recorder });
+    prober.result = { ready: true, detail: "HTTP 200" };
+
+    expect(await reconcile()).toEqual({ requeueAfterMs: DRAIN_MS });
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["exec", [`id-${plan.name}`, POST]],
+      ["setRestartPolicy", [`id-${plan.name}`, "unless-stopped"]],
+    ]);
+    expect(mesh.calls.map(([m]) => m)).toEqual(["serveApp", "setActive"]);
+    expect(steps(status)).toEqual([
+      ["deploying", "post-deploy", `running the post-deploy hook ${JSON.stringify(POST)} in ${plan.name}`],
+      ["deploying", "cutover", `${plan.name} is active; draining 1 old container(s)`],
+    ]);
+    expect(recorder.runs).toEqual([{ phase: "post", command: POST, attempt: `exec-${`id-${plan.name}`.slice(0, 12)}-${NOW}`, outcome: "succeeded", exitCode: 0, message: "" }]);
+  });
+
+  it("a failing post-deploy hook removes the new container, keeps the old one, and never switches", async () => {
+    const { runtime, status, prober, mesh, deploys, plan, reconcile } = inProgress(5_000, { spec: spec({ hooks: { preDeploy: null, postDeploy: POST, timeoutSeconds: 300 } }) });
+    prober.result = { ready: true, detail: "HTTP 200" };
+    runtime.execExit = 4;
+
+    expect(await reconcile()).toBeUndefined();
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["exec", [`id-${plan.name}`, POST]],
+      ["removeContainer", [`id-${plan.name}`]],
+    ]);
+    const message = `post-deploy hook ${JSON.stringify(POST)} failed with exit code 4`;
+    expect(status.releaseUpdates).toEqual([["rel-2", { outcome: "failed", message }]]);
+    expect(status.last()).toEqual({ phase: "failed", step: null, image: IMAGE_REF, activeContainer: OLD_NAME, message: `${message}; ${OLD_NAME} keeps serving` });
+    expect(mesh.calls.filter(([m]) => m === "setActive")).toEqual([]);
+    expect(deploys.recorded).toEqual([["rel-2", "failed"]]);
+    expect([...runtime.containers.values()].map((c) => c.name)).toEqual([OLD_NAME]);
+  });
+
+  it("a pass that finds nothing to do runs no hook", async () => {
+    const rel = withHooks({ preDeploy: PRE, postDeploy: POST }, { outcome: "succeeded", finishedAt: NOW - 3_600_000 });
+    const { runtime, status, prober, reconcile } = setup(service(rel));
+    const plan = planFor(rel);
+    runtime.add({ name: plan.name, labels: plan.Labels ?? {} });
+    for (let i = 0; i < 3; i++) expect(await reconcile()).toBeUndefined();
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+    ]);
+    expect(prober.urls).toEqual([]);
+    expect(status.statuses.map(([, st]) => st.step)).toEqual([null, null, null]);
+  });
+
+  it("a Deploy that changes nothing adopts the running container of another release and runs no hook", async () => {
+    const rel = withHooks({ preDeploy: PRE, postDeploy: POST });
+    const { runtime, status, prober, deploys, reconcile } = setup(service(rel));
+    const plan = planFor(rel);
+    // Same image, same config: the same name, made by the release before.
+    runtime.add({ name: plan.name, labels: { ...plan.Labels, [Labels.release]: "rel-1" } });
+    prober.result = { ready: true, detail: "HTTP 200" };
+
+    expect(await reconcile()).toBeUndefined();
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["setRestartPolicy", [`id-${plan.name}`, "unless-stopped"]],
+    ]);
+    expect(status.releaseUpdates).toEqual([
+      ["rel-2", { outcome: "deploying" }],
+      ["rel-2", { outcome: "succeeded", container: plan.name, message: "" }],
+    ]);
+    expect(status.last()).toEqual({ phase: "running", step: null, image: IMAGE_REF, activeContainer: plan.name, message: "" });
+    expect(deploys.recorded).toEqual([]); // no cutover happened
+  });
+
+  it("adopts this release's hook container after a crash mid-hook, and removes another release's", async () => {
+    const rel = withHooks({ preDeploy: PRE }, { outcome: "deploying" });
+    const recorder = new FakeHookRecorder();
+    const { runtime, reconcile } = setup(service(rel), { hooks: recorder });
+    const hook = hookOf(rel);
+    const hookId = `id-${hook.name}`;
+    const plan = planFor(rel);
+    runtime.add({ name: OLD_NAME });
+    runtime.add({ name: `${OLD_NAME}-pre-deploy`, state: "exited", exitCode: 0, labels: { ...serviceLabels(SHORT, "web", APP_ID, "rel-old"), [Labels.role]: "pre-deploy" } });
+    runtime.add({ name: hook.name, state: "running", createdAt: NOW - 10_000, labels: hook.Labels ?? {} });
+
+    await reconcile();
+    expect(runtime.calls.slice(0, 7)).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["removeContainer", [`id-${OLD_NAME}-pre-deploy`]],
+      ["inspectContainer", [hook.name]],
+      ["followLogs", [hookId]],
+      ["waitExit", [hookId]],
+      ["removeContainer", [hookId]],
+    ]);
+    expect(runtime.calls.filter(([m]) => m === "createContainer")).toEqual([["createContainer", [plan]]]);
+    expect(recorder.runs.map((r) => [r.attempt, r.outcome])).toEqual([[hookId, "succeeded"]]);
+    expect(runtime.containers.has(`id-${OLD_NAME}`)).toBe(true);
+  });
+
+  it("a hook container of the same name made by another release is a leftover, not adopted", async () => {
+    const rel = withHooks({ preDeploy: PRE });
+    const { runtime, reconcile } = setup(service(rel));
+    const hook = hookOf(rel);
+    runtime.add({ name: hook.name, state: "running", labels: { ...hook.Labels, [Labels.release]: "rel-1" } });
+
+    await reconcile();
+    expect(runtime.calls.slice(0, 5)).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["removeContainer", [`id-${hook.name}`]],
+      ["inspectContainer", [hook.name]],
+      ["createContainer", [hook]],
+    ]);
+  });
+
+  it("once the service container exists, a hook container left behind is removed and the hook is not run again", async () => {
+    const rel = withHooks({ preDeploy: PRE }, { outcome: "deploying" });
+    const { runtime, reconcile } = setup(service(rel));
+    const hook = hookOf(rel);
+    const plan = planFor(rel);
+    runtime.add({ name: hook.name, state: "exited", exitCode: 0, labels: hook.Labels ?? {} });
+    runtime.add({ name: plan.name, labels: plan.Labels ?? {}, createdAt: NOW - 1_000, addresses: { [NETWORK]: "172.18.0.9" } });
+
+    expect(await reconcile()).toEqual({ requeueAfterMs: PROBE_INTERVAL_MS });
+    expect(runtime.calls).toEqual([
+      ["listContainers", [FILTER]],
+      ["inspectNetwork", [NETWORK]],
+      ["removeContainer", [`id-${hook.name}`]],
+    ]);
   });
 });

@@ -31,6 +31,11 @@ export interface ApplicationControllerOptions {
   networkPool: SubnetPool;
   /** The mesh DNS: told which container is active; serves each app network's gateway. */
   mesh: MeshPort;
+  /**
+   * Nameservers after the mesh DNS, for every name outside its zone (it refuses them, and Docker's
+   * embedded DNS asks the next): the host's. Absent: containers resolve mesh names only.
+   */
+  upstreamDns?: string[];
   /** How long an old container keeps running after the switch, for requests in flight. */
   drainMs: number;
   /** Deploy metrics; without one, deploys work and are not measured. */
@@ -182,13 +187,15 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         restartNonce: rel.restartNonce,
         spec: rel.spec,
         env,
-        dns: [net.gateway],
+        dns: [net.gateway, ...(o.upstreamDns ?? [])],
       });
       const preDeploy = rel.spec.hooks.preDeploy ? preDeployContainer(plan, rel.spec.hooks.preDeploy) : null;
-      // Hook containers left by a crash of an older release are not adopted.
-      await removeAll(hookContainers.filter((c) => c.name !== preDeploy?.name));
       const target = containers.find((c) => c.name === plan.name);
       const others = containers.filter((c) => c.name !== plan.name);
+      // Only this release's hook container, before its service container exists, is adopted (a crash mid-hook);
+      // any other (an older release's, even under the same name) is a leftover.
+      const adoptable = (c: ManagedContainer) => !target && c.name === preDeploy?.name && c.labels[Labels.release] === rel.id;
+      await removeAll(hookContainers.filter((c) => !adoptable(c)));
 
       if (rel.outcome === "succeeded" && target?.state === "running") {
         o.mesh.setActive(dnsName, target.addresses[network] ?? null);

@@ -74,5 +74,36 @@ export function desiredServers(s: IngressSettings, routes: ServiceRoute[]): Reco
   return servers;
 }
 
+/** A domain a service claims but does not get: another service routes it. */
+export interface DomainConflict {
+  serviceId: string;
+  domain: string;
+  /** The service that keeps it. */
+  owner: string;
+}
+
+/**
+ * Pure: every domain goes to exactly one service. Caddy would accept two routes
+ * matching one host and send everything to the first, so a second claimant could
+ * silently take a working domain over. The service that routes it now keeps it
+ * (`routedNow`, read from Caddy's running config); else the first claimant in
+ * `routes` (the store lists the oldest service first). The rest are conflicts.
+ */
+export function assignDomains(routes: ServiceRoute[], routedNow: Map<string, string>): { routes: ServiceRoute[]; conflicts: DomainConflict[] } {
+  const claimants = new Map<string, ServiceRoute[]>();
+  for (const r of routes) {
+    for (const d of new Set(r.domains.map((x) => x.toLowerCase()))) claimants.set(d, [...(claimants.get(d) ?? []), r]);
+  }
+  const owner = new Map<string, string>(); // domain → service
+  for (const [d, rs] of claimants) owner.set(d, (rs.find((r) => r.service === routedNow.get(d)) ?? rs[0]!).service);
+  const conflicts: DomainConflict[] = [];
+  const assigned = routes.map((r) => {
+    const lost = r.domains.filter((d) => owner.get(d.toLowerCase()) !== r.service);
+    for (const d of lost) conflicts.push({ serviceId: r.serviceId, domain: d, owner: owner.get(d.toLowerCase())! });
+    return lost.length ? { ...r, domains: r.domains.filter((d) => !lost.includes(d)) } : r;
+  });
+  return { routes: assigned, conflicts };
+}
+
 /** Local names that never get a certificate. */
 export const isLocalDomain = (d: string) => d === "localhost" || d.endsWith(".localhost") || d.endsWith(".local") || d.endsWith(".internal");

@@ -1,0 +1,275 @@
+import { request } from "node:http";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { service } from "@levelrail/db/schema/services";
+import { createApp } from "@levelrail/services/app/app";
+import { deployMetrics } from "@levelrail/services/metrics/deploys";
+import { deployService, listReleases } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
+import { createService, patchService } from "@levelrail/services/service/write";
+import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
+import { type LoadResult, startLoad } from "@levelrail/testkit/load";
+import { freePort } from "@levelrail/testkit/registry";
+import { waitFor } from "@levelrail/testkit/wait";
+import { IMAGES, setupSuite } from "../../../test/harness";
+import { INGRESS_KEY } from "./reconcile";
+
+/** Ingress end to end: the real engine, the real Caddy, the mesh DNS, PostgreSQL. */
+let s: Awaited<ReturnType<typeof setupSuite>>;
+let caddy: TestCaddy;
+let worker: Awaited<ReturnType<typeof s.startWorker>>;
+let ingressPort: number;
+let foreignPort: number;
+let metricsPort: number;
+let foreign: Record<string, unknown>;
+let web: string; // the domain of `web`
+let apiDomain: string;
+let noopReleaseId: string;
+
+beforeAll(async () => {
+  s = await setupSuite("ingress");
+  caddy = await startCaddy();
+  [ingressPort, foreignPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  web = `web-${s.shortName}.localhost`;
+  apiDomain = `api-${s.shortName}.localhost`;
+  // A server of someone else's, there before the worker: it must survive every change we make.
+  foreign = { listen: [`127.0.0.1:${foreignPort}`], routes: [{ handle: [{ handler: "static_response", body: "foreign" }] }] };
+  const res = await fetch(`${caddy.adminUrl}/load`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ admin: { listen: new URL(caddy.adminUrl).host }, apps: { http: { servers: { foreign } } } }),
+  });
+  expect(res.status).toBe(200);
+  await createApp({ ctx: s.ctx, input: { name: "shop" } });
+  worker = await s.startWorker({
+    ingress: { caddyAdmin: caddy.adminUrl, httpPort: ingressPort, httpsPort: null },
+    drainMs: 1000,
+    probeIntervalMs: 100,
+    metricsPort,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await s?.teardown();
+  await caddy?.stop();
+});
+
+/** One GET on loopback with a `Host:` header, on a fresh connection. */
+function get(port: number, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: "/", headers: { Host: host }, agent: false, timeout: 5000 }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const viaCaddy = (host: string) => get(ingressPort, host);
+const caddyConfig = async () => (await fetch(`${caddy.adminUrl}/config/`)).json() as Promise<Record<string, unknown>>;
+/** One full ingress pass that starts after everything committed so far. */
+const ingressPass = async () => {
+  worker.ingress!.enqueue(INGRESS_KEY);
+  await worker.ingress!.idle();
+};
+const serves = (host: string, body: string) =>
+  waitFor(`${host} to answer ${JSON.stringify(body)} through Caddy`, async () => {
+    const r = await viaCaddy(host).catch(() => null);
+    return r?.status === 200 && r.body === body ? r : undefined;
+  }, { timeoutMs: 30_000, describe: async () => JSON.stringify(await viaCaddy(host).catch((e: unknown) => String(e))) });
+const load = () => startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host: web, concurrency: 8, maxRequests: 400_000, maxMs: 90_000 });
+const summary = (r: LoadResult) => JSON.stringify({ total: r.total, failed: r.failed, failures: r.failures, bodies: [...r.bodies] });
+
+async function deploy(name: string, image: string, outcome: "running" | "failed" = "running") {
+  await deployService({ ctx: s.ctx, name, input: { image } });
+  const st = await s.waitPhase(name, ["running", "failed"]);
+  expect(st.phase, st.message).toBe(outcome);
+  return st;
+}
+
+describe("ingress through Caddy", () => {
+  it("a domain serves v1 through Caddy", async () => {
+    await createService({ ctx: s.ctx, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", domains: [web] } });
+    await deploy("web", IMAGES.v1.tag);
+    await serves(web, "v1\n");
+    expect((await getStatus({ ctx: s.ctx, name: "web" })).ingress).toEqual({ domains: [web], live: true, message: "" });
+  });
+
+  it("v2, v1, v2 under load: zero failed requests, the responses switch, Caddy's config never changes", async () => {
+    const before = await caddyConfig();
+    const loadsBefore = caddy.loads();
+    const l = load();
+    try {
+      await l.successes(300);
+      for (const img of [IMAGES.v2, IMAGES.v1, IMAGES.v2]) {
+        await deploy("web", img.tag);
+        await l.successes(300); // and the new body is what Caddy serves now
+        expect(l.result.lastBody).toBe(img.body);
+      }
+      // A Deploy that changes nothing adopts the running container: no cutover.
+      const noop = await deployService({ ctx: s.ctx, name: "web", input: {} });
+      noopReleaseId = noop.id;
+      await s.waitPhase("web", ["running"]);
+      await l.successes(300);
+    } finally {
+      await l.stop();
+    }
+    const r = l.result;
+    expect(r.failed, summary(r)).toBe(0);
+    expect(r.hitBound, summary(r)).toBe(false);
+    expect(r.bodies.get("v1\n")).toBeGreaterThan(0);
+    expect(r.bodies.get("v2\n")).toBeGreaterThan(0);
+    expect([...r.bodies.keys()].sort()).toEqual(["v1\n", "v2\n"]);
+    expect(r.lastBody).toBe("v2\n");
+    expect(await caddyConfig()).toEqual(before);
+    expect(caddy.loads()).toBe(loadsBefore);
+    const [latest] = await listReleases({ ctx: s.ctx, name: "web" });
+    expect(latest).toMatchObject({ id: noopReleaseId, outcome: "succeeded" });
+  });
+
+  it("a never-ready v3 leaves v2 serving with zero failed requests", async () => {
+    await patchService({ ctx: s.ctx, name: "web", input: { readyBudgetSeconds: 3 } });
+    const before = await caddyConfig();
+    const l = load();
+    let st;
+    try {
+      await l.successes(300);
+      st = await deploy("web", IMAGES.never.tag, "failed");
+      await l.successes(300);
+    } finally {
+      await l.stop();
+    }
+    expect(st.message).toMatch(/not ready within 3s/);
+    expect(l.result.failed, summary(l.result)).toBe(0);
+    expect([...l.result.bodies.keys()]).toEqual(["v2\n"]);
+    expect(await caddyConfig()).toEqual(before);
+  });
+});
+
+describe("the ingress controller", () => {
+  it("applies Caddy's config only when the route set changes: domains added, removed, moved", async () => {
+    const base = caddy.loads();
+    // Not a route change: another setting of a routed service, a resync, a deploy of a service without domains.
+    await patchService({ ctx: s.ctx, name: "web", input: { env: { GREETING: "hi" } } });
+    await ingressPass();
+    await worker.resync();
+    await ingressPass();
+    await createService({ ctx: s.ctx, input: { name: "api", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    await deploy("api", IMAGES.v1.tag);
+    await ingressPass();
+    expect(caddy.loads()).toBe(base);
+
+    // Added.
+    await patchService({ ctx: s.ctx, name: "api", input: { domains: [apiDomain] } });
+    await serves(apiDomain, "v1\n");
+    await ingressPass();
+    expect(caddy.loads()).toBe(base + 1);
+    // Removed (Caddy answers an empty 200 where no route matches).
+    await patchService({ ctx: s.ctx, name: "api", input: { domains: [] } });
+    await serves(apiDomain, "");
+    await ingressPass();
+    expect(caddy.loads()).toBe(base + 2);
+    // Moved to another service, in one change (straight in the database: the API edits one service at a time).
+    await s.db.transaction(async (tx) => {
+      await tx.update(service).set({ domains: [apiDomain] }).where(eq(service.name, "web"));
+      await tx.update(service).set({ domains: [web] }).where(eq(service.name, "api"));
+      await notifyDesired(tx, serviceKey("api"));
+    });
+    await serves(web, "v1\n");
+    await serves(apiDomain, "v2\n");
+    await ingressPass();
+    expect(caddy.loads()).toBe(base + 3);
+    // And back.
+    await s.db.transaction(async (tx) => {
+      await tx.update(service).set({ domains: [web] }).where(eq(service.name, "web"));
+      await tx.update(service).set({ domains: [] }).where(eq(service.name, "api"));
+      await notifyDesired(tx, serviceKey("web"));
+    });
+    await serves(web, "v2\n");
+    await ingressPass();
+    expect(caddy.loads()).toBe(base + 4);
+  });
+
+  it("leaves a server it did not create alone", async () => {
+    const cfg = (await caddyConfig()) as { apps: { http: { servers: Record<string, unknown> } } };
+    expect(cfg.apps.http.servers.foreign).toEqual(foreign);
+    expect(Object.keys(cfg.apps.http.servers).sort()).toEqual(["foreign", `${s.shortName}-http`]);
+    expect(await get(foreignPort, "anything")).toEqual({ status: 200, body: "foreign" });
+  });
+
+  it("a config Caddy rejects is surfaced on the service, retried, and the routes that worked keep working", async () => {
+    await createService({ ctx: s.ctx, input: { name: "bad", app: "shop", image: IMAGES.v1.tag, port: 8080 } });
+    const l = load();
+    try {
+      await l.successes(200);
+      // The same host twice in one route (a case-variant the API's lowercasing would have caught): Caddy refuses the whole config.
+      const bad = `dup-${s.shortName}.localhost`;
+      await s.db.update(service).set({ domains: [bad, bad.toUpperCase()] }).where(eq(service.name, "bad"));
+      await notifyDesired(s.db, serviceKey("bad"));
+      const st = await waitFor("the rejection on bad's status", async () => {
+        const x = await getStatus({ ctx: s.ctx, name: "bad" });
+        return x.ingress?.live === false && x.ingress.message !== "waiting for the ingress controller" ? x : undefined;
+      });
+      expect(st.ingress?.message).toMatch(/Caddy rejected the ingress config: .*is repeated/);
+      expect((await getStatus({ ctx: s.ctx, name: "web" })).ingress).toEqual({ domains: [web], live: true, message: "" });
+      const retries = caddy.loads();
+      await waitFor("a retry", async () => (caddy.loads() > retries ? true : undefined), { timeoutMs: 10_000 });
+      await l.successes(500);
+      expect((await getStatus({ ctx: s.ctx, name: "bad" })).ingress?.live).toBe(false);
+    } finally {
+      await l.stop();
+    }
+    expect(l.result.failed, summary(l.result)).toBe(0);
+    expect([...l.result.bodies.keys()]).toEqual(["v2\n"]);
+
+    await patchService({ ctx: s.ctx, name: "bad", input: { domains: [`bad-${s.shortName}.localhost`] } });
+    await waitFor("bad's route to be live", async () => ((await getStatus({ ctx: s.ctx, name: "bad" })).ingress?.live ? true : undefined));
+  });
+
+  it("a domain a second service claims stays with the service that routes it", async () => {
+    await patchService({ ctx: s.ctx, name: "api", input: { domains: [web, apiDomain] } });
+    await serves(apiDomain, "v1\n"); // api's other domain went live
+    const st = await getStatus({ ctx: s.ctx, name: "api" });
+    expect(st.ingress).toEqual({ domains: [web, apiDomain], live: false, message: `domain ${web} is already routed to service web; remove it from one of them` });
+    expect((await getStatus({ ctx: s.ctx, name: "web" })).ingress?.live).toBe(true);
+    for (let i = 0; i < 20; i++) expect(await viaCaddy(web)).toEqual({ status: 200, body: "v2\n" });
+    await patchService({ ctx: s.ctx, name: "api", input: { domains: [apiDomain] } });
+    await waitFor("api's route to be live", async () => ((await getStatus({ ctx: s.ctx, name: "api" })).ingress?.live ? true : undefined));
+  });
+
+  it("re-applies the routes after Caddy restarts with an empty config", async () => {
+    await caddy.restart(); // admin-only config: our routes and the foreign server are gone
+    await serves(web, "v2\n");
+    await serves(apiDomain, "v1\n");
+  });
+});
+
+describe("deploy metrics", () => {
+  it("one sample per real cutover, failed deploys counted, Prometheus metrics served", async () => {
+    const m = await deployMetrics({ ctx: s.ctx, input: {} });
+    const of = (svc: string, outcome: string) => m.samples.filter((x) => x.service === svc && x.outcome === outcome);
+    // web: v1, v2, v1, v2 cut over; the no-op Deploy did not; v3 failed. api: one cutover.
+    expect(of("web", "succeeded")).toHaveLength(4);
+    expect(of("web", "failed")).toHaveLength(1);
+    expect(of("api", "succeeded")).toHaveLength(1);
+    expect(m.samples).toHaveLength(6);
+    expect(new Set(m.samples.map((x) => x.releaseId)).size).toBe(6);
+    expect(m.samples.map((x) => x.releaseId)).not.toContain(noopReleaseId);
+    expect(m.fleet.reduce((n, d) => n + d.deploys, 0)).toBe(5);
+    expect(m.fleet.reduce((n, d) => n + d.failed, 0)).toBe(1);
+    for (const x of m.samples) expect(x.durationMs).toBeGreaterThan(0);
+
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(text).toMatch(/^levelrail_reconciles_total\{controller="application",result="ok"\} \d+/m);
+    expect(text).toMatch(/^levelrail_reconciles_total\{controller="ingress",result="ok"\} \d+/m);
+    expect(text).toMatch(/^levelrail_reconciles_total\{controller="ingress",result="error"\} [1-9]/m);
+    expect(text).toMatch(/^levelrail_deploy_duration_seconds_bucket\{le="\+Inf",outcome="succeeded"\} 5$/m);
+    expect(text).toMatch(/^levelrail_deploy_duration_seconds_count\{outcome="succeeded"\} 5$/m);
+    expect(text).toMatch(/^levelrail_deploy_duration_seconds_count\{outcome="failed"\} 1$/m);
+    expect(text).toMatch(/^levelrail_queue_depth\{controller="ingress"\} \d+/m);
+  });
+});

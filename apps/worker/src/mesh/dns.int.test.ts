@@ -1,0 +1,99 @@
+import { lookup } from "node:dns/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "@levelrail/services/app/app";
+import { deployService } from "@levelrail/services/release/deploy";
+import { createService } from "@levelrail/services/service/write";
+import { meshName, networkName } from "@levelrail/spec/naming";
+import { IMAGES, setupSuite } from "../../test/harness";
+import { hostNameservers } from "./upstream";
+
+/** Mesh DNS inside app containers: Docker's embedded resolver forwards to the mesh DNS on the app network's gateway. */
+let s: Awaited<ReturnType<typeof setupSuite>>;
+let appId: string;
+let other: string;
+let worker: Awaited<ReturnType<typeof s.startWorker>>;
+
+beforeAll(async () => {
+  s = await setupSuite("mesh");
+  appId = (await createApp({ ctx: s.ctx, input: { name: "shop" } })).id;
+  other = (await createApp({ ctx: s.ctx, input: { name: "other" } })).id;
+  worker = await s.startWorker({ drainMs: 1000, probeIntervalMs: 100 });
+  for (const [name, app] of [["api", "shop"], ["web", "shop"], ["api2", "other"]] as const) {
+    await createService({ ctx: s.ctx, input: { name, app, image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    await deployService({ ctx: s.ctx, name, input: {} });
+  }
+  for (const name of ["api", "web", "api2"]) expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
+}, 120_000);
+
+afterAll(async () => {
+  await s?.teardown();
+});
+
+/** Runs argv in the service's running container; its exit code and combined output. */
+async function inside(service: string, argv: string[]): Promise<{ exitCode: number; out: string }> {
+  const [c] = (await s.containers(service)).filter((x) => x.state === "running");
+  if (!c) throw new Error(`no running container of ${service}`);
+  let out = "";
+  const { exitCode } = await s.runtime.exec(c.id, argv, (t) => (out += t));
+  return { exitCode, out };
+}
+
+/** The addresses in busybox nslookup's answer (after the `Name:` line; the server's own `Address:` line comes first). */
+const resolved = (out: string) =>
+  out
+    .split("Name:")
+    .slice(1)
+    .flatMap((part) => [...part.matchAll(/Address:\s*([0-9.]+)\s*$/gm)].map((m) => m[1]!));
+
+/** GET / by name from inside (busybox's own `timeout`: its wget -T crashes). */
+const get = (name: string) => ["/bin/busybox", "timeout", "10", "/bin/busybox", "wget", "-q", "-O-", `http://${name}:8080/`];
+
+const address = async (service: string, network: string) => {
+  const running = (await s.containers(service)).filter((c) => c.state === "running");
+  expect(running).toHaveLength(1);
+  return running[0]!.addresses[network]!;
+};
+
+describe("mesh DNS inside app containers", () => {
+  it("a container resolves another service of its app by its mesh name, before and after that service is redeployed", async () => {
+    const network = networkName(s.shortName, appId);
+    const name = meshName(s.shortName, "shop", "api");
+    const before = await address("api", network);
+
+    const lookup1 = await inside("web", ["/bin/busybox", "nslookup", name]);
+    expect(resolved(lookup1.out)).toEqual([before]);
+    expect(await inside("web", get(name))).toEqual({ exitCode: 0, out: "v1\n" });
+
+    await deployService({ ctx: s.ctx, name: "api", input: { image: IMAGES.v2.tag } });
+    expect((await s.waitPhase("api", ["running", "failed"])).phase).toBe("running");
+    const after = await address("api", network);
+    expect(after).not.toBe(before);
+
+    const lookup2 = await inside("web", ["/bin/busybox", "nslookup", name]);
+    expect(resolved(lookup2.out)).toEqual([after]);
+    expect(await inside("web", get(name))).toEqual({ exitCode: 0, out: "v2\n" });
+  });
+
+  it("a container does not resolve the services of another app", async () => {
+    const elsewhere = meshName(s.shortName, "other", "api2");
+    // The worker itself knows the name (Caddy asks on loopback) ...
+    expect(worker.mesh.lookup(elsewhere)).toBe(await address("api2", networkName(s.shortName, other)));
+    // ... but the shop network's gateway does not answer it.
+    const r = await inside("web", ["/bin/busybox", "nslookup", elsewhere]);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.out).not.toContain(await address("api2", networkName(s.shortName, other)));
+  });
+
+  it("names outside the mesh zone resolve through the host's resolvers (the mesh DNS refuses them)", async (ctx) => {
+    const [web] = await s.containers("web");
+    const gateway = (await s.runtime.inspectNetwork(networkName(s.shortName, appId)))?.gateway;
+    expect((await s.runtime.docker.getContainer(web!.id).inspect()).HostConfig.Dns).toEqual([gateway, ...hostNameservers()]);
+    // A name the product itself needs (its OS packages come from there); where the host cannot resolve it either, nothing to compare.
+    const external = "deb.debian.org";
+    const onHost = await lookup(external, { family: 4 }).catch(() => null);
+    if (!onHost) return ctx.skip(`the host cannot resolve ${external}`);
+    const r = await inside("web", ["/bin/busybox", "nslookup", "-type=a", external]);
+    expect(r.out, r.out).not.toMatch(/REFUSED|can't find/);
+    expect(resolved(r.out).length).toBeGreaterThan(0);
+  });
+});
