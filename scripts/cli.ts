@@ -1,0 +1,172 @@
+// The operator CLI (`npx levelrail …`, through scripts/levelrail.mjs, which sets up the env).
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { createApiToken, createAuth, createOperator } from "@levelrail/auth";
+import { createDb } from "@levelrail/db/client";
+import { runMigrations } from "@levelrail/db/migrate";
+import { organization } from "@levelrail/db/schema/orgs";
+import { loadMasterKey } from "@levelrail/secrets";
+import { bootstrapOrg } from "@levelrail/services/org/create";
+import { LevelrailError } from "@levelrail/spec/errors";
+
+const USAGE = `usage: levelrail <command>
+
+  admin create --email E --password-stdin   create an operator; the first one owns the default organization
+  token create --email E --name N           print a new API token (shown once; only its hash is stored)
+  migrate                                   apply pending database migrations
+
+The database is DATABASE_URL, else the embedded one of \`npm start\` (in LEVELRAIL_DATA_DIR, default ./.levelrail),
+started for the command when \`npm start\` is not running.`;
+
+/** A mistake in how the CLI was called: printed with a pointer to the usage. */
+class UsageError extends Error {}
+
+const env = z
+  .object({
+    DATABASE_URL: z.string().min(1).optional(),
+    LEVELRAIL_DATA_DIR: z.string().min(1).default(".levelrail"),
+    LEVELRAIL_MASTER_KEY: z.string().min(1).optional(),
+    PORT: z.string().regex(/^\d{1,5}$/, "PORT must be a port number").default("3000"),
+  })
+  .parse(process.env);
+const dataDir = resolve(env.LEVELRAIL_DATA_DIR);
+
+function databaseUrl(): string {
+  if (env.DATABASE_URL) return env.DATABASE_URL;
+  throw new LevelrailError("unavailable", "DATABASE_URL is not set (run the CLI as `npx levelrail`, which finds the database of `npm start`)");
+}
+
+function flags<T extends Record<string, "string" | "boolean">>(args: string[], spec: T) {
+  const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }]));
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as {
+      [K in keyof T]?: T[K] extends "string" ? string : boolean;
+    };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+const email = (value: string | undefined) => {
+  if (!value) throw new UsageError("--email is required");
+  const r = z.email().safeParse(value.trim());
+  if (!r.success) throw new UsageError(`--email ${value} is not an email address`);
+  return r.data;
+};
+
+/** The password: all of stdin (one trailing newline dropped), or typed without echo on a terminal. */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  }
+  process.stderr.write("Password: ");
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  let typed = "";
+  try {
+    for await (const chunk of stdin) {
+      for (const ch of chunk as string) {
+        if (ch === "\r" || ch === "\n") return typed;
+        if (ch === "\u0003") throw new LevelrailError("invalid_input", "cancelled");
+        if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
+        else typed += ch;
+      }
+    }
+    return typed;
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    process.stderr.write("\n");
+  }
+}
+
+/** Opens the database for one command and always closes it. */
+async function withDb<T>(run: (db: ReturnType<typeof createDb>["db"]) => Promise<T>): Promise<T> {
+  const { db, sql } = createDb(databaseUrl(), { max: 2 });
+  try {
+    return await run(db);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function adminCreate(args: string[]) {
+  const f = flags(args, { email: "string", "password-stdin": "boolean" });
+  const address = email(f.email);
+  if (!f["password-stdin"]) throw new UsageError("pass the password on stdin with --password-stdin (never as an argument)");
+  const password = await readPassword();
+  await withDb(async (db) => {
+    const baseURL = `http://localhost:${env.PORT}`;
+    const auth = createAuth({ db, masterKey: loadMasterKey({ envKey: env.LEVELRAIL_MASTER_KEY, dataDir }), baseURL, trustedOrigins: [baseURL] });
+    // The first operator ever owns the default organization; each later one gets their own.
+    const [anyOrg] = await db.select({ id: organization.id }).from(organization).limit(1);
+    const operator = await createOperator(auth, address, password);
+    const { org } = await bootstrapOrg(db, operator.id, anyOrg ? operator.email : "default");
+    console.log(`created operator ${operator.email}, owner of the organization "${org.name}"`);
+  });
+}
+
+async function tokenCreate(args: string[]) {
+  const f = flags(args, { email: "string", name: "string" });
+  const address = email(f.email);
+  const name = f.name?.trim();
+  if (!name) throw new UsageError("--name is required (what the token is for, e.g. --name ci)");
+  const token = await withDb((db) => createApiToken(db, address, name));
+  console.error(`API token "${name}" for ${address} (shown only this once):`);
+  console.log(token);
+}
+
+async function migrate(args: string[]) {
+  flags(args, {});
+  await runMigrations(databaseUrl());
+  console.log("migrations applied");
+}
+
+const commands: Record<string, (args: string[]) => Promise<void>> = {
+  "admin create": adminCreate,
+  "token create": tokenCreate,
+  migrate,
+};
+
+/** One line naming what went wrong; a database that does not answer gets a hint. */
+function explain(err: unknown): string {
+  if (err instanceof LevelrailError) return err.message;
+  const e = err as { code?: string; message?: string; errors?: { code?: string }[] };
+  const code = e.code ?? e.errors?.[0]?.code;
+  if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT") {
+    const target = (() => {
+      try {
+        const u = new URL(databaseUrl());
+        return `${u.hostname}:${u.port || 5432}`;
+      } catch {
+        return "the database";
+      }
+    })();
+    return `cannot reach the database at ${target} (${code}): is \`npm start\` running, or is DATABASE_URL right?`;
+  }
+  return e.message?.split("\n")[0] || String(err);
+}
+
+async function main(argv: string[]) {
+  if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+    console.log(USAGE);
+    return;
+  }
+  const two = argv.slice(0, 2).join(" ");
+  const [name, rest] = commands[two] ? [two, argv.slice(2)] : [argv[0] ?? "", argv.slice(1)];
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command: ${argv.join(" ")}`);
+  await command(rest);
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (err) {
+  const hint = err instanceof UsageError ? " (usage: npx levelrail --help)" : "";
+  console.error(`levelrail: ${explain(err)}${hint}`);
+  process.exitCode = 1;
+}

