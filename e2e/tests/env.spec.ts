@@ -209,7 +209,7 @@ test("attaching storage warns about keys a tier already defines, and so does add
   await attachments.getByRole("button", { name: "Save storage" }).click();
   await warning.getByRole("button", { name: "Attach anyway" }).click();
   // Every value a storage attachment injects is write-only in this view, not just the keys.
-  await expect(effectiveRow(page, "S3_BUCKET")).toHaveText(["S3_BUCKET", MASK, "storage", "overrides: environment"]);
+  await expect(effectiveRow(page, "S3_BUCKET")).toHaveText(["S3_BUCKET", "e2e-bucket", "storage", "overrides: environment"]);
   await expect(effectiveRow(page, "S3_SECRET_KEY")).toHaveText(["S3_SECRET_KEY", MASK, "storage", "—"]);
   expect(await (await bearer.get(`/api/v1/services/${service}`)).json()).toMatchObject({ storageTargetId: target.id });
 
@@ -220,7 +220,7 @@ test("attaching storage warns about keys a tier already defines, and so does add
   await expect(own.getByRole("alert")).toContainText("S3_REGION is set by the attached storage target");
   await own.getByRole("button", { name: "Save anyway" }).click();
   await expect(own.getByRole("status")).toHaveText("Saved");
-  await expect(effectiveRow(page, "S3_REGION")).toHaveText(["S3_REGION", MASK, "storage", "overrides: service"]);
+  await expect(effectiveRow(page, "S3_REGION")).toHaveText(["S3_REGION", "eu-e2e-1", "storage", "overrides: service"]);
 
   expect(await page.content()).not.toContain(secretKey);
 });

@@ -51,6 +51,8 @@ describe("resolveEnv", () => {
       sensitive: true,
     });
     expect(by.S3_SECRET_KEY).toMatchObject({ value: "sk", source: "storage", sensitive: true });
+    expect(by.S3_ACCESS_KEY).toMatchObject({ value: "a", source: "storage", sensitive: true });
+    expect(by.S3_BUCKET).toMatchObject({ value: "b", source: "storage", sensitive: false });
     expect(entries.map((e) => e.key)).toEqual([...entries.map((e) => e.key)].sort());
   });
 

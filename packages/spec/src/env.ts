@@ -4,8 +4,10 @@ import { S3_ACCESS_KEY, S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_SECRET_KEY } from 
 /** Where an effective env value came from, lowest precedence first. */
 export const ENV_SOURCES = ["organization", "project", "environment", "service", "secret", "storage", "database"] as const;
 export type EnvSource = (typeof ENV_SOURCES)[number];
-/** Sources whose values are never shown. */
-export const SECRET_SOURCES: readonly EnvSource[] = ["secret", "storage", "database"];
+/** Sources whose values are never shown (database URLs carry their password). */
+export const SECRET_SOURCES: readonly EnvSource[] = ["secret", "database"];
+/** Storage keys that are credentials; the endpoint, bucket and region are shown. */
+export const SECRET_STORAGE_KEYS: readonly string[] = [S3_ACCESS_KEY, S3_SECRET_KEY];
 
 export interface EnvEntry {
   key: string;
@@ -135,7 +137,7 @@ export function mergeTiers(tiers: [EnvSource, Record<string, string>][]): EnvEnt
         value,
         source,
         overrides: prev ? [...prev.overrides, prev.source] : [],
-        sensitive: SECRET_SOURCES.includes(source),
+        sensitive: SECRET_SOURCES.includes(source) || (source === "storage" && SECRET_STORAGE_KEYS.includes(key)),
       });
     }
   }

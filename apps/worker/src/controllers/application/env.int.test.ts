@@ -80,7 +80,7 @@ describe("environment resolution on the real engine", () => {
     expect(byKey.C).toMatchObject({ source: "environment", value: "environment", overrides: ["organization", "project"] });
     expect(byKey.TOKEN).toMatchObject({ source: "secret", value: null, overrides: ["service"] });
     expect(byKey.S3_SECRET_KEY).toMatchObject({ source: "storage", value: null });
-    expect(byKey.S3_BUCKET).toMatchObject({ source: "storage", value: null, overrides: ["service"] });
+    expect(byKey.S3_BUCKET).toMatchObject({ source: "storage", value: "shop", overrides: ["service"] });
     for (const e of effective) if (e.value !== null) expect(e.value).toBe(env[e.key]);
 
     // A tier change restarts nothing, and is reported by key name.
