@@ -25,11 +25,12 @@ export function AppsOverview() {
   );
 }
 
-function AppCard({ app, services }: { app: AppItem; services: ServiceItem[] }) {
+/** An app's services with their live phases; the heading links to the app's page unless `heading` replaces it. */
+export function AppCard({ app, services, heading }: { app: AppItem; services: ServiceItem[]; heading?: string }) {
   return (
     <section className="card" aria-labelledby={`app-${app.id}`}>
       <div className="card-head">
-        <h2 id={`app-${app.id}`}>{app.name}</h2>
+        <h2 id={`app-${app.id}`}>{heading ?? <Link href={`/apps/${encodeURIComponent(app.name)}`}>{app.name}</Link>}</h2>
         {services.length === 0 && <DeleteAppButton name={app.name} />}
       </div>
       {services.length === 0 ? (

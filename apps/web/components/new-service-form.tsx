@@ -4,14 +4,26 @@ import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { STRATEGIES, type ServiceCreate, type ServiceView, serviceCreate } from "@levelrail/spec/service";
 import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, fieldErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
+import { type FieldErrors, issueErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
+import { EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, hookDomainApiError, hookDomainErrors, hookDomainInput } from "@/lib/hooks-form";
 import { keys } from "@/lib/keys";
 import { useApps } from "@/lib/queries";
 import { Field } from "./field";
+import { HookDomainFields } from "./hook-domain-fields";
 
-const EMPTY = { name: "", app: "", image: "", port: "", healthPath: "/", strategy: "blue-green", readyBudgetSeconds: "60", env: "" };
+const EMPTY = {
+  name: "",
+  app: "",
+  image: "",
+  port: "",
+  healthPath: "/",
+  strategy: "blue-green",
+  readyBudgetSeconds: "60",
+  env: "",
+  ...EMPTY_HOOK_DOMAINS,
+};
 type Values = typeof EMPTY;
-const SHOWN = new Set(Object.keys(EMPTY));
+const SHOWN = new Set<string>([...Object.keys(EMPTY), ...HOOK_DOMAIN_FIELDS]);
 /** An error of a field the form has no control for (e.g. `body`) shows under the form. */
 const placed = (errors: FieldErrors): FieldErrors =>
   Object.fromEntries(Object.entries(errors).map(([k, v]) => [SHOWN.has(k) ? k : "form", v]));
@@ -20,6 +32,7 @@ const placed = (errors: FieldErrors): FieldErrors =>
 function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } {
   const env = parseEnvLines(v.env);
   if ("error" in env) return { errors: { env: env.error } };
+  const { input: hooksAndDomains, unreadable } = hookDomainInput(v);
   const parsed = serviceCreate.safeParse({
     name: v.name,
     app: v.app,
@@ -29,8 +42,11 @@ function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } 
     strategy: v.strategy,
     readyBudgetSeconds: numberOrUndefined(v.readyBudgetSeconds),
     env: env.env,
+    ...hooksAndDomains,
   });
-  return parsed.success ? { input: parsed.data } : { errors: placed(fieldErrors(parsed.error)) };
+  if (parsed.success && Object.keys(unreadable).length === 0) return { input: parsed.data };
+  const { errors, rest } = parsed.success ? { errors: {}, rest: [] } : hookDomainErrors(parsed.error, hooksAndDomains.domains);
+  return { errors: placed({ ...issueErrors(rest), ...errors, ...unreadable }) };
 }
 
 export function NewServiceForm() {
@@ -46,8 +62,11 @@ export function NewServiceForm() {
       setCreated(service.name);
       await Promise.all([qc.invalidateQueries({ queryKey: keys.services() }), qc.invalidateQueries({ queryKey: keys.apps() })]);
     },
-    onError: (err) =>
-      setErrors(placed(err instanceof ApiError ? { [topField(err.field)]: err.message } : { form: "could not create the service" })),
+    onError: (err) => {
+      if (!(err instanceof ApiError)) return setErrors({ form: "could not create the service" });
+      const hookOrDomain = hookDomainApiError(err.field, err.message);
+      setErrors(placed(hookOrDomain ? { [hookOrDomain.field]: hookOrDomain.message } : { [topField(err.field)]: err.message }));
+    },
   });
 
   const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
@@ -113,6 +132,7 @@ export function NewServiceForm() {
       <Field id="service-env" label="Env vars" error={errors.env} hint="One KEY=value per line">
         {(a) => <textarea {...a} value={values.env} onChange={set("env")} rows={4} spellCheck={false} />}
       </Field>
+      <HookDomainFields idPrefix="service" values={values} errors={errors} onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))} />
       {errors.form && (
         <p className="error" role="alert">
           {errors.form}

@@ -1,8 +1,7 @@
 "use client";
+import { formatDuration } from "@/lib/format";
 import { useDeploys } from "@/lib/queries";
 import { Timestamp } from "./timestamp";
-
-const duration = (ms: number | null) => (ms === null ? "—" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 /** Every Deploy, Restart and Rollback of the service, newest first, outcomes updating live. */
 export function ReleaseHistory({ name }: { name: string }) {
@@ -42,7 +41,7 @@ export function ReleaseHistory({ name }: { name: string }) {
                 <td>
                   <span className={`badge outcome-${r.outcome}`}>{r.outcome}</span>
                 </td>
-                <td>{duration(r.durationMs)}</td>
+                <td>{formatDuration(r.durationMs)}</td>
                 <td className="message">{r.message}</td>
               </tr>
             ))}

@@ -2,13 +2,16 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import type { ServiceView } from "@levelrail/spec/service";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useService } from "@/lib/queries";
+import { HooksDomainsForm } from "./hooks-domains-form";
 
 /** The desired state the operator asked for (what the next Deploy runs). */
 export function ServiceConfig({ name }: { name: string }) {
   const service = useService(name);
+  const [saved, setSaved] = useState(false);
   const s = service.data;
   return (
     <section className="card" aria-labelledby="config-title">
@@ -35,13 +38,24 @@ export function ServiceConfig({ name }: { name: string }) {
           <dd>{s.strategy}</dd>
           <dt>Ready budget</dt>
           <dd>{s.readyBudgetSeconds} s</dd>
-          <dt>Domains</dt>
-          <dd>{s.domains.length ? s.domains.join(", ") : "—"}</dd>
         </dl>
+      )}
+      {s && (
+        <div className="stack section">
+          <HooksDomainsForm key={savedShape(s)} service={s} onSaved={() => setSaved(true)} onEdit={() => setSaved(false)} />
+          {saved && (
+            <p className="success" role="status">
+              Saved hooks and routing
+            </p>
+          )}
+        </div>
       )}
     </section>
   );
 }
+
+/** What the edit form starts from: it restarts when the saved hooks or domains change. */
+const savedShape = (s: ServiceView) => JSON.stringify([s.hooks, s.domains]);
 
 /** Two clicks: "Delete service", then "Confirm delete". */
 function DeleteService({ name }: { name: string }) {

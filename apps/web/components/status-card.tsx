@@ -1,10 +1,12 @@
 "use client";
 import { useStatus } from "@/lib/queries";
+import { DeploySteps } from "./deploy-steps";
 import { PhaseBadge } from "./phase-badge";
+import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";
 
-/** What the worker last observed, polled every second. */
-export function StatusCard({ name }: { name: string }) {
+/** What the worker last observed, polled every second: phase, deploy step, and whether the domains are routed. */
+export function StatusCard({ name, ingressPort }: { name: string; ingressPort: number }) {
   const status = useStatus(name);
   return (
     <section className="card" aria-labelledby="status-title">
@@ -33,7 +35,20 @@ export function StatusCard({ name }: { name: string }) {
           <dd data-testid="status-message">{status.data.message || "—"}</dd>
           <dt>Observed</dt>
           <dd>{status.data.updatedAt ? <Timestamp iso={status.data.updatedAt} /> : "not yet"}</dd>
+          {status.data.ingress && (
+            <>
+              <dt>Routes</dt>
+              <dd>
+                <Routes ingress={status.data.ingress} port={ingressPort} />
+              </dd>
+            </>
+          )}
         </dl>
+      )}
+      {status.data && (
+        <div className="section">
+          <DeploySteps name={name} status={status.data} />
+        </div>
       )}
     </section>
   );

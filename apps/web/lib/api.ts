@@ -20,6 +20,20 @@ export const created = (data: unknown) => json(data, 201);
 export const accepted = (data: unknown) => json(data, 202);
 export const noContent = () => new Response(null, { status: 204 });
 
+/**
+ * The named query parameters of a request as a verb's input; absent and
+ * empty ones are left out (so the verb's defaults apply), others ignored.
+ */
+export function searchInput(req: Request, names: readonly string[]): Record<string, string> {
+  const params = new URL(req.url).searchParams;
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = params.get(name);
+    if (value !== null && value !== "") out[name] = value;
+  }
+  return out;
+}
+
 const fail = (err: LevelrailError) => json(errorBody(err), httpStatus(err.code));
 
 async function readBody(req: Request): Promise<unknown> {

@@ -5,8 +5,13 @@ export type FieldErrors = Partial<Record<string, string>>;
 
 /** zod issues as the form shows them, keyed by top-level field like the API's `field`. */
 export function fieldErrors(error: ZodError): FieldErrors {
+  return issueErrors(error.issues);
+}
+
+/** The same for some of a parse's issues (the rest already placed elsewhere). */
+export function issueErrors(issues: ZodError["issues"]): FieldErrors {
   const out: FieldErrors = {};
-  for (const issue of error.issues) {
+  for (const issue of issues) {
     const field = issue.code === "unrecognized_keys" ? issue.keys[0] : issue.path[0];
     const key = field === undefined ? "form" : String(field);
     if (out[key] !== undefined) continue;

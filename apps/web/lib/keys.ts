@@ -11,6 +11,12 @@ export const keys = {
   effectiveEnv: (name: string) => ["service", name, "env"] as const,
   drift: (name: string) => ["service", name, "drift"] as const,
   secrets: (name: string) => ["service", name, "secrets"] as const,
+  /** A service's hook runs (under its prefix, so a Deploy refreshes them). */
+  serviceHookRuns: (name: string) => ["service", name, "hook-runs"] as const,
+  /** An app's hook runs, all services or one (`service` "" for all). */
+  appHookRuns: (app: string, service: string) => ["app", app, "hook-runs", service] as const,
+  hookRun: (id: string) => ["hook-run", id] as const,
+  deployMetrics: (service: string, days: number) => ["metrics", "deploys", service, days] as const,
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */
   allServices: () => ["service"] as const,
   orgs: () => ["orgs"] as const,
@@ -24,3 +30,21 @@ export const keys = {
 
 /** How often live state is polled, so phase changes show without a reload. */
 export const LIVE_INTERVAL_MS = 1000;
+
+/** Hook runs per page of the history tables (server prefetch and client use the same). */
+export const HOOK_RUNS_PAGE = 20;
+/** How hook-run pages chain: each asks for the runs started before the last one shown. */
+export const hookRunPaging = {
+  initialPageParam: null as string | null,
+  getNextPageParam: (last: { nextBefore: string | null }) => last.nextBefore,
+};
+
+/** The deploy-metrics periods the UI offers, in days. */
+export const METRICS_PERIODS = [7, 30, 90] as const;
+export const DEFAULT_METRICS_DAYS = 30;
+
+/** The start of the period of `days` days that ends today (UTC): the `since` of GET /metrics/deploys. */
+export function metricsSince(days: number, now = new Date()): string {
+  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * 24 * 3600 * 1000;
+  return new Date(start).toISOString();
+}

@@ -1,15 +1,18 @@
 "use client";
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
-import { LIVE_INTERVAL_MS, keys } from "./keys";
+import { HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
   ConfigDrift,
+  DeployMetrics,
   EffectiveEnvEntry,
   EnvironmentItem,
+  HookRunDetail,
+  HookRunPage,
   OrgItem,
   ProjectItem,
   RegistryCredentialItem,
@@ -83,3 +86,45 @@ export const useRegistryCredentials = () =>
 /** The env keys a storage attachment injects, as the API defines them (never a copy in the UI). */
 export const useStorageEnvKeys = () =>
   useQuery({ queryKey: keys.storageEnvKeys(), queryFn: () => api<string[]>("/storage-env-keys"), staleTime: Infinity });
+
+/** A path with its query string; empty values are left out. */
+export function withQuery(path: string, params: Record<string, string | number | null | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const text = q.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Hook runs newest first, a page at a time ("Load more" fetches the next); every loaded page is polled. */
+const useHookRuns = (queryKey: readonly unknown[], path: string, service?: string) =>
+  useInfiniteQuery({
+    queryKey,
+    queryFn: ({ pageParam }) => api<HookRunPage>(withQuery(path, { service, limit: HOOK_RUNS_PAGE, before: pageParam })),
+    ...hookRunPaging,
+    refetchInterval: LIVE_INTERVAL_MS,
+    // A changed filter keeps showing the previous runs until the new ones arrive.
+    placeholderData: keepPreviousData,
+  });
+
+export const useServiceHookRuns = (name: string) => useHookRuns(keys.serviceHookRuns(name), `/services/${enc(name)}/hook-runs`);
+
+/** `service` "" for every service of the app. */
+export const useAppHookRuns = (app: string, service: string) =>
+  useHookRuns(keys.appHookRuns(app, service), `/apps/${enc(app)}/hook-runs`, service);
+
+/** One run with its output, polled while it runs so the output streams in. */
+export const useHookRun = (id: string) =>
+  useQuery({
+    queryKey: keys.hookRun(id),
+    queryFn: () => api<HookRunDetail>(`/hook-runs/${enc(id)}`),
+    refetchInterval: (q) => (q.state.data?.outcome === "running" ? LIVE_INTERVAL_MS : false),
+  });
+
+/** Deploys per day for the last `days` days, of one service or (`service` "") the fleet. */
+export const useDeployMetrics = (service: string, days: number) =>
+  useQuery({
+    queryKey: keys.deployMetrics(service, days),
+    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { service, since: metricsSince(days) })),
+    refetchInterval: 10_000,
+    placeholderData: keepPreviousData,
+  });

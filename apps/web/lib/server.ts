@@ -18,6 +18,7 @@ const envSchema = z.object({
   LEVELRAIL_MASTER_KEY: z.string().min(1).optional(),
   LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  LEVELRAIL_INGRESS_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
 });
 
 export interface Server {
@@ -26,6 +27,8 @@ export interface Server {
   auth: Auth;
   kit: SecretsKit;
   port: number;
+  /** Where Caddy serves the services' domains over HTTP: the port of their links. */
+  ingressHttpPort: number;
   dataDir: string;
   trustedOrigins: string[];
 }
@@ -58,7 +61,7 @@ function build(): Server {
   const kit: SecretsKit = { keyring, fingerprintKey: deriveKey(masterKey, "fingerprint") };
   const trustedOrigins = [`http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`];
   const auth = createAuth({ db, masterKey, baseURL: `http://localhost:${env.PORT}`, trustedOrigins });
-  return { db, sql, auth, kit, port: env.PORT, dataDir, trustedOrigins };
+  return { db, sql, auth, kit, port: env.PORT, ingressHttpPort: env.LEVELRAIL_INGRESS_HTTP_PORT, dataDir, trustedOrigins };
 }
 
 // On globalThis so that every route bundle (and dev reloads) share one pool.

@@ -1,6 +1,8 @@
 import type { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import type { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
 import type { listSecrets } from "@levelrail/services/env/secrets";
+import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
+import type { deployMetrics } from "@levelrail/services/metrics/deploys";
 import type { Phase, ServiceView } from "@levelrail/spec/service";
 
 export type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
@@ -54,3 +56,12 @@ export interface TierEnv {
 export type SecretItem = Awaited<ReturnType<typeof listSecrets>>[number];
 export type BackupTargetItem = Awaited<ReturnType<typeof listBackupTargets>>[number];
 export type RegistryCredentialItem = Awaited<ReturnType<typeof listRegistryCredentials>>[number];
+
+/** GET /api/v1/apps/{name}/hook-runs and /services/{name}/hook-runs: one page, newest first, without output. */
+export type HookRunPage = Awaited<ReturnType<typeof listHookRuns>>;
+export type HookRunItem = HookRunPage["runs"][number];
+/** GET /api/v1/hook-runs/{id}: one run with its combined output. */
+export type HookRunDetail = Awaited<ReturnType<typeof getHookRun>>;
+
+/** GET /api/v1/metrics/deploys. */
+export type DeployMetrics = Awaited<ReturnType<typeof deployMetrics>>;

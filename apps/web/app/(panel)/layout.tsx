@@ -15,6 +15,7 @@ export default async function PanelLayout({ children }: { children: ReactNode })
           Levelrail
         </Link>
         <nav className="topbar-right" aria-label="Main">
+          <Link href="/metrics">Deploys</Link>
           <Link href="/settings">Settings</Link>
           <span className="muted">{actor.email}</span>
           <SignOutButton />

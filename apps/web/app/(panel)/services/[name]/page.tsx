@@ -5,6 +5,7 @@ import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
 import { configDrift, effectiveEnv } from "@levelrail/services/env/effective";
 import { listSecrets } from "@levelrail/services/env/secrets";
+import { listHookRuns } from "@levelrail/services/hooks/list";
 import { listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { LevelrailError } from "@levelrail/spec/errors";
@@ -12,13 +13,16 @@ import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/servi
 import { Attachments } from "@/components/attachments";
 import { DeployControls } from "@/components/deploy-controls";
 import { EffectiveEnv } from "@/components/effective-env";
+import { ServiceHookRuns } from "@/components/hook-runs";
 import { ReleaseHistory } from "@/components/release-history";
 import { SecretsCard } from "@/components/secrets-card";
 import { ServiceConfig } from "@/components/service-config";
 import { ServiceEnv } from "@/components/service-env";
 import { StatusCard } from "@/components/status-card";
-import { keys } from "@/lib/keys";
+import { HOOK_RUNS_PAGE, hookRunPaging, keys } from "@/lib/keys";
+import { server } from "@/lib/server";
 import { asJson, requireCtx } from "@/lib/session";
+import type { HookRunPage } from "@/lib/types";
 
 type Props = { params: Promise<{ name: string }> };
 
@@ -31,8 +35,9 @@ export default async function ServicePage({ params }: Props) {
   const { name } = await params;
   const ctx = await requireCtx();
   const qc = new QueryClient();
+  let service: ServiceView;
   try {
-    const service = await getService({ ctx, name });
+    service = await getService({ ctx, name });
     qc.setQueryData(keys.service(name), asJson<ServiceView>(service));
   } catch (err) {
     if (err instanceof LevelrailError && err.code === "not_found") notFound();
@@ -46,15 +51,20 @@ export default async function ServicePage({ params }: Props) {
     qc.prefetchQuery({ queryKey: keys.secrets(name), queryFn: () => listSecrets({ ctx, name }) }),
     qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
+    qc.prefetchInfiniteQuery({
+      queryKey: keys.serviceHookRuns(name),
+      queryFn: async () => asJson<HookRunPage>(await listHookRuns({ ctx, app: service.app, input: { service: name, limit: HOOK_RUNS_PAGE } })),
+      ...hookRunPaging,
+    }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>
       <p className="crumbs">
-        <Link href="/">Apps</Link> / {name}
+        <Link href="/">Apps</Link> / <Link href={`/apps/${encodeURIComponent(service.app)}`}>{service.app}</Link> / {name}
       </p>
       <h1>{name}</h1>
       <div className="columns">
-        <StatusCard name={name} />
+        <StatusCard name={name} ingressPort={server().ingressHttpPort} />
         <DeployControls name={name} />
       </div>
       <ServiceConfig name={name} />
@@ -63,6 +73,7 @@ export default async function ServicePage({ params }: Props) {
       <Attachments name={name} />
       <EffectiveEnv name={name} />
       <ReleaseHistory name={name} />
+      <ServiceHookRuns name={name} />
     </HydrationBoundary>
   );
 }

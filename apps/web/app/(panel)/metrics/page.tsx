@@ -1,0 +1,28 @@
+import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import { deployMetrics } from "@levelrail/services/metrics/deploys";
+import { listServices } from "@levelrail/services/service/view";
+import { DeployMetricsView } from "@/components/deploy-metrics";
+import { DEFAULT_METRICS_DAYS, keys, metricsSince } from "@/lib/keys";
+import { asJson, requireCtx } from "@/lib/session";
+import type { DeployMetrics, ServiceItem } from "@/lib/types";
+
+export const metadata = { title: "Deploys · Levelrail" };
+
+export default async function MetricsPage() {
+  const ctx = await requireCtx();
+  const qc = new QueryClient();
+  await Promise.all([
+    qc.prefetchQuery({
+      queryKey: keys.deployMetrics("", DEFAULT_METRICS_DAYS),
+      queryFn: async () => asJson<DeployMetrics>(await deployMetrics({ ctx, input: { since: metricsSince(DEFAULT_METRICS_DAYS) } })),
+    }),
+    qc.prefetchQuery({ queryKey: keys.services(), queryFn: async () => asJson<ServiceItem[]>(await listServices({ ctx })) }),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <h1>Deploys</h1>
+      <p className="muted">One sample per real cutover: a deploy, restart or rollback that replaced a container, or failed trying. Days are UTC.</p>
+      <DeployMetricsView />
+    </HydrationBoundary>
+  );
+}

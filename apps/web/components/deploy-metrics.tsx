@@ -1,0 +1,156 @@
+"use client";
+import { useId, useState } from "react";
+import type { DayBucket } from "@levelrail/services/metrics/deploys";
+import { formatDuration } from "@/lib/format";
+import { DEFAULT_METRICS_DAYS, METRICS_PERIODS } from "@/lib/keys";
+import { useDeployMetrics, useServices } from "@/lib/queries";
+import type { DeployMetrics } from "@/lib/types";
+import { DeployChart, fillDays } from "./deploy-chart";
+
+interface Totals {
+  deploys: number;
+  failed: number;
+  meanDurationMs: number | null;
+}
+
+/** Deploys, failures and the mean duration of the successful ones, over some samples. */
+function totals(samples: DeployMetrics["samples"]): Totals {
+  const ok = samples.filter((s) => s.outcome === "succeeded");
+  const sum = ok.reduce((n, s) => n + s.durationMs, 0);
+  return { deploys: ok.length, failed: samples.length - ok.length, meanDurationMs: ok.length ? Math.round(sum / ok.length) : null };
+}
+
+/** Deploy frequency: the fleet's (or one service's) deploys per day, failures and durations, and each service's. */
+export function DeployMetricsView() {
+  const id = useId();
+  const [service, setService] = useState("");
+  const [days, setDays] = useState<number>(DEFAULT_METRICS_DAYS);
+  const services = useServices();
+  const metrics = useDeployMetrics(service, days);
+  const m = metrics.data;
+  const now = new Date();
+  return (
+    <>
+      <div className="row narrow-row">
+        <div className="field">
+          <label htmlFor={`${id}-service`}>Service</label>
+          <select id={`${id}-service`} value={service} onChange={(e) => setService(e.target.value)}>
+            <option value="">All services</option>
+            {(services.data ?? []).map((s) => (
+              <option key={s.id} value={s.name}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-since`}>Since</label>
+          <select id={`${id}-since`} value={days} onChange={(e) => setDays(Number(e.target.value))}>
+            {METRICS_PERIODS.map((d) => (
+              <option key={d} value={d}>
+                Last {d} days
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {metrics.isPending && <p className="muted">Loading…</p>}
+      {metrics.isError && (
+        <p className="error" role="alert">
+          {metrics.error.message}
+        </p>
+      )}
+      {m && (
+        <div className={metrics.isPlaceholderData ? "stack stale" : "stack"} aria-busy={metrics.isPlaceholderData}>
+          <PerDay title={service === "" ? "Whole fleet" : service} buckets={fillDays(m.fleet, m.since, now)} total={totals(m.samples)} />
+          {service === "" && <ByService metrics={m} now={now} />}
+        </div>
+      )}
+    </>
+  );
+}
+
+const legend = (
+  <p className="legend muted">
+    <span className="swatch bar-ok" aria-hidden="true" /> deployed <span className="swatch bar-failed" aria-hidden="true" /> failed
+  </p>
+);
+
+function PerDay({ title, buckets, total }: { title: string; buckets: DayBucket[]; total: Totals }) {
+  const titleId = useId();
+  const active = buckets.filter((d) => d.deploys + d.failed > 0).reverse();
+  return (
+    <section className="card stack" aria-labelledby={titleId}>
+      <h2 id={titleId}>Deploys per day: {title}</h2>
+      <p>
+        {total.deploys} deployed, {total.failed} failed, mean deploy duration {formatDuration(total.meanDurationMs)}.
+      </p>
+      <DeployChart days={buckets} label={`Deploys per day of ${title}`} />
+      {legend}
+      {active.length === 0 ? (
+        <p className="muted">No deploys in this period.</p>
+      ) : (
+        <table aria-label={`Deploys per day of ${title}`}>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Deployed</th>
+              <th scope="col">Failed</th>
+              <th scope="col">Mean duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {active.map((d) => (
+              <tr key={d.day}>
+                <td>{d.day}</td>
+                <td>{d.deploys}</td>
+                <td>{d.failed}</td>
+                <td>{formatDuration(d.meanDurationMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function ByService({ metrics, now }: { metrics: DeployMetrics; now: Date }) {
+  const titleId = useId();
+  const rows = metrics.services
+    .map((s) => ({ ...s, total: totals(metrics.samples.filter((x) => x.service === s.service)) }))
+    .sort((a, b) => b.total.deploys + b.total.failed - (a.total.deploys + a.total.failed) || a.service.localeCompare(b.service));
+  return (
+    <section className="card stack" aria-labelledby={titleId}>
+      <h2 id={titleId}>By service</h2>
+      {rows.length === 0 ? (
+        <p className="muted">No service was deployed in this period.</p>
+      ) : (
+        <table aria-labelledby={titleId}>
+          <thead>
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">Deploys per day</th>
+              <th scope="col">Deployed</th>
+              <th scope="col">Failed</th>
+              <th scope="col">Mean duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((s) => (
+              <tr key={s.service}>
+                <td>{s.service}</td>
+                <td className="chart-cell">
+                  <DeployChart days={fillDays(s.days, metrics.since, now)} label={`Deploys per day of ${s.service}`} compact />
+                </td>
+                <td>{s.total.deploys}</td>
+                <td>{s.total.failed}</td>
+                <td>{formatDuration(s.total.meanDurationMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

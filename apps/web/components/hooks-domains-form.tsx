@@ -1,0 +1,72 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { type ServiceView, servicePatch } from "@levelrail/spec/service";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, issueErrors } from "@/lib/form";
+import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput, hookDomainValues } from "@/lib/hooks-form";
+import { keys } from "@/lib/keys";
+import { HookDomainFields } from "./hook-domain-fields";
+
+/**
+ * The service's hooks and domains, checked with the API's own patch schema
+ * and saved with one PATCH {hooks, domains}. The form restarts from the saved
+ * values whenever they change (its parent keys it by them).
+ */
+export function HooksDomainsForm({ service, onSaved, onEdit }: { service: ServiceView; onSaved: () => void; onEdit: () => void }) {
+  const qc = useQueryClient();
+  const [values, setValues] = useState<HookDomainValues>(() => hookDomainValues(service.hooks, service.domains));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const save = useMutation({
+    mutationFn: (input: unknown) => api<ServiceView>(`/services/${encodeURIComponent(service.name)}`, { method: "PATCH", body: input }),
+    onSuccess: async () => {
+      onSaved();
+      await qc.invalidateQueries({ queryKey: keys.service(service.name) });
+    },
+    onError: (err) => {
+      const placed = err instanceof ApiError ? hookDomainApiError(err.field, err.message) : null;
+      setErrors(placed ? { [placed.field]: placed.message } : { form: err instanceof ApiError ? err.message : "could not save" });
+    },
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const { input, unreadable } = hookDomainInput(values);
+    const parsed = servicePatch.safeParse(input);
+    if (!parsed.success || Object.keys(unreadable).length > 0) {
+      const { errors: byField, rest } = parsed.success ? { errors: {}, rest: [] } : hookDomainErrors(parsed.error, input.domains);
+      const other = Object.values(issueErrors(rest))[0];
+      setErrors({ ...byField, ...unreadable, ...(other ? { form: other } : {}) });
+      return;
+    }
+    setErrors({});
+    save.mutate(parsed.data);
+  }
+
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="hooks-domains-title" noValidate>
+      <h3 id="hooks-domains-title">Hooks and routing</h3>
+      <HookDomainFields
+        idPrefix="edit"
+        values={values}
+        errors={errors}
+        onChange={(key, value) => {
+          setValues((v) => ({ ...v, [key]: value }));
+          onEdit();
+          setErrors((er) => ({ ...er, [key]: undefined, form: undefined }));
+        }}
+      />
+      {errors.form && (
+        <p className="error" role="alert">
+          {errors.form}
+        </p>
+      )}
+      <div className="buttons">
+        <button type="submit" disabled={save.isPending}>
+          Save hooks and routing
+        </button>
+        <span className="muted">Hooks take effect from the next deploy.</span>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,27 @@
+import type { HookRunItem } from "./types";
+
+/** A duration as the tables show it: ms under a second, else seconds with one decimal. */
+export const formatDuration = (ms: number | null) => (ms === null ? "—" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/** A time as the tables show it, in UTC (the same text as <Timestamp>). */
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
+
+export const HOOK_PHASE_LABELS: Record<HookRunItem["phase"], string> = { pre: "pre-deploy", post: "post-deploy" };
+
+export const HOOK_OUTCOME_LABELS: Record<HookRunItem["outcome"], string> = {
+  running: "running",
+  succeeded: "succeeded",
+  failed: "failed",
+  timed_out: "timed out",
+  error: "error",
+};
+
+/**
+ * An argument array as one line: arguments separated by spaces, and any that
+ * is empty or holds spaces, quotes or backslashes written as a JSON string, so
+ * the boundaries stay visible. For reading only; nothing runs it through a shell.
+ */
+export const commandText = (argv: readonly string[]) => argv.map((a) => (a === "" || /[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(" ");
