@@ -6,7 +6,8 @@ import { createApiToken, createAuth, createOperator } from "@levelrail/auth";
 import { createDb } from "@levelrail/db/client";
 import { runMigrations } from "@levelrail/db/migrate";
 import { organization } from "@levelrail/db/schema/orgs";
-import { loadMasterKey } from "@levelrail/secrets";
+import { Keyring, loadMasterKey, rotateKeyFile } from "@levelrail/secrets";
+import { resealAll } from "@levelrail/services/env/rotate";
 import { bootstrapOrg } from "@levelrail/services/org/create";
 import { LevelrailError } from "@levelrail/spec/errors";
 
@@ -15,6 +16,7 @@ const USAGE = `usage: levelrail <command>
   admin create --email E --password-stdin   create an operator; the first one owns the default organization
   token create --email E --name N           print a new API token (shown once; only its hash is stored)
   migrate                                   apply pending database migrations
+  rotate-key                                re-encrypt every secret under a new master key (old keys keep decrypting)
 
 The database is DATABASE_URL, else the embedded one of \`npm start\` (in LEVELRAIL_DATA_DIR, default ./.levelrail),
 started for the command when \`npm start\` is not running.`;
@@ -27,6 +29,7 @@ const env = z
     DATABASE_URL: z.string().min(1).optional(),
     LEVELRAIL_DATA_DIR: z.string().min(1).default(".levelrail"),
     LEVELRAIL_MASTER_KEY: z.string().min(1).optional(),
+    LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().min(1).optional(),
     PORT: z.string().regex(/^\d{1,5}$/, "PORT must be a port number").default("3000"),
   })
   .parse(process.env);
@@ -126,10 +129,26 @@ async function migrate(args: string[]) {
   console.log("migrations applied");
 }
 
+/**
+ * File mode: a new master key becomes current and the old one is kept for decryption; every
+ * sealed value is then re-sealed under it (safe to re-run after a crash). Env mode: the operator
+ * sets the new LEVELRAIL_MASTER_KEY and lists the old one in LEVELRAIL_PREVIOUS_MASTER_KEYS;
+ * this command then re-seals everything under the new key.
+ */
+async function rotateKey(args: string[]) {
+  flags(args, {});
+  if (!env.LEVELRAIL_MASTER_KEY) rotateKeyFile(dataDir);
+  const keyring = new Keyring({ envKey: env.LEVELRAIL_MASTER_KEY, envPreviousKeys: env.LEVELRAIL_PREVIOUS_MASTER_KEYS, dataDir });
+  const { resealed, total } = await withDb((db) => resealAll(db, keyring));
+  console.log(`re-encrypted ${resealed} of ${total} sealed values under key ${keyring.currentVersion}`);
+  if (!env.LEVELRAIL_MASTER_KEY) console.log("running processes pick up the new key by themselves; restart them to sign everyone in again with the new session key");
+}
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   "admin create": adminCreate,
   "token create": tokenCreate,
   migrate,
+  "rotate-key": rotateKey,
 };
 
 /** One line naming what went wrong; a database that does not answer gets a hint. */
