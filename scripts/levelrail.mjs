@@ -18,7 +18,8 @@ await runMain(async () => {
   const args = process.argv.slice(2);
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
-  const needsDb = ["admin", "token", "migrate"].includes(args[0]);
+  // Every command but help works on the database.
+  const needsDb = args.length > 0 && !["help", "--help", "-h"].includes(args[0]);
 
   if (needsDb && !env.DATABASE_URL) {
     const { liveDatabaseUrl, startDatabase } = await import("./lib/database.mjs");

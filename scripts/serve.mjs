@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { handleSignals, onShutdown, runMain, shutdown, shuttingDown } from "./lib/lifecycle.mjs";
 import { bin, repoRoot } from "./lib/paths.mjs";
-import { Fatal, log, portFree, quietEnv, waitFor } from "./lib/util.mjs";
+import { Fatal, log, portFree, quietEnv, supervise, waitFor } from "./lib/util.mjs";
 import { httpStatus } from "./lib/system.mjs";
 
 /**
@@ -21,21 +21,8 @@ function startChild(name, cmd, args, { cwd, env }) {
   for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
     createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => out.write(`[${name}] ${line}\n`));
   }
-  const exited = new Promise((resolve) => {
-    child.on("error", (err) => resolve({ name, code: null, signal: null, error: err.message }));
-    child.on("exit", (code, signal) => resolve({ name, code, signal }));
-  });
-  let done = false;
-  void exited.then(() => (done = true));
-  /** SIGTERM, then SIGKILL after 15 s. */
-  const stop = async () => {
-    if (done) return;
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  return { name, exited, stop };
+  const { gone, stop } = supervise(child); // SIGTERM, then SIGKILL after 15 s
+  return { name, exited: gone.then((r) => ({ name, ...r })), stop };
 }
 
 const describe = ({ name, code, signal, error }) =>

@@ -2,12 +2,11 @@
 // `npm test`: the set-up of `npm start` (its own data dir, ports and Caddy, so both can run at
 // once) plus Chromium and the test tools, then every check in order, stopping at the first failure:
 // typecheck and lint, unit tests, integration tests, the web build and the Playwright suite.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildWeb, migrate } from "./lib/build.mjs";
 import { startDatabase } from "./lib/database.mjs";
-import { handleSignals, onShutdown, runMain, shutdown } from "./lib/lifecycle.mjs";
+import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { bin, ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureCaddy, ensureDocker, ensureTestTools } from "./lib/system.mjs";
@@ -47,44 +46,8 @@ async function step(name, fn) {
   }
 }
 
-/** Signals a whole process group (ours never include the launcher); a gone group is fine. */
-function signalGroup(pid, signal) {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/**
- * Runs a test command in a process group of its own: a signal to us interrupts the whole group
- * (SIGINT, then SIGKILL after 10 s), and whatever the command leaves behind (a stuck vitest
- * worker) is killed when it exits.
- */
-function exec(cmd, args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd: repoRoot,
-      env: { ...process.env, ...quietEnv, ...env },
-      stdio: ["ignore", "inherit", "inherit"],
-      detached: true,
-    });
-    const gone = new Promise((r) => child.on("exit", r));
-    const unregister = onShutdown(args.join(" "), async () => {
-      signalGroup(child.pid, "SIGINT");
-      const timer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), 10_000);
-      await gone;
-      clearTimeout(timer);
-    });
-    child.on("error", (err) => reject(new Fatal(`could not run ${cmd}: ${err.message}`)));
-    child.on("exit", (code, signal) => {
-      unregister();
-      signalGroup(child.pid, "SIGKILL");
-      if (code === 0) resolve();
-      else reject(new Fatal(`\`${[cmd, ...args].join(" ")}\` failed (${signal ?? `exit code ${code}`})`));
-    });
-  });
-}
+/** Runs a test tool from the repo root with the test environment. */
+const exec = (cmd, args, env) => run(cmd, args, { cwd: repoRoot, env: { ...process.env, ...quietEnv, ...env } });
 
 /** Counts from a JSON report: vitest's (jest-compatible) or Playwright's. */
 function counts(file) {

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bin, repoRoot } from "./paths.mjs";
-import { capture, log, quietEnv, run } from "./util.mjs";
+import { run } from "./lifecycle.mjs";
+import { capture, log, quietEnv } from "./util.mjs";
 
 /** Applies pending migrations through the CLI (`levelrail migrate`). */
 export async function migrate(env) {

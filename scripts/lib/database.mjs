@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { onShutdown } from "./lifecycle.mjs";
 import { databaseUrlFile, repoRoot } from "./paths.mjs";
-import { Fatal, capture, cmdline, isRoot, log, pidAlive, portFree, sleep, tail, waitFor } from "./util.mjs";
+import { Fatal, capture, cmdline, isRoot, log, pidAlive, portFree, sleep, supervise, tail, waitFor } from "./util.mjs";
 
 const DB_NAME = "levelrail";
 const PG_USER = "postgres";
@@ -215,17 +215,11 @@ export async function startDatabase({ dataDir, port, fresh = false }) {
     stdio: ["ignore", "ignore", openSync(logFile, "a")],
     env: { ...process.env, LC_MESSAGES: "C" },
   });
-  let exited = false;
-  const gone = new Promise((resolve) => server.on("exit", () => resolve((exited = true))));
-  onShutdown("postgres", async () => {
-    if (exited) return;
-    server.kill("SIGINT"); // fast shutdown: ends sessions, checkpoints, exits
-    const timer = setTimeout(() => server.kill("SIGQUIT"), 20_000);
-    await gone;
-    clearTimeout(timer);
-  });
+  // SIGINT is PostgreSQL's fast shutdown (ends sessions, checkpoints, exits); SIGQUIT its last resort.
+  const supervised = supervise(server, { signal: "SIGINT", escalate: "SIGQUIT", graceMs: 20_000 });
+  onShutdown("postgres", supervised.stop);
 
-  const client = await connectWhenUp(pg, () => exited);
+  const client = await connectWhenUp(pg, supervised.exited);
   if (!client) throw new Fatal(`the embedded PostgreSQL did not start; its log (${logFile}):\n${tail(logFile)}`);
   try {
     if (fresh) await client.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);

@@ -1,6 +1,7 @@
 // Orderly shutdown: every started piece registers how to stop it; a signal, a fatal error or the
 // normal end runs those steps newest first (web and worker, then Caddy, then PostgreSQL) and exits.
-import { Fatal, log } from "./util.mjs";
+import { spawn } from "node:child_process";
+import { Fatal, log, supervise } from "./util.mjs";
 
 const steps = [];
 let exiting = null;
@@ -54,6 +55,22 @@ export function handleSignals({ exitCode }) {
       void shutdown(exitCode);
     });
   }
+}
+
+/**
+ * Runs a command to completion with inherited output, in a process group of its own: a shutdown
+ * interrupts the whole group (SIGINT, then SIGKILL after 10 s), and whatever the command leaves
+ * behind when it exits (a stuck test worker) is killed. A failure rejects with a Fatal naming it.
+ */
+export async function run(cmd, args, { cwd, env } = {}) {
+  const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "inherit", "inherit"], detached: true });
+  const supervised = supervise(child, { signal: "SIGINT", graceMs: 10_000, group: true });
+  const unregister = onShutdown(`${cmd} ${args[0] ?? ""}`, supervised.stop);
+  const { code, signal, error } = await supervised.gone;
+  unregister();
+  supervised.send("SIGKILL");
+  if (error) throw new Fatal(`could not run ${cmd}: ${error}`);
+  if (code !== 0) throw new Fatal(`\`${[cmd, ...args].join(" ")}\` failed (${signal ?? `exit code ${code}`})`);
 }
 
 /** Runs `main`; a Fatal prints its one line, anything else its stack; both stop everything and exit 1. */

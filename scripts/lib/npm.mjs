@@ -1,7 +1,8 @@
 // npm packages: installed when node_modules is missing or older than the lockfile or a manifest.
 import { existsSync, readdirSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { log, quietEnv, run } from "./util.mjs";
+import { run } from "./lifecycle.mjs";
+import { log, quietEnv } from "./util.mjs";
 import { repoRoot } from "./paths.mjs";
 
 const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);

@@ -4,8 +4,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { onShutdown } from "./lifecycle.mjs";
-import { Fatal, capture, isRoot, log, run, tail, waitFor, which } from "./util.mjs";
+import { onShutdown, run } from "./lifecycle.mjs";
+import { Fatal, capture, isRoot, log, supervise, tail, waitFor, which } from "./util.mjs";
 
 let aptUpdated = false;
 
@@ -139,15 +139,10 @@ export async function ensureCaddy({ dataDir, admin }) {
     // Caddy keeps its state (certificates, autosaved config) in the data dir, not in $HOME.
     env: { ...process.env, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home },
   });
-  let exited = false;
-  const gone = new Promise((resolve) => child.on("exit", () => ((exited = true), resolve())));
-  onShutdown("caddy", async () => {
-    if (exited) return;
-    child.kill("SIGTERM");
-    await gone;
-  });
-  const up = await waitFor(async () => exited || (await answers()), { timeoutMs: 20_000 });
-  if (!up || exited) throw new Fatal(`caddy did not start (admin ${listen}); its log:\n${tail(logFile)}`);
+  const caddy = supervise(child);
+  onShutdown("caddy", caddy.stop);
+  const up = await waitFor(async () => caddy.exited() || (await answers()), { timeoutMs: 20_000 });
+  if (!up || caddy.exited()) throw new Fatal(`caddy did not start (admin ${listen}); its log:\n${tail(logFile)}`);
 }
 
 // ---------------------------------------------------------------------------------------------

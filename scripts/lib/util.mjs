@@ -1,6 +1,6 @@
 // Small process and logging helpers for the launcher scripts. Plain Node, no npm dependencies:
 // these run before `npm install`.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { accessSync, constants, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, join } from "node:path";
@@ -53,18 +53,6 @@ export function cmdline(pid) {
   }
 }
 
-/** Runs a command to completion with inherited output; rejects with a Fatal naming it. */
-export function run(cmd, args, opts = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: "inherit", ...opts });
-    child.on("error", (err) => reject(new Fatal(`could not run ${cmd}: ${err.message}`)));
-    child.on("exit", (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Fatal(`\`${[cmd, ...args].join(" ")}\` failed (${signal ?? `exit code ${code}`})`));
-    });
-  });
-}
-
 /** Runs a command synchronously and returns its exit status and output; never throws. */
 export function capture(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: "utf8", ...opts });
@@ -110,3 +98,36 @@ export const quietEnv = {
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
   npm_config_update_notifier: "false",
 };
+
+/**
+ * Watches a spawned child. `gone` resolves at its exit (or failure to start) with
+ * `{ code, signal, error }`; `stop()` sends `signal` (to its whole process group when `group`),
+ * sends `escalate` if it is still there after `graceMs`, and waits for the exit.
+ */
+export function supervise(child, { signal = "SIGTERM", escalate = "SIGKILL", graceMs = 15_000, group = false } = {}) {
+  let exited = false;
+  const gone = new Promise((resolve) => {
+    const done = (r) => {
+      exited = true;
+      resolve(r);
+    };
+    child.once("error", (err) => done({ code: null, signal: null, error: err.message }));
+    child.once("exit", (code, sig) => done({ code, signal: sig }));
+  });
+  const send = (sig) => {
+    try {
+      if (group) process.kill(-child.pid, sig);
+      else child.kill(sig);
+    } catch {
+      // already gone
+    }
+  };
+  const stop = async () => {
+    if (exited) return;
+    send(signal);
+    const timer = setTimeout(() => send(escalate), graceMs);
+    await gone;
+    clearTimeout(timer);
+  };
+  return { gone, stop, send, exited: () => exited };
+}
