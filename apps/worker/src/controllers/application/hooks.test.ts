@@ -88,6 +88,12 @@ class FakeRuntime implements HookRuntime {
     this.calls.push(["followLogs", id]);
     for (const chunk of this.script.chunks) onChunk(chunk);
   }
+  /** Everything the container printed so far (read before a kill on timeout). */
+  async containerLogs(id: string) {
+    this.calls.push(["containerLogs", id]);
+    return "";
+  }
+
   async waitExit(id: string) {
     this.calls.push(["waitExit", id]);
     if (this.waitError) throw this.waitError;

@@ -53,7 +53,7 @@ export interface HookRun {
 export type HookResult = { ok: true } | { ok: false; message: string };
 
 /** What running a hook needs of the engine. */
-export type HookRuntime = Pick<Runtime, "inspectContainer" | "createContainer" | "startContainer" | "removeContainer" | "followLogs" | "waitExit" | "exec">;
+export type HookRuntime = Pick<Runtime, "inspectContainer" | "createContainer" | "startContainer" | "removeContainer" | "followLogs" | "waitExit" | "exec" | "containerLogs">;
 
 /** The engine refused to start the hook at all (e.g. its argv[0] is not in the image): recorded as an error, not retried. */
 class HookStartError extends Error {}
@@ -73,8 +73,10 @@ async function recorded(
   remainingMs: number,
   start: (onChunk: (text: string) => void) => Promise<number>,
   kill: () => Promise<void>,
+  /** The whole output so far, read before a kill: the follow stream may lag behind on a busy engine. */
+  snapshot?: () => Promise<string>,
 ): Promise<HookResult> {
-  const output = new CappedOutput();
+  let output = new CappedOutput();
   const runId = recorder ? await recorder.begin({ serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.argv, attempt }) : null;
   let last = 0;
   const onChunk = (text: string) => {
@@ -93,6 +95,11 @@ async function recorded(
   try {
     const result = await Promise.race([start(onChunk), timedOut]);
     if (result === "timeout") {
+      const seen = await snapshot?.().catch(() => null);
+      if (seen && seen.length > output.toString().length) {
+        output = new CappedOutput();
+        output.append(seen);
+      }
       await kill();
       const message = `${name} hook ${describe(run.argv)} timed out after ${run.timeoutSeconds}s and was killed`;
       if (runId && recorder) await recorder.finish(runId, { exitCode: null, outcome: "timed_out", output: output.toString(), message });
@@ -178,6 +185,7 @@ export async function runPreDeploy(
       return code;
     },
     remove,
+    () => runtime.containerLogs(id, 100_000),
   );
   if (!removed) await remove();
   return result;
