@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// `npm run bench`: the set-up of `npm test` (its own data dir and database), then each benchmark
+// under bench/, printing its figures. Benchmarks build their own images and clean up after themselves.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "./lib/build.mjs";
+import { startDatabase } from "./lib/database.mjs";
+import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
+import { ensureNpm } from "./lib/npm.mjs";
+import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
+import { ensureCaddy, ensureDocker, ensureTestTools } from "./lib/system.mjs";
+
+const BENCHES = ["deploy-latency", "cutover"];
+
+handleSignals({ exitCode: 130 });
+await runMain(async () => {
+  const only = process.argv.slice(2);
+  const dataDir = resolveDataDir(process.env.LEVELRAIL_BENCH_DATA_DIR, ".levelrail-bench");
+  const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2219";
+  await ensureNpm();
+  await ensureDocker({ dataDir });
+  await ensureCaddy({ dataDir, admin: caddyAdmin });
+  await ensureTestTools();
+  const db = await startDatabase({ dataDir, port: 54349 + 10, fresh: true });
+  ensureMasterKeyFile(dataDir);
+  const env = { ...process.env, DATABASE_URL: db.url, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin };
+  await migrate(env);
+  for (const name of BENCHES.filter((b) => only.length === 0 || only.includes(b))) {
+    const file = join(repoRoot, "bench", `${name}.ts`);
+    if (!existsSync(file)) continue;
+    console.log(`\n== ${name}`);
+    await run(process.execPath, ["--import", "tsx", file], { cwd: repoRoot, env });
+  }
+  await shutdown(0);
+});
