@@ -96,6 +96,7 @@ describe("ingress through Caddy", () => {
     await createService({ ctx: s.ctx, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", domains: [web] } });
     await deploy("web", IMAGES.v1.tag);
     await serves(web, "v1\n");
+    await ingressPass();
     expect((await getStatus({ ctx: s.ctx, name: "web" })).ingress).toEqual({ domains: [web], live: true, message: "" });
   });
 
@@ -232,6 +233,7 @@ describe("the ingress controller", () => {
 
   it("a domain a second service claims stays with the service that routes it", async () => {
     await patchService({ ctx: s.ctx, name: "api", input: { domains: [web, apiDomain] } });
+    await ingressPass();
     await serves(apiDomain, "v1\n"); // api's other domain went live
     const st = await getStatus({ ctx: s.ctx, name: "api" });
     expect(st.ingress).toEqual({ domains: [web, apiDomain], live: false, message: `domain ${web} is already routed to service web; remove it from one of them` });

@@ -1,0 +1,129 @@
+/**
+ * Zero-downtime cutovers through Caddy, measured in one run on one engine.
+ *
+ * load:     8 loops of GET requests through a real Caddy (the product's route:
+ *           domain → mesh name, dynamic A upstreams) on keep-alive connections.
+ * cutovers: 20 consecutive deploys alternating v1/v2 under that load, each from
+ *           the deploy verb until the old container has drained and is gone.
+ * baseline: the same load with no deploy running (10 s before the cutovers, 10 s after).
+ *
+ * Prints the failed requests during the cutovers (must be 0) and the p99
+ * latency through Caddy during cutovers against the idle p99.
+ */
+import { randomBytes } from "node:crypto";
+import { createDb } from "@levelrail/db/client";
+import { dockerRuntime } from "@levelrail/docker";
+import { createApp } from "@levelrail/services/app/app";
+import { deployService, listReleases } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
+import { createService } from "@levelrail/services/service/write";
+import { instanceFilter } from "@levelrail/spec/naming";
+import { startCaddy } from "@levelrail/testkit/caddy";
+import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { type RunningLoad, type Sample, percentile, startLoad } from "@levelrail/testkit/load";
+import { freePort } from "@levelrail/testkit/registry";
+import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { waitFor } from "@levelrail/testkit/wait";
+import { startWorker } from "@levelrail/worker/wiring";
+
+const CUTOVERS = Number(process.env.BENCH_CUTOVERS ?? 20);
+const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 20) * 1000;
+const CONCURRENCY = 8;
+const images = [
+  { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
+  { tag: "levelrail-test/web:v2", body: "v2\n", healthy: true },
+];
+
+const database = await freshDatabase(requireDatabaseUrl(), "bench_cutover");
+const { db, sql } = createDb(database.url);
+const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
+const shortName = `lrb${randomBytes(3).toString("hex")}`;
+for (const img of images) await ensureTestImage(runtime.docker, img);
+const kit = testKit();
+const ctx = await seedOrg(db, "bench", kit);
+await createApp({ ctx, input: { name: "bench" } });
+const caddy = await startCaddy();
+const ingressPort = await freePort();
+const domain = `cutover-${shortName}.localhost`;
+const worker = await startWorker({
+  db,
+  sql,
+  runtime,
+  shortName,
+  keyring: kit.keyring,
+  resyncMs: 60_000,
+  meshDnsPort: await freePort(),
+  drainMs: 1000,
+  probeIntervalMs: 100,
+  ingress: { caddyAdmin: caddy.adminUrl, httpPort: ingressPort, httpsPort: null },
+  log: () => {},
+});
+
+const load = (maxMs: number): RunningLoad =>
+  startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host: domain, concurrency: CONCURRENCY, maxRequests: 5_000_000, maxMs });
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+
+/** Deploy verb → new container ready, the mesh name switched, the old one drained and removed. */
+async function cutover(service: string, image: string): Promise<void> {
+  const rel = await deployService({ ctx, name: service, input: { image } });
+  await waitFor("the cutover to finish", async () => {
+    const st = await getStatus({ ctx, name: service });
+    if (st.lastDeploy?.id !== rel.id) return undefined;
+    if (st.lastDeploy.outcome === "failed") throw new Error(`deploy failed: ${st.message}`);
+    return st.phase === "running" && st.lastDeploy.outcome === "succeeded" ? true : undefined;
+  }, { timeoutMs: 120_000, intervalMs: 20 });
+}
+
+try {
+  const service = "bench-web";
+  await createService({ ctx, input: { name: service, app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz", domains: [domain] } });
+  await cutover(service, images[0]!.tag);
+  const warm = load(60_000);
+  await warm.successes(200);
+  await warm.stop();
+
+  // Baseline: the same load with nothing deploying, half before and half after the cutovers (so drift in the host's load evens out).
+  const idleRun = async () => {
+    const idle = load(IDLE_MS / 2);
+    await new Promise((r) => setTimeout(r, IDLE_MS / 2 + 100));
+    return idle.stop();
+  };
+  const idleBefore = await idleRun();
+
+  // Cutovers under load.
+  const windows: { from: number; to: number }[] = [];
+  const busy = load(CUTOVERS * 120_000);
+  await busy.successes(100);
+  for (let i = 0; i < CUTOVERS; i++) {
+    const from = performance.now();
+    await cutover(service, images[(i + 1) % 2]!.tag);
+    windows.push({ from, to: performance.now() });
+  }
+  await busy.successes(100);
+  const busyResult = await busy.stop();
+  const idleAfter = await idleRun();
+  const idleResult = { failed: idleBefore.failed + idleAfter.failed, total: idleBefore.total + idleAfter.total, samples: [...idleBefore.samples, ...idleAfter.samples] };
+  if (busyResult.hitBound) throw new Error("the load hit its bound before the cutovers finished");
+  const [latest] = await listReleases({ ctx, name: service });
+  const during = (s: Sample) => windows.some((w) => s.at >= w.from && s.at <= w.to);
+
+  const idleP99 = percentile(idleResult.samples.filter((s) => s.ok).map((s) => s.ms), 99);
+  const cutoverP99 = percentile(busyResult.samples.filter((s) => s.ok && during(s)).map((s) => s.ms), 99);
+  const seconds = windows.map((w) => (w.to - w.from) / 1000);
+  console.log(`cutovers: ${windows.length} deploys alternating v1/v2 (last release ${latest?.outcome}), ${(seconds.reduce((a, b) => a + b, 0) / seconds.length).toFixed(1)} s each on average (drain 1 s)`);
+  console.log(`cutover failures: ${busyResult.failed} of ${busyResult.total}`);
+  if (busyResult.failed > 0) console.log(`first failures:\n  ${busyResult.failures.join("\n  ")}`);
+  console.log(`idle failures: ${idleResult.failed} of ${idleResult.total}`);
+  console.log(`p99 through Caddy, idle: ${fmt(idleP99)} (${idleResult.samples.length} requests)`);
+  console.log(`p99 through Caddy, during cutovers: ${fmt(cutoverP99)} (${busyResult.samples.filter(during).length} requests)`);
+  console.log(`p99 cutover/idle ratio: ${(cutoverP99 / idleP99).toFixed(2)}`);
+  if (busyResult.failed > 0 || idleResult.failed > 0) process.exitCode = 1;
+} finally {
+  await worker.stop();
+  for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
+  for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
+  await caddy.stop();
+  await sql.end({ timeout: 5 });
+  await database.drop();
+}
