@@ -49,7 +49,7 @@ export interface Runtime {
   imageId(ref: string): Promise<string | null>;
   pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void>;
   inspectNetwork(name: string): Promise<NetworkInfo | null>;
-  /** Every network matching the label filters (all networks for `[]`). */
+  /** Every network matching the label filters (all networks for `[]`); one call, so `containers` is empty: inspect a network to see them. */
   listNetworks(labelFilters: string[]): Promise<NetworkInfo[]>;
   /** Creates a bridge network with a fixed subnet; resolves to false when the name is taken. */
   createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string): Promise<boolean>;
@@ -155,9 +155,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async listNetworks(labelFilters) {
       const nets = await docker.listNetworks(labelFilters.length ? { filters: { label: labelFilters } } : {});
-      // The list omits attached containers: inspect each.
-      const all = await Promise.all(nets.map((n) => docker.getNetwork(n.Id).inspect().then(toNetwork, () => null)));
-      return all.filter((n): n is NetworkInfo => n !== null);
+      return nets.map((n) => ({ ...toNetwork(n), containers: [] }));
     },
     async createNetwork(name, labels, subnet, gateway) {
       try {

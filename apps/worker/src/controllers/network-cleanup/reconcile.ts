@@ -31,7 +31,8 @@ export function networkCleanupController(o: NetworkCleanupOptions): Controller {
       for (const net of networks) {
         const appId = net.labels[Labels.app];
         if (!appId || apps.has(appId)) continue;
-        for (const c of net.containers) await o.runtime.disconnectNetwork(net.name, c);
+        const attached = (await o.runtime.inspectNetwork(net.name))?.containers ?? [];
+        for (const c of attached) await o.runtime.disconnectNetwork(net.name, c);
         await o.runtime.removeNetwork(net.name);
         o.onRemoved(net.gateway);
       }
