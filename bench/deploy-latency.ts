@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
 import { createApp } from "@levelrail/services/app/app";
-import { deployService, listReleases } from "@levelrail/services/release/deploy";
+import { deployService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
 import { instanceFilter, networkName } from "@levelrail/spec/naming";
@@ -70,12 +70,15 @@ const worker = await startWorker({
 async function productDeploy(service: string, image: string): Promise<number> {
   const t0 = performance.now();
   waitingFor = { key: `service:${service}`, t0 };
-  await deployService({ ctx, name: service, input: { image } });
-  await waitFor("the release to finish", async () => {
-    const [rel] = await listReleases({ ctx, name: service });
-    return rel && (rel.outcome === "succeeded" || rel.outcome === "failed") ? rel : undefined;
+  const rel = await deployService({ ctx, name: service, input: { image } });
+  // Done when this release succeeded and the service is back to running: the worker writes that
+  // only after the old container is gone (the release itself succeeds at the switch, before).
+  const st = await waitFor("the deploy to finish", async () => {
+    const s = await getStatus({ ctx, name: service });
+    if (s.lastDeploy?.id !== rel.id) return undefined;
+    if (s.lastDeploy.outcome === "failed") return s;
+    return s.lastDeploy.outcome === "succeeded" && s.phase === "running" ? s : undefined;
   }, { intervalMs: 5 });
-  const st = await getStatus({ ctx, name: service });
   if (st.phase !== "running") throw new Error(`deploy failed: ${st.message}`);
   return performance.now() - t0;
 }

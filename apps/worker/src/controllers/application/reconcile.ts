@@ -274,10 +274,11 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       o.mesh.setActive(dnsName, address ?? null);
       await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
       if (cutover) await o.deploys?.recordDeploy(rel.id, "succeeded");
-      if (others.length > 0) {
+      if (others.length > 0 && o.drainMs > 0) {
         await progress(svc, rel, "cutover", plan.name, `${plan.name} is active; draining ${others.length} old container(s)`);
         return { requeueAfterMs: o.drainMs };
       }
+      await removeAll(others); // no drain configured: they go at once
       await o.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: plan.name, message: "" });
     },
   };
