@@ -5,6 +5,7 @@ import type { ZodType } from "zod";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
 import { Field } from "./field";
+import { FormMessages } from "./form-messages";
 
 export interface ConfigField {
   name: string;
@@ -145,16 +146,7 @@ export function ConfigList<T extends { id: string; name: string }>({
             </Field>
           ))}
         </div>
-        {errors.form && (
-          <p className="error" role="alert">
-            {errors.form}
-          </p>
-        )}
-        {done && (
-          <p className="success" role="status">
-            {done}
-          </p>
-        )}
+        <FormMessages error={errors.form} done={done} />
         <div className="buttons">
           <button type="submit" disabled={create.isPending}>
             Add {noun}

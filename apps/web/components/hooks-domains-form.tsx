@@ -7,6 +7,7 @@ import { type FieldErrors, issueErrors } from "@/lib/form";
 import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput, hookDomainValues } from "@/lib/hooks-form";
 import { keys } from "@/lib/keys";
 import { HookDomainFields } from "./hook-domain-fields";
+import { FormMessages } from "./form-messages";
 
 /**
  * The service's hooks and domains, checked with the API's own patch schema
@@ -56,11 +57,7 @@ export function HooksDomainsForm({ service, onSaved, onEdit }: { service: Servic
           setErrors((er) => ({ ...er, [key]: undefined, form: undefined }));
         }}
       />
-      {errors.form && (
-        <p className="error" role="alert">
-          {errors.form}
-        </p>
-      )}
+      <FormMessages error={errors.form} />
       <div className="buttons">
         <button type="submit" disabled={save.isPending}>
           Save hooks and routing

@@ -10,6 +10,7 @@ import { keys } from "@/lib/keys";
 import { useApps } from "@/lib/queries";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
+import { FormMessages } from "./form-messages";
 
 const EMPTY = {
   name: "",
@@ -133,11 +134,7 @@ export function NewServiceForm() {
         {(a) => <textarea {...a} value={values.env} onChange={set("env")} rows={4} spellCheck={false} />}
       </Field>
       <HookDomainFields idPrefix="service" values={values} errors={errors} onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))} />
-      {errors.form && (
-        <p className="error" role="alert">
-          {errors.form}
-        </p>
-      )}
+      <FormMessages error={errors.form} />
       {created && (
         <p className="success" role="status">
           Created <Link href={`/services/${encodeURIComponent(created)}`}>{created}</Link>. Deploy it from its page.

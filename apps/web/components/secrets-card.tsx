@@ -9,6 +9,7 @@ import { useSecrets } from "@/lib/queries";
 import type { SecretItem } from "@/lib/types";
 import { Field } from "./field";
 import { Timestamp } from "./timestamp";
+import { FormMessages } from "./form-messages";
 
 const firstMessage = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
   r.success ? undefined : (r.error?.issues[0]?.message ?? "invalid");
@@ -144,16 +145,7 @@ export function SecretsCard({ name }: { name: string }) {
             )}
           </Field>
         </div>
-        {errors.form && (
-          <p className="error" role="alert">
-            {errors.form}
-          </p>
-        )}
-        {done && (
-          <p className="success" role="status">
-            {done}
-          </p>
-        )}
+        <FormMessages error={errors.form} done={done} />
         <div className="buttons">
           <button type="submit" disabled={put.isPending}>
             Save secret
