@@ -36,6 +36,10 @@ export interface E2eEnv {
   shortName: string;
   masterKey: string | undefined;
   chromiumPath: string;
+  /** Caddy's admin API, e.g. http://127.0.0.1:2119 (started by `npm test`'s set-up). */
+  caddyAdmin: string;
+  /** The port Caddy serves the services' domains on over plain HTTP. */
+  ingressHttpPort: number;
   /** Everything the stack (scripts/serve.mjs: the worker and `next start`) is started with. */
   serverEnv: Record<string, string>;
 }
@@ -59,6 +63,8 @@ export function e2eEnv(): E2eEnv {
     shortName: e.LEVELRAIL_SHORT_NAME,
     masterKey: e.LEVELRAIL_MASTER_KEY,
     chromiumPath: e.LEVELRAIL_CHROMIUM_PATH,
+    caddyAdmin: e.LEVELRAIL_CADDY_ADMIN,
+    ingressHttpPort: e.LEVELRAIL_INGRESS_HTTP_PORT,
     serverEnv: {
       DATABASE_URL: e.DATABASE_URL,
       PORT: String(e.PORT),

@@ -1,0 +1,121 @@
+import type { APIRequestContext, Locator } from "@playwright/test";
+import type Docker from "dockerode";
+import { getService } from "@levelrail/services/service/view";
+import { serviceFilter } from "@levelrail/spec/naming";
+import { E2E_IMAGES, IMAGE_PORT } from "../fixtures/images";
+import { DEPLOY_TIMEOUT, seedService } from "../fixtures/services";
+import { expect, test } from "../fixtures/test";
+import { hydrated, openService } from "../fixtures/ui";
+
+/**
+ * A pre-deploy hook that prints a red word and a script tag, then fails. On the form it is one
+ * argument per line; the shell is the one inside the image (the hook never runs through a shell
+ * on the host).
+ */
+const HOOK = ["/bin/sh", "-c", "printf '\\033[31mred\\033[0m <script>alert(1)</script>\\n'; exit 3"];
+/** What the hook prints, once its colour escapes are rendered. */
+const PRINTED = "red <script>alert(1)</script>";
+
+/** What a container answers on GET /, asked directly at its address on its app network. */
+async function answerOf(docker: Docker, request: APIRequestContext, container: string): Promise<string> {
+  const networks = (await docker.getContainer(container).inspect()).NetworkSettings.Networks;
+  const ip = Object.values(networks).find((n) => n.IPAddress)?.IPAddress;
+  if (!ip) throw new Error(`${container} has no address`);
+  const res = await request.get(`http://${ip}:${IMAGE_PORT}/`, { timeout: 5_000 });
+  return res.text();
+}
+
+const colorOf = (el: Locator) => el.evaluate((e) => getComputedStyle(e).color);
+
+test("a failing pre-deploy hook set in the UI fails the deploy, the old container keeps serving, and its output reads as text", async ({
+  signedIn: page,
+  operator,
+  images: _images,
+  stack,
+  request,
+}) => {
+  // An alert() that ran would open a dialog; none may.
+  const dialogs: string[] = [];
+  page.on("dialog", (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  // Deployed once without a hook, so there is a container for the failed deploy to leave serving.
+  const { name: service } = await seedService(operator, { prefix: "hooks", deployed: true });
+  await openService(page, service);
+  const phase = page.getByTestId("phase");
+  const active = page.getByTestId("active-container");
+  await expect(phase).toHaveText("running");
+  await expect(active).toHaveText(new RegExp(`^${stack.env.shortName}-${service}-[0-9a-f]{12}$`));
+  const serving = (await active.textContent()) ?? "";
+
+  const config = page.getByRole("region", { name: "Configuration" });
+  const form = config.getByRole("form", { name: "Hooks and routing" });
+  const save = form.getByRole("button", { name: "Save hooks and routing" });
+  await hydrated(save);
+  await form.getByLabel("Pre-deploy command", { exact: true }).fill(HOOK.join("\n"));
+  await form.getByLabel("Hook timeout (seconds)", { exact: true }).fill("30");
+  await save.click();
+  await expect(config.getByRole("status")).toHaveText("Saved hooks and routing");
+  // The form restarts from what was saved: the same lines, read back from the API.
+  await expect(form.getByLabel("Pre-deploy command", { exact: true })).toHaveValue(HOOK.join("\n"));
+  expect((await getService({ ctx: operator.ctx, name: service })).hooks).toEqual({ preDeploy: HOOK, postDeploy: null, timeoutSeconds: 30 });
+
+  // Everything from here to the hook's output happens in this document: a reload would lose the mark.
+  await page.evaluate(() => void ((window as { e2eSameDocument?: boolean }).e2eSameDocument = true));
+  await page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Deploy", exact: true }).click();
+
+  await expect(phase).toHaveText("failed", { timeout: DEPLOY_TIMEOUT });
+  const message = page.getByTestId("status-message");
+  await expect(message).toContainText(`pre-deploy hook ${JSON.stringify(HOOK)} failed with exit code 3`);
+  await expect(message).toContainText(`${serving} keeps serving`);
+  await expect(active).toHaveText(serving);
+  const history = page.getByRole("table", { name: "Release history" });
+  await expect(history.getByRole("row")).toHaveCount(3);
+  await expect(history.getByRole("row").nth(1).getByRole("cell").nth(4)).toHaveText("failed");
+
+  // The old container still runs and answers, and it is the service's only container: the hook's
+  // one-off container is gone and no new service container was started.
+  expect(await answerOf(stack.docker, request, serving)).toBe(E2E_IMAGES.v1.body);
+  const filters = JSON.stringify({ label: serviceFilter(stack.env.shortName, service) });
+  await expect
+    .poll(async () => (await stack.docker.listContainers({ all: true, filters })).map((c) => `${c.Names.join(",")} ${c.State}`))
+    .toEqual([`/${serving} running`]);
+
+  // The run is in the history, and its output opens below the table.
+  const runs = page.getByRole("table", { name: "Hook runs", exact: true });
+  await expect(runs.getByRole("row")).toHaveCount(2);
+  const run = runs.getByRole("row").nth(1);
+  // Outcome, phase, command, started, duration, exit code.
+  await expect(run.getByRole("cell").nth(0)).toHaveText("failed");
+  await expect(run.getByRole("cell").nth(1)).toHaveText("pre-deploy");
+  await expect(run.getByRole("cell").nth(2)).toHaveText(`/bin/sh -c ${JSON.stringify(HOOK[2])}`);
+  await expect(run.getByRole("cell").nth(5)).toHaveText("3");
+  const open = run.getByRole("button", { name: new RegExp(`^pre-deploy hook run of ${service} started `) });
+  await expect(open).toHaveAttribute("aria-expanded", "false");
+  await open.click();
+  await expect(open).toHaveAttribute("aria-expanded", "true");
+
+  const selected = page.getByRole("region", { name: "Selected hook run", exact: true });
+  await expect(selected.getByTestId("hook-outcome")).toHaveText("failed");
+  const output = selected.getByRole("log", { name: "Hook output", exact: true });
+  await expect(output).toHaveText(PRINTED);
+  // The colour escape became a coloured span around "red", and nothing else of it is left.
+  const red = output.getByText("red", { exact: true });
+  await expect(red).toHaveClass("ansi-red");
+  expect(await colorOf(red)).not.toBe(await colorOf(output));
+  // The tag is text: shown literally, never parsed into an element, never run.
+  await expect(output).toContainText("<script>alert(1)</script>");
+  await expect(page.locator("[role=log] script")).toHaveCount(0);
+  await expect(output.locator("*")).toHaveCount(1);
+  expect(await page.evaluate(() => (window as { e2eSameDocument?: boolean }).e2eSameDocument)).toBe(true);
+
+  // The run's own page, rendered on the server, shows the same inert text.
+  await selected.getByRole("link", { name: "Open on its own page", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Hook run", exact: true })).toBeVisible();
+  const own = page.getByRole("log", { name: "Hook output", exact: true });
+  await expect(own).toHaveText(PRINTED);
+  await expect(own.getByText("red", { exact: true })).toHaveClass("ansi-red");
+  await expect(page.locator("[role=log] script")).toHaveCount(0);
+  expect(dialogs).toEqual([]);
+});
