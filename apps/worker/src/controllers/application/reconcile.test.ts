@@ -670,10 +670,16 @@ describe("application controller: cutover", () => {
 
   it("a failed release causes no Docker write at all (no churn)", async () => {
     const rel = release({ imageId: IMAGE_ID, outcome: "failed" });
-    const { runtime, status, prober, reconcile } = setup(service(rel));
+    const { runtime, status, prober, mesh, reconcile } = setup(service(rel));
     runtime.add({ name: OLD_NAME });
     runtime.add({ name: "lrt-web-leftover0000", state: "exited", exitCode: 1 });
     for (let i = 0; i < 3; i++) expect(await reconcile()).toBeUndefined();
+    // The container that keeps serving stays the mesh name's answer, even for a worker that just started.
+    expect(mesh.calls).toEqual([
+      ["setActive", [DNS_NAME, "172.18.0.2"]],
+      ["setActive", [DNS_NAME, "172.18.0.2"]],
+      ["setActive", [DNS_NAME, "172.18.0.2"]],
+    ]);
     expect(runtime.calls).toEqual([
       ["listContainers", [FILTER]],
       ["listContainers", [FILTER]],

@@ -1,6 +1,6 @@
 import type { ManagedContainer, RegistryAuth, Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, meshName, serviceFilter } from "@levelrail/spec/naming";
+import { Labels, meshName, networkName, serviceFilter } from "@levelrail/spec/naming";
 import type { DeployStep } from "@levelrail/spec/service";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { containerOptions, probeUrl } from "./desired";
@@ -155,9 +155,15 @@ export function applicationController(o: ApplicationControllerOptions): Controll
         return;
       }
 
-      const serving = containers.find((c) => c.state === "running")?.name ?? null;
-      // A failed release is final until the desired state changes: no churn.
-      if (rel.outcome === "failed") return;
+      const servingContainer = containers.find((c) => c.state === "running");
+      const serving = servingContainer?.name ?? null;
+      const dnsName = meshName(o.shortName, svc.appName, svc.name);
+      // A failed release is final until the desired state changes: no churn. The container that
+      // keeps serving stays the mesh name's answer (also after a worker restart).
+      if (rel.outcome === "failed") {
+        if (servingContainer) o.mesh.setActive(dnsName, servingContainer.addresses[networkName(o.shortName, svc.appId)] ?? null);
+        return;
+      }
 
       // Every declared value must resolve before anything is pulled or started.
       let env: Record<string, string>;
@@ -176,7 +182,6 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const net = await ensureAppNetwork(runtime, o.shortName, svc.appId, o.networkPool);
       const network = net.name;
       await o.mesh.serveApp(net.gateway, svc.appName);
-      const dnsName = meshName(o.shortName, svc.appName, svc.name);
 
       const plan = containerOptions({
         shortName: o.shortName,
