@@ -144,6 +144,11 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const unlisten = await listenDesired(o.sql, route);
+  // A container of ours that dies, starts or goes away wakes its service at once, not at the next resync.
+  const unwatch = o.runtime.watchContainers(instanceFilter(o.shortName), (e) => {
+    const svc = e.labels[Labels.service];
+    if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(serviceKey(svc));
+  });
   await resync();
   const timer = setInterval(() => {
     resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
@@ -160,6 +165,7 @@ export async function startWorker(o: WorkerOptions) {
     resync,
     async stop() {
       clearInterval(timer);
+      unwatch();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
       mesh.close();

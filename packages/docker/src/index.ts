@@ -67,6 +67,11 @@ export interface Runtime {
   waitExit(id: string): Promise<number>;
   /** Runs argv inside a running container (no shell) and streams its combined output. */
   exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
+  /**
+   * Calls `onEvent` for each container event (start, die, destroy, …) matching the label filters,
+   * until the returned function is called. The stream reconnects by itself after an engine restart.
+   */
+  watchContainers(labelFilters: string[], onEvent: (e: { action: string; labels: Record<string, string> }) => void): () => void;
   /** Changes the restart policy of a created container. */
   setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
   containerLogs(id: string, tailLines: number): Promise<string>;
@@ -232,6 +237,45 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       await demuxStream(stream, onChunk);
       const info = await ex.inspect();
       return { exitCode: info.ExitCode ?? -1 };
+    },
+    watchContainers(labelFilters, onEvent) {
+      let stopped = false;
+      let current: NodeJS.ReadableStream | null = null;
+      const connect = async () => {
+        if (stopped) return;
+        try {
+          const stream = (await docker.getEvents({ filters: { type: ["container"], label: labelFilters } })) as NodeJS.ReadableStream;
+          current = stream;
+          let buf = "";
+          stream.on("data", (chunk: Buffer) => {
+            buf += chunk.toString("utf8");
+            let nl: number;
+            while ((nl = buf.indexOf("\n")) >= 0) {
+              const line = buf.slice(0, nl).trim();
+              buf = buf.slice(nl + 1);
+              if (!line) continue;
+              try {
+                const e = JSON.parse(line) as { Action?: string; Actor?: { Attributes?: Record<string, string> } };
+                onEvent({ action: e.Action ?? "", labels: e.Actor?.Attributes ?? {} });
+              } catch {
+                // a partial or foreign line: skip it
+              }
+            }
+          });
+          const again = () => {
+            if (current === stream && !stopped) setTimeout(() => void connect(), 1000).unref();
+          };
+          stream.on("end", again);
+          stream.on("error", again);
+        } catch {
+          setTimeout(() => void connect(), 1000).unref();
+        }
+      };
+      void connect();
+      return () => {
+        stopped = true;
+        (current as unknown as { destroy?: () => void } | null)?.destroy?.();
+      };
     },
     async setRestartPolicy(id, policy) {
       await docker.getContainer(id).update({ RestartPolicy: { Name: policy } });

@@ -153,6 +153,26 @@ describe("application controller on the real engine", () => {
     expect((await s.waitPhase(name, ["running"])).image).toBe(IMAGES.v2.tag);
   });
 
+  it("a service container removed by hand comes back at once (Docker events), not at the next resync", async () => {
+    const name = `heal-${s.shortName}`;
+    await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const st = await s.waitPhase(name, ["running"]);
+    const [c0] = await s.containers(name);
+    await s.runtime.docker.getContainer(c0!.id).remove({ force: true });
+    // The harness resyncs every 60 s: coming back within 20 s proves the event woke the worker.
+    const back = await waitFor(
+      "the container to be recreated",
+      async () => {
+        const cs = await s.containers(name);
+        return cs.length === 1 && cs[0]!.id !== c0!.id && cs[0]!.state === "running" ? cs[0] : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(back.name).toBe(st.activeContainer);
+    expect((await s.waitPhase(name, ["running"])).activeContainer).toBe(back.name);
+  });
+
   it("leaves containers it did not create alone", async () => {
     const name = `foreign-${s.shortName}`;
     const foreign = await s.runtime.docker.createContainer({

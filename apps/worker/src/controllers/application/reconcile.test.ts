@@ -170,6 +170,10 @@ class FakeRuntime implements Runtime {
     this.record("exec", id, argv);
     return { exitCode: this.execExit };
   }
+  watchContainers() {
+    return () => {};
+  }
+
   async setRestartPolicy(id: string, policy: "no" | "unless-stopped") {
     this.record("setRestartPolicy", id, policy);
   }
