@@ -50,6 +50,12 @@ export const healthPath = z
 /** Env key → the managed database whose URL it receives. */
 const databaseEnv = z.record(envKey, z.object({ from: resourceName }).strict());
 
+/** A service's domains: each at most once. */
+const domainList = z
+  .array(domainName)
+  .max(50)
+  .refine((ds) => new Set(ds).size === ds.length, "must not list a domain twice");
+
 /** Fields an operator edits; shared by create, patch, the form and the API. */
 const serviceFields = {
   image: imageRef,
@@ -62,7 +68,7 @@ const serviceFields = {
   storageTargetId: z.string().uuid().nullable().default(null),
   registryCredentialId: z.string().uuid().nullable().default(null),
   hooks: hooksSpec.default({ preDeploy: null, postDeploy: null, timeoutSeconds: 300 }),
-  domains: z.array(domainName).max(50).default([]),
+  domains: domainList.default([]),
 };
 
 export const serviceCreate = z
@@ -88,7 +94,7 @@ export const servicePatch = z
     storageTargetId: z.string().uuid().nullable().optional(),
     registryCredentialId: z.string().uuid().nullable().optional(),
     hooks: hooksSpec.optional(),
-    domains: z.array(domainName).max(50).optional(),
+    domains: domainList.optional(),
   })
   .strict();
 export type ServicePatch = z.infer<typeof servicePatch>;

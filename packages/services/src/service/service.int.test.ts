@@ -135,6 +135,7 @@ describe("createService", () => {
     ["an unknown app", { app: "nope" }, "app"],
     ["an unknown storage target", { storageTargetId: "00000000-0000-4000-8000-000000000001" }, "storageTargetId"],
     ["an unknown registry credential", { registryCredentialId: "00000000-0000-4000-8000-000000000002" }, "registryCredentialId"],
+    ["a domain listed twice", { domains: ["shop.localhost", "SHOP.localhost"] }, "domains"],
   ])("refuses %s with invalid_input naming the field, and writes nothing", async (_what, extra, field) => {
     const before = await rowCounts();
     const input = { name: `ok-${uniq()}`, app: "shop", image: "nginx:1.27", port: 8080, ...extra };
@@ -160,6 +161,25 @@ describe("createService", () => {
     expect(err).toMatchObject({ code: "conflict", field: "name" });
     expect(await rowCounts()).toEqual(before);
     expect((await getService({ ctx: a, name })).image).toBe("registry.example.com/shop:1.0");
+  });
+});
+
+describe("domains", () => {
+  it("a domain routed to another service is a conflict naming the field, and writes nothing; another organization's owner is not named", async () => {
+    const domain = `d-${uniq()}.localhost`;
+    const owner = `own-${uniq()}`;
+    await createService({ ctx: a, input: { name: owner, app: "shop", image: "nginx:1.27", port: 8080, domains: [domain] } });
+    const other = await newService();
+    const before = await rowCounts();
+    const mine = await refusal(() => createService({ ctx: a, input: { name: `two-${uniq()}`, app: "shop", image: "nginx:1.27", port: 8080, domains: [domain] } }));
+    expect(mine).toMatchObject({ code: "conflict", field: "domains", message: `domains: ${domain} is already routed to service ${owner}` });
+    const patched = await refusal(() => patchService({ ctx: a, name: other, input: { domains: ["free.localhost", domain] } }));
+    expect(patched).toMatchObject({ code: "conflict", field: "domains" });
+    expect(await rowCounts()).toEqual(before);
+    // The owner may patch its own domains; the other organization is told only that it is taken.
+    await patchService({ ctx: a, name: owner, input: { domains: [domain, `x-${domain}`] } });
+    const foreign = await refusal(() => createService({ ctx: b, input: { name: `b-${uniq()}`, app: "other", image: "nginx:1.27", port: 8080, domains: [domain] } }));
+    expect(foreign.message).toBe(`domains: ${domain} is already routed to another service`);
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { notifyDesired, serviceKey } from "@levelrail/db/notify";
 import { backupTarget, registryCredential } from "@levelrail/db/schema/config";
 import { environment } from "@levelrail/db/schema/orgs";
@@ -40,6 +40,22 @@ async function checkAttachments(ctx: Ctx, orgId: string, refs: { storageTargetId
   }
 }
 
+/** A domain routes to one service: 409 naming the field when another service has it. */
+async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: string | null) {
+  if (!domains?.length) return;
+  const taken = await ctx.db
+    .select({ name: service.name, orgId: service.orgId, domains: service.domains })
+    .from(service)
+    .where(and(sql`${service.domains} ?| array[${sql.join(domains.map((d) => sql`${d}`), sql`, `)}]::text[]`, except ? ne(service.id, except) : undefined));
+  for (const t of taken) {
+    const d = t.domains.find((x) => domains.includes(x));
+    if (d === undefined) continue;
+    // Another organization's service is not named.
+    const owner = ctx.actor.orgIds.includes(t.orgId) ? `service ${t.name}` : "another service";
+    throw new LevelrailError("conflict", `domains: ${d} is already routed to ${owner}`, { field: "domains" });
+  }
+}
+
 export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<ServiceView> {
   const spec = parse(serviceCreate, input);
   const a = await getApp({ ctx, name: spec.app }).catch((err: unknown) => {
@@ -50,6 +66,7 @@ export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }
   });
   const environmentId = await environmentFor(ctx, a.orgId, spec.environmentId);
   await checkAttachments(ctx, a.orgId, spec);
+  await checkDomains(ctx, spec.domains, null);
   const { name, app: _app, environmentId: _env, ...fields } = spec;
   const row = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
@@ -65,6 +82,7 @@ export async function patchService({ ctx, name, input }: { ctx: Ctx; name: strin
   const { service: s, appName } = await findService(ctx, name);
   const patch = parse(servicePatch, input);
   await checkAttachments(ctx, s.orgId, patch);
+  await checkDomains(ctx, patch.domains, s.id);
   const row = await ctx.db.transaction(async (tx) => {
     const [r] = await tx
       .update(service)
