@@ -10,54 +10,29 @@
  * Prints the failed requests during the cutovers (must be 0) and the p99
  * latency through Caddy during cutovers against the idle p99.
  */
-import { randomBytes } from "node:crypto";
-import { createDb } from "@levelrail/db/client";
-import { dockerRuntime } from "@levelrail/docker";
 import { createApp } from "@levelrail/services/app/app";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
-import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter } from "@levelrail/spec/naming";
 import { startCaddy } from "@levelrail/testkit/caddy";
-import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
-import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, type Sample, percentile, startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
-import { seedOrg, testKit } from "@levelrail/testkit/seed";
-import { waitFor } from "@levelrail/testkit/wait";
-import { startWorker } from "@levelrail/worker/wiring";
+import { IMAGES, setupSuite } from "@levelrail/worker/harness";
 
 const CUTOVERS = Number(process.env.BENCH_CUTOVERS ?? 20);
 const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 20) * 1000;
 const CONCURRENCY = 8;
-const images = [
-  { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
-  { tag: "levelrail-test/web:v2", body: "v2\n", healthy: true },
-];
+const images = [IMAGES.v1, IMAGES.v2];
 
-const database = await freshDatabase(requireDatabaseUrl(), "bench_cutover");
-const { db, sql } = createDb(database.url);
-const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
-const shortName = `lrb${randomBytes(3).toString("hex")}`;
-for (const img of images) await ensureTestImage(runtime.docker, img);
-const kit = testKit();
-const ctx = await seedOrg(db, "bench", kit);
+const s = await setupSuite("bench_cutover");
+const { ctx, shortName } = s;
 await createApp({ ctx, input: { name: "bench" } });
 const caddy = await startCaddy();
 const ingressPort = await freePort();
 const domain = `cutover-${shortName}.localhost`;
-const worker = await startWorker({
-  db,
-  sql,
-  runtime,
-  shortName,
-  keyring: kit.keyring,
-  resyncMs: 60_000,
-  meshDnsPort: await freePort(),
+await s.startWorker({
   drainMs: 1000,
   probeIntervalMs: 100,
   ingress: { caddyAdmin: caddy.adminUrl, httpPort: ingressPort, httpsPort: null },
-  log: () => {},
 });
 
 const load = (maxMs: number): RunningLoad =>
@@ -67,12 +42,7 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 /** Deploy verb → new container ready, the mesh name switched, the old one drained and removed. */
 async function cutover(service: string, image: string): Promise<void> {
   const rel = await deployService({ ctx, name: service, input: { image } });
-  await waitFor("the cutover to finish", async () => {
-    const st = await getStatus({ ctx, name: service });
-    if (st.lastDeploy?.id !== rel.id) return undefined;
-    if (st.lastDeploy.outcome === "failed") throw new Error(`deploy failed: ${st.message}`);
-    return st.phase === "running" && st.lastDeploy.outcome === "succeeded" ? true : undefined;
-  }, { timeoutMs: 120_000, intervalMs: 20 });
+  await s.waitRelease(service, rel.id, { intervalMs: 20 });
 }
 
 try {
@@ -120,10 +90,6 @@ try {
   console.log(`p99 cutover/idle ratio: ${(cutoverP99 / idleP99).toFixed(2)}`);
   if (busyResult.failed > 0 || idleResult.failed > 0) process.exitCode = 1;
 } finally {
-  await worker.stop();
-  for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
-  for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
+  await s.teardown();
   await caddy.stop();
-  await sql.end({ timeout: 5 });
-  await database.drop();
 }

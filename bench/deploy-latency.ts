@@ -7,27 +7,14 @@
  *           succeeded only after the old container is gone).
  * baseline: create, start, probe, remove old, with dockerode directly.
  */
-import { randomBytes } from "node:crypto";
-import { createDb } from "@levelrail/db/client";
-import { dockerRuntime } from "@levelrail/docker";
 import { createApp } from "@levelrail/services/app/app";
 import { deployService } from "@levelrail/services/release/deploy";
-import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter, networkName } from "@levelrail/spec/naming";
-import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
-import { ensureTestImage } from "@levelrail/testkit/images";
-import { seedOrg, testKit } from "@levelrail/testkit/seed";
-import { freePort } from "@levelrail/testkit/registry";
-import { waitFor } from "@levelrail/testkit/wait";
-import { startWorker } from "@levelrail/worker/wiring";
+import { networkName } from "@levelrail/spec/naming";
+import { IMAGES, setupSuite } from "@levelrail/worker/harness";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const PROBE_MS = 50;
-const images = [
-  { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
-  { tag: "levelrail-test/web:v2", body: "v2\n", healthy: true },
-];
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,29 +23,17 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)}, n=${xs.length})`;
 
-const database = await freshDatabase(requireDatabaseUrl(), "bench");
-const { db, sql } = createDb(database.url);
-const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
-const shortName = `lrb${randomBytes(3).toString("hex")}`;
-for (const img of images) await ensureTestImage(runtime.docker, img);
-const kit = testKit();
-const ctx = await seedOrg(db, "bench", kit);
+const s = await setupSuite("bench");
+const { ctx, runtime, shortName } = s;
 const app = await createApp({ ctx, input: { name: "bench" } });
 const network = networkName(shortName, app.id);
+const images = [IMAGES.v1, IMAGES.v2];
 
 const reconcileStarts: number[] = [];
 let waitingFor: { key: string; t0: number } | null = null;
-const worker = await startWorker({
-  db,
-  sql,
-  runtime,
-  shortName,
-  keyring: kit.keyring,
-  resyncMs: 60_000,
-  meshDnsPort: await freePort(),
+await s.startWorker({
   drainMs: 0, // the baseline removes the old container at once, so the product does too
   probeIntervalMs: PROBE_MS,
-  log: () => {},
   onEvent: (e) => {
     if (e.type === "start" && waitingFor && e.key === waitingFor.key) {
       reconcileStarts.push(performance.now() - waitingFor.t0);
@@ -73,13 +48,7 @@ async function productDeploy(service: string, image: string): Promise<number> {
   const rel = await deployService({ ctx, name: service, input: { image } });
   // Done when this release succeeded and the service is back to running: the worker writes that
   // only after the old container is gone (the release itself succeeds at the switch, before).
-  const st = await waitFor("the deploy to finish", async () => {
-    const s = await getStatus({ ctx, name: service });
-    if (s.lastDeploy?.id !== rel.id) return undefined;
-    if (s.lastDeploy.outcome === "failed") return s;
-    return s.lastDeploy.outcome === "succeeded" && s.phase === "running" ? s : undefined;
-  }, { intervalMs: 5 });
-  if (st.phase !== "running") throw new Error(`deploy failed: ${st.message}`);
+  await s.waitRelease(service, rel.id);
   return performance.now() - t0;
 }
 
@@ -122,9 +91,5 @@ try {
   console.log(`deploy latency ratio: ${(median(product) / median(baseline)).toFixed(2)}`);
   console.log(`change → reconcile start: ${fmt(reconcileStarts)}`);
 } finally {
-  await worker.stop();
-  for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
-  for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
-  await sql.end({ timeout: 5 });
-  await database.drop();
+  await s.teardown();
 }

@@ -68,6 +68,19 @@ export async function setupSuite(label: string) {
         { timeoutMs, describe: async () => JSON.stringify(await getStatus({ ctx, name: service })) },
       );
     },
+    /** Waits until `releaseId` has cut over and the service runs again (old containers gone); throws if it failed. */
+    async waitRelease(service: string, releaseId: string, { timeoutMs = 120_000, intervalMs = 5 } = {}) {
+      return waitFor(
+        `release ${releaseId} of ${service} to finish`,
+        async () => {
+          const st = await getStatus({ ctx, name: service });
+          if (st.lastDeploy?.id !== releaseId) return undefined;
+          if (st.lastDeploy.outcome === "failed") throw new Error(`deploy failed: ${st.message}`);
+          return st.lastDeploy.outcome === "succeeded" && st.phase === "running" ? st : undefined;
+        },
+        { timeoutMs, intervalMs },
+      );
+    },
     /** GET / on the container's address in its app network. */
     async body(containerId: string, network: string): Promise<string> {
       const ip = (await runtime.inspectContainer(containerId))?.addresses[network];
