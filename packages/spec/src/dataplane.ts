@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/**
+ * What the data plane (the mesh DNS process, which Caddy and the app containers ask) needs to
+ * answer without the control plane: the worker writes it to `<data dir>/dataplane/state.json`
+ * (atomically, a whole file at a time), the data-plane process reads it and keeps answering from
+ * its last copy while the worker and PostgreSQL are gone. Keyed by service id.
+ */
+export const activeEntrySchema = z.object({
+  appId: z.string().min(1),
+  /** The app's name: `<service>.<app>.<zone>` is the mesh name (answered only on that app's network). */
+  app: z.string().min(1),
+  service: z.string().min(1),
+  /** The active container's name; its address is inspected by the data plane (it changes when dockerd restarts). */
+  container: z.string().min(1),
+  /** The port the container serves on (ingress dials it). */
+  port: z.number().int().min(1).max(65535),
+});
+export type ActiveEntry = z.infer<typeof activeEntrySchema>;
+
+export const dataPlaneStateSchema = z.object({
+  version: z.literal(1),
+  /** Grows with every write, so a reader can tell it has the newest. */
+  generation: z.number().int().min(0),
+  /** serviceId → its active container. */
+  services: z.record(z.string(), activeEntrySchema),
+  /** domain (lower case) → serviceId: what ingress routes where. */
+  domains: z.record(z.string(), z.string()),
+});
+export type DataPlaneState = z.infer<typeof dataPlaneStateSchema>;
+
+export const emptyDataPlaneState = (): DataPlaneState => ({ version: 1, generation: 0, services: {}, domains: {} });
+
+/** Where, under the data dir, the state file lives. */
+export const DATAPLANE_DIR = "dataplane";
+export const DATAPLANE_STATE_FILE = "state.json";
+
+/** What the application controller tells the data plane (the worker's implementation writes the state file). */
+export interface MeshPort {
+  /** The service's active container, or null (none serves: the mesh name stops answering). Resolves once written. */
+  setActive(serviceId: string, entry: ActiveEntry | null): Promise<void>;
+}

@@ -1,0 +1,29 @@
+/**
+ * The one reconcile key type. Every producer (verbs through NOTIFY, Docker events, resync) formats
+ * with `formatKey`, the worker parses with `parseKey` and routes with one exhaustive switch.
+ * A service's key carries its id, never its name (names are unique only within an environment).
+ */
+export type ReconcileKey = { kind: "service"; id: string } | { kind: "ingress" } | { kind: "networks" };
+
+export const serviceKey = (id: string): ReconcileKey => ({ kind: "service", id });
+export const INGRESS_KEY: ReconcileKey = { kind: "ingress" };
+export const NETWORKS_KEY: ReconcileKey = { kind: "networks" };
+
+/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `ingress`, `networks`. */
+export function formatKey(key: ReconcileKey): string {
+  switch (key.kind) {
+    case "service":
+      return `service:${key.id}`;
+    case "ingress":
+    case "networks":
+      return key.kind;
+  }
+}
+
+/** The key a wire form names, or null for anything else (an old or foreign payload is ignored, not guessed at). */
+export function parseKey(text: string): ReconcileKey | null {
+  if (text === "ingress") return INGRESS_KEY;
+  if (text === "networks") return NETWORKS_KEY;
+  const m = /^service:([A-Za-z0-9_-]{1,64})$/.exec(text);
+  return m ? serviceKey(m[1]!) : null;
+}
