@@ -19,7 +19,7 @@ await runMain(async () => {
   const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2219";
   await ensureNpm();
   await ensureDocker({ dataDir });
-  await ensureCaddy({ dataDir, admin: caddyAdmin });
+  await ensureCaddy({ dataDir, admin: caddyAdmin, attached: true });
   await ensureTestTools();
   const db = await startDatabase({ dataDir, port: 54349 + 10, fresh: true });
   ensureMasterKeyFile(dataDir);

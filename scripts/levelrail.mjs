@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { handleSignals, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { bin, repoRoot, resolveDataDir } from "./lib/paths.mjs";
-import { Fatal, capture } from "./lib/util.mjs";
+import { Fatal, capture, livePanelPid, log } from "./lib/util.mjs";
 
 const PG_PORT = 54329; // the embedded database of `npm start`
 const cli = join(repoRoot, "scripts", "cli.ts");
@@ -17,6 +17,7 @@ await runMain(async () => {
   if (!existsSync(tsx)) throw new Fatal(`dependencies are not installed: run \`npm start\` (or \`npm install\`) in ${repoRoot} first`);
   const args = process.argv.slice(2);
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
+  if (args[0] === "stop") return void (await shutdown(await stop(dataDir, args.slice(1))));
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
   // Every command but help works on the database.
   const needsDb = args.length > 0 && !["help", "--help", "-h"].includes(args[0]);
@@ -41,3 +42,23 @@ await runMain(async () => {
   });
   await shutdown(code);
 });
+
+/**
+ * `levelrail stop [--all]`: stops the panel of this data dir (as a Ctrl-C would); with `--all`
+ * also the data-plane processes (Caddy, the mesh DNS). App containers keep running.
+ */
+async function stop(dataDir, rest) {
+  const unknown = rest.filter((a) => a !== "--all");
+  if (unknown.length) throw new Fatal(`unknown option ${unknown[0]}: usage \`levelrail stop [--all]\``);
+  const { stopPid, stopDataPlane } = await import("./lib/dataplane.mjs");
+  const panel = livePanelPid(join(dataDir, "panel.pid"));
+  if (panel) {
+    await stopPid(panel, "the panel", 60_000);
+    log(`stopped the panel (pid ${panel})`);
+  } else log(`no panel runs from ${dataDir}`);
+  if (rest.includes("--all")) {
+    const stopped = await stopDataPlane(dataDir);
+    log(stopped.length ? `stopped ${stopped.join(" and ")}; app containers keep running` : "no data-plane process of this data dir runs");
+  }
+  return 0;
+}

@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// `npm start`: installs what is missing, starts PostgreSQL (embedded unless DATABASE_URL) and
-// Caddy, migrates, builds the web app once, and serves the web UI and the worker until Ctrl-C.
+// `npm start`: installs what is missing; starts (or adopts) the data plane (Caddy and the mesh DNS,
+// which outlive the panel); starts PostgreSQL (embedded unless DATABASE_URL), copies it first when
+// migrations are pending, migrates, builds the web app once, and serves the web UI and the worker
+// (each restarted if it crashes) until Ctrl-C, which stops the panel only.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { copyCluster, dumpExternal, migrationsPending, recordMigrated } from "./lib/backup.mjs";
 import { buildWeb, migrate } from "./lib/build.mjs";
+import { ensureDataPlane } from "./lib/dataplane.mjs";
 import { startDatabase } from "./lib/database.mjs";
-import { handleSignals, runMain } from "./lib/lifecycle.mjs";
+import { handleSignals, onShutdown, runMain } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, resolveDataDir } from "./lib/paths.mjs";
 import { DEFAULT_CADDY_ADMIN, ensureCaddy, ensureDocker } from "./lib/system.mjs";
-import { Fatal } from "./lib/util.mjs";
-import { serveStack, stopWhenAChildExits } from "./serve.mjs";
+import { Fatal, livePanelPid } from "./lib/util.mjs";
+import { serveStack, untilStopped } from "./serve.mjs";
 
 /** The embedded PostgreSQL of `npm start` (`npm test` uses another, so both can run at once). */
 const PG_PORT = 54329;
@@ -18,19 +24,32 @@ await runMain(async () => {
   const started = Date.now();
   const port = process.env.PORT ?? "3000";
   if (!/^\d{1,5}$/.test(port)) throw new Fatal(`PORT=${port} is not a port number`);
+  const meshPort = process.env.LEVELRAIL_MESH_DNS_PORT ?? "10053";
+  if (!/^\d{1,5}$/.test(meshPort)) throw new Fatal(`LEVELRAIL_MESH_DNS_PORT=${meshPort} is not a port number`);
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
   const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? DEFAULT_CADDY_ADMIN;
+  const pidFile = join(dataDir, "panel.pid");
+  const other = livePanelPid(pidFile);
+  if (other) throw new Fatal(`a panel already runs from ${dataDir} (pid ${other}); stop it with \`npx levelrail stop\` first`);
+  writeFileSync(pidFile, `${process.pid}\n`);
+  onShutdown("panel pid file", async () => rmSync(pidFile, { force: true }));
 
   await ensureNpm();
   await ensureDocker({ dataDir });
+  // The data plane first: it serves the apps whatever happens to the panel from here on.
   await ensureCaddy({ dataDir, admin: caddyAdmin });
-  const db = await startDatabase({ dataDir, port: PG_PORT });
+  await ensureDataPlane({ dataDir, port: Number(meshPort), env: {} });
+
+  const pending = migrationsPending(dataDir);
+  const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir) => copyCluster(dataDir, pgDir) : null });
+  if (pending && !db.embedded) dumpExternal(dataDir, db.url);
   ensureMasterKeyFile(dataDir);
 
-  const env = { DATABASE_URL: db.url, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin, PORT: port };
+  const env = { DATABASE_URL: db.url, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin, LEVELRAIL_MESH_DNS_PORT: meshPort, PORT: port };
   await migrate(env);
+  recordMigrated(dataDir);
   await buildWeb(env);
-  const { url, exited } = await serveStack(env);
+  const { url } = await serveStack(env);
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(
@@ -43,9 +62,10 @@ await runMain(async () => {
       "  then an API token:",
       "    npx levelrail token create --email you@example.com --name cli",
       "",
-      "  Stop with Ctrl-C.",
+      "  Ctrl-C (or `npx levelrail stop`) stops the panel; the apps, Caddy and the mesh DNS keep serving.",
+      "  `npx levelrail stop --all` stops Caddy and the mesh DNS too (app containers keep running).",
       "",
     ].join("\n"),
   );
-  await stopWhenAChildExits(exited);
+  await untilStopped();
 });

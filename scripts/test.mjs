@@ -9,6 +9,7 @@ import { startDatabase } from "./lib/database.mjs";
 import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { bin, ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
+import { ensureDataPlane } from "./lib/dataplane.mjs";
 import { ensureCaddy, ensureDocker, ensureTestTools } from "./lib/system.mjs";
 import { Fatal, quietEnv } from "./lib/util.mjs";
 
@@ -21,6 +22,8 @@ const TEST = {
   ingressHttpPort: "18080",
   ingressHttpsPort: "18443",
   shortName: "lrtest",
+  meshDnsPort: "10153",
+  metricsPort: "9564",
 };
 
 const KINDS = ["typecheck", "lint", "unit", "integration", "e2e"];
@@ -105,7 +108,7 @@ await runMain(async () => {
     await step("set-up (packages, Docker, Caddy, PostgreSQL)", async () => {
       await ensureNpm();
       await ensureDocker({ dataDir });
-      await ensureCaddy({ dataDir, admin: caddyAdmin });
+      await ensureCaddy({ dataDir, admin: caddyAdmin, attached: true });
       const chromium = await ensureTestTools();
       const db = await startDatabase({ dataDir, port: TEST.pgPort, fresh: true });
       ensureMasterKeyFile(dataDir);
@@ -119,7 +122,11 @@ await runMain(async () => {
         LEVELRAIL_INGRESS_HTTPS_PORT: process.env.LEVELRAIL_INGRESS_HTTPS_PORT ?? TEST.ingressHttpsPort,
         LEVELRAIL_SHORT_NAME: process.env.LEVELRAIL_SHORT_NAME ?? TEST.shortName,
         LEVELRAIL_CHROMIUM_PATH: chromium,
+        LEVELRAIL_MESH_DNS_PORT: process.env.LEVELRAIL_MESH_DNS_PORT ?? TEST.meshDnsPort,
+        LEVELRAIL_METRICS_PORT: process.env.LEVELRAIL_METRICS_PORT ?? TEST.metricsPort,
       };
+      // The end-to-end suite's worker writes the state this data plane (stopped with the run) answers from.
+      await ensureDataPlane({ dataDir, port: Number(env.LEVELRAIL_MESH_DNS_PORT), env, attached: true });
       await migrate(env);
     });
     if (wanted("typecheck")) {

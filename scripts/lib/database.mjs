@@ -153,7 +153,7 @@ async function connectWhenUp(pg, isExited) {
  * Starts the embedded PostgreSQL (or takes DATABASE_URL) and returns `{ url, embedded }`. The
  * server is stopped on shutdown. `fresh` drops and recreates the database (tests).
  */
-export async function startDatabase({ dataDir, port, fresh = false }) {
+export async function startDatabase({ dataDir, port, fresh = false, beforeStart = null }) {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false };
 
   const pgDir = join(dataDir, "pg");
@@ -204,6 +204,8 @@ export async function startDatabase({ dataDir, port, fresh = false }) {
   } finally {
     await new Promise((resolve) => logStream.end(resolve));
   }
+
+  beforeStart?.(pgDir); // e.g. a copy of the stopped cluster before migrations
 
   // The server we run ourselves, in a process group of its own: a Ctrl-C in the terminal then
   // reaches the web app and the worker first, and we stop PostgreSQL after them.

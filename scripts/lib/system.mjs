@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
+import { recordCaddyPid } from "./dataplane.mjs";
 import { onShutdown, run } from "./lifecycle.mjs";
 import { Fatal, capture, isRoot, log, supervise, tail, waitFor, which } from "./util.mjs";
 
@@ -113,10 +114,12 @@ export const DEFAULT_CADDY_ADMIN = "http://127.0.0.1:2019";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /**
- * Caddy's admin API answers at `admin` (a URL), or we install caddy and run `caddy run` with an
- * admin-only config as our child (stopped on shutdown). Routes are the ingress controller's job.
+ * Caddy's admin API answers at `admin` (a URL), or we install caddy and run `caddy run --resume`:
+ * the config it last ran with (autosaved in the data dir), or an admin-only one the first time.
+ * It runs detached, in a session of its own, and outlives the panel (data plane); `attached`
+ * (tests) makes it our child, stopped on shutdown. Routes are the ingress controller's job.
  */
-export async function ensureCaddy({ dataDir, admin }) {
+export async function ensureCaddy({ dataDir, admin, attached = false }) {
   const url = new URL(admin);
   const answers = () => httpStatus({ url: admin, path: "/config/" }).then((s) => s === 200);
   if (await answers()) return;
@@ -134,13 +137,18 @@ export async function ensureCaddy({ dataDir, admin }) {
   const logFile = join(dataDir, "logs", "caddy.log");
   const fd = openSync(logFile, "a");
   log(`starting caddy (admin ${listen}, log: ${logFile})`);
-  const child = spawn("caddy", ["run", "--config", config], {
+  const child = spawn("caddy", ["run", "--config", config, ...(attached ? [] : ["--resume"])], {
     stdio: ["ignore", fd, fd],
+    detached: !attached,
     // Caddy keeps its state (certificates, autosaved config) in the data dir, not in $HOME.
     env: { ...process.env, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home },
   });
   const caddy = supervise(child);
-  onShutdown("caddy", caddy.stop);
+  if (attached) onShutdown("caddy", caddy.stop);
+  else {
+    child.unref();
+    recordCaddyPid(dataDir, child.pid);
+  }
   const up = await waitFor(async () => caddy.exited() || (await answers()), { timeoutMs: 20_000 });
   if (!up || caddy.exited()) throw new Fatal(`caddy did not start (admin ${listen}); its log:\n${tail(logFile)}`);
 }

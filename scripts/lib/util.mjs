@@ -131,3 +131,13 @@ export function supervise(child, { signal = "SIGTERM", escalate = "SIGKILL", gra
   };
   return { gone, stop, send, exited: () => exited };
 }
+
+/** The pid of a running launcher recorded in `file` (a node process), or null. */
+export function livePanelPid(file) {
+  try {
+    const pid = Number(readFileSync(file, "utf8").trim());
+    return pid !== process.pid && pidAlive(pid) && cmdline(pid).some((a) => a.endsWith("node") || a.includes("start.mjs")) ? pid : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,9 +1,11 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { Keyring } from "@levelrail/secrets";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { runAsLeader } from "./leader";
 import { startWorker } from "./wiring";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, parseCidr } from "./network/pool";
 
@@ -48,7 +50,7 @@ const keyring = new Keyring({
   dataDir: resolve(env.LEVELRAIL_DATA_DIR),
 });
 
-const worker = await startWorker({
+const options = {
   keyring,
   db,
   sql,
@@ -57,6 +59,7 @@ const worker = await startWorker({
   resyncMs: env.LEVELRAIL_RESYNC_SECONDS * 1000,
   networkPool: { pool: env.LEVELRAIL_NETWORK_POOL, bits: APP_SUBNET_BITS },
   meshDnsPort: env.LEVELRAIL_MESH_DNS_PORT,
+  dataPlaneStateFile: join(resolve(env.LEVELRAIL_DATA_DIR), DATAPLANE_DIR, DATAPLANE_STATE_FILE),
   drainMs: env.LEVELRAIL_DRAIN_MS,
   defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
   ingress: {
@@ -65,17 +68,29 @@ const worker = await startWorker({
     httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
   },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
-  log: (line) => console.log(line),
+  log: (line: string) => console.log(line),
+};
+
+// Only one worker of an installation reconciles at a time; a second one (another launcher on the
+// same database, a leftover process) stands by and takes over when the leader dies.
+const leader = runAsLeader({
+  sql,
+  lockName: `levelrail.worker.${env.LEVELRAIL_SHORT_NAME}`,
+  log: options.log,
+  async lead() {
+    const worker = await startWorker(options);
+    console.log(
+      `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; data plane on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT}; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,
+    );
+    return () => worker.stop();
+  },
 });
-console.log(
-  `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; mesh DNS on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT} and each app network's gateway; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,
-);
 
 let stopping = false;
 const shutdown = async () => {
   if (stopping) return;
   stopping = true;
-  await worker.stop();
+  await leader.stop();
   await sql.end({ timeout: 5 });
   process.exit(0);
 };

@@ -3,17 +3,17 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
+import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import { httpProber } from "./controllers/application/ports";
-import { type MeshPort, applicationController, serviceKey } from "./controllers/application/reconcile";
+import { applicationController, serviceKey } from "./controllers/application/reconcile";
 import { caddyAdmin } from "./controllers/ingress/caddy";
-import { type IngressSettings, isLocalDomain } from "./controllers/ingress/desired";
+import type { IngressSettings } from "./controllers/ingress/desired";
 import { INGRESS_KEY, ingressController } from "./controllers/ingress/reconcile";
 import { NETWORKS_KEY, networkCleanupController } from "./controllers/network-cleanup/reconcile";
 import type { Controller } from "./reconcile/controller";
 import { pgFleetStore } from "./fleet-store";
 import { pgHookRecorder } from "./hook-store";
-import { MeshDns } from "./mesh/dns";
+import { StatePublisher } from "./dataplane/publisher";
 import { hostNameservers } from "./mesh/upstream";
 import { workerMetrics } from "./metrics";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
@@ -32,8 +32,10 @@ export interface WorkerOptions {
   defaultHookTimeoutSeconds?: number;
   /** Subnets for app networks. */
   networkPool?: SubnetPool;
-  /** Where Caddy asks the mesh DNS (loopback); containers ask it on their network's gateway, port 53. */
+  /** The data plane's loopback port (DNS for Caddy, its `ask` endpoint); containers ask it on their network's gateway, port 53. */
   meshDnsPort: number;
+  /** The file the data plane follows (`<data dir>/dataplane/state.json`). */
+  dataPlaneStateFile: string;
   /** How long an old container keeps serving after the switch. */
   drainMs?: number;
   /** Nameservers app containers ask after the mesh DNS, for every other name; default: the host's (`hostNameservers`). */
@@ -51,23 +53,7 @@ export async function startWorker(o: WorkerOptions) {
   const store = pgServiceStore(o.db);
   const fleet = pgFleetStore(o.db);
   const metrics = workerMetrics();
-  const zone = meshZone(o.shortName);
-  const mesh = new MeshDns({ zone, log: o.log });
-  await mesh.listen("127.0.0.1", o.meshDnsPort);
-
-  const gatewayFailures = new Set<string>();
-  const meshPort: MeshPort = {
-    setActive: (name, address) => mesh.setActive(name, address),
-    async serveApp(gateway, app) {
-      try {
-        await mesh.listen(gateway, 53, `${app}.${zone}`);
-      } catch (err) {
-        // Containers still run; only mesh names fail to resolve inside them. Say so once per gateway.
-        if (!gatewayFailures.has(gateway)) o.log(`[mesh-dns] cannot listen on ${gateway}:53 (${describe(err)}); mesh names will not resolve inside app containers`);
-        gatewayFailures.add(gateway);
-      }
-    },
-  };
+  const dataPlane = new StatePublisher(o.dataPlaneStateFile);
 
   const runners: Runner[] = [];
   const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void) => {
@@ -97,7 +83,7 @@ export async function startWorker(o: WorkerOptions) {
       hooks: pgHookRecorder(o.db),
       defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
       networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
-      mesh: meshPort,
+      mesh: dataPlane,
       upstreamDns: o.upstreamDns ?? hostNameservers(),
       drainMs: o.drainMs ?? 2000,
       deploys: {
@@ -114,14 +100,21 @@ export async function startWorker(o: WorkerOptions) {
       shortName: o.shortName,
       runtime: o.runtime,
       store: fleet,
-      onRemoved: (gateway) => gateway && mesh.unlisten(gateway, 53),
     }),
   );
   const settings: IngressSettings | null = o.ingress
-    ? { shortName: o.shortName, httpPort: o.ingress.httpPort, httpsPort: o.ingress.httpsPort, meshDns: `127.0.0.1:${o.meshDnsPort}`, plainHttp: isLocalDomain }
+    ? { shortName: o.shortName, httpPort: o.ingress.httpPort, httpsPort: o.ingress.httpsPort, dataPlane: `127.0.0.1:${o.meshDnsPort}` }
     : null;
   const ingress =
-    o.ingress && settings ? runner(ingressController({ settings, store: fleet, caddy: caddyAdmin(o.ingress.caddyAdmin), recheckMs: 10_000 })) : null;
+    o.ingress && settings ? runner(
+          ingressController({
+            settings,
+            store: fleet,
+            caddy: caddyAdmin(o.ingress.caddyAdmin),
+            dataPlane: { domains: () => dataPlane.current().domains, setDomains: (d) => dataPlane.setDomains(d) },
+            recheckMs: 10_000,
+          }),
+        ) : null;
 
   const route = (key: string) => {
     if (key.startsWith("service:")) {
@@ -160,7 +153,7 @@ export async function startWorker(o: WorkerOptions) {
     application,
     networks,
     ingress,
-    mesh,
+    dataPlane,
     metrics,
     resync,
     async stop() {
@@ -168,7 +161,6 @@ export async function startWorker(o: WorkerOptions) {
       unwatch();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
-      mesh.close();
       metricsServer?.close();
     },
   };

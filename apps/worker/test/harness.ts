@@ -1,4 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as dnsPacket from "dns-packet";
+import { DataPlane } from "@levelrail/dataplane/server";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
 import { instanceFilter } from "@levelrail/spec/naming";
@@ -29,6 +34,14 @@ export async function setupSuite(label: string) {
   const ctx = await seedOrg(db, label, kit);
   const logs: string[] = [];
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
+  // The suite's own data plane (in this process, as the launcher runs it in its own): mesh DNS on
+  // loopback and on its app networks' gateways, following the state file its worker writes.
+  const dataDir = mkdtempSync(join(tmpdir(), `levelrail-${label}-`));
+  const stateFile = join(dataDir, "state.json");
+  const dataPlanePort = await freePort();
+  const dataPlane = new DataPlane({ stateFile, shortName, runtime, port: dataPlanePort, version: "test", syncMs: 500, log: (l) => logs.push(`[dataplane] ${l}`) });
+  await dataPlane.start();
+  await dataPlane.serveHttp();
 
   const suite = {
     db,
@@ -38,6 +51,15 @@ export async function setupSuite(label: string) {
     ctx,
     kit,
     logs,
+    dataPlane,
+    dataPlanePort,
+    /** What the data plane answers on loopback for an A query of `name` (null: no address). */
+    async resolve(name: string): Promise<string | null> {
+      const q = dnsPacket.encode({ type: "query", id: 1, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name }] });
+      const reply = await dataPlane.answer(q, { kind: "loopback" });
+      const a = reply ? dnsPacket.decode(reply).answers?.find((x) => x.type === "A") : undefined;
+      return a?.type === "A" ? a.data : null;
+    },
     async startWorker(over: Partial<Parameters<typeof startWorker>[0]> = {}) {
       worker = await startWorker({
         db,
@@ -46,7 +68,8 @@ export async function setupSuite(label: string) {
         shortName,
         keyring: kit.keyring,
         resyncMs: 60_000,
-        meshDnsPort: await freePort(),
+        meshDnsPort: dataPlanePort,
+        dataPlaneStateFile: stateFile,
         drainMs: 300,
         log: (l) => logs.push(l),
         ...over,
@@ -89,6 +112,8 @@ export async function setupSuite(label: string) {
     },
     async teardown() {
       await suite.stopWorker();
+      await dataPlane.stop();
+      rmSync(dataDir, { recursive: true, force: true });
       for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
       for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
       await sql.end({ timeout: 5 });

@@ -69,9 +69,15 @@ export interface Runtime {
   exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
   /**
    * Calls `onEvent` for each container event (start, die, destroy, …) matching the label filters,
-   * until the returned function is called. The stream reconnects by itself after an engine restart.
+   * until the returned function is called. The stream reconnects by itself after an engine restart;
+   * `onConnected` is called each time the stream is (re)established, so a caller can tell the
+   * engine came back and look again at what may have changed meanwhile.
    */
-  watchContainers(labelFilters: string[], onEvent: (e: { action: string; labels: Record<string, string> }) => void): () => void;
+  watchContainers(
+    labelFilters: string[],
+    onEvent: (e: { action: string; labels: Record<string, string> }) => void,
+    onConnected?: () => void,
+  ): () => void;
   /** Changes the restart policy of a created container. */
   setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
   containerLogs(id: string, tailLines: number): Promise<string>;
@@ -238,7 +244,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const info = await ex.inspect();
       return { exitCode: info.ExitCode ?? -1 };
     },
-    watchContainers(labelFilters, onEvent) {
+    watchContainers(labelFilters, onEvent, onConnected) {
       let stopped = false;
       let current: NodeJS.ReadableStream | null = null;
       const connect = async () => {
@@ -246,6 +252,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
         try {
           const stream = (await docker.getEvents({ filters: { type: ["container"], label: labelFilters } })) as NodeJS.ReadableStream;
           current = stream;
+          onConnected?.();
           let buf = "";
           stream.on("data", (chunk: Buffer) => {
             buf += chunk.toString("utf8");

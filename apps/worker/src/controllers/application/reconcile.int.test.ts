@@ -214,7 +214,7 @@ describe("application controller on the real engine", () => {
       hooks: undefined,
       defaultHookTimeoutSeconds: 300,
       networkPool: { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
-      mesh: { setActive() {}, async serveApp() {} },
+      mesh: { async setActive() {} },
       drainMs: 0,
       deploys: undefined,
     });

@@ -1,12 +1,12 @@
 import type { ManagedContainer, RegistryAuth, Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, meshName, networkName, serviceFilter } from "@levelrail/spec/naming";
+import type { MeshPort } from "@levelrail/spec/dataplane";
+import { Labels, serviceFilter } from "@levelrail/spec/naming";
 import type { DeployStep } from "@levelrail/spec/service";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { containerOptions, probeUrl } from "./desired";
 import { type HookRecorder, preDeployContainer, runPostDeploy, runPreDeploy } from "./hooks";
 import { pullPolicy } from "./image";
-import type { ActiveRegistry } from "../../mesh/dns";
 import { ensureAppNetwork } from "../../network/app-network";
 import type { SubnetPool } from "../../network/pool";
 import type { DeployRecorder, DesiredRelease, DesiredService, Prober, RegistryStore, ServiceStore, StatusWriter } from "./ports";
@@ -42,11 +42,6 @@ export interface ApplicationControllerOptions {
   deploys: DeployRecorder | undefined;
 }
 
-/** What the application controller needs of the mesh DNS. */
-export interface MeshPort extends ActiveRegistry {
-  /** Serve the app's containers on its network gateway (idempotent). */
-  serveApp(gateway: string, app: string): Promise<void>;
-}
 
 export { serviceKey } from "@levelrail/db/notify";
 
@@ -151,17 +146,19 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const rel = svc.release;
       if (!rel) {
         await removeAll(all);
+        await o.mesh.setActive(svc.id, null);
         await o.status.setStatus(svc.id, { phase: "stopped", step: null, image: null, activeContainer: null, message: "not deployed yet" });
         return;
       }
 
       const servingContainer = containers.find((c) => c.state === "running");
       const serving = servingContainer?.name ?? null;
-      const dnsName = meshName(o.shortName, svc.appName, svc.name);
+      const publish = (container: string | null) =>
+        o.mesh.setActive(svc.id, container ? { appId: svc.appId, app: svc.appName, service: svc.name, container, port: rel.spec.port } : null);
       // A failed release is final until the desired state changes: no churn. The container that
       // keeps serving stays the mesh name's answer (also after a worker restart).
       if (rel.outcome === "failed") {
-        if (servingContainer) o.mesh.setActive(dnsName, servingContainer.addresses[networkName(o.shortName, svc.appId)] ?? null);
+        if (servingContainer) await publish(servingContainer.name);
         return;
       }
 
@@ -181,7 +178,6 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // The app's network (subnet from our pool) and the mesh DNS on its gateway, which containers use as nameserver.
       const net = await ensureAppNetwork(runtime, o.shortName, svc.appId, o.networkPool);
       const network = net.name;
-      await o.mesh.serveApp(net.gateway, svc.appName);
 
       const plan = containerOptions({
         shortName: o.shortName,
@@ -203,7 +199,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       await removeAll(hookContainers.filter((c) => !adoptable(c)));
 
       if (rel.outcome === "succeeded" && target?.state === "running") {
-        o.mesh.setActive(dnsName, target.addresses[network] ?? null);
+        await publish(target.name);
         // Old containers drain for a while after the switch, then go.
         const drainLeft = (rel.finishedAt ?? 0) + o.drainMs - Date.now();
         if (others.length > 0 && drainLeft > 0) {
@@ -276,7 +272,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
 
       // Ready: switch. The mesh name now answers the new container; old ones drain, then go (next pass).
       await runtime.setRestartPolicy(current.id, "unless-stopped");
-      o.mesh.setActive(dnsName, address ?? null);
+      await publish(plan.name);
       await o.status.updateRelease(rel.id, { outcome: "succeeded", container: plan.name, message: "" });
       if (cutover) await o.deploys?.recordDeploy(rel.id, "succeeded");
       if (others.length > 0 && o.drainMs > 0) {

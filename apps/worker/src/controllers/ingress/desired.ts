@@ -1,4 +1,4 @@
-import { meshName } from "@levelrail/spec/naming";
+import { meshZone } from "@levelrail/spec/naming";
 
 /** One service's domains, as the ingress controller sees them. */
 export interface ServiceRoute {
@@ -14,32 +14,31 @@ export interface IngressSettings {
   httpPort: number;
   /** Null: no HTTPS server (plain HTTP only). */
   httpsPort: number | null;
-  /** Where Caddy asks the mesh DNS. */
-  meshDns: string;
-  /** Domains served on plain HTTP only, never given a certificate (e.g. `*.localhost`). */
-  plainHttp: (domain: string) => boolean;
+  /** The data plane on loopback (`127.0.0.1:<port>`): DNS over UDP, the TLS `ask` over HTTP on the same port. */
+  dataPlane: string;
 }
 
-export const routeId = (shortName: string, service: string) => `${shortName}-route-${service}`;
 export const serverNames = (shortName: string) => ({ http: `${shortName}-http`, https: `${shortName}-https` });
+export const catchAllId = (shortName: string) => `${shortName}-ingress`;
 
 type Json = Record<string, unknown>;
 
-/** A route: the service's domains → its mesh name; Caddy re-resolves every 100 ms, so a deploy never changes this config. */
-function route(s: IngressSettings, r: ServiceRoute, domains: string[]): Json {
+/**
+ * The one route every server has: the upstream of a request is looked up per request, by its
+ * Host, in the data plane (an SRV record naming the active container and its port; Caddy dials
+ * the container's own name through the same resolver). Adding, moving or removing a domain, and
+ * every deploy, changes only the data plane's answers, never Caddy's config: a config change
+ * would close every idle keep-alive connection of every app.
+ */
+function catchAll(s: IngressSettings): Json {
+  const resolver = { addresses: [`udp/${s.dataPlane}`] };
   return {
-    "@id": routeId(s.shortName, r.service),
-    match: [{ host: domains }],
+    "@id": catchAllId(s.shortName),
     handle: [
       {
         handler: "reverse_proxy",
-        dynamic_upstreams: {
-          source: "a",
-          name: meshName(s.shortName, r.app, r.service),
-          port: String(r.port),
-          refresh: "100ms",
-          resolver: { addresses: [`udp/${s.meshDns}`] },
-        },
+        dynamic_upstreams: { source: "srv", name: `{http.request.host}._route.${meshZone(s.shortName)}`, refresh: "100ms", resolver },
+        transport: { protocol: "http", resolver },
         // A dial that fails during a switch is retried on the fresh answer instead of failing the request.
         load_balancing: { try_duration: "2s", try_interval: "100ms" },
       },
@@ -48,62 +47,62 @@ function route(s: IngressSettings, r: ServiceRoute, domains: string[]): Json {
   };
 }
 
-/** Pure: the complete set of servers the product owns in Caddy's config, keyed by server name. */
-export function desiredServers(s: IngressSettings, routes: ServiceRoute[]): Record<string, Json> {
-  const sorted = [...routes].filter((r) => r.domains.length > 0).sort((a, b) => a.service.localeCompare(b.service));
+/** Pure: the complete set of servers the product owns in Caddy's config, keyed by server name. Constant for a given setting. */
+export function desiredServers(s: IngressSettings): Record<string, Json> {
   const names = serverNames(s.shortName);
   const servers: Record<string, Json> = {
-    [names.http]: {
-      listen: [`:${s.httpPort}`],
-      automatic_https: { disable: true },
-      routes: sorted.map((r) => route(s, r, [...r.domains].sort())),
-    },
+    [names.http]: { listen: [`:${s.httpPort}`], automatic_https: { disable: true }, routes: [catchAll(s)] },
   };
   if (s.httpsPort !== null) {
-    const tls = sorted
-      .map((r) => ({ r, domains: r.domains.filter((d) => !s.plainHttp(d)).sort() }))
-      .filter((x) => x.domains.length > 0);
-    if (tls.length > 0) {
-      servers[names.https] = {
-        listen: [`:${s.httpsPort}`],
-        automatic_https: { disable_redirects: true },
-        routes: tls.map((x) => route(s, x.r, x.domains)),
-      };
-    }
+    // Certificates on demand, for the domains the data plane's `ask` knows (never a local one).
+    servers[names.https] = {
+      listen: [`:${s.httpsPort}`],
+      automatic_https: { disable_redirects: true },
+      tls_connection_policies: [{}],
+      routes: [catchAll(s)],
+    };
   }
   return servers;
+}
+
+/** Pure: Caddy's TLS automation for on-demand certificates (null: no HTTPS). */
+export function desiredTlsAutomation(s: IngressSettings): Json | null {
+  if (s.httpsPort === null) return null;
+  return { on_demand: { ask: `http://${s.dataPlane}/ask` }, policies: [{ "@id": `${s.shortName}-on-demand`, on_demand: true }] };
 }
 
 /** A domain a service claims but does not get: another service routes it. */
 export interface DomainConflict {
   serviceId: string;
   domain: string;
-  /** The service that keeps it. */
+  /** The name of the service that keeps it. */
   owner: string;
 }
 
 /**
- * Pure: every domain goes to exactly one service. Caddy would accept two routes
- * matching one host and send everything to the first, so a second claimant could
- * silently take a working domain over. The service that routes it now keeps it
- * (`routedNow`, read from Caddy's running config); else the first claimant in
- * `routes` (the store lists the oldest service first). The rest are conflicts.
+ * Pure: every domain goes to exactly one service. The service that routes it now keeps it
+ * (`routedNow`: domain → service id, from the data plane's current map); else the first claimant
+ * in `routes` (the store lists the oldest service first). The rest are conflicts.
  */
 export function assignDomains(routes: ServiceRoute[], routedNow: Map<string, string>): { routes: ServiceRoute[]; conflicts: DomainConflict[] } {
   const claimants = new Map<string, ServiceRoute[]>();
   for (const r of routes) {
     for (const d of new Set(r.domains.map((x) => x.toLowerCase()))) claimants.set(d, [...(claimants.get(d) ?? []), r]);
   }
-  const owner = new Map<string, string>(); // domain → service
-  for (const [d, rs] of claimants) owner.set(d, (rs.find((r) => r.service === routedNow.get(d)) ?? rs[0]!).service);
+  const owner = new Map<string, ServiceRoute>();
+  for (const [d, rs] of claimants) owner.set(d, rs.find((r) => r.serviceId === routedNow.get(d)) ?? rs[0]!);
   const conflicts: DomainConflict[] = [];
   const assigned = routes.map((r) => {
-    const lost = r.domains.filter((d) => owner.get(d.toLowerCase()) !== r.service);
-    for (const d of lost) conflicts.push({ serviceId: r.serviceId, domain: d, owner: owner.get(d.toLowerCase())! });
+    const lost = r.domains.filter((d) => owner.get(d.toLowerCase())?.serviceId !== r.serviceId);
+    for (const d of lost) conflicts.push({ serviceId: r.serviceId, domain: d, owner: owner.get(d.toLowerCase())!.service });
     return lost.length ? { ...r, domains: r.domains.filter((d) => !lost.includes(d)) } : r;
   });
   return { routes: assigned, conflicts };
 }
 
-/** Local names that never get a certificate. */
-export const isLocalDomain = (d: string) => d === "localhost" || d.endsWith(".localhost") || d.endsWith(".local") || d.endsWith(".internal");
+/** The domain map the data plane answers from: domain (lower case) → service id. */
+export function domainMap(routes: ServiceRoute[]): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const r of routes) for (const d of r.domains) map[d.toLowerCase()] = r.serviceId;
+  return map;
+}

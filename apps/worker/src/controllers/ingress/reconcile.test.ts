@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type CaddyAdmin, CaddyRejected } from "./caddy";
-import { type IngressSettings, type ServiceRoute, assignDomains } from "./desired";
-import { type IngressStore, ingressController } from "./reconcile";
+import { type IngressSettings, type ServiceRoute, assignDomains, desiredServers, desiredTlsAutomation } from "./desired";
+import { type DomainPort, type IngressStore, ingressController } from "./reconcile";
 
-const settings: IngressSettings = { shortName: "lr", httpPort: 8080, httpsPort: null, meshDns: "127.0.0.1:10053", plainHttp: () => true };
+const settings: IngressSettings = { shortName: "lr", httpPort: 8080, httpsPort: null, dataPlane: "127.0.0.1:10053" };
 const route = (service: string, domains: string[]): ServiceRoute => ({ serviceId: `id-${service}`, service, app: "shop", port: 8080, domains });
 
 /** Caddy's admin API as the controller sees it: the running config, and every load (rejected when `reject` says so). */
@@ -35,32 +35,67 @@ class FakeStore implements IngressStore {
   }
 }
 
-const setup = (routes: ServiceRoute[], caddy: FakeCaddy) => {
+/** The data plane's domain map, kept in memory. */
+class FakeDataPlane implements DomainPort {
+  map: Record<string, string> = {};
+  writes = 0;
+  domains() {
+    return this.map;
+  }
+  async setDomains(d: Record<string, string>) {
+    this.map = d;
+    this.writes++;
+  }
+}
+
+const setup = (routes: ServiceRoute[], caddy: FakeCaddy, s: IngressSettings = settings) => {
   const store = new FakeStore(routes);
-  const ctl = ingressController({ settings, store, caddy, recheckMs: 10_000 });
-  return { store, pass: () => ctl.reconcile("ingress") };
+  const dataPlane = new FakeDataPlane();
+  const ctl = ingressController({ settings: s, store, caddy, dataPlane, recheckMs: 10_000 });
+  return { store, dataPlane, pass: () => ctl.reconcile("ingress") };
 };
 
-const servers = (c: FakeCaddy) => (((c.config?.apps as Record<string, unknown>)?.http as Record<string, unknown>)?.servers ?? {}) as Record<string, { routes?: { match: { host: string[] }[] }[] }>;
+const servers = (c: FakeCaddy) => (((c.config?.apps as Record<string, unknown>)?.http as Record<string, unknown>)?.servers ?? {}) as Record<string, unknown>;
 
 describe("ingress controller", () => {
-  it("applies only when the route set changes, and leaves servers it did not create alone", async () => {
+  it("loads one constant catch-all config once; domain changes go to the data plane only; foreign servers stay", async () => {
     const foreign = { listen: [":9999"], routes: [{ handle: [{ handler: "static_response", body: "hi" }] }] };
     const caddy = new FakeCaddy({ admin: { listen: "127.0.0.1:2019" }, apps: { http: { servers: { foreign } } } });
-    const { store, pass } = setup([route("web", ["web.localhost"]), route("api", [])], caddy);
+    const { store, dataPlane, pass } = setup([route("web", ["web.localhost"]), route("api", [])], caddy);
     expect(await pass()).toEqual({ requeueAfterMs: 10_000 });
     expect(caddy.loads).toHaveLength(1);
     expect(servers(caddy).foreign).toEqual(foreign);
+    expect(servers(caddy)["lr-http"]).toEqual(desiredServers(settings)["lr-http"]);
     expect(caddy.config?.admin).toEqual({ listen: "127.0.0.1:2019" });
+    expect(dataPlane.map).toEqual({ "web.localhost": "id-web" });
     expect(store.status.get("id-web")).toEqual({ live: true, message: "" });
 
-    await pass(); // nothing changed: no load
-    expect(caddy.loads).toHaveLength(1);
-    store.routes = [route("web", []), route("api", ["web.localhost"])]; // moved
+    store.routes = [route("web", []), route("api", ["web.localhost", "API.localhost"])]; // moved, and one added
     await pass();
-    expect(caddy.loads).toHaveLength(2);
-    expect(servers(caddy)["lr-http"]?.routes?.map((r) => r.match[0]?.host)).toEqual([["web.localhost"]]);
-    expect(servers(caddy).foreign).toEqual(foreign);
+    expect(dataPlane.map).toEqual({ "web.localhost": "id-api", "api.localhost": "id-api" });
+    expect(caddy.loads).toHaveLength(1);
+  });
+
+  it("the catch-all looks the upstream up per request Host, through the data plane (SRV, then the container's own name)", () => {
+    const http = desiredServers(settings)["lr-http"] as { routes: { handle: Record<string, unknown>[] }[] };
+    expect(http.routes).toHaveLength(1);
+    expect(http.routes[0]!.handle[0]).toMatchObject({
+      handler: "reverse_proxy",
+      dynamic_upstreams: { source: "srv", name: "{http.request.host}._route.lr.internal", resolver: { addresses: ["udp/127.0.0.1:10053"] } },
+      transport: { protocol: "http", resolver: { addresses: ["udp/127.0.0.1:10053"] } },
+    });
+  });
+
+  it("with HTTPS on, an HTTPS server gets certificates on demand, asked of the data plane", async () => {
+    const tls = { ...settings, httpsPort: 8443 };
+    expect(Object.keys(desiredServers(tls))).toEqual(["lr-http", "lr-https"]);
+    expect(desiredTlsAutomation(tls)).toMatchObject({ on_demand: { ask: "http://127.0.0.1:10053/ask" } });
+    const caddy = new FakeCaddy({ apps: { tls: { automation: { policies: [] } } } });
+    const { pass } = setup([route("web", ["shop.example.com"])], caddy, tls);
+    await pass();
+    await pass();
+    expect(caddy.loads).toHaveLength(1);
+    expect((caddy.config?.apps as { tls: unknown }).tls).toEqual({ automation: desiredTlsAutomation(tls) });
   });
 
   it("re-applies when Caddy comes back with no config", async () => {
@@ -72,25 +107,21 @@ describe("ingress controller", () => {
     expect(caddy.loads).toHaveLength(2);
   });
 
-  it("a rejected config marks only the services whose routes changed, with Caddy's message, and is retried", async () => {
-    const caddy = new FakeCaddy({}, (c) => (JSON.stringify(c).includes("BAD.localhost") ? "host at index 0 is repeated" : null));
-    const { store, pass } = setup([route("web", ["web.localhost"]), route("bad", [])], caddy);
-    await pass();
-    store.routes = [route("web", ["web.localhost"]), route("bad", ["bad.localhost", "BAD.localhost"])];
-    await expect(pass()).rejects.toThrow(/repeated/);
-    expect(store.status.get("id-web")).toEqual({ live: true, message: "" });
-    expect(store.status.get("id-bad")).toEqual({ live: false, message: "host at index 0 is repeated" });
+  it("a rejected config marks the services with domains not live, with Caddy's message, and is retried", async () => {
+    const caddy = new FakeCaddy({}, () => "listen tcp :8080: bind: address already in use");
+    const { store, pass } = setup([route("web", ["web.localhost"]), route("bare", [])], caddy);
+    await expect(pass()).rejects.toThrow(/already in use/);
+    expect(store.status.get("id-web")).toEqual({ live: false, message: "listen tcp :8080: bind: address already in use" });
+    expect(store.status.has("id-bare")).toBe(false);
   });
 
   it("a domain claimed twice stays with the service that routes it and is reported on the other", async () => {
     const caddy = new FakeCaddy({});
-    const { store, pass } = setup([route("web", ["shop.localhost"]), route("admin", [])], caddy);
+    const { store, dataPlane, pass } = setup([route("web", ["shop.localhost"]), route("admin", [])], caddy);
     await pass();
-    // `admin` sorts first, so Caddy would route the domain to it if both routes carried it.
     store.routes = [route("admin", ["shop.localhost", "admin.localhost"]), route("web", ["shop.localhost"])];
     await pass();
-    const hosts = servers(caddy)["lr-http"]?.routes?.map((r) => r.match[0]?.host);
-    expect(hosts).toEqual([["admin.localhost"], ["shop.localhost"]]);
+    expect(dataPlane.map).toEqual({ "shop.localhost": "id-web", "admin.localhost": "id-admin" });
     expect(store.status.get("id-web")).toEqual({ live: true, message: "" });
     expect(store.status.get("id-admin")).toEqual({ live: false, message: "domain shop.localhost is already routed to service web; remove it from one of them" });
   });

@@ -13,8 +13,6 @@ export interface NetworkCleanupOptions {
   shortName: string;
   runtime: Runtime;
   store: AppStore;
-  /** Told about each removed network's gateway (the mesh DNS stops listening there). */
-  onRemoved: (gateway: string | null) => void;
 }
 
 /**
@@ -34,7 +32,6 @@ export function networkCleanupController(o: NetworkCleanupOptions): Controller {
         const attached = (await o.runtime.inspectNetwork(net.name))?.containers ?? [];
         for (const c of attached) await o.runtime.disconnectNetwork(net.name, c);
         await o.runtime.removeNetwork(net.name);
-        o.onRemoved(net.gateway);
       }
     },
   };

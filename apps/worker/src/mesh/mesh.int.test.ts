@@ -11,13 +11,12 @@ import { hostNameservers } from "./upstream";
 let s: Awaited<ReturnType<typeof setupSuite>>;
 let appId: string;
 let other: string;
-let worker: Awaited<ReturnType<typeof s.startWorker>>;
 
 beforeAll(async () => {
   s = await setupSuite("mesh");
   appId = (await createApp({ ctx: s.ctx, input: { name: "shop" } })).id;
   other = (await createApp({ ctx: s.ctx, input: { name: "other" } })).id;
-  worker = await s.startWorker({ drainMs: 1000, probeIntervalMs: 100 });
+  await s.startWorker({ drainMs: 1000, probeIntervalMs: 100 });
   for (const [name, app] of [["api", "shop"], ["web", "shop"], ["api2", "other"]] as const) {
     await createService({ ctx: s.ctx, input: { name, app, image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
     await deployService({ ctx: s.ctx, name, input: {} });
@@ -55,6 +54,14 @@ const address = async (service: string, network: string) => {
 };
 
 describe("mesh DNS inside app containers", () => {
+  it("a bare service name resolves through the mesh to the active container only (no Docker alias)", async () => {
+    const network = networkName(s.shortName, appId);
+    const [api] = (await s.containers("api")).filter((c) => c.state === "running");
+    const inspected = await s.runtime.docker.getContainer(api!.id).inspect();
+    expect(inspected.NetworkSettings.Networks[network]?.Aliases ?? []).not.toContain("api");
+    expect(await inside("web", get("api"))).toMatchObject({ exitCode: 0 });
+  });
+
   it("a container resolves another service of its app by its mesh name, before and after that service is redeployed", async () => {
     const network = networkName(s.shortName, appId);
     const name = meshName(s.shortName, "shop", "api");
@@ -76,8 +83,8 @@ describe("mesh DNS inside app containers", () => {
 
   it("a container does not resolve the services of another app", async () => {
     const elsewhere = meshName(s.shortName, "other", "api2");
-    // The worker itself knows the name (Caddy asks on loopback) ...
-    expect(worker.mesh.lookup(elsewhere)).toBe(await address("api2", networkName(s.shortName, other)));
+    // The data plane knows the name on loopback (where Caddy asks) ...
+    expect(await s.resolve(elsewhere)).toBe(await address("api2", networkName(s.shortName, other)));
     // ... but the shop network's gateway does not answer it.
     const r = await inside("web", ["/bin/busybox", "nslookup", elsewhere]);
     expect(r.exitCode).not.toBe(0);

@@ -1,0 +1,71 @@
+import type { Runtime } from "@levelrail/docker";
+import { networkName } from "@levelrail/spec/naming";
+
+interface Seen {
+  running: boolean;
+  addresses: Record<string, string>;
+  /** A name the engine did not know: asked again after `missTtlMs`. */
+  missingUntil: number;
+  stale: boolean;
+}
+
+/**
+ * Container addresses, asked of the engine once and kept until an event says the container
+ * changed (they change when it restarts, or when dockerd restarts). When the engine cannot be
+ * asked, the last answer stands: the data plane keeps serving what it knew.
+ */
+export class AddressBook {
+  private readonly seen = new Map<string, Seen>();
+  private readonly inflight = new Map<string, Promise<Seen | null>>();
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly shortName: string,
+    private readonly missTtlMs = 1000,
+  ) {}
+
+  /** The container's address on its app's network, or null when it is not running there. */
+  async address(container: string, appId: string): Promise<string | null> {
+    let s: Seen | null | undefined = this.seen.get(container);
+    if (!s || s.stale || (s.missingUntil > 0 && s.missingUntil < Date.now())) s = (await this.inspect(container)) ?? s;
+    if (!s || !s.running) return null;
+    return s.addresses[networkName(this.shortName, appId)] ?? null;
+  }
+
+  /** Something happened to this container: ask again before the next answer. */
+  invalidate(container: string): void {
+    const s = this.seen.get(container);
+    if (s) s.stale = true;
+  }
+
+  /** Everything may have changed (the engine restarted). */
+  invalidateAll(): void {
+    for (const s of this.seen.values()) s.stale = true;
+  }
+
+  /** Forget containers no entry names any more. */
+  retain(names: Set<string>): void {
+    for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
+  }
+
+  private inspect(container: string): Promise<Seen | null> {
+    const pending = this.inflight.get(container);
+    if (pending) return pending;
+    const p = (async () => {
+      try {
+        const c = await this.runtime.inspectContainer(container);
+        const s: Seen = c
+          ? { running: c.state === "running", addresses: c.addresses, missingUntil: 0, stale: false }
+          : { running: false, addresses: {}, missingUntil: Date.now() + this.missTtlMs, stale: false };
+        this.seen.set(container, s);
+        return s;
+      } catch {
+        return null; // the engine does not answer: keep what we had
+      } finally {
+        this.inflight.delete(container);
+      }
+    })();
+    this.inflight.set(container, p);
+    return p;
+  }
+}

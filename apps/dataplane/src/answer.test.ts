@@ -1,0 +1,56 @@
+import * as dnsPacket from "dns-packet";
+import { describe, expect, it } from "vitest";
+import type { DataPlaneState } from "@levelrail/spec/dataplane";
+import { type Scope, answer, indexState } from "./answer";
+
+const zone = "lr.internal";
+const state: DataPlaneState = {
+  version: 1,
+  generation: 3,
+  services: {
+    s1: { appId: "a1", app: "shop", service: "web", container: "lr-web-111", port: 8080 },
+    s2: { appId: "a2", app: "shop", service: "web", container: "lr-web-222", port: 9090 }, // the same names, another environment
+    s3: { appId: "a1", app: "shop", service: "api", container: "lr-api-333", port: 3000 },
+  },
+  domains: { "shop.example.com": "s1", "down.example.com": "s9" },
+};
+const ips: Record<string, string> = { "lr-web-111/a1": "10.201.0.5", "lr-web-222/a2": "10.201.0.70", "lr-api-333/a1": "10.201.0.6" };
+
+const ask = async (name: string, type: "A" | "SRV" | "AAAA", scope: Scope = { kind: "loopback" }) => {
+  const msg = dnsPacket.encode({ type: "query", id: 9, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name }] });
+  const reply = await answer(msg, { zone, index: indexState(state), scope, address: async (c, a) => ips[`${c}/${a}`] ?? null, fallbackPort: 10053, ttlSeconds: 1 });
+  const p = dnsPacket.decode(reply!);
+  return { rcode: (p.flags ?? 0) & 0xf, answers: p.answers ?? [] };
+};
+
+describe("the data plane's answers", () => {
+  it("a mesh name on an app network's gateway answers only that app's service", async () => {
+    expect((await ask("web.shop.lr.internal", "A", { kind: "app", appId: "a1" })).answers).toMatchObject([{ type: "A", data: "10.201.0.5", ttl: 1 }]);
+    expect((await ask("WEB.shop.lr.internal.", "A", { kind: "app", appId: "a2" })).answers).toMatchObject([{ data: "10.201.0.70" }]);
+    expect((await ask("api.shop.lr.internal", "A", { kind: "app", appId: "a2" })).rcode).toBe(3);
+  });
+
+  it("a domain's SRV names the active container and its port; the container's name resolves to its address", async () => {
+    const srv = await ask("shop.example.com._route.lr.internal", "SRV");
+    expect(srv.answers).toMatchObject([{ type: "SRV", data: { port: 8080, target: "lr-web-111._ctr.lr.internal" } }]);
+    expect((await ask("lr-web-111._ctr.lr.internal", "A")).answers).toMatchObject([{ data: "10.201.0.5" }]);
+  });
+
+  it("a domain nobody serves goes to the data plane's own fallback page on loopback", async () => {
+    for (const d of ["down.example.com", "nobody.example.com"]) {
+      expect((await ask(`${d}._route.lr.internal`, "SRV")).answers).toMatchObject([{ data: { port: 10053, target: "_fallback._ctr.lr.internal" } }]);
+    }
+    expect((await ask("_fallback._ctr.lr.internal", "A")).answers).toMatchObject([{ data: "127.0.0.1" }]);
+  });
+
+  it("routes and container names are for Caddy on loopback only, never for app containers", async () => {
+    expect((await ask("shop.example.com._route.lr.internal", "SRV", { kind: "app", appId: "a1" })).rcode).toBe(3);
+    expect((await ask("lr-web-111._ctr.lr.internal", "A", { kind: "app", appId: "a1" })).rcode).toBe(3);
+  });
+
+  it("refuses names outside its zone (the next resolver answers), says NODATA for other types, ignores garbage", async () => {
+    expect((await ask("example.com", "A")).rcode).toBe(5);
+    expect(await ask("web.shop.lr.internal", "AAAA")).toEqual({ rcode: 0, answers: [] });
+    expect(await answer(Buffer.from("garbage"), { zone, index: indexState(state), scope: { kind: "loopback" }, address: async () => null, fallbackPort: 1, ttlSeconds: 1 })).toBeNull();
+  });
+});

@@ -1,0 +1,122 @@
+import * as dnsPacket from "dns-packet";
+import type { ActiveEntry, DataPlaneState } from "@levelrail/spec/dataplane";
+
+/**
+ * The names the data plane answers, all under the mesh zone (`<short>.internal`):
+ *
+ * - `<service>.<app>.<zone>` (A): the service's active container. On an app network's gateway
+ *   only that app's services answer; on loopback any.
+ * - `<domain>._route.<zone>` (SRV, loopback only): where ingress sends a request for that Host:
+ *   the active container's `_ctr` name and port, or the data plane's own fallback page.
+ * - `<container>._ctr.<zone>` (A, loopback only): one container's address. Caddy dials this name,
+ *   so each container gets its own connection pool and a switch never reuses an old connection.
+ *
+ * App and service names are DNS labels (they never start with `_`), so the three cannot collide.
+ */
+export const ROUTE_LABEL = "_route";
+export const CONTAINER_LABEL = "_ctr";
+export const FALLBACK_CONTAINER = "_fallback";
+
+/** Who is asking: Caddy on loopback, or the containers of one app on its network's gateway. */
+export type Scope = { kind: "loopback" } | { kind: "app"; appId: string };
+
+/** The state, indexed the ways queries look it up (built once per state change). */
+export interface StateIndex {
+  /** `<service>.<app>` → entries (one per environment that has such an app and service). */
+  byMeshName: Map<string, ActiveEntry[]>;
+  byContainer: Map<string, ActiveEntry>;
+  /** domain → the entry of the service that has it; null when that service has no active container. */
+  byDomain: Map<string, ActiveEntry | null>;
+}
+
+export function indexState(state: DataPlaneState): StateIndex {
+  const byMeshName = new Map<string, ActiveEntry[]>();
+  const byContainer = new Map<string, ActiveEntry>();
+  for (const e of Object.values(state.services)) {
+    const key = `${e.service}.${e.app}`;
+    byMeshName.set(key, [...(byMeshName.get(key) ?? []), e]);
+    byContainer.set(e.container, e);
+  }
+  const byDomain = new Map<string, ActiveEntry | null>();
+  for (const [domain, serviceId] of Object.entries(state.domains)) byDomain.set(domain.toLowerCase(), state.services[serviceId] ?? null);
+  return { byMeshName, byContainer, byDomain };
+}
+
+export interface AnswerContext {
+  zone: string;
+  index: StateIndex;
+  scope: Scope;
+  /** The container's address on its app network, or null when it is not running there. */
+  address(container: string, appId: string): Promise<string | null>;
+  /** Where the fallback page is served (loopback), for domains that have no ready container. */
+  fallbackPort: number;
+  ttlSeconds: number;
+}
+
+const REFUSED = 5;
+const NXDOMAIN = 3;
+
+type Found = { type: "A"; address: string } | { type: "SRV"; target: string; port: number } | null;
+
+/** Decides what a name means: null for a name in our zone that names nothing (NXDOMAIN). */
+async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Found | "nodata"> {
+  const rel = name.slice(0, -(c.zone.length + 1)); // the labels before the zone
+  const labels = rel.split(".");
+  const loopback = c.scope.kind === "loopback";
+
+  if (labels.length === 2 && !labels[0]!.startsWith("_") && !labels[1]!.startsWith("_")) {
+    const [service, app] = labels as [string, string];
+    const scope = c.scope;
+    const entry = c.index.byMeshName.get(`${service}.${app}`)?.find((e) => scope.kind === "loopback" || e.appId === scope.appId);
+    if (!entry) return null;
+    if (qtype !== "A") return "nodata";
+    const address = await c.address(entry.container, entry.appId);
+    return address ? { type: "A", address } : null;
+  }
+  if (!loopback) return null;
+
+  const last = labels[labels.length - 1];
+  if (last === ROUTE_LABEL && labels.length >= 2) {
+    if (qtype !== "SRV") return "nodata";
+    const domain = labels.slice(0, -1).join(".");
+    const entry = c.index.byDomain.get(domain);
+    const up = entry ? await c.address(entry.container, entry.appId) : null;
+    return entry && up
+      ? { type: "SRV", target: `${entry.container}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port }
+      : { type: "SRV", target: `${FALLBACK_CONTAINER}.${CONTAINER_LABEL}.${c.zone}`, port: c.fallbackPort };
+  }
+  if (last === CONTAINER_LABEL && labels.length === 2) {
+    if (qtype !== "A") return "nodata";
+    if (labels[0] === FALLBACK_CONTAINER) return { type: "A", address: "127.0.0.1" };
+    const entry = c.index.byContainer.get(labels[0]!);
+    const address = entry ? await c.address(entry.container, entry.appId) : null;
+    return address ? { type: "A", address } : null;
+  }
+  return null;
+}
+
+/** Builds the response to one query packet; null for garbage (no reply at all). */
+export async function answer(msg: Buffer, c: AnswerContext): Promise<Buffer | null> {
+  let query: dnsPacket.Packet;
+  try {
+    query = dnsPacket.decode(msg);
+  } catch {
+    return null;
+  }
+  const q = query.questions?.[0];
+  if (!q || query.type === "response") return null;
+  const name = q.name.toLowerCase().replace(/\.$/, "");
+  const base = { id: query.id, type: "response" as const, questions: query.questions };
+  // Outside our zone: refuse, so Docker's resolver asks the next server (the host's).
+  if (!name.endsWith(`.${c.zone}`)) return dnsPacket.encode({ ...base, flags: dnsPacket.RECURSION_DESIRED | REFUSED });
+
+  const found = await lookup(name, q.type, c);
+  if (found === null) return dnsPacket.encode({ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER | NXDOMAIN });
+  const answers: dnsPacket.Answer[] =
+    found === "nodata"
+      ? []
+      : found.type === "A"
+        ? [{ type: "A", name: q.name, ttl: c.ttlSeconds, class: "IN", data: found.address }]
+        : [{ type: "SRV", name: q.name, ttl: c.ttlSeconds, class: "IN", data: { priority: 0, weight: 1, port: found.port, target: found.target } }];
+  return dnsPacket.encode({ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER, answers });
+}

@@ -1,0 +1,222 @@
+import { type Socket, createSocket } from "node:dgram";
+import { type Server, createServer } from "node:http";
+import type { Runtime } from "@levelrail/docker";
+import type { DataPlaneState } from "@levelrail/spec/dataplane";
+import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
+import { AddressBook } from "./addresses";
+import { type Scope, type StateIndex, answer, indexState } from "./answer";
+import { StateFollower } from "./state";
+
+export interface DataPlaneOptions {
+  /** The file the worker writes (`<data dir>/dataplane/state.json`). */
+  stateFile: string;
+  shortName: string;
+  runtime: Runtime;
+  /** Loopback port: DNS over UDP for Caddy, HTTP over TCP (health, TLS `ask`, the fallback page). */
+  port: number;
+  /** Reported by `/healthz`, so a newer panel can tell an older data plane and replace it. */
+  version: string;
+  /** How often app networks are listed to (re)bind their gateways. */
+  syncMs?: number;
+  /** Bind each app network's gateway on port 53 (off in tests that do not need containers to resolve). */
+  gateways?: boolean;
+  log: (line: string) => void;
+}
+
+interface Listener {
+  socket: Socket;
+  scope: Scope;
+}
+
+/** Local names that never get a certificate (the TLS `ask` says no). */
+const isLocal = (d: string) => d === "localhost" || d.endsWith(".localhost") || d.endsWith(".local") || d.endsWith(".internal");
+
+/**
+ * The data plane's own process: the mesh DNS (loopback for Caddy, each app network's gateway for
+ * its containers) and the small HTTP side Caddy needs (TLS `ask`, the page for a domain with no
+ * ready container). It needs neither the worker nor PostgreSQL: it answers from the last state
+ * file it read and from container addresses it asks the engine for.
+ */
+export class DataPlane {
+  private readonly zone: string;
+  private readonly addresses: AddressBook;
+  private readonly follower: StateFollower;
+  private index: StateIndex = indexState({ version: 1, generation: 0, services: {}, domains: {} });
+  private readonly listeners = new Map<string, Listener>();
+  private readonly bindFailures = new Set<string>();
+  private http: Server | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private unwatch: (() => void) | null = null;
+  private stopped = false;
+  private connectedOnce = false;
+
+  constructor(private readonly o: DataPlaneOptions) {
+    this.zone = meshZone(o.shortName);
+    this.addresses = new AddressBook(o.runtime, o.shortName);
+    this.follower = new StateFollower(o.stateFile, (s) => this.apply(s), o.log);
+  }
+
+  get state(): DataPlaneState {
+    return this.follower.state;
+  }
+
+  /** Where each socket listens (`host:port`). */
+  get listening(): string[] {
+    return [...this.listeners.keys()];
+  }
+
+  async start(): Promise<void> {
+    this.follower.start();
+    await this.bind("127.0.0.1", this.o.port, { kind: "loopback" });
+    this.unwatch = this.o.runtime.watchContainers(
+      instanceFilter(this.o.shortName),
+      (e) => {
+        if (e.labels.name) this.addresses.invalidate(e.labels.name);
+      },
+      () => {
+        // Connected to the engine: after the first time, it restarted, and every address may have changed.
+        if (this.connectedOnce) {
+          this.o.log("the Docker engine is back: asking it again for every address and gateway");
+          this.addresses.invalidateAll();
+          void this.syncGateways(true);
+        }
+        this.connectedOnce = true;
+      },
+    );
+    if (this.o.gateways !== false) {
+      await this.syncGateways(false);
+      this.timer = setInterval(() => void this.syncGateways(false), this.o.syncMs ?? 2000);
+      this.timer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.follower.stop();
+    this.unwatch?.();
+    if (this.timer) clearInterval(this.timer);
+    for (const l of this.listeners.values()) l.socket.close();
+    this.listeners.clear();
+    await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
+  }
+
+  /** Answers one query as a socket with `scope` would (tests, and the sockets themselves). */
+  answer(msg: Buffer, scope: Scope): Promise<Buffer | null> {
+    return answer(msg, {
+      zone: this.zone,
+      index: this.index,
+      scope,
+      address: (c, appId) => this.addresses.address(c, appId),
+      fallbackPort: this.o.port,
+      ttlSeconds: 1,
+    });
+  }
+
+  private apply(state: DataPlaneState): void {
+    this.index = indexState(state);
+    const names = new Set(Object.values(state.services).map((e) => e.container));
+    this.addresses.retain(names);
+    // A newly named container may have restarted since we last asked.
+    for (const n of names) this.addresses.invalidate(n);
+  }
+
+  /** Binds UDP host:port (SO_REUSEADDR: a newer data plane binds beside an older one and takes the traffic over). */
+  private bind(host: string, port: number, scope: Scope): Promise<void> {
+    const key = `${host}:${port}`;
+    const socket = createSocket({ type: host.includes(":") ? "udp6" : "udp4", reuseAddr: true });
+    socket.on("message", (msg, rinfo) => {
+      void this.answer(msg, scope).then(
+        (reply) => reply && socket.send(reply, rinfo.port, rinfo.address),
+        (err: unknown) => this.o.log(`[dns] ${key}: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    });
+    return new Promise((resolve, reject) => {
+      socket.once("error", reject);
+      socket.bind(port, host, () => {
+        socket.removeListener("error", reject);
+        socket.on("error", (err) => this.o.log(`[dns] ${key}: ${err.message}`));
+        const old = this.listeners.get(key);
+        this.listeners.set(key, { socket, scope });
+        old?.socket.close(); // after the new one is bound: no moment without a listener
+        this.bindFailures.delete(key);
+        resolve();
+      });
+    });
+  }
+
+  /** Every app network of ours gets a listener on its gateway; `rebind` replaces the existing ones too. */
+  private async syncGateways(rebind: boolean): Promise<void> {
+    if (this.stopped) return;
+    let networks;
+    try {
+      networks = await this.o.runtime.listNetworks(instanceFilter(this.o.shortName));
+    } catch {
+      return; // the engine is away; the sockets we have keep answering
+    }
+    const wanted = new Map<string, string>(); // host:53 → appId
+    for (const n of networks) {
+      const appId = n.labels[Labels.app];
+      if (appId && n.gateway) wanted.set(n.gateway, appId);
+    }
+    for (const [gateway, appId] of wanted) {
+      const key = `${gateway}:53`;
+      if (this.listeners.has(key) && !rebind) continue;
+      try {
+        await this.bind(gateway, 53, { kind: "app", appId });
+      } catch (err) {
+        if (!this.bindFailures.has(key)) this.o.log(`[dns] cannot listen on ${key} yet (${err instanceof Error ? err.message : String(err)}); retrying`);
+        this.bindFailures.add(key);
+      }
+    }
+    for (const [key, l] of this.listeners) {
+      if (l.scope.kind === "app" && !wanted.has(key.slice(0, -":53".length))) {
+        l.socket.close();
+        this.listeners.delete(key);
+      }
+    }
+  }
+
+  /**
+   * Health, TLS `ask`, and the fallback page (after `start`, once an older data plane was told to
+   * go: this retries until it has let go of the port).
+   */
+  async serveHttp(): Promise<void> {
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      const host = (req.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
+      const local = host === "127.0.0.1" || host === "localhost";
+      const send = (status: number, body: unknown) => {
+        const text = typeof body === "string" ? body : JSON.stringify(body);
+        res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain; charset=utf-8" : "application/json", "cache-control": "no-store" });
+        res.end(text);
+      };
+      if (local && url.pathname === "/healthz") {
+        return send(200, { version: this.o.version, pid: process.pid, generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
+      }
+      if (local && url.pathname === "/ask") {
+        const domain = (url.searchParams.get("domain") ?? "").toLowerCase();
+        return this.index.byDomain.has(domain) && !isLocal(domain) ? send(200, "ok\n") : send(404, "unknown domain\n");
+      }
+      // Ingress sent a request here: its domain has no ready container, or no service at all.
+      if (this.index.byDomain.has(host)) return send(503, `${host}: the service has no ready container right now; its status in Levelrail says why\n`);
+      return send(404, `${host}: no service has this domain\n`);
+    });
+    server.keepAliveTimeout = 5000;
+    for (;;) {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(this.o.port, "127.0.0.1", () => {
+            server.removeListener("error", reject);
+            resolve();
+          });
+        });
+        this.http = server;
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || this.stopped) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+}
