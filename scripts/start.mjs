@@ -41,7 +41,7 @@ await runMain(async () => {
   await ensureDataPlane({ dataDir, port: Number(meshPort), env: {} });
 
   const pending = migrationsPending(dataDir);
-  const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir) => copyCluster(dataDir, pgDir) : null });
+  const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });
   if (pending && !db.embedded) dumpExternal(dataDir, db.url);
   ensureMasterKeyFile(dataDir);
 

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { onShutdown } from "./lifecycle.mjs";
+import { onShutdown, shuttingDown } from "./lifecycle.mjs";
 import { databaseUrlFile, repoRoot } from "./paths.mjs";
 import { Fatal, capture, cmdline, isRoot, log, pidAlive, portFree, sleep, supervise, tail, waitFor } from "./util.mjs";
 
@@ -191,6 +191,7 @@ export async function startDatabase({ dataDir, port, fresh = false, beforeStart 
     onLog: (m) => logStream.write(m.endsWith("\n") ? m : m + "\n"),
     onError: (m) => logStream.write(`ERROR: ${m instanceof Error ? m.message : String(m)}\n`),
   });
+  let created = false;
   try {
     if (!existsSync(join(pgDir, "PG_VERSION"))) {
       // A half-made cluster (initdb interrupted) holds no data; initdb needs an empty dir.
@@ -198,6 +199,7 @@ export async function startDatabase({ dataDir, port, fresh = false, beforeStart 
       mkdirSync(pgDir, { recursive: true, mode: 0o700 });
       log(`initialising the embedded PostgreSQL in ${pgDir}`);
       await pg.initialise();
+      created = true;
     }
   } catch (err) {
     throw new Fatal(`initdb failed: ${err?.message ?? err}\n${tail(logFile)}`);
@@ -205,21 +207,41 @@ export async function startDatabase({ dataDir, port, fresh = false, beforeStart 
     await new Promise((resolve) => logStream.end(resolve));
   }
 
-  beforeStart?.(pgDir); // e.g. a copy of the stopped cluster before migrations
+  beforeStart?.(pgDir, { created }); // e.g. a copy of the stopped cluster before migrations
 
   // The server we run ourselves, in a process group of its own: a Ctrl-C in the terminal then
   // reaches the web app and the worker first, and we stop PostgreSQL after them.
   const args = ["-D", pgDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"];
   args.push("-c", "unix_socket_directories="); // TCP on loopback only; the default socket dir may not exist
-  const server = spawn(postgres, args, {
-    ...(user ?? {}),
-    detached: true,
-    stdio: ["ignore", "ignore", openSync(logFile, "a")],
-    env: { ...process.env, LC_MESSAGES: "C" },
-  });
+  const spawnServer = () =>
+    spawn(postgres, args, {
+      ...(user ?? {}),
+      detached: true,
+      stdio: ["ignore", "ignore", openSync(logFile, "a")],
+      env: { ...process.env, LC_MESSAGES: "C" },
+    });
   // SIGINT is PostgreSQL's fast shutdown (ends sessions, checkpoints, exits); SIGQUIT its last resort.
-  const supervised = supervise(server, { signal: "SIGINT", escalate: "SIGQUIT", graceMs: 20_000 });
-  onShutdown("postgres", supervised.stop);
+  const superviseServer = () => supervise(spawnServer(), { signal: "SIGINT", escalate: "SIGQUIT", graceMs: 20_000 });
+  let supervised = superviseServer();
+  let stopping = false;
+  onShutdown("postgres", async () => {
+    stopping = true;
+    await supervised.stop();
+  });
+  // A crashed PostgreSQL is started again (crash recovery replays its WAL); the web app answers 503
+  // and the worker waits meanwhile, and the data plane never noticed.
+  void (async () => {
+    let delay = 1000;
+    for (;;) {
+      const r = await supervised.gone;
+      if (stopping || shuttingDown()) return;
+      log(`the embedded PostgreSQL exited (${r.signal ?? `code ${r.code}`}); starting it again in ${delay / 1000} s`);
+      await sleep(delay);
+      if (stopping || shuttingDown()) return;
+      delay = Math.min(30_000, delay * 2);
+      supervised = superviseServer();
+    }
+  })();
 
   const client = await connectWhenUp(pg, supervised.exited);
   if (!client) throw new Fatal(`the embedded PostgreSQL did not start; its log (${logFile}):\n${tail(logFile)}`);

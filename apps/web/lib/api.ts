@@ -1,4 +1,5 @@
 import "server-only";
+import { isConnectionError } from "@levelrail/db/client";
 import type { Ctx } from "@levelrail/services/context";
 import { LevelrailError, errorBody, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "./actor";
@@ -63,6 +64,10 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);
         return fail(err);
+      }
+      if (isConnectionError(err)) {
+        console.error(`[api] ${req.method} ${new URL(req.url).pathname}: the database is not reachable (${describe(err, 3).split("\n")[0]})`);
+        return fail(new LevelrailError("unavailable", "the panel's database is not reachable right now; your apps keep serving; try again in a moment"));
       }
       logError(req, err);
       return fail(new LevelrailError("internal", "internal error; the server log has the details"));
