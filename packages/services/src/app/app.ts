@@ -3,13 +3,11 @@ import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { NETWORKS_KEY } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, orgOf, parse, scope, uniquely } from "../context";
 
 const createInput = z.object({ name: resourceName, orgId: z.string().uuid("must be an organization id").optional() }).strict();
-
-/** Reconcile key of the whole-fleet network cleanup controller. */
-export const NETWORKS_KEY = "networks";
 
 export async function listApps({ ctx }: { ctx: Ctx }) {
   return ctx.db

@@ -4,8 +4,6 @@ import type { CaddyAdmin } from "./caddy";
 import { CaddyRejected } from "./caddy";
 import { type IngressSettings, type ServiceRoute, assignDomains, desiredServers, routeId, serverNames } from "./desired";
 
-export const INGRESS_KEY = "ingress";
-
 export interface IngressStore {
   /** Every service with its domains, the oldest service first. */
   listRoutes(): Promise<ServiceRoute[]>;
