@@ -6,7 +6,7 @@ import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
-import { getApp } from "../app/app";
+import { findApp } from "../app/app";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { findService, serviceView } from "./view";
 
@@ -59,7 +59,7 @@ async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: str
 
 export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<ServiceView> {
   const spec = parse(serviceCreate, input);
-  const a = await getApp({ ctx, name: spec.app }).catch((err: unknown) => {
+  const a = await findApp(ctx, spec.app).catch((err: unknown) => {
     if (err instanceof LevelrailError && err.code === "not_found") {
       throw new LevelrailError("invalid_input", `app: no app named ${spec.app}; create it first`, { field: "app" });
     }
