@@ -25,18 +25,22 @@ started for the command when \`npm start\` is not running.`;
 /** A mistake in how the CLI was called: printed with a pointer to the usage. */
 class UsageError extends Error {}
 
-const env = parseEnv(
-  envSchema.pick({
-    DATABASE_URL: true,
-    LEVELRAIL_DATA_DIR: true,
-    LEVELRAIL_MASTER_KEY: true,
-    LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
-    PORT: true,
-    LEVELRAIL_PUBLIC_URL: true,
-  }),
-  process.env,
-  "the levelrail CLI",
-);
+const cliEnv = envSchema.pick({
+  DATABASE_URL: true,
+  LEVELRAIL_DATA_DIR: true,
+  LEVELRAIL_MASTER_KEY: true,
+  LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
+  PORT: true,
+  LEVELRAIL_PUBLIC_URL: true,
+});
+const env = (() => {
+  try {
+    return parseEnv(cliEnv, process.env, "the levelrail CLI");
+  } catch (err) {
+    console.error(`levelrail: ${(err as Error).message}`);
+    process.exit(1);
+  }
+})();
 const dataDir = env.LEVELRAIL_DATA_DIR;
 
 function databaseUrl(): string {

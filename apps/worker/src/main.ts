@@ -32,7 +32,14 @@ const schema = envSchema
       }
     }, `LEVELRAIL_NETWORK_POOL must be an IPv4 CIDR of /${APP_SUBNET_BITS} or larger, like ${DEFAULT_NETWORK_POOL}`),
   });
-const env = parseEnv(schema, process.env, "the worker");
+const env = (() => {
+  try {
+    return parseEnv(schema, process.env, "the worker");
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+})();
 
 const { db, sql } = createDb(env.DATABASE_URL);
 const runtime = dockerRuntime({ dockerHost: env.DOCKER_HOST });

@@ -17,7 +17,7 @@ export const DEFAULT_NETWORK_POOL = "10.201.0.0/16";
 
 export const envSchema = z.object({
   /** A real PostgreSQL server; unset: the embedded one `npm start` runs under the data dir (the launcher then sets it). */
-  DATABASE_URL: z.string().min(1, "DATABASE_URL is required (npm start sets it)").optional(),
+  DATABASE_URL: z.string().min(1, "is empty: unset it or give a PostgreSQL URL").optional(),
   /** Embedded database, generated master key, logs; resolved against the working directory. */
   LEVELRAIL_DATA_DIR: z
     .string()
@@ -31,7 +31,7 @@ export const envSchema = z.object({
   /** Prefix of every Docker object the product creates. */
   LEVELRAIL_SHORT_NAME: z
     .string()
-    .regex(/^[a-z][a-z0-9-]{0,19}$/, "LEVELRAIL_SHORT_NAME must be a lowercase DNS label of at most 20 characters")
+    .regex(/^[a-z][a-z0-9-]{0,19}$/, "must be a lowercase DNS label of at most 20 characters")
     .default(DEFAULT_SHORT_NAME),
   /** The Docker engine to drive; unset: the local socket. */
   DOCKER_HOST: z.string().min(1).optional(),
@@ -40,7 +40,7 @@ export const envSchema = z.object({
   PORT: port.default(DEFAULT_PORT),
   /** Where operators reach the panel; unset: `http://localhost:$PORT` (see `publicUrl`). */
   LEVELRAIL_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: "LEVELRAIL_PUBLIC_URL must be an http(s) URL" })
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
     .transform((u) => u.replace(/\/+$/, ""))
     .optional(),
   /** Addresses (or CIDR ranges, comma-separated) whose `X-Forwarded-For` is believed; unset: none. */
@@ -69,8 +69,8 @@ export const envSchema = z.object({
 
 /** `DATABASE_URL` for the entrypoints that cannot run without it (the web app, the worker). */
 export const requiredDatabaseUrl = z
-  .string({ error: "DATABASE_URL is required (npm start sets it)" })
-  .min(1, "DATABASE_URL is required (npm start sets it)");
+  .string({ error: "is required (npm start sets it)" })
+  .min(1, "is required (npm start sets it)");
 
 /** The URL operators reach the panel at: `LEVELRAIL_PUBLIC_URL`, else `http://localhost:$PORT`. */
 export function publicUrl(env: { PORT: number; LEVELRAIL_PUBLIC_URL?: string | undefined }): string {
