@@ -30,7 +30,7 @@ const schema = envSchema
       } catch {
         return false;
       }
-    }, `LEVELRAIL_NETWORK_POOL must be an IPv4 CIDR of /${APP_SUBNET_BITS} or larger, like ${DEFAULT_NETWORK_POOL}`),
+    }, `must be an IPv4 CIDR of /${APP_SUBNET_BITS} or larger, like ${DEFAULT_NETWORK_POOL}`),
   });
 const env = (() => {
   try {

@@ -44,6 +44,12 @@ describe("envSchema", () => {
     expect(env.LEVELRAIL_TRUSTED_PROXIES).toEqual(["10.0.0.1", "192.168.0.0/16", "::1"]);
   });
 
+  it("counts an optional variable set to the empty string as unset", () => {
+    const env = parseEnv(envSchema, { DATABASE_URL: "", DOCKER_HOST: "", LEVELRAIL_MASTER_KEY: "", LEVELRAIL_PUBLIC_URL: "", LEVELRAIL_TRUSTED_PROXIES: "" }, "a test");
+    expect(env).toMatchObject({ DATABASE_URL: undefined, DOCKER_HOST: undefined, LEVELRAIL_MASTER_KEY: undefined, LEVELRAIL_PUBLIC_URL: undefined, LEVELRAIL_TRUSTED_PROXIES: [] });
+    expect(() => parseEnv(envSchema.extend({ DATABASE_URL: requiredDatabaseUrl }), { DATABASE_URL: "" }, "the worker")).toThrow(/DATABASE_URL: is required/);
+  });
+
   it("names every wrong variable at once", () => {
     const run = () =>
       parseEnv(

@@ -9,6 +9,8 @@ import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
  */
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** An optional variable set to the empty string (`DOCKER_HOST=`) counts as unset. */
+const optional = <T extends z.ZodType<string>>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 const address = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: "must be an IP address or a CIDR range" });
 
 export const DEFAULT_PORT = 3000;
@@ -17,7 +19,7 @@ export const DEFAULT_NETWORK_POOL = "10.201.0.0/16";
 
 export const envSchema = z.object({
   /** A real PostgreSQL server; unset: the embedded one `npm start` runs under the data dir (the launcher then sets it). */
-  DATABASE_URL: z.string().min(1, "is empty: unset it or give a PostgreSQL URL").optional(),
+  DATABASE_URL: optional(z.string()),
   /** Embedded database, generated master key, logs; resolved against the working directory. */
   LEVELRAIL_DATA_DIR: z
     .string()
@@ -25,24 +27,21 @@ export const envSchema = z.object({
     .default(DEFAULT_DATA_DIR)
     .transform((dir) => resolve(dir)),
   /** 32 bytes, base64; unset: generated once into `<data dir>/master.key`. */
-  LEVELRAIL_MASTER_KEY: z.string().min(1).optional(),
+  LEVELRAIL_MASTER_KEY: optional(z.string()),
   /** Older master keys (comma-separated base64), still accepted for decryption. */
-  LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().optional(),
+  LEVELRAIL_PREVIOUS_MASTER_KEYS: optional(z.string()),
   /** Prefix of every Docker object the product creates. */
   LEVELRAIL_SHORT_NAME: z
     .string()
     .regex(/^[a-z][a-z0-9-]{0,19}$/, "must be a lowercase DNS label of at most 20 characters")
     .default(DEFAULT_SHORT_NAME),
   /** The Docker engine to drive; unset: the local socket. */
-  DOCKER_HOST: z.string().min(1).optional(),
+  DOCKER_HOST: optional(z.string()),
   LEVELRAIL_CADDY_ADMIN: z.url().default("http://127.0.0.1:2019"),
   /** The web UI and API. */
   PORT: port.default(DEFAULT_PORT),
   /** Where operators reach the panel; unset: `http://localhost:$PORT` (see `publicUrl`). */
-  LEVELRAIL_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .transform((u) => u.replace(/\/+$/, ""))
-    .optional(),
+  LEVELRAIL_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).transform((u) => u.replace(/\/+$/, ""))),
   /** Addresses (or CIDR ranges, comma-separated) whose `X-Forwarded-For` is believed; unset: none. */
   LEVELRAIL_TRUSTED_PROXIES: z
     .string()
