@@ -1,12 +1,13 @@
 // The operator CLI (`npx levelrail …`, through scripts/levelrail.mjs, which sets up the env).
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { createApiToken, createAuth, createOperator } from "@levelrail/auth";
+import { envSchema, parseEnv, publicUrl } from "@levelrail/config/env";
+import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { runMigrations } from "@levelrail/db/migrate";
 import { organization } from "@levelrail/db/schema/orgs";
-import { Keyring, loadMasterKey, rotateKeyFile } from "@levelrail/secrets";
+import { rotateKeyFile } from "@levelrail/secrets";
 import { resealAll } from "@levelrail/services/env/rotate";
 import { bootstrapOrg } from "@levelrail/services/org/create";
 import { LevelrailError } from "@levelrail/spec/errors";
@@ -24,16 +25,23 @@ started for the command when \`npm start\` is not running.`;
 /** A mistake in how the CLI was called: printed with a pointer to the usage. */
 class UsageError extends Error {}
 
-const env = z
-  .object({
-    DATABASE_URL: z.string().min(1).optional(),
-    LEVELRAIL_DATA_DIR: z.string().min(1).default(".levelrail"),
-    LEVELRAIL_MASTER_KEY: z.string().min(1).optional(),
-    LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().min(1).optional(),
-    PORT: z.string().regex(/^\d{1,5}$/, "PORT must be a port number").default("3000"),
-  })
-  .parse(process.env);
-const dataDir = resolve(env.LEVELRAIL_DATA_DIR);
+const cliEnv = envSchema.pick({
+  DATABASE_URL: true,
+  LEVELRAIL_DATA_DIR: true,
+  LEVELRAIL_MASTER_KEY: true,
+  LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
+  PORT: true,
+  LEVELRAIL_PUBLIC_URL: true,
+});
+const env = (() => {
+  try {
+    return parseEnv(cliEnv, process.env, "the levelrail CLI");
+  } catch (err) {
+    console.error(`levelrail: ${(err as Error).message}`);
+    process.exit(1);
+  }
+})();
+const dataDir = env.LEVELRAIL_DATA_DIR;
 
 function databaseUrl(): string {
   if (env.DATABASE_URL) return env.DATABASE_URL;
@@ -103,8 +111,8 @@ async function adminCreate(args: string[]) {
   if (!f["password-stdin"]) throw new UsageError("pass the password on stdin with --password-stdin (never as an argument)");
   const password = await readPassword();
   await withDb(async (db) => {
-    const baseURL = `http://localhost:${env.PORT}`;
-    const auth = createAuth({ db, masterKey: loadMasterKey({ envKey: env.LEVELRAIL_MASTER_KEY, dataDir }), baseURL, trustedOrigins: [baseURL] });
+    const baseURL = publicUrl(env);
+    const auth = createAuth({ db, masterKey: secretsKitFromEnv(env).masterKey, baseURL, trustedOrigins: [baseURL] });
     // The first operator ever owns the default organization; each later one gets their own.
     const [anyOrg] = await db.select({ id: organization.id }).from(organization).limit(1);
     const operator = await createOperator(auth, address, password);
@@ -138,7 +146,7 @@ async function migrate(args: string[]) {
 async function rotateKey(args: string[]) {
   flags(args, {});
   if (!env.LEVELRAIL_MASTER_KEY) rotateKeyFile(dataDir);
-  const keyring = new Keyring({ envKey: env.LEVELRAIL_MASTER_KEY, envPreviousKeys: env.LEVELRAIL_PREVIOUS_MASTER_KEYS, dataDir });
+  const { keyring } = secretsKitFromEnv(env);
   const { resealed, total } = await withDb((db) => resealAll(db, keyring));
   console.log(`re-encrypted ${resealed} of ${total} sealed values under key ${keyring.currentVersion}`);
   if (!env.LEVELRAIL_MASTER_KEY) console.log("running processes pick up the new key by themselves; restart them to sign everyone in again with the new session key");

@@ -4,6 +4,7 @@ const config: NextConfig = {
   // The workspace packages export TypeScript source.
   transpilePackages: [
     "@levelrail/auth",
+    "@levelrail/config",
     "@levelrail/db",
     "@levelrail/secrets",
     "@levelrail/services",

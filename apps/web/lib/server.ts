@@ -1,10 +1,8 @@
 import "server-only";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { z } from "zod";
+import { envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "@levelrail/config/env";
+import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
-import { Keyring, deriveKey, loadMasterKey } from "@levelrail/secrets";
 import type { SecretsKit } from "@levelrail/services/env/sources";
 
 /**
@@ -12,14 +10,16 @@ import type { SecretsKit } from "@levelrail/services/env/sources";
  * that needs it (never at import or build time), and one database pool, master
  * key and better-auth instance per process.
  */
-const envSchema = z.object({
-  DATABASE_URL: z.string({ error: "DATABASE_URL is required" }).min(1, "DATABASE_URL is required"),
-  LEVELRAIL_DATA_DIR: z.string().min(1).default("./.levelrail"),
-  LEVELRAIL_MASTER_KEY: z.string().min(1).optional(),
-  LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().optional(),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  LEVELRAIL_INGRESS_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
-});
+const envSchemaOfWeb = envSchema
+  .pick({
+    LEVELRAIL_DATA_DIR: true,
+    LEVELRAIL_MASTER_KEY: true,
+    LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
+    PORT: true,
+    LEVELRAIL_PUBLIC_URL: true,
+    LEVELRAIL_INGRESS_HTTP_PORT: true,
+  })
+  .extend({ DATABASE_URL: requiredDatabaseUrl });
 
 export interface Server {
   db: Db;
@@ -30,38 +30,29 @@ export interface Server {
   /** Where Caddy serves the services' domains over HTTP: the port of their links. */
   ingressHttpPort: number;
   dataDir: string;
+  /** Where operators reach the panel (`LEVELRAIL_PUBLIC_URL`). */
+  publicUrl: string;
   trustedOrigins: string[];
 }
 
-/** The monorepo root: the nearest folder above `from` whose package.json declares workspaces. */
-function repoRoot(from: string): string {
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg)) {
-      const parsed: unknown = JSON.parse(readFileSync(pkg, "utf8"));
-      if (typeof parsed === "object" && parsed !== null && "workspaces" in parsed) return dir;
-    }
-    if (dirname(dir) === dir) return resolve(from);
-  }
-}
-
 function build(): Server {
-  const parsed = envSchema.safeParse(process.env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new Error(`invalid environment for the web app:\n  ${lines.join("\n  ")}`);
-  }
-  const env = parsed.data;
-  const dataDir = isAbsolute(env.LEVELRAIL_DATA_DIR)
-    ? env.LEVELRAIL_DATA_DIR
-    : resolve(repoRoot(process.cwd()), env.LEVELRAIL_DATA_DIR);
+  const env = parseEnv(envSchemaOfWeb, process.env, "the web app");
   const { db, sql } = createDb(env.DATABASE_URL);
-  const masterKey = loadMasterKey({ envKey: env.LEVELRAIL_MASTER_KEY, dataDir });
-  const keyring = new Keyring({ envKey: env.LEVELRAIL_MASTER_KEY, envPreviousKeys: env.LEVELRAIL_PREVIOUS_MASTER_KEYS, dataDir });
-  const kit: SecretsKit = { keyring, fingerprintKey: deriveKey(masterKey, "fingerprint") };
-  const trustedOrigins = [`http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`];
-  const auth = createAuth({ db, masterKey, baseURL: `http://localhost:${env.PORT}`, trustedOrigins });
-  return { db, sql, auth, kit, port: env.PORT, ingressHttpPort: env.LEVELRAIL_INGRESS_HTTP_PORT, dataDir, trustedOrigins };
+  const { keyring, fingerprintKey, masterKey } = secretsKitFromEnv(env);
+  const baseURL = publicUrl(env);
+  const trustedOrigins = [...new Set([new URL(baseURL).origin, `http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`])];
+  const auth = createAuth({ db, masterKey, baseURL, trustedOrigins });
+  return {
+    db,
+    sql,
+    auth,
+    kit: { keyring, fingerprintKey },
+    port: env.PORT,
+    ingressHttpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
+    dataDir: env.LEVELRAIL_DATA_DIR,
+    publicUrl: baseURL,
+    trustedOrigins,
+  };
 }
 
 // On globalThis so that every route bundle (and dev reloads) share one pool.

@@ -22,8 +22,3 @@ export async function requireCtx(): Promise<Ctx> {
   const { db, kit } = server();
   return { db, actor, kit };
 }
-
-/** What a verb returned, as the API would send it (dates become strings). */
-export function asJson<T>(value: unknown): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}

@@ -1,56 +1,34 @@
+// What the API answers, derived from the verbs' return types (the route handlers send them as they are).
 import type { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import type { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
+import type { listApps } from "@levelrail/services/app/app";
 import type { listSecrets } from "@levelrail/services/env/secrets";
+import type { getTierEnv } from "@levelrail/services/env/vars";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
-import type { Phase, ServiceView } from "@levelrail/spec/service";
+import type { listOrgs } from "@levelrail/services/org/list";
+import type { listEnvironments, listProjects } from "@levelrail/services/project/list";
+import type { listServices } from "@levelrail/services/service/view";
 
 export type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
 
-/** An app as GET /api/v1/apps returns it. */
-export interface AppItem {
-  id: string;
-  name: string;
-  orgId: string;
-  createdAt: string;
-  services: number;
-}
+/** GET /api/v1/apps: an app with its number of services. */
+export type AppItem = Awaited<ReturnType<typeof listApps>>[number];
 
-/** A service as GET /api/v1/services returns it: desired state plus what the worker last saw. */
-export interface ServiceItem extends ServiceView {
-  phase: Phase;
-  activeContainer: string | null;
-  message: string;
-}
+/** GET /api/v1/services: desired state plus what the worker last saw. */
+export type ServiceItem = Awaited<ReturnType<typeof listServices>>[number];
 
 /** GET /api/v1/orgs. */
-export interface OrgItem {
-  id: string;
-  name: string;
-  createdAt: string;
-}
+export type OrgItem = Awaited<ReturnType<typeof listOrgs>>[number];
 
 /** GET /api/v1/projects. */
-export interface ProjectItem {
-  id: string;
-  orgId: string;
-  name: string;
-  createdAt: string;
-}
+export type ProjectItem = Awaited<ReturnType<typeof listProjects>>[number];
 
 /** GET /api/v1/projects/{id}/environments. */
-export interface EnvironmentItem {
-  id: string;
-  orgId: string;
-  projectId: string;
-  name: string;
-  createdAt: string;
-}
+export type EnvironmentItem = Awaited<ReturnType<typeof listEnvironments>>[number];
 
 /** GET and PUT of /api/v1/{orgs,projects,environments}/{id}/env. */
-export interface TierEnv {
-  vars: Record<string, string>;
-}
+export type TierEnv = Awaited<ReturnType<typeof getTierEnv>>;
 
 /** Write-only values: only their keys, the flags saying they are set and the times they changed are ever answered. */
 export type SecretItem = Awaited<ReturnType<typeof listSecrets>>[number];

@@ -1,54 +1,54 @@
-import { join, resolve } from "node:path";
-import { z } from "zod";
-import { Keyring } from "@levelrail/secrets";
+import { DEFAULT_NETWORK_POOL, envSchema, parseEnv, requiredDatabaseUrl } from "@levelrail/config/env";
+import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
-import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+import { join } from "node:path";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { runAsLeader } from "./leader";
 import { startWorker } from "./wiring";
-import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, parseCidr } from "./network/pool";
+import { APP_SUBNET_BITS, parseCidr } from "./network/pool";
 
-const env = z
-  .object({
-    DATABASE_URL: z.string().min(1, "DATABASE_URL is required (npm start sets it)"),
-    LEVELRAIL_SHORT_NAME: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/).default(DEFAULT_SHORT_NAME),
-    DOCKER_HOST: z.string().optional(),
-    LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
-    LEVELRAIL_DATA_DIR: z.string().default(".levelrail"),
-    LEVELRAIL_MASTER_KEY: z.string().optional(),
-    LEVELRAIL_PREVIOUS_MASTER_KEYS: z.string().optional(),
-    LEVELRAIL_NETWORK_POOL: z
-      .string()
-      .default(DEFAULT_NETWORK_POOL)
-      .refine((v) => {
-        try {
-          return parseCidr(v).bits <= APP_SUBNET_BITS;
-        } catch {
-          return false;
-        }
-      }, `LEVELRAIL_NETWORK_POOL must be an IPv4 CIDR of /${APP_SUBNET_BITS} or larger, like ${DEFAULT_NETWORK_POOL}`),
-    LEVELRAIL_MESH_DNS_PORT: z.coerce.number().int().min(1).max(65535).default(10053),
-    LEVELRAIL_DRAIN_MS: z.coerce.number().int().min(0).default(2000),
-    LEVELRAIL_HOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
-    LEVELRAIL_CADDY_ADMIN: z.string().url().default("http://127.0.0.1:2019"),
-    LEVELRAIL_INGRESS_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
-    LEVELRAIL_INGRESS_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).default(443),
-    /** `off`: serve every domain on plain HTTP only (no certificates). */
-    LEVELRAIL_INGRESS_TLS: z.enum(["on", "off"]).default("on"),
-    LEVELRAIL_METRICS_PORT: z.coerce.number().int().min(1).max(65535).default(9464),
+const schema = envSchema
+  .pick({
+    LEVELRAIL_SHORT_NAME: true,
+    DOCKER_HOST: true,
+    LEVELRAIL_RESYNC_SECONDS: true,
+    LEVELRAIL_DATA_DIR: true,
+    LEVELRAIL_MASTER_KEY: true,
+    LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
+    LEVELRAIL_MESH_DNS_PORT: true,
+    LEVELRAIL_DRAIN_MS: true,
+    LEVELRAIL_HOOK_TIMEOUT_SECONDS: true,
+    LEVELRAIL_CADDY_ADMIN: true,
+    LEVELRAIL_INGRESS_HTTP_PORT: true,
+    LEVELRAIL_INGRESS_HTTPS_PORT: true,
+    LEVELRAIL_INGRESS_TLS: true,
+    LEVELRAIL_METRICS_PORT: true,
   })
-  .parse(process.env);
+  .extend({
+    DATABASE_URL: requiredDatabaseUrl,
+    LEVELRAIL_NETWORK_POOL: envSchema.shape.LEVELRAIL_NETWORK_POOL.refine((v) => {
+      try {
+        return parseCidr(v).bits <= APP_SUBNET_BITS;
+      } catch {
+        return false;
+      }
+    }, `must be an IPv4 CIDR of /${APP_SUBNET_BITS} or larger, like ${DEFAULT_NETWORK_POOL}`),
+  });
+const env = (() => {
+  try {
+    return parseEnv(schema, process.env, "the worker");
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+})();
 
 const { db, sql } = createDb(env.DATABASE_URL);
 const runtime = dockerRuntime({ dockerHost: env.DOCKER_HOST });
 await runtime.ping();
 
-const keyring = new Keyring({
-  envKey: env.LEVELRAIL_MASTER_KEY,
-  envPreviousKeys: env.LEVELRAIL_PREVIOUS_MASTER_KEYS,
-  dataDir: resolve(env.LEVELRAIL_DATA_DIR),
-});
+const { keyring } = secretsKitFromEnv(env);
 
 const options = {
   keyring,
@@ -59,7 +59,7 @@ const options = {
   resyncMs: env.LEVELRAIL_RESYNC_SECONDS * 1000,
   networkPool: { pool: env.LEVELRAIL_NETWORK_POOL, bits: APP_SUBNET_BITS },
   meshDnsPort: env.LEVELRAIL_MESH_DNS_PORT,
-  dataPlaneStateFile: join(resolve(env.LEVELRAIL_DATA_DIR), DATAPLANE_DIR, DATAPLANE_STATE_FILE),
+  dataPlaneStateFile: join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, DATAPLANE_STATE_FILE),
   drainMs: env.LEVELRAIL_DRAIN_MS,
   defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
   ingress: {

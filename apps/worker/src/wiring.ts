@@ -3,13 +3,14 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
+import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey } from "@levelrail/spec/keys";
 import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import { httpProber } from "./controllers/application/ports";
 import { applicationController, serviceKey } from "./controllers/application/reconcile";
 import { caddyAdmin } from "./controllers/ingress/caddy";
 import type { IngressSettings } from "./controllers/ingress/desired";
-import { INGRESS_KEY, ingressController } from "./controllers/ingress/reconcile";
-import { NETWORKS_KEY, networkCleanupController } from "./controllers/network-cleanup/reconcile";
+import { ingressController } from "./controllers/ingress/reconcile";
+import { networkCleanupController } from "./controllers/network-cleanup/reconcile";
 import type { Controller } from "./reconcile/controller";
 import { pgFleetStore } from "./fleet-store";
 import { pgHookRecorder } from "./hook-store";
@@ -116,12 +117,23 @@ export async function startWorker(o: WorkerOptions) {
           }),
         ) : null;
 
-  const route = (key: string) => {
-    if (key.startsWith("service:")) {
-      application.enqueue(key);
-      ingress?.enqueue(INGRESS_KEY); // domains may have changed
-    } else if (key === NETWORKS_KEY) networks.enqueue(key);
-    else if (key === INGRESS_KEY) ingress?.enqueue(key);
+  const route = (key: ReconcileKey) => {
+    switch (key.kind) {
+      case "service":
+        application.enqueue(formatKey(key));
+        ingress?.enqueue(formatKey(INGRESS_KEY)); // domains may have changed
+        return;
+      case "networks":
+        networks.enqueue(formatKey(key));
+        return;
+      case "ingress":
+        ingress?.enqueue(formatKey(key));
+        return;
+      default: {
+        const unknown: never = key;
+        throw new Error(`no controller for reconcile key ${JSON.stringify(unknown)}`);
+      }
+    }
   };
 
   const resync = async () => {
@@ -132,8 +144,8 @@ export async function startWorker(o: WorkerOptions) {
       if (svc) names.add(svc);
     }
     for (const name of names) application.enqueue(serviceKey(name));
-    networks.enqueue(NETWORKS_KEY);
-    ingress?.enqueue(INGRESS_KEY);
+    route(NETWORKS_KEY);
+    route(INGRESS_KEY);
   };
 
   const unlisten = await listenDesired(o.sql, route);

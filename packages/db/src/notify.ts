@@ -1,18 +1,37 @@
-import { sql as q } from "drizzle-orm";
-import type { Db, Sql } from "./client";
+import { type SQL, sql as q } from "drizzle-orm";
+import { type ReconcileKey, formatKey, parseKey } from "@levelrail/spec/keys";
 
-/** Channel the worker LISTENs on; the payload is a reconcile key such as `service:<id>`. */
+/** Channel the worker LISTENs on; the payload is a reconcile key's wire form (`formatKey`). */
 export const DESIRED_CHANNEL = "levelrail_desired";
 
-/** Queue a wake-up; inside a transaction it is delivered at commit. */
-export async function notifyDesired(db: Pick<Db, "execute">, key: string): Promise<void> {
-  await db.execute(q`select pg_notify(${DESIRED_CHANNEL}, ${key})`);
+/** What NOTIFY needs: the database or a transaction (`Db` and a `tx` both are one). */
+export interface Notifier {
+  execute(query: SQL): PromiseLike<unknown>;
 }
 
-export async function listenDesired(sql: Sql, onKey: (key: string) => void): Promise<() => Promise<void>> {
-  const sub = await sql.listen(DESIRED_CHANNEL, (payload) => onKey(payload));
+/** Queue a wake-up of `key`; inside a transaction it is delivered at commit. */
+export async function notifyDesired(db: Notifier, key: ReconcileKey): Promise<void> {
+  await db.execute(q`select pg_notify(${DESIRED_CHANNEL}, ${formatKey(key)})`);
+}
+
+/** What LISTEN needs of a connection pool; postgres.js's `Sql` (from `createDb`) is one. */
+export interface Listener {
+  listen(channel: string, onNotify: (payload: string) => void): Promise<{ unlisten(): Promise<void> }>;
+}
+
+/** Calls `onKey` with every key notified; a payload that is no reconcile key is ignored. */
+export async function listenDesired(sql: Listener, onKey: (key: ReconcileKey) => void): Promise<() => Promise<void>> {
+  const sub = await sql.listen(DESIRED_CHANNEL, (payload) => {
+    const key = parseKey(payload);
+    if (key) onKey(key);
+  });
   return () => sub.unlisten();
 }
 
-/** Reconcile key of the application controller for one service. */
+/**
+ * @deprecated The old string key by service name. Kept only because the application controller
+ * (apps/worker/src/controllers/application/reconcile.ts, being rewritten on another branch to key
+ * services by id) still re-exports it; delete it when that rewrite lands. New code uses
+ * `serviceKey(id)` from `@levelrail/spec/keys`.
+ */
 export const serviceKey = (name: string) => `service:${name}`;

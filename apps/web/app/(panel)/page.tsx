@@ -5,8 +5,7 @@ import { AppsOverview } from "@/components/apps-overview";
 import { NewAppForm } from "@/components/new-app-form";
 import { NewServiceForm } from "@/components/new-service-form";
 import { keys } from "@/lib/keys";
-import { asJson, requireCtx } from "@/lib/session";
-import type { AppItem, ServiceItem } from "@/lib/types";
+import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Dashboard · Levelrail" };
 
@@ -14,8 +13,8 @@ export default async function DashboardPage() {
   const ctx = await requireCtx();
   const qc = new QueryClient();
   await Promise.all([
-    qc.prefetchQuery({ queryKey: keys.apps(), queryFn: async () => asJson<AppItem[]>(await listApps({ ctx })) }),
-    qc.prefetchQuery({ queryKey: keys.services(), queryFn: async () => asJson<ServiceItem[]>(await listServices({ ctx })) }),
+    qc.prefetchQuery({ queryKey: keys.apps(), queryFn: () => listApps({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.services(), queryFn: () => listServices({ ctx }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>

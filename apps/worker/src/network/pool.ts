@@ -29,7 +29,7 @@ export interface SubnetPool {
   bits: number;
 }
 
-export const DEFAULT_NETWORK_POOL = "10.201.0.0/16";
+export { DEFAULT_NETWORK_POOL } from "@levelrail/config/env";
 export const APP_SUBNET_BITS = 26;
 
 /** How many app networks the pool holds. */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LevelrailError } from "@levelrail/spec/errors";
 import type { Controller, ReconcileResult } from "./controller";
 import { TerminalError } from "./errors";
 import { Runner, type RunnerEvent, type RunnerOptions } from "./runner";
@@ -231,6 +232,83 @@ describe("Runner retries and delays", () => {
     runner.enqueue("a");
     await flush();
     expect(ctrl.calls()).toEqual(["a", "a"]);
+  });
+
+  it.each([
+    ["invalid_input", new LevelrailError("invalid_input", "image: is required", { field: "image" })],
+    ["not_found", new LevelrailError("not_found", "service web not found")],
+    ["unavailable, marked not retryable", new LevelrailError("unavailable", "gone for good", { retryable: false })],
+  ])("records a product error that is not retryable (%s) and does not retry it", async (_case, error) => {
+    expect(error.retryable).toBe(false);
+    const ctrl = new FakeController(() => error);
+    const { runner, events } = runnerWith(ctrl, { baseBackoffMs: 100 });
+    runner.enqueue("a");
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(ctrl.calls()).toEqual(["a"]);
+    expect(events).toEqual([
+      { type: "start", key: "a", waitedMs: 0 },
+      { type: "terminal", key: "a", error },
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it.each([
+    ["unavailable", new LevelrailError("unavailable", "database restarting")],
+    ["conflict, marked retryable", new LevelrailError("conflict", "locked", { retryable: true })],
+  ])("backs off a product error that is retryable (%s), like any other error", async (_case, error) => {
+    expect(error.retryable).toBe(true);
+    const ctrl = new FakeController((_k, n) => (n < 3 ? error : undefined));
+    const { runner, events } = runnerWith(ctrl, { baseBackoffMs: 100 });
+    const t0 = Date.now();
+    runner.enqueue("a");
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    expect(ctrl.times("a").map((t) => t - t0)).toEqual([0, 100, 300]);
+    expect(events.map((e) => e.type)).toEqual(["start", "error", "start", "error", "start", "done"]);
+  });
+
+  it("retryNow runs every key waiting out a backoff at once and resets its backoff", async () => {
+    // a and b fail until the engine is back; c asked to be looked at again in a minute.
+    let engineUp = false;
+    const ctrl = new FakeController((key) => (key === "c" ? { requeueAfterMs: 60_000 } : engineUp ? undefined : new Error("engine down")));
+    const { runner } = runnerWith(ctrl, { baseBackoffMs: 1000, maxBackoffMs: 300_000 });
+    const t0 = Date.now();
+    for (const k of ["a", "b", "c"]) runner.enqueue(k);
+    await vi.advanceTimersByTimeAsync(1000 + 2000 + 4000); // a and b: 4 failures, now waiting 8 s
+    expect(ctrl.calls("a")).toHaveLength(4);
+
+    engineUp = true;
+    runner.retryNow();
+    await flush();
+    expect(ctrl.times("a").map((t) => t - t0)).toEqual([0, 1000, 3000, 7000, 7000]);
+    expect(ctrl.times("b").map((t) => t - t0)).toEqual([0, 1000, 3000, 7000, 7000]);
+    // c's delay is not a backoff: it still runs when it asked to, and only then.
+    expect(ctrl.calls("c")).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(60_000 - 7000);
+    expect(ctrl.calls("c")).toHaveLength(2);
+    // Nothing from the old backoffs is left behind.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(ctrl.calls("a")).toHaveLength(5);
+
+    // The failure count starts over: the next failure waits the base again, not 16 s.
+    engineUp = false;
+    runner.enqueue("a");
+    await flush();
+    const failedAt = Date.now();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(ctrl.times("a").slice(-2).map((t) => t - failedAt)).toEqual([0, 1000]);
+    await runner.stop();
+  });
+
+  it("retryNow with nothing backing off does nothing", async () => {
+    const ctrl = new FakeController(() => undefined);
+    const { runner } = runnerWith(ctrl);
+    runner.enqueue("a");
+    await flush();
+    runner.retryNow();
+    await flush();
+    expect(ctrl.calls()).toEqual(["a"]);
+    await runner.stop();
+    runner.retryNow();
   });
 
   it("re-runs after requeueAfterMs", async () => {

@@ -1,5 +1,5 @@
 import type { Controller } from "./controller";
-import { TerminalError } from "./errors";
+import { type FinalError, isFinal } from "./errors";
 
 export interface RunnerOptions {
   /** Keys reconciled at once (each key is still one at a time). */
@@ -13,12 +13,15 @@ export type RunnerEvent =
   | { type: "start"; key: string; waitedMs: number }
   | { type: "done"; key: string; ms: number; requeueAfterMs?: number }
   | { type: "error"; key: string; ms: number; error: unknown; retryInMs: number }
-  | { type: "terminal"; key: string; error: TerminalError };
+  /** A `TerminalError`, or a `LevelrailError` that is not `retryable`: recorded, not retried. */
+  | { type: "terminal"; key: string; error: FinalError };
 
 /**
  * The queue in front of one controller: repeated wake-ups of a key collapse
  * into one, a key is never reconciled twice at once (a wake-up during a pass
- * runs it again right after), errors requeue with capped exponential backoff.
+ * runs it again right after), errors requeue with capped exponential backoff,
+ * and an error that says retrying cannot help (`isFinal`) is recorded, not retried.
+ * This is the worker's one adapter from a thrown error to a retry policy.
  */
 export class Runner {
   private readonly queue: string[] = [];
@@ -26,7 +29,8 @@ export class Runner {
   private readonly running = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Pending delayed requeues; `backoff` marks those waiting out an error. */
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout; backoff: boolean }>();
   private readonly idleWaiters: (() => void)[] = [];
   private active = 0;
   private stopped = false;
@@ -59,6 +63,20 @@ export class Runner {
 
   /** Reconcile `key` after `ms`, unless something wakes it sooner. */
   enqueueAfter(key: string, ms: number): void {
+    this.schedule(key, ms, false);
+  }
+
+  /**
+   * Forget every key's failures and run the keys waiting out an error backoff now (say, the
+   * Docker engine is back after a restart). Delays a controller asked for are left alone.
+   */
+  retryNow(): void {
+    if (this.stopped) return;
+    this.failures.clear();
+    for (const [key, t] of [...this.timers]) if (t.backoff) this.enqueue(key);
+  }
+
+  private schedule(key: string, ms: number, backoff: boolean): void {
     if (this.stopped) return;
     if (ms <= 0) return this.enqueue(key);
     const at = Date.now() + ms;
@@ -70,7 +88,7 @@ export class Runner {
       this.enqueue(key);
     }, ms);
     timer.unref();
-    this.timers.set(key, { at, timer });
+    this.timers.set(key, { at, timer, backoff });
   }
 
   /** The backoff for the n-th consecutive failure (1-based). */
@@ -135,7 +153,7 @@ export class Runner {
       });
       if (requeueAfterMs !== undefined) this.enqueueAfter(key, requeueAfterMs);
     } catch (error) {
-      if (error instanceof TerminalError) {
+      if (isFinal(error)) {
         this.failures.delete(key);
         this.opts.log?.({ type: "terminal", key, error });
       } else {
@@ -143,7 +161,7 @@ export class Runner {
         this.failures.set(key, n);
         const retryInMs = this.backoffMs(n);
         this.opts.log?.({ type: "error", key, ms: Date.now() - started, error, retryInMs });
-        this.enqueueAfter(key, retryInMs);
+        this.schedule(key, retryInMs, true);
       }
     } finally {
       this.running.delete(key);

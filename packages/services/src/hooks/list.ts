@@ -4,7 +4,7 @@ import { hookRun } from "@levelrail/db/schema/hooks";
 import { service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
-import { getApp } from "../app/app";
+import { findApp } from "../app/app";
 import { type Ctx, isUuid, parse, scope } from "../context";
 
 const query = z
@@ -36,7 +36,7 @@ export type HookRunSummary = ReturnType<typeof summary>;
 
 /** Every hook run of an app's services, newest first; `?service=` filters, `?before=` pages. */
 export async function listHookRuns({ ctx, app, input }: { ctx: Ctx; app: string; input: unknown }) {
-  const a = await getApp({ ctx, name: app });
+  const a = await findApp(ctx, app);
   const q = parse(query, input);
   const rows = await ctx.db
     .select({ run: hookRun, name: service.name })

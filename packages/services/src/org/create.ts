@@ -2,10 +2,11 @@ import { z } from "zod";
 import type { Db } from "@levelrail/db/client";
 import { environment, membership, organization, project } from "@levelrail/db/schema/orgs";
 import { type Ctx, parse } from "../context";
+import { type OrgView, toOrgView } from "./list";
 
 const input = z.object({ name: z.string().trim().min(1, "is required").max(100) }).strict();
 
-/** An organization with a default project and environment, owned by `userId`. */
+/** An organization with a default project and environment, owned by `userId` (rows: for the CLI and test seeding). */
 export async function bootstrapOrg(db: Db, userId: string, name: string) {
   return db.transaction(async (tx) => {
     const [org] = await tx.insert(organization).values({ name }).returning();
@@ -18,9 +19,9 @@ export async function bootstrapOrg(db: Db, userId: string, name: string) {
   });
 }
 
-export async function createOrg({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {
+export async function createOrg({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<OrgView> {
   const { name } = parse(input, raw);
   const { org } = await bootstrapOrg(ctx.db, ctx.actor.userId, name);
   ctx.actor.orgIds.push(org.id);
-  return org;
+  return toOrgView(org);
 }

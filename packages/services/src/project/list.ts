@@ -3,12 +3,45 @@ import { environment, project } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, isUuid, scope } from "../context";
 
-export async function listProjects({ ctx }: { ctx: Ctx }) {
-  if (ctx.actor.orgIds.length === 0) return [];
-  return ctx.db.select().from(project).where(inArray(project.orgId, ctx.actor.orgIds)).orderBy(project.createdAt);
+/** A project as the API answers it. */
+export interface ProjectView {
+  id: string;
+  orgId: string;
+  name: string;
+  createdAt: string;
 }
 
-/** A project of the caller's organizations, or 404 (an id that is no UUID names no project). */
+/** An environment as the API answers it. */
+export interface EnvironmentView {
+  id: string;
+  orgId: string;
+  projectId: string;
+  name: string;
+  createdAt: string;
+}
+
+export const toProjectView = (p: typeof project.$inferSelect): ProjectView => ({
+  id: p.id,
+  orgId: p.orgId,
+  name: p.name,
+  createdAt: p.createdAt.toISOString(),
+});
+
+export const toEnvironmentView = (e: typeof environment.$inferSelect): EnvironmentView => ({
+  id: e.id,
+  orgId: e.orgId,
+  projectId: e.projectId,
+  name: e.name,
+  createdAt: e.createdAt.toISOString(),
+});
+
+export async function listProjects({ ctx }: { ctx: Ctx }): Promise<ProjectView[]> {
+  if (ctx.actor.orgIds.length === 0) return [];
+  const rows = await ctx.db.select().from(project).where(inArray(project.orgId, ctx.actor.orgIds)).orderBy(project.createdAt);
+  return rows.map(toProjectView);
+}
+
+/** A project of the caller's organizations, as its row (for other verbs), or 404 (an id that is no UUID names no project). */
 export async function getProject(ctx: Ctx, id: string) {
   if (!isUuid(id)) throw new LevelrailError("not_found", "project not found");
   const [row] = await ctx.db
@@ -19,7 +52,12 @@ export async function getProject(ctx: Ctx, id: string) {
   return row;
 }
 
-export async function listEnvironments({ ctx, projectId }: { ctx: Ctx; projectId: string }) {
+export async function listEnvironments({ ctx, projectId }: { ctx: Ctx; projectId: string }): Promise<EnvironmentView[]> {
   const p = await getProject(ctx, projectId);
-  return ctx.db.select().from(environment).where(and(eq(environment.projectId, p.id), eq(environment.orgId, p.orgId))).orderBy(environment.createdAt);
+  const rows = await ctx.db
+    .select()
+    .from(environment)
+    .where(and(eq(environment.projectId, p.id), eq(environment.orgId, p.orgId)))
+    .orderBy(environment.createdAt);
+  return rows.map(toEnvironmentView);
 }

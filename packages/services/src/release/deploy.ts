@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, inArray, ne } from "drizzle-orm";
-import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { notifyDesired } from "@levelrail/db/notify";
 import { release, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { serviceKey } from "@levelrail/spec/keys";
 import { type ReleaseKind, type ReleaseSpec, type ReleaseView, deployInput } from "@levelrail/spec/service";
 import { type Ctx, parse } from "../context";
 import { fingerprintConfig } from "../env/effective";
@@ -39,7 +40,7 @@ async function record(
     .update(service)
     .set({ currentReleaseId: row!.id, restartNonce: r.restartNonce, updatedAt: new Date() })
     .where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
-  await notifyDesired(tx, serviceKey(s.name));
+  await notifyDesired(tx, serviceKey(s.id));
   return row!;
 }
 

@@ -1,11 +1,12 @@
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
-import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { notifyDesired } from "@levelrail/db/notify";
 import { backupTarget, registryCredential } from "@levelrail/db/schema/config";
 import { environment } from "@levelrail/db/schema/orgs";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
-import { NETWORKS_KEY, getApp } from "../app/app";
+import { findApp } from "../app/app";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { findService, serviceView } from "./view";
 
@@ -58,7 +59,7 @@ async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: str
 
 export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<ServiceView> {
   const spec = parse(serviceCreate, input);
-  const a = await getApp({ ctx, name: spec.app }).catch((err: unknown) => {
+  const a = await findApp(ctx, spec.app).catch((err: unknown) => {
     if (err instanceof LevelrailError && err.code === "not_found") {
       throw new LevelrailError("invalid_input", `app: no app named ${spec.app}; create it first`, { field: "app" });
     }
@@ -71,7 +72,7 @@ export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }
   const row = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
-      await notifyDesired(tx, serviceKey(name));
+      await notifyDesired(tx, serviceKey(r!.id));
       return r!;
     }),
   );
@@ -90,7 +91,7 @@ export async function patchService({ ctx, name, input }: { ctx: Ctx; name: strin
       .where(and(eq(service.id, s.id), inArray(service.orgId, scope(ctx))))
       .returning();
     // Nothing restarts (Deploy applies a change), but routes follow domains at once.
-    await notifyDesired(tx, serviceKey(name));
+    await notifyDesired(tx, serviceKey(s.id));
     return r!;
   });
   return serviceView(row, appName);
@@ -104,7 +105,7 @@ export async function deleteService({ ctx, name }: { ctx: Ctx; name: string }): 
     // The last service of an app takes the app with it; its network goes on the next cleanup pass.
     const [left] = await tx.select({ n: count() }).from(service).where(eq(service.appId, s.appId));
     if ((left?.n ?? 0) === 0) await tx.delete(app).where(and(eq(app.id, s.appId), eq(app.orgId, s.orgId)));
-    await notifyDesired(tx, serviceKey(name));
+    await notifyDesired(tx, serviceKey(s.id));
     await notifyDesired(tx, NETWORKS_KEY);
   });
 }

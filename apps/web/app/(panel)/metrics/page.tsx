@@ -3,8 +3,7 @@ import { deployMetrics } from "@levelrail/services/metrics/deploys";
 import { listServices } from "@levelrail/services/service/view";
 import { DeployMetricsView } from "@/components/deploy-metrics";
 import { DEFAULT_METRICS_DAYS, keys, metricsSince } from "@/lib/keys";
-import { asJson, requireCtx } from "@/lib/session";
-import type { DeployMetrics, ServiceItem } from "@/lib/types";
+import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Deploys · Levelrail" };
 
@@ -14,9 +13,9 @@ export default async function MetricsPage() {
   await Promise.all([
     qc.prefetchQuery({
       queryKey: keys.deployMetrics("", DEFAULT_METRICS_DAYS),
-      queryFn: async () => asJson<DeployMetrics>(await deployMetrics({ ctx, input: { since: metricsSince(DEFAULT_METRICS_DAYS) } })),
+      queryFn: () => deployMetrics({ ctx, input: { since: metricsSince(DEFAULT_METRICS_DAYS) } }),
     }),
-    qc.prefetchQuery({ queryKey: keys.services(), queryFn: async () => asJson<ServiceItem[]>(await listServices({ ctx })) }),
+    qc.prefetchQuery({ queryKey: keys.services(), queryFn: () => listServices({ ctx }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>

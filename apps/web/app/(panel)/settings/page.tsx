@@ -7,8 +7,7 @@ import { listEnvironments, listProjects } from "@levelrail/services/project/list
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
 import { keys } from "@/lib/keys";
-import { asJson, requireCtx } from "@/lib/session";
-import type { EnvironmentItem, OrgItem, ProjectItem } from "@/lib/types";
+import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Settings · Levelrail" };
 
@@ -16,8 +15,8 @@ export default async function SettingsPage() {
   const ctx = await requireCtx();
   const qc = new QueryClient();
   const [orgs, projects] = await Promise.all([listOrgs({ ctx }), listProjects({ ctx })]);
-  qc.setQueryData(keys.orgs(), asJson<OrgItem[]>(orgs));
-  qc.setQueryData(keys.projects(), asJson<ProjectItem[]>(projects));
+  qc.setQueryData(keys.orgs(), orgs);
+  qc.setQueryData(keys.projects(), projects);
   // What the page shows first: the first organization, and the first project with its first environment.
   const org = orgs[0];
   const project = projects[0];
@@ -29,7 +28,7 @@ export default async function SettingsPage() {
     project &&
       (async () => {
         const environments = await listEnvironments({ ctx, projectId: project.id });
-        qc.setQueryData(keys.environments(project.id), asJson<EnvironmentItem[]>(environments));
+        qc.setQueryData(keys.environments(project.id), environments);
         const environment = environments[0];
         if (environment) {
           await qc.prefetchQuery({

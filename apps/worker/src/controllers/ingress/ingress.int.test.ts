@@ -1,19 +1,19 @@
 import { request } from "node:http";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { notifyDesired, serviceKey } from "@levelrail/db/notify";
+import { notifyDesired } from "@levelrail/db/notify";
 import { service } from "@levelrail/db/schema/services";
 import { createApp } from "@levelrail/services/app/app";
 import { deployMetrics } from "@levelrail/services/metrics/deploys";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
-import { getStatus } from "@levelrail/services/service/view";
+import { getService, getStatus } from "@levelrail/services/service/view";
 import { createService, patchService } from "@levelrail/services/service/write";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { type LoadResult, startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
+import { INGRESS_KEY, formatKey, serviceKey } from "@levelrail/spec/keys";
 import { IMAGES, setupSuite } from "../../../test/harness";
-import { INGRESS_KEY } from "./reconcile";
 
 /** Ingress end to end: the real engine, the real Caddy, the mesh DNS, PostgreSQL. */
 let s: Awaited<ReturnType<typeof setupSuite>>;
@@ -26,6 +26,8 @@ let foreign: Record<string, unknown>;
 let web: string; // the domain of `web`
 let apiDomain: string;
 let noopReleaseId: string;
+/** The id of this suite's service `name`: reconcile keys name a service by id. */
+const idOf = async (name: string) => (await getService({ ctx: s.ctx, name })).id;
 
 beforeAll(async () => {
   s = await setupSuite("ingress");
@@ -73,7 +75,7 @@ const viaCaddy = (host: string) => get(ingressPort, host);
 const caddyConfig = async () => (await fetch(`${caddy.adminUrl}/config/`)).json() as Promise<Record<string, unknown>>;
 /** One full ingress pass that starts after everything committed so far. */
 const ingressPass = async () => {
-  worker.ingress!.enqueue(INGRESS_KEY);
+  worker.ingress!.enqueue(formatKey(INGRESS_KEY));
   await worker.ingress!.idle();
 };
 const serves = (host: string, body: string) =>
@@ -175,7 +177,7 @@ describe("the ingress controller", () => {
     await s.db.transaction(async (tx) => {
       await tx.update(service).set({ domains: [apiDomain] }).where(eq(service.name, "web"));
       await tx.update(service).set({ domains: [web] }).where(eq(service.name, "api"));
-      await notifyDesired(tx, serviceKey("api"));
+      await notifyDesired(tx, serviceKey(await idOf("api")));
     });
     await serves(web, "v1\n");
     await serves(apiDomain, "v2\n");
@@ -183,7 +185,7 @@ describe("the ingress controller", () => {
     await s.db.transaction(async (tx) => {
       await tx.update(service).set({ domains: [web] }).where(eq(service.name, "web"));
       await tx.update(service).set({ domains: [] }).where(eq(service.name, "api"));
-      await notifyDesired(tx, serviceKey("web"));
+      await notifyDesired(tx, serviceKey(await idOf("web")));
     });
     await serves(web, "v2\n");
     await ingressPass();
@@ -222,7 +224,7 @@ describe("the ingress controller", () => {
     await createService({ ctx: s.ctx, input: { name: "bad", app: "shop", image: IMAGES.v1.tag, port: 8080 } });
     const dup = `dup-${s.shortName}.localhost`;
     await s.db.update(service).set({ domains: [dup.toUpperCase()] }).where(eq(service.name, "bad"));
-    await notifyDesired(s.db, serviceKey("bad"));
+    await notifyDesired(s.db, serviceKey(await idOf("bad")));
     await ingressPass();
     // bad is not deployed: its domain is known, nothing serves it.
     await answers(dup, 503, /no ready container/);
@@ -235,7 +237,7 @@ describe("the ingress controller", () => {
     // The API refuses it (409 naming domains); a write that slips past (a race) is settled by the controller.
     await expect(patchService({ ctx: s.ctx, name: "api", input: { domains: [web, apiDomain] } })).rejects.toMatchObject({ code: "conflict", field: "domains" });
     await s.db.update(service).set({ domains: [web, apiDomain] }).where(eq(service.name, "api"));
-    await notifyDesired(s.db, serviceKey("api"));
+    await notifyDesired(s.db, serviceKey(await idOf("api")));
     await ingressPass();
     await serves(apiDomain, "v1\n"); // api's other domain went live
     const st = await getStatus({ ctx: s.ctx, name: "api" });

@@ -84,5 +84,3 @@ export function ingressController(o: IngressControllerOptions): Controller {
     },
   };
 }
-
-export const INGRESS_KEY = "ingress";

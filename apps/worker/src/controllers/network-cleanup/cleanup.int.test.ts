@@ -8,7 +8,7 @@ import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../../../test/harness";
 import { ensureAppNetwork } from "../../network/app-network";
 import { type SubnetPool, parseCidr } from "../../network/pool";
-import { NETWORKS_KEY } from "./reconcile";
+import { NETWORKS_KEY, formatKey } from "@levelrail/spec/keys";
 
 /** Network cleanup on the real engine: only networks of ours whose app is gone are removed. */
 let s: Awaited<ReturnType<typeof setupSuite>>;
@@ -30,7 +30,7 @@ afterAll(async () => {
 const exists = async (name: string) => (await s.runtime.inspectNetwork(name)) !== null;
 /** One full cleanup pass that starts after everything committed so far. */
 const cleanupPass = async () => {
-  worker.networks.enqueue(NETWORKS_KEY);
+  worker.networks.enqueue(formatKey(NETWORKS_KEY));
   await worker.networks.idle();
 };
 

@@ -2,8 +2,6 @@ import type { Runtime } from "@levelrail/docker";
 import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import type { Controller } from "../../reconcile/controller";
 
-export const NETWORKS_KEY = "networks";
-
 export interface AppStore {
   /** Ids of every app that still exists. */
   appIds(): Promise<Set<string>>;

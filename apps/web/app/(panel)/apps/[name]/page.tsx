@@ -7,8 +7,7 @@ import { listServices } from "@levelrail/services/service/view";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { AppDetail } from "@/components/app-detail";
 import { HOOK_RUNS_PAGE, hookRunPaging, keys } from "@/lib/keys";
-import { asJson, requireCtx } from "@/lib/session";
-import type { AppItem, HookRunPage, ServiceItem } from "@/lib/types";
+import { requireCtx } from "@/lib/session";
 
 type Props = { params: Promise<{ name: string }> };
 
@@ -28,11 +27,11 @@ export default async function AppPage({ params }: Props) {
   }
   const qc = new QueryClient();
   await Promise.all([
-    qc.prefetchQuery({ queryKey: keys.apps(), queryFn: async () => asJson<AppItem[]>(await listApps({ ctx })) }),
-    qc.prefetchQuery({ queryKey: keys.services(), queryFn: async () => asJson<ServiceItem[]>(await listServices({ ctx })) }),
+    qc.prefetchQuery({ queryKey: keys.apps(), queryFn: () => listApps({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.services(), queryFn: () => listServices({ ctx }) }),
     qc.prefetchInfiniteQuery({
       queryKey: keys.appHookRuns(name, ""),
-      queryFn: async () => asJson<HookRunPage>(await listHookRuns({ ctx, app: name, input: { limit: HOOK_RUNS_PAGE } })),
+      queryFn: () => listHookRuns({ ctx, app: name, input: { limit: HOOK_RUNS_PAGE } }),
       ...hookRunPaging,
     }),
   ]);

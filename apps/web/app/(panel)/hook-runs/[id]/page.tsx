@@ -4,8 +4,7 @@ import { getHookRun } from "@levelrail/services/hooks/list";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { HookRunDetail } from "@/components/hook-run-detail";
 import { keys } from "@/lib/keys";
-import { asJson, requireCtx } from "@/lib/session";
-import type { HookRunDetail as HookRunData } from "@/lib/types";
+import { requireCtx } from "@/lib/session";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -16,7 +15,7 @@ export default async function HookRunPage({ params }: Props) {
   const ctx = await requireCtx();
   const qc = new QueryClient();
   try {
-    qc.setQueryData(keys.hookRun(id), asJson<HookRunData>(await getHookRun({ ctx, id })));
+    qc.setQueryData(keys.hookRun(id), await getHookRun({ ctx, id }));
   } catch (err) {
     if (err instanceof LevelrailError && err.code === "not_found") notFound();
     throw err;

@@ -9,7 +9,7 @@ import { listHookRuns } from "@levelrail/services/hooks/list";
 import { listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { LevelrailError } from "@levelrail/spec/errors";
-import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
+import type { ServiceView } from "@levelrail/spec/service";
 import { Attachments } from "@/components/attachments";
 import { DeployControls } from "@/components/deploy-controls";
 import { EffectiveEnv } from "@/components/effective-env";
@@ -21,8 +21,7 @@ import { ServiceEnv } from "@/components/service-env";
 import { StatusCard } from "@/components/status-card";
 import { HOOK_RUNS_PAGE, hookRunPaging, keys } from "@/lib/keys";
 import { server } from "@/lib/server";
-import { asJson, requireCtx } from "@/lib/session";
-import type { HookRunPage } from "@/lib/types";
+import { requireCtx } from "@/lib/session";
 
 type Props = { params: Promise<{ name: string }> };
 
@@ -38,14 +37,14 @@ export default async function ServicePage({ params }: Props) {
   let service: ServiceView;
   try {
     service = await getService({ ctx, name });
-    qc.setQueryData(keys.service(name), asJson<ServiceView>(service));
+    qc.setQueryData(keys.service(name), service);
   } catch (err) {
     if (err instanceof LevelrailError && err.code === "not_found") notFound();
     throw err;
   }
   await Promise.all([
-    qc.prefetchQuery({ queryKey: keys.status(name), queryFn: async () => asJson<StatusView>(await getStatus({ ctx, name })) }),
-    qc.prefetchQuery({ queryKey: keys.deploys(name), queryFn: async () => asJson<ReleaseView[]>(await listReleases({ ctx, name })) }),
+    qc.prefetchQuery({ queryKey: keys.status(name), queryFn: () => getStatus({ ctx, name }) }),
+    qc.prefetchQuery({ queryKey: keys.deploys(name), queryFn: () => listReleases({ ctx, name }) }),
     qc.prefetchQuery({ queryKey: keys.effectiveEnv(name), queryFn: () => effectiveEnv({ ctx, name }) }),
     qc.prefetchQuery({ queryKey: keys.drift(name), queryFn: () => configDrift({ ctx, name }) }),
     qc.prefetchQuery({ queryKey: keys.secrets(name), queryFn: () => listSecrets({ ctx, name }) }),
@@ -53,7 +52,7 @@ export default async function ServicePage({ params }: Props) {
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
     qc.prefetchInfiniteQuery({
       queryKey: keys.serviceHookRuns(name),
-      queryFn: async () => asJson<HookRunPage>(await listHookRuns({ ctx, app: service.app, input: { service: name, limit: HOOK_RUNS_PAGE } })),
+      queryFn: () => listHookRuns({ ctx, app: service.app, input: { service: name, limit: HOOK_RUNS_PAGE } }),
       ...hookRunPaging,
     }),
   ]);

@@ -1,0 +1,73 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "./env";
+
+describe("envSchema", () => {
+  it("gives every variable its documented default", () => {
+    const env = parseEnv(envSchema, {}, "a test");
+    expect(env).toEqual({
+      DATABASE_URL: undefined,
+      LEVELRAIL_DATA_DIR: resolve(process.cwd(), ".levelrail"),
+      LEVELRAIL_MASTER_KEY: undefined,
+      LEVELRAIL_PREVIOUS_MASTER_KEYS: undefined,
+      LEVELRAIL_SHORT_NAME: "levelrail",
+      DOCKER_HOST: undefined,
+      LEVELRAIL_CADDY_ADMIN: "http://127.0.0.1:2019",
+      PORT: 3000,
+      LEVELRAIL_PUBLIC_URL: undefined,
+      LEVELRAIL_TRUSTED_PROXIES: [],
+      LEVELRAIL_INGRESS_HTTP_PORT: 80,
+      LEVELRAIL_INGRESS_HTTPS_PORT: 443,
+      LEVELRAIL_INGRESS_TLS: "on",
+      LEVELRAIL_NETWORK_POOL: "10.201.0.0/16",
+      LEVELRAIL_MESH_DNS_PORT: 10053,
+      LEVELRAIL_DRAIN_MS: 2000,
+      LEVELRAIL_HOOK_TIMEOUT_SECONDS: 300,
+      LEVELRAIL_METRICS_PORT: 9464,
+      LEVELRAIL_RESYNC_SECONDS: 30,
+    });
+    expect(publicUrl(env)).toBe("http://localhost:3000");
+  });
+
+  it("resolves a relative data dir against the working directory and keeps an absolute one", () => {
+    expect(parseEnv(envSchema, { LEVELRAIL_DATA_DIR: "data/x" }, "a test").LEVELRAIL_DATA_DIR).toBe(resolve(process.cwd(), "data/x"));
+    expect(parseEnv(envSchema, { LEVELRAIL_DATA_DIR: "/srv/levelrail" }, "a test").LEVELRAIL_DATA_DIR).toBe("/srv/levelrail");
+  });
+
+  it("derives the public URL from PORT unless it is set", () => {
+    expect(publicUrl(parseEnv(envSchema, { PORT: "3100" }, "a test"))).toBe("http://localhost:3100");
+    expect(publicUrl(parseEnv(envSchema, { PORT: "3100", LEVELRAIL_PUBLIC_URL: "https://panel.example.com/" }, "a test"))).toBe("https://panel.example.com");
+  });
+
+  it("reads trusted proxies as a list of addresses and ranges", () => {
+    const env = parseEnv(envSchema, { LEVELRAIL_TRUSTED_PROXIES: " 10.0.0.1, 192.168.0.0/16,::1 ," }, "a test");
+    expect(env.LEVELRAIL_TRUSTED_PROXIES).toEqual(["10.0.0.1", "192.168.0.0/16", "::1"]);
+  });
+
+  it("counts an optional variable set to the empty string as unset", () => {
+    const env = parseEnv(envSchema, { DATABASE_URL: "", DOCKER_HOST: "", LEVELRAIL_MASTER_KEY: "", LEVELRAIL_PUBLIC_URL: "", LEVELRAIL_TRUSTED_PROXIES: "" }, "a test");
+    expect(env).toMatchObject({ DATABASE_URL: undefined, DOCKER_HOST: undefined, LEVELRAIL_MASTER_KEY: undefined, LEVELRAIL_PUBLIC_URL: undefined, LEVELRAIL_TRUSTED_PROXIES: [] });
+    expect(() => parseEnv(envSchema.extend({ DATABASE_URL: requiredDatabaseUrl }), { DATABASE_URL: "" }, "the worker")).toThrow(/DATABASE_URL: is required/);
+  });
+
+  it("names every wrong variable at once", () => {
+    const run = () =>
+      parseEnv(
+        envSchema.extend({ DATABASE_URL: requiredDatabaseUrl }),
+        { PORT: "http", LEVELRAIL_TRUSTED_PROXIES: "proxy.local", LEVELRAIL_PUBLIC_URL: "ftp://x", LEVELRAIL_INGRESS_TLS: "maybe" },
+        "the worker",
+      );
+    expect(run).toThrow(/^invalid environment for the worker:/);
+    const message = (() => {
+      try {
+        run();
+        return "";
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    for (const name of ["DATABASE_URL", "PORT", "LEVELRAIL_TRUSTED_PROXIES.0", "LEVELRAIL_PUBLIC_URL", "LEVELRAIL_INGRESS_TLS"]) {
+      expect(message).toContain(`\n  ${name}: `);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { resolve } from "node:path";
+import { type ZodObject, type ZodRawShape, z } from "zod";
+import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+
+/**
+ * Every environment variable Levelrail reads, with its default, in one place (the README's
+ * configuration table lists the same). Nothing here reads `process.env`: each entrypoint picks
+ * the variables it uses from `envSchema` and parses them once with `parseEnv`.
+ */
+
+const port = z.coerce.number().int().min(1).max(65535);
+/** An optional variable set to the empty string (`DOCKER_HOST=`) counts as unset. */
+const optional = <T extends z.ZodType<string>>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+const address = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: "must be an IP address or a CIDR range" });
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_DATA_DIR = ".levelrail";
+export const DEFAULT_NETWORK_POOL = "10.201.0.0/16";
+
+export const envSchema = z.object({
+  /** A real PostgreSQL server; unset: the embedded one `npm start` runs under the data dir (the launcher then sets it). */
+  DATABASE_URL: optional(z.string()),
+  /** Embedded database, generated master key, logs; resolved against the working directory. */
+  LEVELRAIL_DATA_DIR: z
+    .string()
+    .min(1)
+    .default(DEFAULT_DATA_DIR)
+    .transform((dir) => resolve(dir)),
+  /** 32 bytes, base64; unset: generated once into `<data dir>/master.key`. */
+  LEVELRAIL_MASTER_KEY: optional(z.string()),
+  /** Older master keys (comma-separated base64), still accepted for decryption. */
+  LEVELRAIL_PREVIOUS_MASTER_KEYS: optional(z.string()),
+  /** Prefix of every Docker object the product creates. */
+  LEVELRAIL_SHORT_NAME: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,19}$/, "must be a lowercase DNS label of at most 20 characters")
+    .default(DEFAULT_SHORT_NAME),
+  /** The Docker engine to drive; unset: the local socket. */
+  DOCKER_HOST: optional(z.string()),
+  LEVELRAIL_CADDY_ADMIN: z.url().default("http://127.0.0.1:2019"),
+  /** The web UI and API. */
+  PORT: port.default(DEFAULT_PORT),
+  /** Where operators reach the panel; unset: `http://localhost:$PORT` (see `publicUrl`). */
+  LEVELRAIL_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).transform((u) => u.replace(/\/+$/, ""))),
+  /** Addresses (or CIDR ranges, comma-separated) whose `X-Forwarded-For` is believed; unset: none. */
+  LEVELRAIL_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(address)),
+  LEVELRAIL_INGRESS_HTTP_PORT: port.default(80),
+  LEVELRAIL_INGRESS_HTTPS_PORT: port.default(443),
+  /** `off`: every domain on plain HTTP only (no certificates). */
+  LEVELRAIL_INGRESS_TLS: z.enum(["on", "off"]).default("on"),
+  /** Where app networks get their /26 subnets (the worker checks the size). */
+  LEVELRAIL_NETWORK_POOL: z.string().default(DEFAULT_NETWORK_POOL),
+  /** Loopback port of the mesh DNS for Caddy. */
+  LEVELRAIL_MESH_DNS_PORT: port.default(10053),
+  /** How long an old container keeps serving after the switch. */
+  LEVELRAIL_DRAIN_MS: z.coerce.number().int().min(0).default(2000),
+  /** Timeout of a hook whose service sets none. */
+  LEVELRAIL_HOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+  /** Prometheus metrics on 127.0.0.1. */
+  LEVELRAIL_METRICS_PORT: port.default(9464),
+  /** How often the worker re-reads every service as a safety net for lost wake-ups. */
+  LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
+});
+
+/** `DATABASE_URL` for the entrypoints that cannot run without it (the web app, the worker). */
+export const requiredDatabaseUrl = z
+  .string({ error: "is required (npm start sets it)" })
+  .min(1, "is required (npm start sets it)");
+
+/** The URL operators reach the panel at: `LEVELRAIL_PUBLIC_URL`, else `http://localhost:$PORT`. */
+export function publicUrl(env: { PORT: number; LEVELRAIL_PUBLIC_URL?: string | undefined }): string {
+  return env.LEVELRAIL_PUBLIC_URL ?? `http://localhost:${env.PORT}`;
+}
+
+/**
+ * Parses `source` (an entrypoint passes `process.env`) with `schema`; a bad or missing variable
+ * throws one error naming every wrong variable, for `who` ("the worker", "the web app").
+ */
+export function parseEnv<S extends ZodRawShape>(schema: ZodObject<S>, source: Record<string, string | undefined>, who: string): z.output<ZodObject<S>> {
+  const r = schema.safeParse(source);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  throw new Error(`invalid environment for ${who}:\n  ${lines.join("\n  ")}`);
+}
