@@ -20,6 +20,7 @@ const SOURCES = [
   "packages/spec/src/dataplane.ts",
   "packages/spec/src/naming.ts",
   "packages/docker/src/index.ts",
+  "packages/config/src/env.ts",
 ];
 
 /** A short hash of the data plane's code: what `/healthz` must report for the running one to be adopted. */

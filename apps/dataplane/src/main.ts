@@ -2,25 +2,27 @@
 // Ctrl-C nor a crash of the panel reaches it), adopted by the next `npm start`, replaced without a
 // gap by a newer version (it binds beside the old one, then tells it to go).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { z } from "zod";
+import { envSchema, parseEnv } from "@levelrail/config/env";
 import { dockerRuntime } from "@levelrail/docker";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
-import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
 import { DataPlane } from "./server";
 
-const env = z
-  .object({
-    LEVELRAIL_DATA_DIR: z.string().default(".levelrail"),
-    LEVELRAIL_SHORT_NAME: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/).default(DEFAULT_SHORT_NAME),
-    LEVELRAIL_MESH_DNS_PORT: z.coerce.number().int().min(1).max(65535).default(10053),
-    LEVELRAIL_DATAPLANE_VERSION: z.string().default("dev"),
-    DOCKER_HOST: z.string().optional(),
-  })
-  .parse(process.env);
+const schema = envSchema
+  .pick({ LEVELRAIL_DATA_DIR: true, LEVELRAIL_SHORT_NAME: true, LEVELRAIL_MESH_DNS_PORT: true, DOCKER_HOST: true })
+  .extend({ LEVELRAIL_DATAPLANE_VERSION: z.string().default("dev") });
+const env = (() => {
+  try {
+    return parseEnv(schema, process.env, "the data plane");
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+})();
 
 const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
-const dir = join(resolve(env.LEVELRAIL_DATA_DIR), DATAPLANE_DIR);
+const dir = join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR);
 mkdirSync(dir, { recursive: true });
 const pidFile = join(dir, "dns.pid");
 

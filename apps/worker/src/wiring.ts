@@ -150,10 +150,24 @@ export async function startWorker(o: WorkerOptions) {
 
   const unlisten = await listenDesired(o.sql, route);
   // A container of ours that dies, starts or goes away wakes its service at once, not at the next resync.
-  const unwatch = o.runtime.watchContainers(instanceFilter(o.shortName), (e) => {
-    const svc = e.labels[Labels.service];
-    if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(serviceKey(svc));
-  });
+  let engineSeen = false;
+  const unwatch = o.runtime.watchContainers(
+    instanceFilter(o.shortName),
+    (e) => {
+      const svc = e.labels[Labels.service];
+      if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(serviceKey(svc));
+    },
+    () => {
+      // The engine's event stream is back after a gap (dockerd restarted): look at everything now,
+      // instead of when each key's backoff, grown while the engine was away, runs out.
+      if (engineSeen) {
+        o.log("[worker] the Docker engine is back: resyncing now");
+        for (const r of runners) r.retryNow();
+        resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
+      }
+      engineSeen = true;
+    },
+  );
   await resync();
   const timer = setInterval(() => {
     resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
