@@ -10,6 +10,7 @@
 import { createApp } from "@levelrail/services/app/app";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
+import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "@levelrail/worker/harness";
 
@@ -42,13 +43,14 @@ await s.startWorker({
   },
 });
 
-async function productDeploy(service: string, image: string): Promise<number> {
+/** `service` by name (what the verb takes) and id (what its reconcile key carries). */
+async function productDeploy(service: { name: string; id: string }, image: string): Promise<number> {
   const t0 = performance.now();
-  waitingFor = { key: `service:${service}`, t0 };
-  const rel = await deployService({ ctx, name: service, input: { image } });
+  waitingFor = { key: formatKey(serviceKey(service.id)), t0 };
+  const rel = await deployService({ ctx, name: service.name, input: { image } });
   // Done when this release succeeded and the service is back to running: the worker writes that
   // only after the old container is gone (the release itself succeeds at the switch, before).
-  await s.waitRelease(service, rel.id);
+  await s.waitRelease(service.name, rel.id);
   return performance.now() - t0;
 }
 
@@ -72,8 +74,7 @@ async function baselineDeploy(name: string, image: string, old: string | null): 
 }
 
 try {
-  const service = "bench-web";
-  await createService({ ctx, input: { name: service, app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz" } });
+  const service = await createService({ ctx, input: { name: "bench-web", app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz" } });
   await productDeploy(service, images[0]!.tag); // warm-up, creates the network
   const product: number[] = [];
   const baseline: number[] = [];

@@ -17,7 +17,7 @@ import { Fatal, livePanelPid } from "./lib/util.mjs";
 import { serveStack, untilStopped } from "./serve.mjs";
 
 /** The embedded PostgreSQL of `npm start` (`npm test` uses another, so both can run at once). */
-const PG_PORT = 54329;
+const PG_PORT = Number(process.env.LEVELRAIL_PG_PORT ?? 54329);
 
 handleSignals({ exitCode: 0 });
 await runMain(async () => {

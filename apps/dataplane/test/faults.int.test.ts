@@ -1,0 +1,241 @@
+import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb } from "@levelrail/db/client";
+import { demuxLogs, dockerRuntime } from "@levelrail/docker";
+import { createApp } from "@levelrail/services/app/app";
+import { deployService } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
+import { createService } from "@levelrail/services/service/write";
+import { instanceFilter } from "@levelrail/spec/naming";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
+import { freePort } from "@levelrail/testkit/registry";
+import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { waitFor } from "@levelrail/testkit/wait";
+import { Panel, pidsOf, repoRoot } from "./panel";
+
+/**
+ * The data plane outlives the control plane (CONTRACT §1, §8): a real `npm start` serves two
+ * domains and a service-to-service call under keep-alive load while its processes are killed,
+ * interrupted, restarted and starved of their database. Zero failed requests, and the same
+ * containers afterwards.
+ */
+const V1 = { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true } as const;
+const V2 = { tag: "levelrail-test/web:v2", body: "v2\n", healthy: true } as const;
+/** Serves HTTP (for readiness) and calls `http://api:8080/` ten times a second, printing OK or FAIL. */
+const CALLER = {
+  tag: "levelrail-test/caller:v1",
+  body: "caller\n",
+  healthy: true,
+  cmd: [
+    "/bin/sh",
+    "-c",
+    "/bin/busybox httpd -p 8080 -h /www; while :; do if /bin/busybox timeout 3 /bin/busybox wget -q -O /dev/null http://api:8080/; then echo OK; else echo FAIL; fi; /bin/busybox usleep 100000; done",
+  ],
+} as const;
+
+const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
+const short = `lrf${randomBytes(2).toString("hex")}`;
+const dataDir = mkdtempSync(join(tmpdir(), "levelrail-faults-"));
+const masterKey = randomBytes(32).toString("base64");
+let panel: Panel;
+let ingressPort: number;
+let db: ReturnType<typeof createDb>;
+let ctx: Awaited<ReturnType<typeof seedOrg>>;
+const domains = { web: `web-${short}.localhost`, api: `api-${short}.localhost` };
+
+const containers = async () => (await runtime.listContainers(instanceFilter(short))).filter((c) => c.labels["levelrail.role"] === undefined);
+const callerLog = async () => {
+  const [c] = (await containers()).filter((x) => x.name.startsWith(`${short}-caller-`));
+  if (!c) throw new Error("no caller container");
+  const text = demuxLogs((await runtime.docker.getContainer(c.id).logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer);
+  return { ok: text.split("\nOK").length - 1, failed: text.split("\nFAIL").length - 1 };
+};
+const running = async (name: string, releaseId?: string) =>
+  waitFor(`${name} to run${releaseId ? ` release ${releaseId}` : ""}`, async () => {
+    const st = await getStatus({ ctx, name }).catch(() => undefined);
+    if (!st || st.phase !== "running" || st.lastDeploy?.outcome !== "succeeded") return undefined;
+    return !releaseId || st.lastDeploy.id === releaseId ? st : undefined;
+  }, { timeoutMs: 120_000, describe: async () => JSON.stringify(await getStatus({ ctx, name }).catch((e: unknown) => String(e))) });
+const loads = () =>
+  Object.values(domains).map((host) => startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host, concurrency: 2, maxRequests: 2_000_000, maxMs: 240_000, timeoutMs: 5000 }));
+
+let flip = 0;
+/** A deploy of `api` (v1 ↔ v2): the change requested around a fault, which must complete afterwards. */
+const deployApi = async () => deployService({ ctx, name: "api", input: { image: (flip++ % 2 === 0 ? V2 : V1).tag } });
+
+/** The containers of each service, by name (api's change on purpose: it is redeployed around each fault). */
+const containerIds = async () => {
+  const all = await containers();
+  const of = (name: string) => all.filter((c) => c.name.startsWith(`${short}-${name}-`)).map((c) => c.id).sort();
+  return { web: of("web"), api: of("api"), caller: of("caller") };
+};
+
+/**
+ * Runs `fault` under load through both domains and the caller's service-to-service calls; checks
+ * zero failures, the same containers of `web` and `caller`, exactly one of `api`, and that the
+ * deploy requested around the fault completed.
+ */
+async function survive(fault: (requestDeploy: () => Promise<string>) => Promise<void>) {
+  const before = await containerIds();
+  const callerBefore = await callerLog();
+  const ls: RunningLoad[] = loads();
+  let releaseId: string | null = null;
+  try {
+    for (const l of ls) await l.successes(100);
+    await fault(async () => (releaseId = (await deployApi()).id));
+    if (releaseId) await running("api", releaseId);
+    for (const l of ls) await l.successes(200);
+  } finally {
+    for (const l of ls) await l.stop();
+  }
+  for (const l of ls) expect(l.result.failed, JSON.stringify({ total: l.result.total, failures: l.result.failures })).toBe(0);
+  const callerAfter = await callerLog();
+  expect(callerAfter.failed - callerBefore.failed, "service-to-service calls failed").toBe(0);
+  expect(callerAfter.ok).toBeGreaterThan(callerBefore.ok);
+  const after = await containerIds();
+  expect({ web: after.web, caller: after.caller }).toEqual({ web: before.web, caller: before.caller });
+  expect(after.api).toHaveLength(1);
+}
+
+beforeAll(async () => {
+  for (const img of [V1, V2, CALLER]) await ensureTestImage(runtime.docker, img);
+  const [web, pg, caddy, mesh, metrics] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  ingressPort = await freePort();
+  panel = new Panel({
+    ...process.env,
+    DATABASE_URL: "",
+    LEVELRAIL_DATA_DIR: dataDir,
+    LEVELRAIL_SHORT_NAME: short,
+    LEVELRAIL_MASTER_KEY: masterKey,
+    PORT: String(web),
+    LEVELRAIL_PG_PORT: String(pg),
+    LEVELRAIL_CADDY_ADMIN: `http://127.0.0.1:${caddy}`,
+    LEVELRAIL_MESH_DNS_PORT: String(mesh),
+    LEVELRAIL_METRICS_PORT: String(metrics),
+    LEVELRAIL_INGRESS_HTTP_PORT: String(ingressPort),
+    LEVELRAIL_INGRESS_TLS: "off",
+    LEVELRAIL_DRAIN_MS: "1000",
+  });
+  await panel.start();
+  db = createDb(readFileSync(join(dataDir, "database.url"), "utf8").trim());
+  ctx = await seedOrg(db.db, "faults", testKit(masterKey));
+  await createApp({ ctx, input: { name: "shop" } });
+  await createService({ ctx, input: { name: "web", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.web] } });
+  await createService({ ctx, input: { name: "api", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.api] } });
+  await createService({ ctx, input: { name: "caller", app: "shop", image: CALLER.tag, port: 8080, healthPath: "/healthz" } });
+  for (const name of ["web", "api", "caller"]) await deployService({ ctx, name, input: {} });
+  for (const name of ["web", "api", "caller"]) await running(name);
+  await waitFor("the caller to reach api", async () => ((await callerLog()).ok > 3 ? true : undefined), { timeoutMs: 30_000 });
+}, 400_000);
+
+afterAll(async () => {
+  await db?.sql.end({ timeout: 5 }).catch(() => {});
+  try {
+    panel?.signalGroup("SIGINT");
+    await panel?.exited();
+  } catch {
+    // already gone
+  }
+  const stop = spawn(process.execPath, ["scripts/levelrail.mjs", "stop", "--all"], { cwd: repoRoot, env: { ...process.env, LEVELRAIL_DATA_DIR: dataDir }, stdio: "ignore" });
+  await new Promise((r) => stop.once("exit", r));
+  for (const c of await runtime.listContainers(instanceFilter(short))) await runtime.removeContainer(c.id);
+  for (const n of await runtime.listNetworks(instanceFilter(short))) await runtime.removeNetwork(n.name);
+  rmSync(dataDir, { recursive: true, force: true });
+}, 120_000);
+
+describe("the apps keep serving whatever happens to the panel", () => {
+  it("kill -9 of the worker during a deploy: the launcher restarts it, the deploy completes, nothing fails", async () => {
+    await survive(async (requestDeploy) => {
+      const worker = panel.childPid("worker");
+      await requestDeploy();
+      process.kill(worker, "SIGKILL");
+      await panel.logged("worker exited (SIGKILL); restarting it");
+    });
+  });
+
+  it("kill -9 of the web app: restarted, nothing fails", async () => {
+    await survive(async () => {
+      process.kill(panel.childPid("web"), "SIGKILL");
+      await panel.logged("web exited (SIGKILL); restarting it");
+    });
+  });
+
+  it("kill -9 of the launcher's whole process group, a deploy requested meanwhile, then npm start again: adopted, not restarted", async () => {
+    await survive(async (requestDeploy) => {
+      panel.signalGroup("SIGKILL");
+      await panel.exited();
+      await requestDeploy(); // the embedded PostgreSQL runs in a group of its own: the verb still writes
+      await panel.start();
+      expect(panel.output).toMatch(/data plane running \(pid \d+, version \w+, state generation \d+\): adopted/);
+    });
+  });
+
+  it("Ctrl-C, then npm start again: the data plane is adopted and nothing fails", async () => {
+    await survive(async (requestDeploy) => {
+      await requestDeploy();
+      panel.signalGroup("SIGINT");
+      await panel.exited();
+      await panel.start();
+      expect(panel.output).toMatch(/adopted/);
+    });
+  });
+
+  it("PostgreSQL frozen for 30 s: apps serve, the deploy requested before it completes afterwards", async () => {
+    await survive(async (requestDeploy) => {
+      await requestDeploy();
+      const [postmaster] = pidsOf(`-D ${join(dataDir, "pg")}`);
+      expect(postmaster).toBeTruthy();
+      process.kill(postmaster!, "SIGSTOP");
+      try {
+        await new Promise((r) => setTimeout(r, 30_000));
+      } finally {
+        process.kill(postmaster!, "SIGCONT");
+      }
+    });
+  }, 180_000);
+
+  it("dockerd restarts: containers, networks and the data plane's listeners come back, every domain serves again, nothing duplicated", async () => {
+    const before = await containerIds();
+    const restart = Date.now();
+    await restartDockerd();
+    const back = Date.now();
+    for (const host of Object.values(domains)) {
+      await waitFor(`${host} to serve again`, async () => {
+        const r = await fetch(`http://127.0.0.1:${ingressPort}/`, { headers: { Host: host }, signal: AbortSignal.timeout(2000) }).catch(() => null);
+        return r?.status === 200 ? true : undefined;
+      }, { timeoutMs: 60_000 });
+    }
+    console.log(`dockerd restart: down ${back - restart} ms; every domain serving ${Date.now() - back} ms after the engine answered`);
+    const okBefore = (await callerLog()).ok;
+    await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > okBefore + 3 ? true : undefined), { timeoutMs: 60_000 });
+    expect(await containerIds()).toEqual(before); // the same containers, restarted by the engine
+  }, 240_000);
+});
+
+const comm = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+};
+
+/** Restarts the Docker engine the way it runs here: systemd's unit, or the dockerd `npm test` started. */
+async function restartDockerd(): Promise<void> {
+  const ping = () => runtime.ping().then(() => true, () => false);
+  if (existsSync("/run/systemd/system")) {
+    await new Promise((r) => spawn("systemctl", ["restart", "docker"], { stdio: "ignore" }).once("exit", r));
+  } else {
+    const dockerd = () => pidsOf("dockerd").filter((p) => comm(p) === "dockerd");
+    for (const pid of dockerd()) process.kill(pid, "SIGTERM");
+    await waitFor("dockerd to stop", async () => (dockerd().length ? undefined : true), { timeoutMs: 60_000, intervalMs: 200 });
+    const fd = openSync(join(dataDir, "dockerd.log"), "a");
+    spawn("dockerd", [], { detached: true, stdio: ["ignore", fd, fd] }).unref();
+  }
+  await waitFor("dockerd to answer", async () => ((await ping()) ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
+}
