@@ -3,9 +3,12 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
+import type { MeshPort } from "@levelrail/spec/dataplane";
+import { formatKey, serviceKey } from "@levelrail/spec/keys";
+import { Labels, instanceFilter, meshName, meshZone, networkName } from "@levelrail/spec/naming";
 import { httpProber } from "./controllers/application/ports";
-import { type MeshPort, applicationController, serviceKey } from "./controllers/application/reconcile";
+import { ProberManager } from "./controllers/application/prober";
+import { applicationController } from "./controllers/application/reconcile";
 import { caddyAdmin } from "./controllers/ingress/caddy";
 import { type IngressSettings, isLocalDomain } from "./controllers/ingress/desired";
 import { INGRESS_KEY, ingressController } from "./controllers/ingress/reconcile";
@@ -55,17 +58,35 @@ export async function startWorker(o: WorkerOptions) {
   const mesh = new MeshDns({ zone, log: o.log });
   await mesh.listen("127.0.0.1", o.meshDnsPort);
 
+  // Temporary adapter (until the data-plane process takes over): the new MeshPort onto the in-process
+  // MeshDns, which needs the container's address and must listen on the app network's gateway itself.
   const gatewayFailures = new Set<string>();
+  const meshNames = new Map<string, string>(); // serviceId → mesh name
+  const serveApp = async (gateway: string, app: string) => {
+    try {
+      await mesh.listen(gateway, 53, `${app}.${zone}`);
+    } catch (err) {
+      // Containers still run; only mesh names fail to resolve inside them. Say so once per gateway.
+      if (!gatewayFailures.has(gateway)) o.log(`[mesh-dns] cannot listen on ${gateway}:53 (${describe(err)}); mesh names will not resolve inside app containers`);
+      gatewayFailures.add(gateway);
+    }
+  };
   const meshPort: MeshPort = {
-    setActive: (name, address) => mesh.setActive(name, address),
-    async serveApp(gateway, app) {
-      try {
-        await mesh.listen(gateway, 53, `${app}.${zone}`);
-      } catch (err) {
-        // Containers still run; only mesh names fail to resolve inside them. Say so once per gateway.
-        if (!gatewayFailures.has(gateway)) o.log(`[mesh-dns] cannot listen on ${gateway}:53 (${describe(err)}); mesh names will not resolve inside app containers`);
-        gatewayFailures.add(gateway);
+    async setActive(serviceId, entry) {
+      const before = meshNames.get(serviceId);
+      if (!entry) {
+        if (before) mesh.setActive(before, null);
+        meshNames.delete(serviceId);
+        return;
       }
+      const name = meshName(o.shortName, entry.app, entry.service);
+      if (before && before !== name) mesh.setActive(before, null);
+      meshNames.set(serviceId, name);
+      const network = networkName(o.shortName, entry.appId);
+      const net = await o.runtime.inspectNetwork(network);
+      if (net?.gateway) await serveApp(net.gateway, entry.app);
+      const c = await o.runtime.inspectContainer(entry.container);
+      mesh.setActive(name, c?.addresses[network] ?? null);
     },
   };
 
@@ -84,13 +105,15 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const stores = pgEnvStores(o.db, o.keyring);
-  const application = runner(
+  // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
+  const prober = new ProberManager({ prober: httpProber, intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
+  const application: Runner = runner(
     applicationController({
       shortName: o.shortName,
       runtime: o.runtime,
       store,
       status: store,
-      prober: httpProber,
+      prober,
       probeIntervalMs: o.probeIntervalMs ?? 100,
       envStores: stores,
       registry: stores,
@@ -132,13 +155,13 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const resync = async () => {
-    const names = new Set(await store.listServiceNames());
+    const ids = new Set(await store.listServiceIds());
     // Containers of services that no longer exist are reconciled too, so they get removed.
     for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) {
       const svc = c.labels[Labels.service];
-      if (svc) names.add(svc);
+      if (svc) ids.add(svc);
     }
-    for (const name of names) application.enqueue(serviceKey(name));
+    for (const id of ids) application.enqueue(formatKey(serviceKey(id)));
     networks.enqueue(NETWORKS_KEY);
     ingress?.enqueue(INGRESS_KEY);
   };
@@ -147,7 +170,7 @@ export async function startWorker(o: WorkerOptions) {
   // A container of ours that dies, starts or goes away wakes its service at once, not at the next resync.
   const unwatch = o.runtime.watchContainers(instanceFilter(o.shortName), (e) => {
     const svc = e.labels[Labels.service];
-    if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(serviceKey(svc));
+    if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
   });
   await resync();
   const timer = setInterval(() => {
@@ -166,6 +189,7 @@ export async function startWorker(o: WorkerOptions) {
     async stop() {
       clearInterval(timer);
       unwatch();
+      prober.stop();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
       mesh.close();

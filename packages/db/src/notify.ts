@@ -14,5 +14,5 @@ export async function listenDesired(sql: Sql, onKey: (key: string) => void): Pro
   return () => sub.unlisten();
 }
 
-/** Reconcile key of the application controller for one service. */
-export const serviceKey = (name: string) => `service:${name}`;
+/** Reconcile key of the application controller for one service, by its id (the wire form of `@levelrail/spec/keys`). */
+export const serviceKey = (id: string) => `service:${id}`;

@@ -39,7 +39,7 @@ async function record(
     .update(service)
     .set({ currentReleaseId: row!.id, restartNonce: r.restartNonce, updatedAt: new Date() })
     .where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
-  await notifyDesired(tx, serviceKey(s.name));
+  await notifyDesired(tx, serviceKey(s.id));
   return row!;
 }
 

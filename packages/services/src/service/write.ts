@@ -71,7 +71,7 @@ export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }
   const row = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
-      await notifyDesired(tx, serviceKey(name));
+      await notifyDesired(tx, serviceKey(r!.id));
       return r!;
     }),
   );
@@ -90,7 +90,7 @@ export async function patchService({ ctx, name, input }: { ctx: Ctx; name: strin
       .where(and(eq(service.id, s.id), inArray(service.orgId, scope(ctx))))
       .returning();
     // Nothing restarts (Deploy applies a change), but routes follow domains at once.
-    await notifyDesired(tx, serviceKey(name));
+    await notifyDesired(tx, serviceKey(s.id));
     return r!;
   });
   return serviceView(row, appName);
@@ -104,7 +104,7 @@ export async function deleteService({ ctx, name }: { ctx: Ctx; name: string }): 
     // The last service of an app takes the app with it; its network goes on the next cleanup pass.
     const [left] = await tx.select({ n: count() }).from(service).where(eq(service.appId, s.appId));
     if ((left?.n ?? 0) === 0) await tx.delete(app).where(and(eq(app.id, s.appId), eq(app.orgId, s.orgId)));
-    await notifyDesired(tx, serviceKey(name));
+    await notifyDesired(tx, serviceKey(s.id));
     await notifyDesired(tx, NETWORKS_KEY);
   });
 }

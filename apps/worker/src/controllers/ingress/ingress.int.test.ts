@@ -178,7 +178,7 @@ describe("the ingress controller", () => {
     await s.db.transaction(async (tx) => {
       await tx.update(service).set({ domains: [apiDomain] }).where(eq(service.name, "web"));
       await tx.update(service).set({ domains: [web] }).where(eq(service.name, "api"));
-      await notifyDesired(tx, serviceKey("api"));
+      await notifyDesired(tx, serviceKey(await s.serviceId("api")));
     });
     await serves(web, "v1\n");
     await serves(apiDomain, "v2\n");
@@ -188,7 +188,7 @@ describe("the ingress controller", () => {
     await s.db.transaction(async (tx) => {
       await tx.update(service).set({ domains: [web] }).where(eq(service.name, "web"));
       await tx.update(service).set({ domains: [] }).where(eq(service.name, "api"));
-      await notifyDesired(tx, serviceKey("web"));
+      await notifyDesired(tx, serviceKey(await s.serviceId("web")));
     });
     await serves(web, "v2\n");
     await ingressPass();
@@ -210,7 +210,7 @@ describe("the ingress controller", () => {
       // The same host twice in one route (a case-variant the API's lowercasing would have caught): Caddy refuses the whole config.
       const bad = `dup-${s.shortName}.localhost`;
       await s.db.update(service).set({ domains: [bad, bad.toUpperCase()] }).where(eq(service.name, "bad"));
-      await notifyDesired(s.db, serviceKey("bad"));
+      await notifyDesired(s.db, serviceKey(await s.serviceId("bad")));
       const st = await waitFor("the rejection on bad's status", async () => {
         const x = await getStatus({ ctx: s.ctx, name: "bad" });
         return x.ingress?.live === false && x.ingress.message !== "waiting for the ingress controller" ? x : undefined;
@@ -235,7 +235,7 @@ describe("the ingress controller", () => {
     // The API refuses it (409 naming domains); a write that slips past (a race) is settled by the controller.
     await expect(patchService({ ctx: s.ctx, name: "api", input: { domains: [web, apiDomain] } })).rejects.toMatchObject({ code: "conflict", field: "domains" });
     await s.db.update(service).set({ domains: [web, apiDomain] }).where(eq(service.name, "api"));
-    await notifyDesired(s.db, serviceKey("api"));
+    await notifyDesired(s.db, serviceKey(await s.serviceId("api")));
     await ingressPass();
     await serves(apiDomain, "v1\n"); // api's other domain went live
     const st = await getStatus({ ctx: s.ctx, name: "api" });
