@@ -314,6 +314,7 @@ function snapshot(c: FakeContainer): ManagedContainer {
     exitCode: c.state === "exited" || c.state === "dead" || c.state === "restarting" || c.restartCount > 0 ? c.exitCode : null,
     createdAt: c.createdAt,
     restartCount: c.restartCount,
+    restartPolicy: c.restartPolicy,
     addresses: { ...c.addresses },
   };
 }

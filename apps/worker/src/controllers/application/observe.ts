@@ -1,7 +1,7 @@
 import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
 import { Labels, containerName, networkName, serviceFilter } from "@levelrail/spec/naming";
-import type { Desired, EnvObservation, Observed } from "./plan";
+import { type Desired, type EnvObservation, type Observed, isLive } from "./plan";
 import type { ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
 
@@ -49,7 +49,7 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
   const rel = service?.release;
   if (!service || !rel || rel.outcome === "failed") return { desired, observed };
   const target = rel.imageId === null ? null : containerName(o.shortName, service.name, rel.imageId, rel.restartNonce);
-  if (rel.outcome === "succeeded" && observed.containers.some((c) => c.name === target)) return { desired, observed };
+  if (rel.outcome === "succeeded" && observed.containers.some((c) => c.name === target && isLive(c))) return { desired, observed };
 
   observed.env = await environment(o.envStores, service.envTarget, rel.spec.env);
   if (!observed.env.ok) return { desired, observed };

@@ -73,6 +73,8 @@ export type Step =
   | { kind: "done"; publish: ActiveEntry; remove: ManagedContainer[]; status: ObservedStatus; requeueAfterMs: number | null };
 
 const isRunning = (c: ManagedContainer) => c.state === "running";
+/** The switch gives a container `unless-stopped`: from then on its crashes are the engine's to restart. */
+export const isLive = (c: ManagedContainer) => c.restartPolicy === "unless-stopped";
 
 /** Pure: the one next step from what is wanted and what was seen. */
 export function plan(d: Desired, o: Observed): Step {
@@ -96,8 +98,9 @@ export function plan(d: Desired, o: Observed): Step {
   const target = o.containers.find((c) => c.name === targetName);
   const others = o.containers.filter((c) => c.name !== targetName);
 
-  // Live: the release succeeded and its container exists, whatever state the engine keeps it in.
-  if (rel.outcome === "succeeded" && target) {
+  // Live: the release succeeded and its container was switched to (`unless-stopped`), whatever state the
+  // engine keeps it in now. One made again (removed by hand) proves itself and is switched to first.
+  if (rel.outcome === "succeeded" && target && isLive(target)) {
     if (o.hookContainers.length > 0) return { kind: "remove-leftovers", remove: o.hookContainers };
     const drainLeft = (rel.finishedAt ?? 0) + d.drainMs - o.now;
     if (others.length > 0 && drainLeft > 0) {
@@ -176,7 +179,9 @@ export function plan(d: Desired, o: Observed): Step {
   const detail = probe?.detail ?? (address ? "not probed yet" : "no address on the app network yet");
   const budgetMs = readyBudgetSeconds * 1000;
   const elapsed = o.now - target.createdAt;
-  if (elapsed >= budgetMs) {
+  // Out of budget fails only once the prober has answered: an adopted container (a no-op Deploy, a
+  // restarted worker) gets its one probe first, as a fresh one would.
+  if (elapsed >= budgetMs && (probe || !address)) {
     const message = `${target.name} was not ready within ${readyBudgetSeconds}s (GET ${healthPath} on port ${port}: ${detail})`;
     return { kind: "fail", message, remove: target, logsOf: null, active: othersServing };
   }

@@ -84,8 +84,7 @@ export class ProberManager {
 
   private async probe(w: Worker): Promise<void> {
     const { target } = w;
-    const left = target.since + target.budgetMs - this.now();
-    const result = await this.o.prober.probe(target.url, Math.max(1, Math.min(2000, left)));
+    const result = await this.o.prober.probe(target.url, Math.min(2000, target.budgetMs));
     if (w.done) return;
     w.result = result;
     if (result.ready || this.now() - target.since >= target.budgetMs) {
