@@ -58,6 +58,7 @@ export class FakeEngine implements Runtime {
   private nextStartError: string | null = null;
   private nextWaitError: Error | null = null;
   private readonly waiters = new Map<string, Waiter[]>();
+  private readonly followers = new Map<string, ((text: string) => void)[]>();
   private readonly watchers = new Set<{ filters: string[]; onEvent: (e: { action: string; labels: Record<string, string> }) => void }>();
 
   // ---- scripting faults and situations ----
@@ -112,6 +113,13 @@ export class FakeEngine implements Runtime {
     const c = this.get(nameOrId);
     if (!c) throw Object.assign(new Error(`no such container: ${nameOrId}`), { statusCode: 404 });
     return c;
+  }
+
+  /** The container's process prints `text` (followers of its logs get it at once). */
+  print(nameOrId: string, text: string): void {
+    const c = this.must(nameOrId);
+    c.output += text;
+    for (const f of this.followers.get(c.id) ?? []) f(text);
   }
 
   /** The container's process ends with `code` (the engine restarts it only under its restart policy: see `restart`). */
@@ -243,7 +251,9 @@ export class FakeEngine implements Runtime {
   async followLogs(id: string, onChunk: (text: string) => void): Promise<void> {
     const c = this.must(id);
     if (c.output) onChunk(c.output);
-    if (c.state === "running") await new Promise<number>((resolve) => this.waitFor(c.id, resolve));
+    if (c.state !== "running") return;
+    this.followers.set(c.id, [...(this.followers.get(c.id) ?? []), onChunk]);
+    await new Promise<number>((resolve) => this.waitFor(c.id, resolve));
   }
 
   async waitExit(id: string): Promise<number> {
@@ -288,6 +298,7 @@ export class FakeEngine implements Runtime {
   private wake(id: string, code: number) {
     const ws = this.waiters.get(id) ?? [];
     this.waiters.delete(id);
+    this.followers.delete(id);
     for (const w of ws) w(code);
   }
   private emit(action: string, c: FakeContainer) {
