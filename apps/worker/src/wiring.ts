@@ -167,10 +167,10 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const unlisten = await listenDesired(o.sql, route);
-  // A container of ours that dies, starts or goes away wakes its service at once, not at the next resync.
+  // A container of ours that dies, starts (the engine restarting a live one) or goes away wakes its service at once, not at the next resync.
   const unwatch = o.runtime.watchContainers(instanceFilter(o.shortName), (e) => {
     const svc = e.labels[Labels.service];
-    if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
+    if (svc && ["die", "destroy", "stop", "kill", "oom", "start"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
   });
   await resync();
   const timer = setInterval(() => {

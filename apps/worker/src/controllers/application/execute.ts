@@ -2,6 +2,7 @@ import type { ManagedContainer, RegistryAuth, Runtime } from "@levelrail/docker"
 import { UnresolvableError } from "@levelrail/spec/env";
 import type { MeshPort } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
+import { Labels } from "@levelrail/spec/naming";
 import type { ReconcileResult } from "../../reconcile/controller";
 import { ensureAppNetwork } from "../../network/app-network";
 import type { SubnetPool } from "../../network/pool";
@@ -110,7 +111,14 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
         await removeAll(step.stopFirst);
         active = null; // gone: nothing serves until the new one is ready, and a failure must not claim otherwise
       }
-      await runtime.createContainer(step.options); // null: the name exists already, adopted next pass
+      if ((await runtime.createContainer(step.options)) === null) {
+        // The name is taken: ours (a crash after create, or a pass racing) is adopted next pass; a
+        // container that is not this service's is never adopted, and nothing else can free its name.
+        const taken = await runtime.inspectContainer(step.options.name);
+        if (taken && !ownedBy(taken, x.shortName, svc.id)) {
+          return void (await fail(`container name ${step.options.name} is taken by a container that is not this service's; remove it and deploy again`, active));
+        }
+      }
       await x.status.setStatus(svc.id, st.deploying(rel.spec.image, "starting", active?.name ?? null, `starting ${step.options.name}`));
       return NEXT;
     }
@@ -151,6 +159,11 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       return NEXT; // the next pass removes the old ones at once (no drain configured)
     }
   }
+}
+
+/** Whether a container carries this installation's and this service's labels (checked after inspecting it, not trusted from its name). */
+function ownedBy(c: ManagedContainer, shortName: string, serviceId: string): boolean {
+  return c.labels[Labels.managed] === "true" && c.labels[Labels.instance] === shortName && c.labels[Labels.service] === serviceId;
 }
 
 /** Resolve the release's image once, following the pull policy, with the declared login. */

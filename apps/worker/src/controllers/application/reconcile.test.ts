@@ -164,6 +164,15 @@ describe("application controller: a deploy over a live release", () => {
     expect(t.store.status).toMatchObject({ phase: "running", activeContainer: NEW });
   });
 
+  it("a name taken by a container that is not this service's fails the release, and that container is left alone", async () => {
+    const t = over();
+    t.engine.add({ name: NEW, state: "running", labels: { "levelrail.service": SVC_ID } }); // no managed label: not ours
+    await t.converge();
+    expect(t.store.release).toMatchObject({ outcome: "failed", message: expect.stringContaining(`container name ${NEW} is taken`) });
+    expect(t.engine.get(NEW)?.labels).toEqual({ "levelrail.service": SVC_ID });
+    expect(t.engine.get(OLD)?.state).toBe("running");
+  });
+
   it("a Deploy that changes nothing adopts the running container of another release", async () => {
     const t = testbed();
     t.engine.images.set(IMAGE_REF, IMAGE_ID);
