@@ -43,8 +43,9 @@ await s.startWorker({
 });
 
 async function productDeploy(service: string, image: string): Promise<number> {
+  const key = `service:${await s.serviceId(service)}`;
   const t0 = performance.now();
-  waitingFor = { key: `service:${service}`, t0 };
+  waitingFor = { key, t0 };
   const rel = await deployService({ ctx, name: service, input: { image } });
   // Done when this release succeeded and the service is back to running: the worker writes that
   // only after the old container is gone (the release itself succeeds at the switch, before).
