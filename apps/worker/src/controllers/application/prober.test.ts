@@ -105,6 +105,17 @@ describe("ProberManager", () => {
     expect(manager.result("b")?.ready).toBe(false);
   });
 
+  it("a final result nobody forgets (its container removed by hand) is dropped after a while", async () => {
+    manager = new ProberManager({ prober: endpoint, intervalMs: 100, wake: (k) => woken.push(k), retainMs: 60_000 });
+    endpoint.readyAt = NOW;
+    manager.register(target());
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(manager.result("c1")?.ready).toBe(true);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(manager.result("c1")).toBeNull();
+    expect(manager.size).toBe(0);
+  });
+
   it("after stop nothing is probed or woken", async () => {
     manager.stop();
     manager.register(target());

@@ -25,6 +25,8 @@ export interface ProberManagerOptions {
   intervalMs: number;
   /** Called the moment a container is ready or its budget is spent (the runner collapses repeats). */
   wake: (key: string) => void;
+  /** How long a final result is kept for the pass it woke (then dropped, should no pass forget it). Default 10 minutes. */
+  retainMs?: number;
   now?: () => number;
 }
 
@@ -90,6 +92,9 @@ export class ProberManager {
     if (result.ready || this.now() - target.since >= target.budgetMs) {
       w.done = true;
       this.o.wake(target.key);
+      // A container removed by hand meanwhile is never forgotten by a pass: drop its result later.
+      w.timer = setTimeout(() => this.forget(target.containerId), this.o.retainMs ?? 600_000);
+      w.timer.unref?.();
       return;
     }
     // Never past the deadline: the last probe lands on it, so the budget's end wakes the key in time.
