@@ -158,6 +158,10 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       await x.status.setStatus(svc.id, { phase: "running", step: null, image: rel.spec.image, activeContainer: container.name, message: "", ...st.NO_RESTARTS });
       return NEXT; // the next pass removes the old ones at once (no drain configured)
     }
+    default: {
+      const unknown: never = step;
+      throw new Error(`no executor for step ${JSON.stringify(unknown)}`);
+    }
   }
 }
 
