@@ -68,6 +68,7 @@ describe("containerOptions", () => {
         NetworkMode: network,
         Dns: ["10.201.0.1"],
         DnsSearch: ["shop.lrtest.internal"],
+        DnsOptions: ["ndots:1"],
         RestartPolicy: { Name: "no" },
         LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
       },

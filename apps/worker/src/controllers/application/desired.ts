@@ -36,6 +36,9 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & 
       // A bare `<service>` is completed to `<service>.<app>.<zone>`, which the mesh DNS answers with the
       // one active container only (no network alias: that would also answer with unready and draining ones).
       DnsSearch: [`${plan.appName}.${meshZone(plan.shortName)}`],
+      // Docker's embedded DNS sets ndots:0, which sends a bare name upstream before the search domain
+      // (and musl never searches then): ndots:1 asks the mesh first for names without a dot.
+      DnsOptions: ["ndots:1"],
       // No restarts while it proves itself: a crash fails the deploy with its exit code.
       // The cutover switches it to `unless-stopped`.
       RestartPolicy: { Name: "no" },

@@ -64,7 +64,14 @@ const serviceContainer = (): ContainerCreateOptions & { name: string } => ({
   Env: ["DATABASE_URL=postgres://db/shop", "LOG_LEVEL=info"],
   Labels: { ...serviceLabels("lrt", "svc-1", "app-1", "rel-2"), "levelrail.image": "registry.example.com/shop:1.4.2" },
   ExposedPorts: { "8080/tcp": {} },
-  HostConfig: { NetworkMode: NETWORK, Dns: ["10.201.0.1"], DnsSearch: ["shop.lrt.internal"], RestartPolicy: { Name: "no" }, LogConfig: { Type: "json-file", Config: {} } },
+  HostConfig: {
+    NetworkMode: NETWORK,
+    Dns: ["10.201.0.1"],
+    DnsSearch: ["shop.lrt.internal"],
+    DnsOptions: ["ndots:1"],
+    RestartPolicy: { Name: "no" },
+    LogConfig: { Type: "json-file", Config: {} },
+  },
   NetworkingConfig: { EndpointsConfig: { [NETWORK]: {} } },
 });
 
@@ -116,7 +123,7 @@ describe("CappedOutput", () => {
 });
 
 describe("preDeployContainer", () => {
-  it("runs the argv exactly (no shell), in the new image with the new env on the app network, labelled as a hook", () => {
+  it("runs the argv exactly (no shell), in the new image with the new env on the app network and its mesh names, labelled as a hook", () => {
     const svc = serviceContainer();
     expect(preDeployContainer(svc, ["npm", "run", "migrate; rm -rf /"])).toStrictEqual({
       name: HOOK_NAME,
@@ -125,7 +132,7 @@ describe("preDeployContainer", () => {
       Cmd: ["run", "migrate; rm -rf /"],
       Env: ["DATABASE_URL=postgres://db/shop", "LOG_LEVEL=info"],
       Labels: { ...svc.Labels, [Labels.role]: "pre-deploy" },
-      HostConfig: { NetworkMode: NETWORK, Dns: ["10.201.0.1"], RestartPolicy: { Name: "no" } },
+      HostConfig: { NetworkMode: NETWORK, Dns: ["10.201.0.1"], DnsSearch: ["shop.lrt.internal"], DnsOptions: ["ndots:1"], RestartPolicy: { Name: "no" } },
     });
   });
 
