@@ -77,7 +77,8 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   // The old container still runs and answers, and it is the service's only container: the hook's
   // one-off container is gone and no new service container was started.
   expect(await answerOf(stack.docker, request, serving)).toBe(E2E_IMAGES.v1.body);
-  const filters = JSON.stringify({ label: serviceFilter(stack.env.shortName, service) });
+  const { id: serviceId } = await getService({ ctx: operator.ctx, name: service });
+  const filters = JSON.stringify({ label: serviceFilter(stack.env.shortName, serviceId) });
   await expect
     .poll(async () => (await stack.docker.listContainers({ all: true, filters })).map((c) => `${c.Names.join(",")} ${c.State}`))
     .toEqual([`/${serving} running`]);

@@ -4,16 +4,20 @@ import { envTargetOf } from "@levelrail/services/env/sources";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The PostgreSQL side of the application controller's ports. */
-export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceNames(): Promise<string[]> } {
+export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceIds(): Promise<string[]> } {
   return {
-    async getDesiredService(name): Promise<DesiredService | null> {
+    async getDesiredService(id): Promise<DesiredService | null> {
+      // Not an id at all (an old name-keyed wake-up): no such service, rather than a query error retried forever.
+      if (!UUID.test(id)) return null;
       const [row] = await db
         .select({ service, release, appName: app.name })
         .from(service)
         .innerJoin(app, eq(app.id, service.appId))
         .leftJoin(release, and(eq(release.id, service.currentReleaseId), eq(release.orgId, service.orgId)))
-        .where(eq(service.name, name));
+        .where(eq(service.id, id));
       if (!row) return null;
       const s = row.service;
       const r = row.release;
@@ -28,13 +32,13 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
         registryCredentialId: s.registryCredentialId,
         envTarget,
         release: r
-          ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null }
+          ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null, message: r.message }
           : null,
       };
     },
-    async listServiceNames() {
-      const rows = await db.select({ name: service.name }).from(service);
-      return rows.map((r) => r.name);
+    async listServiceIds() {
+      const rows = await db.select({ id: service.id }).from(service);
+      return rows.map((r) => r.id);
     },
     async setStatus(serviceId, st) {
       const values = { ...st, updatedAt: new Date() };

@@ -3,10 +3,11 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey } from "@levelrail/spec/keys";
+import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, serviceKey } from "@levelrail/spec/keys";
 import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import { httpProber } from "./controllers/application/ports";
-import { applicationController, serviceKey } from "./controllers/application/reconcile";
+import { ProberManager } from "./controllers/application/prober";
+import { applicationController } from "./controllers/application/reconcile";
 import { caddyAdmin } from "./controllers/ingress/caddy";
 import type { IngressSettings } from "./controllers/ingress/desired";
 import { ingressController } from "./controllers/ingress/reconcile";
@@ -71,13 +72,15 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const stores = pgEnvStores(o.db, o.keyring);
-  const application = runner(
+  // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
+  const prober = new ProberManager({ prober: httpProber, intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
+  const application: Runner = runner(
     applicationController({
       shortName: o.shortName,
       runtime: o.runtime,
       store,
       status: store,
-      prober: httpProber,
+      prober,
       probeIntervalMs: o.probeIntervalMs ?? 100,
       envStores: stores,
       registry: stores,
@@ -137,25 +140,28 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const resync = async () => {
-    const names = new Set(await store.listServiceNames());
+    const known = await store.listServiceIds();
+    const ids = new Set(known);
+    // A service deleted while no worker ran: its data-plane entry goes.
+    await dataPlane.retain(new Set(known));
     // Containers of services that no longer exist are reconciled too, so they get removed.
     for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) {
       const svc = c.labels[Labels.service];
-      if (svc) names.add(svc);
+      if (svc) ids.add(svc);
     }
-    for (const name of names) application.enqueue(serviceKey(name));
+    for (const id of ids) application.enqueue(formatKey(serviceKey(id)));
     route(NETWORKS_KEY);
     route(INGRESS_KEY);
   };
 
   const unlisten = await listenDesired(o.sql, route);
-  // A container of ours that dies, starts or goes away wakes its service at once, not at the next resync.
+  // A container of ours that dies, starts (the engine restarting a live one) or goes away wakes its service at once, not at the next resync.
   let engineSeen = false;
   const unwatch = o.runtime.watchContainers(
     instanceFilter(o.shortName),
     (e) => {
       const svc = e.labels[Labels.service];
-      if (svc && ["die", "destroy", "stop", "kill", "oom"].includes(e.action)) application.enqueue(serviceKey(svc));
+      if (svc && ["die", "destroy", "stop", "kill", "oom", "start"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
     },
     () => {
       // The engine's event stream is back after a gap (dockerd restarted): look at everything now,
@@ -185,6 +191,7 @@ export async function startWorker(o: WorkerOptions) {
     async stop() {
       clearInterval(timer);
       unwatch();
+      prober.stop();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
       metricsServer?.close();

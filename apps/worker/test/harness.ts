@@ -6,12 +6,12 @@ import * as dnsPacket from "dns-packet";
 import { DataPlane } from "@levelrail/dataplane/server";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
-import { instanceFilter } from "@levelrail/spec/naming";
+import { instanceFilter, serviceFilter } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { freePort } from "@levelrail/testkit/registry";
-import { getStatus } from "@levelrail/services/service/view";
+import { getService, getStatus } from "@levelrail/services/service/view";
 import { waitFor } from "@levelrail/testkit/wait";
 import type { Phase } from "@levelrail/spec/service";
 import { startWorker } from "../src/wiring";
@@ -42,6 +42,8 @@ export async function setupSuite(label: string) {
   const dataPlane = new DataPlane({ stateFile, shortName, runtime, port: dataPlanePort, version: "test", syncMs: 500, log: (l) => logs.push(`[dataplane] ${l}`) });
   await dataPlane.start();
   await dataPlane.serveHttp();
+  // Service name → id, remembered so a deleted service's leftovers can still be looked for.
+  const ids = new Map<string, string>();
 
   const suite = {
     db,
@@ -80,7 +82,16 @@ export async function setupSuite(label: string) {
       await worker?.stop();
       worker = null;
     },
-    containers: (service: string) => runtime.listContainers([...instanceFilter(shortName), `levelrail.service=${service}`]),
+    /** The service's id (containers are labelled with it, keys carry it). */
+    async serviceId(service: string): Promise<string> {
+      const known = ids.get(service);
+      if (known) return known;
+      const { id } = await getService({ ctx, name: service });
+      ids.set(service, id);
+      return id;
+    },
+    /** Every container of the service (by name; looked up by its id label). */
+    containers: async (service: string) => runtime.listContainers(serviceFilter(shortName, await suite.serviceId(service))),
     async waitPhase(service: string, phases: Phase[], timeoutMs = 60_000) {
       return waitFor(
         `${service} to be ${phases.join(" or ")}`,

@@ -28,10 +28,3 @@ export async function listenDesired(sql: Listener, onKey: (key: ReconcileKey) =>
   return () => sub.unlisten();
 }
 
-/**
- * @deprecated The old string key by service name. Kept only because the application controller
- * (apps/worker/src/controllers/application/reconcile.ts, being rewritten on another branch to key
- * services by id) still re-exports it; delete it when that rewrite lands. New code uses
- * `serviceKey(id)` from `@levelrail/spec/keys`.
- */
-export const serviceKey = (name: string) => `service:${name}`;

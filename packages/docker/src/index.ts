@@ -11,6 +11,10 @@ export interface ManagedContainer {
   exitCode: number | null;
   /** Milliseconds since epoch when the container was created. */
   createdAt: number;
+  /** Milliseconds since epoch when the container last exited (0 if never). */
+  finishedAt: number;
+  /** Its restart policy's name (`no`, `unless-stopped`, …; "" when unset). */
+  restartPolicy: string;
   /** How often the engine restarted it after it exited. */
   restartCount: number;
   /** IP address in each network it is attached to. */
@@ -100,7 +104,9 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     startedAt: c.State.StartedAt && !c.State.StartedAt.startsWith("0001") ? Date.parse(c.State.StartedAt) : 0,
     exitCode: c.State.Status === "exited" || c.State.Status === "dead" || c.RestartCount > 0 ? c.State.ExitCode : null,
     createdAt: Date.parse(c.Created),
+    finishedAt: c.State.FinishedAt && !c.State.FinishedAt.startsWith("0001") ? Date.parse(c.State.FinishedAt) : 0,
     restartCount: c.RestartCount,
+    restartPolicy: c.HostConfig?.RestartPolicy?.Name ?? "",
     addresses: Object.fromEntries(
       Object.entries(c.NetworkSettings.Networks ?? {}).flatMap(([net, n]) => (n.IPAddress ? [[net, n.IPAddress]] : [])),
     ),

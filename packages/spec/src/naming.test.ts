@@ -59,9 +59,9 @@ describe("networkName", () => {
 
 describe("labels", () => {
   it("every service container carries managed, service and app (plus instance and release)", () => {
-    expect(serviceLabels("lr", "web", "app-1", "rel-1")).toEqual({
+    expect(serviceLabels("lr", "svc-1", "app-1", "rel-1")).toEqual({
       "levelrail.managed": "true",
-      "levelrail.service": "web",
+      "levelrail.service": "svc-1",
       "levelrail.app": "app-1",
       "levelrail.instance": "lr",
       "levelrail.release": "rel-1",
@@ -82,6 +82,6 @@ describe("labels", () => {
 
   it("filters select one installation and one service", () => {
     expect(instanceFilter("lr")).toEqual(["levelrail.managed=true", "levelrail.instance=lr"]);
-    expect(serviceFilter("lr", "web")).toEqual(["levelrail.managed=true", "levelrail.instance=lr", "levelrail.service=web"]);
+    expect(serviceFilter("lr", "svc-1")).toEqual(["levelrail.managed=true", "levelrail.instance=lr", "levelrail.service=svc-1"]);
   });
 });

@@ -39,12 +39,12 @@ export function networkName(shortName: string, appId: string): string {
   return `${shortName}-app-${appId}`;
 }
 
-/** The labels every container of a service carries. */
-export function serviceLabels(shortName: string, service: string, appId: string, releaseId: string): Record<string, string> {
+/** The labels every container of a service carries; `levelrail.service` holds the service's id (names repeat across environments). */
+export function serviceLabels(shortName: string, serviceId: string, appId: string, releaseId: string): Record<string, string> {
   return {
     [Labels.managed]: "true",
     [Labels.instance]: shortName,
-    [Labels.service]: service,
+    [Labels.service]: serviceId,
     [Labels.app]: appId,
     [Labels.release]: releaseId,
   };
@@ -60,9 +60,9 @@ export function instanceFilter(shortName: string): string[] {
   return [`${Labels.managed}=true`, `${Labels.instance}=${shortName}`];
 }
 
-/** Docker label filter selecting every container of one service. */
-export function serviceFilter(shortName: string, service: string): string[] {
-  return [...instanceFilter(shortName), `${Labels.service}=${service}`];
+/** Docker label filter selecting every container of one service, by its id. */
+export function serviceFilter(shortName: string, serviceId: string): string[] {
+  return [...instanceFilter(shortName), `${Labels.service}=${serviceId}`];
 }
 
 /** The DNS zone the mesh DNS server answers for. */

@@ -145,6 +145,12 @@ export interface StatusView {
   updatedAt: string | null;
   /** The service's domains and whether Caddy routes them now; null without domains. */
   ingress: { domains: string[]; live: boolean; message: string } | null;
+  /** The live container keeps exiting; the engine restarts it (its restart policy), no new deploy is made. */
+  crashLooping: boolean;
+  /** How often the engine restarted the live container. */
+  restarts: number;
+  /** How the live container's last run ended (`at`: ISO time), null when it never exited. */
+  lastExit: { code: number | null; at: string | null } | null;
 }
 
 export interface ReleaseView {

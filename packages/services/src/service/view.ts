@@ -109,5 +109,8 @@ export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Prom
     message: pendingNew ? "waiting for the worker" : (st?.message ?? (last ? "waiting for the worker" : "not deployed yet")),
     updatedAt: st?.updatedAt.toISOString() ?? null,
     ingress: s.domains.length ? { domains: s.domains, live: route?.live ?? false, message: route?.message ?? "waiting for the ingress controller" } : null,
+    crashLooping: st?.crashLooping ?? false,
+    restarts: st?.restarts ?? 0,
+    lastExit: st?.lastExit ?? null,
   };
 }

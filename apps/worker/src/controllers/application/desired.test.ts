@@ -21,8 +21,10 @@ const spec = {
 
 const plan = {
   shortName: "lrtest",
+  serviceId: "3c9d7e21-5b4a-4f6e-8d2c-1a2b3c4d5e6f",
   service: "web",
   appId: "6f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f",
+  appName: "shop",
   releaseId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70",
   imageId: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
   restartNonce: "a1b2c3d4e5f6",
@@ -36,7 +38,7 @@ describe("containerOptions", () => {
   it("covers every ReleaseSpec and ContainerPlan field", () => {
     expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
     expect(Object.keys(spec)).toHaveLength(7);
-    expect(Object.keys(plan)).toHaveLength(9);
+    expect(Object.keys(plan)).toHaveLength(11);
     expect(releaseSpec.parse(spec)).toEqual(spec);
   });
 
@@ -56,7 +58,7 @@ describe("containerOptions", () => {
       Labels: {
         "levelrail.managed": "true",
         "levelrail.instance": "lrtest",
-        "levelrail.service": "web",
+        "levelrail.service": plan.serviceId,
         "levelrail.app": plan.appId,
         "levelrail.release": plan.releaseId,
         "levelrail.image": "registry.example.com/shop:1.4.2",
@@ -65,10 +67,13 @@ describe("containerOptions", () => {
       HostConfig: {
         NetworkMode: network,
         Dns: ["10.201.0.1"],
+        DnsSearch: ["shop.lrtest.internal"],
+        DnsOptions: ["ndots:1"],
         RestartPolicy: { Name: "no" },
         LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
       },
-      NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: ["web"] } } },
+      // No `<service>` alias: the mesh DNS (through DnsSearch) answers a bare name with the active container only.
+      NetworkingConfig: { EndpointsConfig: { [network]: {} } },
     });
   });
 

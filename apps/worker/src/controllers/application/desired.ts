@@ -1,11 +1,15 @@
 import type { ContainerCreateOptions } from "dockerode";
-import { containerName, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { containerName, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 
 export interface ContainerPlan {
   shortName: string;
+  serviceId: string;
+  /** The service's name: the container's name is made from it. */
   service: string;
   appId: string;
+  /** The app's name: a bare `<service>` resolves in the app's mesh zone. */
+  appName: string;
   releaseId: string;
   /** The image id the release resolved to. */
   imageId: string;
@@ -24,17 +28,23 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & 
     name: containerName(plan.shortName, plan.service, plan.imageId, plan.restartNonce),
     Image: plan.imageId,
     Env: Object.entries(plan.env).map(([k, v]) => `${k}=${v}`),
-    Labels: { ...serviceLabels(plan.shortName, plan.service, plan.appId, plan.releaseId), "levelrail.image": plan.spec.image },
+    Labels: { ...serviceLabels(plan.shortName, plan.serviceId, plan.appId, plan.releaseId), "levelrail.image": plan.spec.image },
     ExposedPorts: { [`${plan.spec.port}/tcp`]: {} },
     HostConfig: {
       NetworkMode: network,
       Dns: plan.dns,
+      // A bare `<service>` is completed to `<service>.<app>.<zone>`, which the mesh DNS answers with the
+      // one active container only (no network alias: that would also answer with unready and draining ones).
+      DnsSearch: [`${plan.appName}.${meshZone(plan.shortName)}`],
+      // Docker's embedded DNS sets ndots:0, which sends a bare name upstream before the search domain
+      // (and musl never searches then): ndots:1 asks the mesh first for names without a dot.
+      DnsOptions: ["ndots:1"],
       // No restarts while it proves itself: a crash fails the deploy with its exit code.
       // The cutover switches it to `unless-stopped`.
       RestartPolicy: { Name: "no" },
       LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
     },
-    NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [plan.service] } } },
+    NetworkingConfig: { EndpointsConfig: { [network]: {} } },
   };
 }
 

@@ -99,7 +99,7 @@ async function createdSince(sinceMs: number, service: string): Promise<string[]>
   const stream = (await s.runtime.docker.getEvents({
     since: sinceMs / 1000,
     until: Date.now() / 1000, // now: the stream ends at once instead of waiting for more
-    filters: { type: ["container"], event: ["create"], label: [`${Labels.service}=${service}`] },
+    filters: { type: ["container"], event: ["create"], label: [`${Labels.service}=${await s.serviceId(service)}`] },
   })) as NodeJS.ReadableStream;
   let text = "";
   for await (const chunk of stream) text += chunk.toString();
@@ -384,6 +384,7 @@ describe("deploy hooks on the real engine", () => {
     await svc(name, { hooks: { preDeploy: argv } });
     await deployService({ ctx: s.ctx, name, input: {} });
     const since = Date.now();
+    const key = `service:${await s.serviceId(name)}`;
 
     // A worker whose wait on the hook fails, as if it died there: the pass ends with the hook running.
     let died!: () => void;
@@ -397,13 +398,13 @@ describe("deploy hooks on the real engine", () => {
     await s.startWorker({
       runtime: dying,
       onEvent: (e: RunnerEvent) => {
-        if (e.type === "error" && e.key === `service:${name}` && (e.error as Error).message === "worker killed") died();
+        if (e.type === "error" && e.key === key && (e.error as Error).message === "worker killed") died();
       },
     });
     await dead;
     await s.stopWorker();
 
-    const [hook] = await s.runtime.listContainers([...instanceFilter(s.shortName), `${Labels.service}=${name}`, `${Labels.role}=pre-deploy`]);
+    const [hook] = await s.runtime.listContainers([...instanceFilter(s.shortName), `${Labels.service}=${await s.serviceId(name)}`, `${Labels.role}=pre-deploy`]);
     expect(hook?.state).toBe("running");
     const [unfinished] = await runsOf(name);
     expect(unfinished).toMatchObject({ outcome: "running", attempt: hook!.id, finishedAt: null });

@@ -133,7 +133,14 @@ export function preDeployContainer(service: ContainerCreateOptions & { name: str
     Cmd: args,
     Env: service.Env,
     Labels: { ...service.Labels, [Labels.role]: "pre-deploy" },
-    HostConfig: { NetworkMode: service.HostConfig?.NetworkMode, Dns: service.HostConfig?.Dns, RestartPolicy: { Name: "no" } },
+    HostConfig: {
+      NetworkMode: service.HostConfig?.NetworkMode,
+      Dns: service.HostConfig?.Dns,
+      // A bare `<service>` resolves in the hook as in the service (the mesh's search domain).
+      DnsSearch: service.HostConfig?.DnsSearch,
+      DnsOptions: service.HostConfig?.DnsOptions,
+      RestartPolicy: { Name: "no" },
+    },
   };
 }
 

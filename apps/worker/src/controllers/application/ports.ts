@@ -11,6 +11,8 @@ export interface DesiredRelease {
   outcome: ReleaseOutcome;
   /** When the release switched traffic (ms since epoch), null before. */
   finishedAt: number | null;
+  /** Why it failed ("" otherwise). */
+  message: string;
 }
 
 export interface DesiredService {
@@ -32,7 +34,14 @@ export interface RegistryStore {
 
 /** The only read the application controller needs. */
 export interface ServiceStore {
-  getDesiredService(name: string): Promise<DesiredService | null>;
+  /** By the service's id (the reconcile key's). */
+  getDesiredService(id: string): Promise<DesiredService | null>;
+}
+
+/** How the active container's last run ended (`at`: ISO time). */
+export interface LastExit {
+  code: number | null;
+  at: string | null;
 }
 
 export interface ObservedStatus {
@@ -41,6 +50,11 @@ export interface ObservedStatus {
   image: string | null;
   activeContainer: string | null;
   message: string;
+  /** The live container keeps exiting and the engine keeps restarting it. */
+  crashLooping: boolean;
+  /** How often the engine restarted the live container. */
+  restarts: number;
+  lastExit: LastExit | null;
 }
 
 export interface ReleaseUpdate {

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@levelrail/services/app/app";
 import { deleteService, createService } from "@levelrail/services/service/write";
 import { deployService, listReleases, restartService } from "@levelrail/services/release/deploy";
+import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../../../test/harness";
 import { applicationController } from "./reconcile";
 import { httpProber } from "./ports";
+import { ProberManager } from "./prober";
 import { pgServiceStore } from "../../store";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL } from "../../network/pool";
 import { pgEnvStores } from "@levelrail/services/env/sources";
@@ -39,7 +41,7 @@ describe("application controller on the real engine", () => {
     expect(cs).toHaveLength(1);
     expect(cs[0]!.name).toBe(st.activeContainer);
     expect(cs[0]!.labels["levelrail.managed"]).toBe("true");
-    expect(cs[0]!.labels["levelrail.service"]).toBe(name);
+    expect(cs[0]!.labels["levelrail.service"]).toBe(await s.serviceId(name));
     expect(cs[0]!.labels["levelrail.app"]).toBe(appId);
     expect(await s.body(cs[0]!.id, networkName(s.shortName, appId))).toBe("v1\n");
     const env = (await s.runtime.docker.getContainer(cs[0]!.id).inspect()).Config.Env;
@@ -175,13 +177,13 @@ describe("application controller on the real engine", () => {
 
   it("leaves containers it did not create alone", async () => {
     const name = `foreign-${s.shortName}`;
+    const { id } = await svc(name);
     const foreign = await s.runtime.docker.createContainer({
       name: `${s.shortName}-${name}-notours`,
       Image: IMAGES.v1.tag,
-      Labels: { "levelrail.service": name }, // no levelrail.managed label: not ours
+      Labels: { "levelrail.service": id }, // no levelrail.managed label: not ours
     });
     try {
-      await svc(name);
       await deployService({ ctx: s.ctx, name, input: {} });
       await s.waitPhase(name, ["running"]);
       await deleteService({ ctx: s.ctx, name });
@@ -194,7 +196,7 @@ describe("application controller on the real engine", () => {
 
   it("a worker killed between 'new started' and 'old removed' converges to exactly one container", async () => {
     const name = `crashmid-${s.shortName}`;
-    await svc(name);
+    const { id } = await svc(name);
     await deployService({ ctx: s.ctx, name, input: {} });
     await s.waitPhase(name, ["running"]);
     await s.stopWorker();
@@ -202,12 +204,14 @@ describe("application controller on the real engine", () => {
     await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
     // A worker that dies at its first removal: the new container is up and ready, the old one is still there.
     const store = pgServiceStore(s.db);
+    // Its probes wake nothing: the loop below runs its passes.
+    const prober = new ProberManager({ prober: httpProber, intervalMs: 100, wake: () => {} });
     const dying = applicationController({
       shortName: s.shortName,
       runtime: { ...s.runtime, removeContainer: async () => { throw new Error("worker killed"); } },
       store,
       status: store,
-      prober: httpProber,
+      prober,
       probeIntervalMs: 100,
       envStores: pgEnvStores(s.db, s.kit.keyring),
       registry: undefined,
@@ -220,12 +224,13 @@ describe("application controller on the real engine", () => {
     });
     await waitFor("the dying worker to reach the removal", async () => {
       try {
-        await dying.reconcile(`service:${name}`);
+        await dying.reconcile(formatKey(serviceKey(id)));
         return undefined;
       } catch (err) {
         return (err as Error).message === "worker killed" ? true : undefined;
       }
     });
+    prober.stop();
     expect((await s.containers(name)).filter((c) => c.state === "running")).toHaveLength(2);
 
     await s.startWorker();

@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { boolean, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import type { DeployStep, Hooks, Phase, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
@@ -74,5 +74,11 @@ export const serviceStatus = pgTable("service_status", {
   message: text("message").notNull().default(""),
   /** Where a deploy is: pulling, pre-deploy, starting, probing, post-deploy, cutover (null when idle). */
   step: text("step").$type<DeployStep>(),
+  /** The live container keeps exiting and the engine keeps restarting it (its restart policy's job, not a deploy). */
+  crashLooping: boolean("crash_looping").notNull().default(false),
+  /** How often the engine restarted the live container. */
+  restarts: integer("restarts").notNull().default(0),
+  /** How its last run ended: exit code and ISO time; null when it never exited. */
+  lastExit: jsonb("last_exit").$type<{ code: number | null; at: string | null }>(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

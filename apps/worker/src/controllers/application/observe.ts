@@ -1,0 +1,69 @@
+import type { Runtime } from "@levelrail/docker";
+import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
+import { Labels, containerName, networkName, serviceFilter } from "@levelrail/spec/naming";
+import { type Desired, type EnvObservation, type Observed, isLive } from "./plan";
+import type { ServiceStore } from "./ports";
+import type { ProberManager } from "./prober";
+
+export interface ObserveDeps {
+  shortName: string;
+  runtime: Runtime;
+  store: ServiceStore;
+  envStores: EnvStores;
+  prober: Pick<ProberManager, "result">;
+  drainMs: number;
+  upstreamDns: string[];
+  defaultHookTimeoutSeconds: number;
+  now: () => number;
+}
+
+/**
+ * Reads what one pass needs, fresh: the desired service and release, the service's containers by
+ * label, and, only while a container may still have to be made, its environment, image and network.
+ */
+export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desired: Desired; observed: Observed }> {
+  const service = await o.store.getDesiredService(serviceId);
+  const all = await o.runtime.listContainers(serviceFilter(o.shortName, serviceId));
+  const desired: Desired = {
+    serviceId,
+    service,
+    shortName: o.shortName,
+    drainMs: o.drainMs,
+    upstreamDns: o.upstreamDns,
+    defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds,
+  };
+  const observed: Observed = {
+    now: o.now(),
+    // Hook containers of this service (pre-deploy one-offs) are not the service itself.
+    containers: all.filter((c) => c.labels[Labels.role] === undefined),
+    hookContainers: all.filter((c) => c.labels[Labels.role] !== undefined),
+    env: null,
+    localImageId: null,
+    network: null,
+    probes: {},
+  };
+  for (const c of observed.containers) {
+    const r = o.prober.result(c.id);
+    if (r) observed.probes[c.id] = r;
+  }
+  const rel = service?.release;
+  if (!service || !rel || rel.outcome === "failed") return { desired, observed };
+  const target = rel.imageId === null ? null : containerName(o.shortName, service.name, rel.imageId, rel.restartNonce);
+  if (rel.outcome === "succeeded" && observed.containers.some((c) => c.name === target && isLive(c))) return { desired, observed };
+
+  observed.env = await environment(o.envStores, service.envTarget, rel.spec.env);
+  if (!observed.env.ok) return { desired, observed };
+  if (rel.imageId === null) observed.localImageId = await o.runtime.imageId(rel.spec.image);
+  const net = await o.runtime.inspectNetwork(networkName(o.shortName, service.appId));
+  observed.network = net?.gateway ? { name: net.name, gateway: net.gateway } : null;
+  return { desired, observed };
+}
+
+async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<EnvObservation> {
+  try {
+    return { ok: true, env: toEnvMap(await resolveEnv({ ...target, env }, stores)) };
+  } catch (err) {
+    if (err instanceof UnresolvableError) return { ok: false, problem: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { FakeEngine } from "./fake";
+
+const NET = "lrt-app-a";
+const labels = { "levelrail.managed": "true", "levelrail.service": "s1" };
+
+function engine() {
+  const e = new FakeEngine();
+  e.now = () => 1_000;
+  e.addNetwork({ name: NET, labels: { "levelrail.app": "a" }, subnet: "10.201.0.0/26", gateway: "10.201.0.1" });
+  return e;
+}
+
+describe("FakeEngine", () => {
+  it("keeps containers: create, start (an address on its network), filters by label, refuses a taken name", async () => {
+    const e = engine();
+    const id = await e.createContainer({ name: "web-1", Labels: labels, HostConfig: { NetworkMode: NET } });
+    expect(await e.createContainer({ name: "web-1" })).toBeNull();
+    await e.startContainer(id!);
+    expect(await e.listContainers(["levelrail.service=s1"])).toEqual([
+      expect.objectContaining({ name: "web-1", state: "running", startedAt: 1_000, addresses: { [NET]: "10.201.0.2" }, restartPolicy: "no", exitCode: null }),
+    ]);
+    expect(await e.listContainers(["levelrail.service=s2"])).toEqual([]);
+    expect(await e.listContainers(["levelrail.managed"])).toHaveLength(1);
+    expect((await e.inspectNetwork(NET))?.containers).toEqual([id]);
+  });
+
+  it("scripts a process: output, exit, a restart by the engine, a crash loop", async () => {
+    const e = engine();
+    e.script = () => ({ chunks: ["hello\n"], exit: 3 });
+    const id = (await e.createContainer({ name: "job" }))!;
+    await e.startContainer(id);
+    expect(await e.inspectContainer(id)).toMatchObject({ state: "exited", exitCode: 3, finishedAt: 1_000 });
+    expect(await e.waitExit(id)).toBe(3);
+    expect(await e.containerLogs(id, 10)).toBe("hello\n");
+
+    e.add({ name: "live", state: "running", restartPolicy: "unless-stopped" });
+    e.restart("live", 137);
+    expect(await e.inspectContainer("live")).toMatchObject({ state: "running", restartCount: 1, exitCode: 137 });
+    e.crashLoop("live", 1, 3);
+    expect(await e.inspectContainer("live")).toMatchObject({ state: "restarting", restartCount: 4, exitCode: 1 });
+  });
+
+  it("pulls from its registry with the login given, or fails as told", async () => {
+    const e = engine();
+    e.registry.set("shop:1", "sha256:1");
+    e.failNextPull("toomanyrequests");
+    await expect(e.pullImage("shop:1", null, () => {})).rejects.toThrow("toomanyrequests");
+    await e.pullImage("shop:1", { username: "u", password: "p", serveraddress: "r" }, () => {});
+    expect(await e.imageId("shop:1")).toBe("sha256:1");
+    await expect(e.pullImage("nope:1", null, () => {})).rejects.toThrow(/not found/);
+    expect(e.pulls.map((p) => [p.ref, p.auth?.username ?? null])).toEqual([["shop:1", null], ["shop:1", "u"], ["nope:1", null]]);
+  });
+
+  it("removing a container ends its waits and follows, and emits events to watchers of its labels", async () => {
+    const e = engine();
+    const events: string[] = [];
+    const stop = e.watchContainers(["levelrail.service=s1"], (ev) => events.push(ev.action));
+    const id = (await e.createContainer({ name: "w", Labels: labels }))!;
+    await e.startContainer(id);
+    const waited = e.waitExit(id);
+    const followed = e.followLogs(id, () => {});
+    await e.removeContainer(id);
+    expect(await waited).toBe(137);
+    await followed;
+    stop();
+    await e.createContainer({ name: "w2", Labels: labels });
+    expect(events).toEqual(["create", "start", "destroy"]);
+    expect(e.calls).toEqual(["create w", "start w", "remove w", "create w2"]);
+  });
+
+  it("networks: created once per name, listed by label without their containers", async () => {
+    const e = engine();
+    expect(await e.createNetwork(NET, {}, "10.201.0.64/26", "10.201.0.65")).toBe(false);
+    expect(await e.createNetwork("lrt-app-b", { "levelrail.app": "b" }, "10.201.0.64/26", "10.201.0.65")).toBe(true);
+    expect((await e.listNetworks(["levelrail.app=b"])).map((n) => [n.name, n.gateway, n.containers])).toEqual([["lrt-app-b", "10.201.0.65", []]]);
+  });
+});

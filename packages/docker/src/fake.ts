@@ -1,0 +1,335 @@
+import type Docker from "dockerode";
+import type { ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime } from "./index";
+
+/**
+ * A Docker engine in memory that keeps state, for unit tests: a test sets up what exists, runs the
+ * code, and asserts what exists afterwards (containers, labels, networks, images). Only where order
+ * IS the behaviour (blue-green starts the new container before removing the old) does a test read
+ * `calls`, the short log of lifecycle operations (`create <name>`, `start <name>`, `stop <name>`,
+ * `remove <name>`, `pull <ref>`, `exec <name>`).
+ */
+
+/** What a container's process does once started: prints `chunks`, then exits with `exit`, or keeps running. */
+export interface ProcessScript {
+  chunks: string[];
+  /** An exit code, or `"runs"`: it keeps running until stopped, removed or told to exit. */
+  exit: number | "runs";
+}
+
+export interface FakeContainer extends ManagedContainer {
+  restartPolicy: "no" | "unless-stopped";
+  /** The options it was created with. */
+  options: Docker.ContainerCreateOptions;
+  /** Everything its process printed. */
+  output: string;
+}
+
+export interface FakeNetwork {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  subnet: string;
+  gateway: string;
+  /** Ids of the containers attached. */
+  containers: string[];
+}
+
+type Waiter = (code: number) => void;
+
+export class FakeEngine implements Runtime {
+  readonly containers = new Map<string, FakeContainer>();
+  readonly networks = new Map<string, FakeNetwork>();
+  /** ref → image id: what the engine has locally. */
+  readonly images = new Map<string, string>();
+  /** ref → image id: what a registry would give a pull. */
+  readonly registry = new Map<string, string>();
+  /** Every pull and the login it used. */
+  readonly pulls: { ref: string; auth: RegistryAuth | null }[] = [];
+  /** Lifecycle operations in order; read it only where order is the behaviour. */
+  readonly calls: string[] = [];
+  /** What a started container does; by default a hook (role label) exits 0 and a service keeps running. */
+  script: (c: FakeContainer) => ProcessScript = (c) => (c.labels["levelrail.role"] ? { chunks: [], exit: 0 } : { chunks: [], exit: "runs" });
+  /** What an exec does: its output and exit code, or `"runs"` (it never ends by itself). */
+  execScript: (argv: string[]) => ProcessScript = () => ({ chunks: [], exit: 0 });
+  now: () => number = () => Date.now();
+
+  private seq = 0;
+  private nextPullError: string | null = null;
+  private nextStartError: string | null = null;
+  private nextWaitError: Error | null = null;
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly followers = new Map<string, ((text: string) => void)[]>();
+  private readonly watchers = new Set<{ filters: string[]; onEvent: (e: { action: string; labels: Record<string, string> }) => void }>();
+
+  // ---- scripting faults and situations ----
+
+  /** The next pull fails with this engine message. */
+  failNextPull(message: string): void {
+    this.nextPullError = message;
+  }
+  /** The next start fails (e.g. the entrypoint is not in the image). */
+  failNextStart(message: string): void {
+    this.nextStartError = message;
+  }
+  /** The next waitExit throws, as an engine whose connection drops would. */
+  failNextWait(err: Error): void {
+    this.nextWaitError = err;
+  }
+
+  /** Puts a network in place as an earlier pass would have. */
+  addNetwork(n: { name: string; labels?: Record<string, string>; subnet: string; gateway: string }): FakeNetwork {
+    const net: FakeNetwork = { id: `net-${++this.seq}`, labels: {}, containers: [], ...n };
+    this.networks.set(n.name, net);
+    return net;
+  }
+
+  /** Puts a container in place as an earlier pass (or someone else: a name collision) would have. */
+  add(c: Partial<FakeContainer> & { name: string }): FakeContainer {
+    const t = this.now();
+    const full: FakeContainer = {
+      id: `id-${c.name}`,
+      state: "created",
+      labels: {},
+      startedAt: 0,
+      finishedAt: 0,
+      exitCode: null,
+      createdAt: t,
+      restartCount: 0,
+      addresses: {},
+      restartPolicy: "no",
+      options: {},
+      output: "",
+      ...c,
+    };
+    this.containers.set(full.id, full);
+    for (const net of Object.keys(full.addresses)) this.networks.get(net)?.containers.push(full.id);
+    return full;
+  }
+
+  get(nameOrId: string): FakeContainer | undefined {
+    return this.containers.get(nameOrId) ?? [...this.containers.values()].find((c) => c.name === nameOrId);
+  }
+  private must(nameOrId: string): FakeContainer {
+    const c = this.get(nameOrId);
+    if (!c) throw Object.assign(new Error(`no such container: ${nameOrId}`), { statusCode: 404 });
+    return c;
+  }
+
+  /** The container's process prints `text` (followers of its logs get it at once). */
+  print(nameOrId: string, text: string): void {
+    const c = this.must(nameOrId);
+    c.output += text;
+    for (const f of this.followers.get(c.id) ?? []) f(text);
+  }
+
+  /** The container's process ends with `code` (the engine restarts it only under its restart policy: see `restart`). */
+  exit(nameOrId: string, code: number): void {
+    const c = this.must(nameOrId);
+    Object.assign(c, { state: "exited", exitCode: code, finishedAt: this.now() });
+    this.emit("die", c);
+    this.wake(c.id, code);
+  }
+  /** The container exited with `code` and the engine restarted it: running again, one restart more. */
+  restart(nameOrId: string, code: number): void {
+    const c = this.must(nameOrId);
+    const t = this.now();
+    Object.assign(c, { state: "running", exitCode: code, finishedAt: t, startedAt: t, restartCount: c.restartCount + 1 });
+    this.emit("die", c);
+    this.emit("start", c);
+  }
+  /** The engine is between restarts of a container that keeps exiting with `code`. */
+  crashLoop(nameOrId: string, code: number, restarts: number): void {
+    const c = this.must(nameOrId);
+    const t = this.now();
+    Object.assign(c, { state: "restarting", exitCode: code, finishedAt: t, startedAt: t, restartCount: c.restartCount + restarts });
+    this.emit("die", c);
+  }
+
+  // ---- Runtime ----
+
+  async ping(): Promise<void> {}
+
+  async listContainers(labelFilters: string[]): Promise<ManagedContainer[]> {
+    return [...this.containers.values()].filter((c) => matches(c.labels, labelFilters)).map(snapshot);
+  }
+
+  async inspectContainer(nameOrId: string): Promise<ManagedContainer | null> {
+    const c = this.get(nameOrId);
+    return c ? snapshot(c) : null;
+  }
+
+  async imageId(ref: string): Promise<string | null> {
+    return this.images.get(ref) ?? null;
+  }
+
+  async pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void> {
+    this.calls.push(`pull ${ref}`);
+    this.pulls.push({ ref, auth });
+    const err = this.nextPullError;
+    this.nextPullError = null;
+    if (err !== null) throw new Error(err);
+    const id = this.registry.get(ref);
+    if (id === undefined) throw new Error(`manifest for ${ref} not found`);
+    onProgress({ status: "Downloading", id: "layer", current: 1, total: 1 });
+    this.images.set(ref, id);
+  }
+
+  async inspectNetwork(name: string): Promise<NetworkInfo | null> {
+    const n = this.networks.get(name);
+    return n ? networkInfo(n) : null;
+  }
+
+  async listNetworks(labelFilters: string[]): Promise<NetworkInfo[]> {
+    return [...this.networks.values()].filter((n) => matches(n.labels, labelFilters)).map((n) => ({ ...networkInfo(n), containers: [] }));
+  }
+
+  async createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string): Promise<boolean> {
+    if (this.networks.has(name)) return false;
+    this.calls.push(`create-network ${name}`);
+    this.addNetwork({ name, labels, subnet, gateway });
+    return true;
+  }
+
+  async disconnectNetwork(name: string, containerId: string): Promise<void> {
+    const n = this.networks.get(name);
+    if (n) n.containers = n.containers.filter((id) => id !== containerId);
+    const c = this.containers.get(containerId);
+    if (c) delete c.addresses[name];
+  }
+
+  async removeNetwork(name: string): Promise<void> {
+    this.networks.delete(name);
+  }
+
+  async createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null> {
+    const name = opts.name ?? `anon-${++this.seq}`;
+    if (this.get(name)) return null;
+    this.calls.push(`create ${name}`);
+    const policy = opts.HostConfig?.RestartPolicy?.Name === "unless-stopped" ? "unless-stopped" : "no";
+    const c = this.add({ name, labels: { ...(opts.Labels ?? {}) }, options: structuredClone(opts), restartPolicy: policy });
+    this.emit("create", c);
+    return c.id;
+  }
+
+  async startContainer(id: string): Promise<void> {
+    const c = this.must(id);
+    this.calls.push(`start ${c.name}`);
+    const err = this.nextStartError;
+    this.nextStartError = null;
+    if (err !== null) throw new Error(err);
+    if (c.state === "running") return;
+    const network = c.options.HostConfig?.NetworkMode;
+    const net = network ? this.networks.get(network) : undefined;
+    if (net && !c.addresses[net.name]) {
+      c.addresses[net.name] = `${net.gateway.slice(0, net.gateway.lastIndexOf("."))}.${net.containers.length + 2}`;
+      net.containers.push(c.id);
+    }
+    Object.assign(c, { state: "running", startedAt: this.now() });
+    this.emit("start", c);
+    const script = this.script(c);
+    c.output += script.chunks.join("");
+    if (script.exit !== "runs") this.exit(c.id, script.exit);
+  }
+
+  async stopContainer(id: string): Promise<void> {
+    const c = this.get(id);
+    if (!c) return;
+    this.calls.push(`stop ${c.name}`);
+    if (c.state === "running" || c.state === "restarting") this.exit(c.id, 143);
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    const c = this.get(id);
+    if (!c) return;
+    this.calls.push(`remove ${c.name}`);
+    this.containers.delete(c.id);
+    for (const n of this.networks.values()) n.containers = n.containers.filter((x) => x !== c.id);
+    this.emit("destroy", c);
+    this.wake(c.id, 137);
+  }
+
+  async followLogs(id: string, onChunk: (text: string) => void): Promise<void> {
+    const c = this.must(id);
+    if (c.output) onChunk(c.output);
+    if (c.state !== "running") return;
+    this.followers.set(c.id, [...(this.followers.get(c.id) ?? []), onChunk]);
+    await new Promise<number>((resolve) => this.waitFor(c.id, resolve));
+  }
+
+  async waitExit(id: string): Promise<number> {
+    const c = this.must(id);
+    const err = this.nextWaitError;
+    this.nextWaitError = null;
+    if (err) throw err;
+    if (c.state !== "running" && c.state !== "created") return c.exitCode ?? 0;
+    return new Promise<number>((resolve) => this.waitFor(c.id, resolve));
+  }
+
+  async exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }> {
+    const c = this.must(id);
+    this.calls.push(`exec ${c.name}`);
+    const script = this.execScript(argv);
+    for (const chunk of script.chunks) onChunk(chunk);
+    if (script.exit !== "runs") return { exitCode: script.exit };
+    // It never ends by itself: only the container's end (removal) ends it.
+    return { exitCode: await new Promise<number>((resolve) => this.waitFor(c.id, resolve)) };
+  }
+
+  watchContainers(labelFilters: string[], onEvent: (e: { action: string; labels: Record<string, string> }) => void): () => void {
+    const w = { filters: labelFilters, onEvent };
+    this.watchers.add(w);
+    return () => this.watchers.delete(w);
+  }
+
+  async setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void> {
+    this.must(id).restartPolicy = policy;
+  }
+
+  async containerLogs(id: string, tailLines: number): Promise<string> {
+    const c = this.get(id);
+    if (!c) return "";
+    const lines = c.output.split(/(?<=\n)/);
+    return lines.slice(-tailLines).join("");
+  }
+
+  private waitFor(id: string, w: Waiter) {
+    this.waiters.set(id, [...(this.waiters.get(id) ?? []), w]);
+  }
+  private wake(id: string, code: number) {
+    const ws = this.waiters.get(id) ?? [];
+    this.waiters.delete(id);
+    this.followers.delete(id);
+    for (const w of ws) w(code);
+  }
+  private emit(action: string, c: FakeContainer) {
+    for (const w of this.watchers) if (matches(c.labels, w.filters)) w.onEvent({ action, labels: { ...c.labels } });
+  }
+}
+
+/** `key=value` or bare `key` filters, all of which must hold (Docker's label filter). */
+function matches(labels: Record<string, string>, filters: string[]): boolean {
+  return filters.every((f) => {
+    const eq = f.indexOf("=");
+    return eq < 0 ? f in labels : labels[f.slice(0, eq)] === f.slice(eq + 1);
+  });
+}
+
+function snapshot(c: FakeContainer): ManagedContainer {
+  return {
+    id: c.id,
+    name: c.name,
+    state: c.state,
+    labels: { ...c.labels },
+    startedAt: c.startedAt,
+    finishedAt: c.finishedAt,
+    exitCode: c.state === "exited" || c.state === "dead" || c.state === "restarting" || c.restartCount > 0 ? c.exitCode : null,
+    createdAt: c.createdAt,
+    restartCount: c.restartCount,
+    restartPolicy: c.restartPolicy,
+    addresses: { ...c.addresses },
+  };
+}
+
+function networkInfo(n: FakeNetwork): NetworkInfo {
+  return { id: n.id, name: n.name, labels: { ...n.labels }, subnets: [n.subnet], gateway: n.gateway, containers: [...n.containers] };
+}
