@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, openSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Runtime } from "@levelrail/docker";
 import { waitFor } from "@levelrail/testkit/wait";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -88,4 +89,27 @@ export class Panel {
   async logged(text: string, count = 1, timeoutMs = 60_000): Promise<void> {
     await waitFor(`the panel to log ${JSON.stringify(text)}`, async () => this.output.split(text).length - 1 >= count || undefined, { timeoutMs, intervalMs: 100 });
   }
+}
+
+const comm = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+};
+
+/** Restarts the Docker engine the way it runs here: systemd's unit, or a dockerd like the one `npm test` starts (log to `logFile`). */
+export async function restartDockerd(runtime: Runtime, logFile: string): Promise<void> {
+  const ping = () => runtime.ping().then(() => true, () => false);
+  if (existsSync("/run/systemd/system")) {
+    await new Promise((r) => spawn("systemctl", ["restart", "docker"], { stdio: "ignore" }).once("exit", r));
+  } else {
+    const dockerd = () => pidsOf("dockerd").filter((p) => comm(p) === "dockerd");
+    for (const pid of dockerd()) process.kill(pid, "SIGTERM");
+    await waitFor("dockerd to stop", async () => (dockerd().length ? undefined : true), { timeoutMs: 60_000, intervalMs: 200 });
+    const fd = openSync(logFile, "a");
+    spawn("dockerd", [], { detached: true, stdio: ["ignore", fd, fd] }).unref();
+  }
+  await waitFor("dockerd to answer", async () => ((await ping()) ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
 }
