@@ -11,20 +11,28 @@
  *   fleet up: an upper bound of the worker's own.
  * - change to reconcile p99: patchService of one running service → the application runner's
  *   `start` of that service's key, with the fleet present.
+ * - web figures (bench/web-figures.ts), with the same fleet, signed in as its operator: cold first
+ *   loads of the dashboard and a service page, the framework's share, an open dashboard's traffic.
  */
+import { randomBytes } from "node:crypto";
+import { actorFor, createAuth, createOperator } from "@levelrail/auth";
 import { createApp } from "@levelrail/services/app/app";
+import { bootstrapOrg } from "@levelrail/services/org/create";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService, patchService } from "@levelrail/services/service/write";
 import type { Runtime } from "@levelrail/docker";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { instanceFilter } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "@levelrail/worker/harness";
+import { webFigures } from "./web-figures";
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 1000);
 const RUNNING = Number(process.env.BENCH_RUNNING ?? 300);
 const APPS = 20; // 50 services and 15 containers per app network (a /26)
 const BATCH = 50;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 100);
+const WEB = process.env.BENCH_WEB !== "off";
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 60_000);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -64,7 +72,12 @@ function countingRuntime(inner: Runtime) {
 }
 
 const s = await setupSuite("scale");
-const { ctx, sql } = s;
+const { sql } = s;
+// The fleet's operator signs in with a password (the web figures): made as `levelrail admin create` does.
+const who = { email: `scale-${randomBytes(4).toString("hex")}@bench.levelrail.local`, password: randomBytes(18).toString("base64url") };
+const operator = await createOperator(createAuth({ db: s.db, masterKey: Buffer.from(s.kit.masterKey, "base64"), baseURL: "http://127.0.0.1", trustedOrigins: [] }), who.email, who.password);
+const { org } = await bootstrapOrg(s.db, operator.id, `scale-${randomBytes(3).toString("hex")}`);
+const ctx = { db: s.db, actor: await actorFor(s.db, operator.id, operator.email), kit: s.kit };
 const counted = countingRuntime(s.runtime);
 let cleaning: Promise<void> | null = null;
 const cleanup = () =>
@@ -102,7 +115,7 @@ async function runningCount(): Promise<number> {
     select count(*)::int as n from service_status st
     join service s on s.id = st.service_id
     join release r on r.id = s.current_release_id
-    where s.org_id = ${ctx.orgId} and st.phase = 'running' and r.outcome = 'succeeded'`;
+    where s.org_id = ${org.id} and st.phase = 'running' and r.outcome = 'succeeded'`;
   return row?.n ?? 0;
 }
 
@@ -176,6 +189,10 @@ try {
   }
   if (changes.some(Number.isNaN)) throw new Error("a change was never reconciled (no start event within 30 s)");
 
+  const web = WEB
+    ? await webFigures({ databaseUrl: s.databaseUrl, masterKey: s.kit.masterKey, who, service: deployed[0]!, idleMs: IDLE_MS, log: (l) => console.error(l) })
+    : null;
+
   const pass = median(passes);
   const list = median(lists);
   console.log(`no-op pass: ${pass.toFixed(0)} ms`);
@@ -189,6 +206,13 @@ try {
   console.log(`  change to reconcile: median ${median(changes).toFixed(0)} ms, max ${Math.max(...changes).toFixed(0)} ms (n=${changes.length})`);
   console.log(`baseline (one listing of the fleet's containers): ${list.toFixed(0)} ms, 1 docker call`);
   console.log(`no-op pass over baseline: ${(pass / list).toFixed(1)}`);
+  if (web) {
+    console.log(`dashboard first load: ${web.dashboardKB.toFixed(0)} kB`);
+    console.log(`service page first load: ${web.servicePageKB.toFixed(0)} kB`);
+    console.log(`framework chunks: ${web.frameworkKB.toFixed(0)} kB`);
+    console.log(`dashboard idle traffic: ${web.idleKBPerMin.toFixed(0)} kB/min`);
+    console.log(`  web: cold cache, transferred bytes as DevTools counts them (1 kB = 1024 B), ${SERVICES} services on the dashboard, idle over ${IDLE_MS / 1000} s`);
+  }
 } finally {
   await cleanup();
 }

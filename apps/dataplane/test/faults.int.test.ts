@@ -44,6 +44,11 @@ const short = `lrf${randomBytes(2).toString("hex")}`;
 const dataDir = mkdtempSync(join(tmpdir(), "levelrail-faults-"));
 const masterKey = randomBytes(32).toString("base64");
 let panel: Panel;
+let panelEnv: NodeJS.ProcessEnv;
+const health = async (port: number) => {
+  const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+  return r?.ok ? ((await r.json()) as { version: string; pid: number; generation: number }) : null;
+};
 let ingressPort: number;
 let db: ReturnType<typeof createDb>;
 let ctx: Awaited<ReturnType<typeof seedOrg>>;
@@ -119,7 +124,7 @@ beforeAll(async () => {
   for (const img of [V1, V2, CALLER]) await ensureTestImage(runtime.docker, img);
   const [web, pg, caddy, mesh, metrics] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   ingressPort = await freePort();
-  panel = new Panel({
+  panelEnv = {
     ...process.env,
     DATABASE_URL: "",
     LEVELRAIL_DATA_DIR: dataDir,
@@ -133,7 +138,8 @@ beforeAll(async () => {
     LEVELRAIL_INGRESS_HTTP_PORT: String(ingressPort),
     LEVELRAIL_INGRESS_TLS: "off",
     LEVELRAIL_DRAIN_MS: "1000",
-  });
+  };
+  panel = new Panel(panelEnv);
   await panel.start();
   db = createDb(readFileSync(join(dataDir, "database.url"), "utf8").trim());
   ctx = await seedOrg(db.db, "faults", testKit(masterKey));
@@ -211,6 +217,30 @@ describe("the apps keep serving whatever happens to the panel", () => {
       }
     });
   }, 180_000);
+
+  it("service-to-service calls during 20 deploys of the callee: none fails (names answer only the active, ready container)", async () => {
+    await survive(async () => {
+      for (let i = 0; i < 20; i++) await running("api", (await deployApi()).id);
+    });
+  }, 240_000);
+
+  it("a newer data plane takes over from the running one without a failed request, and answers from the state it finds", async () => {
+    const port = Number(panelEnv.LEVELRAIL_MESH_DNS_PORT);
+    const old = await health(port);
+    let next: ReturnType<typeof spawn> | null = null;
+    await survive(async () => {
+      next = spawn(process.execPath, ["--import", "tsx", "apps/dataplane/src/main.ts"], {
+        cwd: repoRoot,
+        env: { ...panelEnv, LEVELRAIL_DATAPLANE_VERSION: "next" },
+        detached: true,
+        stdio: "ignore",
+      });
+      next.unref();
+      await waitFor("the new data plane to answer", async () => ((await health(port))?.version === "next" ? true : undefined), { timeoutMs: 30_000 });
+      await waitFor("the old one to be gone", async () => (pidsOf("apps/dataplane/src/main.ts").includes(old!.pid) ? undefined : true), { timeoutMs: 30_000 });
+    });
+    expect((await health(port))?.generation).toBeGreaterThan(0);
+  }, 120_000);
 
   it("dockerd restarts: containers, networks and the data plane's listeners come back, every domain serves again, nothing duplicated", async () => {
     const before = await containerIds();

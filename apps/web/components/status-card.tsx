@@ -31,6 +31,30 @@ export function StatusCard({ name, ingressPort }: { name: string; ingressPort: n
           <dd className="mono" data-testid="active-container">
             {status.data.activeContainer ?? "—"}
           </dd>
+          {(status.data.crashLooping || status.data.restarts > 0) && (
+            <>
+              <dt>Restarts</dt>
+              <dd data-testid="restarts">
+                {status.data.crashLooping && (
+                  <span className="badge phase-failed" role="status">
+                    crash-looping
+                  </span>
+                )}{" "}
+                {status.data.restarts} restart{status.data.restarts === 1 ? "" : "s"} by the engine
+                {status.data.lastExit && (
+                  <>
+                    ; last exit code {status.data.lastExit.code ?? "?"}
+                    {status.data.lastExit.at && (
+                      <>
+                        {" "}
+                        at <Timestamp iso={status.data.lastExit.at} />
+                      </>
+                    )}
+                  </>
+                )}
+              </dd>
+            </>
+          )}
           <dt>Message</dt>
           <dd data-testid="status-message">{status.data.message || "—"}</dd>
           <dt>Observed</dt>

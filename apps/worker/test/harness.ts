@@ -46,6 +46,8 @@ export async function setupSuite(label: string) {
   const ids = new Map<string, string>();
 
   const suite = {
+    /** The suite's own database, for a process of its own (a web server, another worker). */
+    databaseUrl: database.url,
     db,
     sql,
     runtime,
@@ -93,6 +95,7 @@ export async function setupSuite(label: string) {
     /** Every container of the service (by name; looked up by its id label). */
     containers: async (service: string) => runtime.listContainers(serviceFilter(shortName, await suite.serviceId(service))),
     async waitPhase(service: string, phases: Phase[], timeoutMs = 60_000) {
+      await suite.serviceId(service); // remembered, so its containers can be looked for after it is deleted
       return waitFor(
         `${service} to be ${phases.join(" or ")}`,
         async () => {

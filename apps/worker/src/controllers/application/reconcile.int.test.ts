@@ -234,9 +234,15 @@ describe("application controller on the real engine", () => {
     expect((await s.containers(name)).filter((c) => c.state === "running")).toHaveLength(2);
 
     await s.startWorker();
-    const st = await s.waitPhase(name, ["running"]);
-    const cs = await s.containers(name);
-    expect(cs).toHaveLength(1);
+    // The dying worker had switched already (the release succeeded): the next one only drains.
+    const cs = await waitFor("exactly one container", async () => {
+      const all = await s.containers(name);
+      return all.length === 1 ? all : undefined;
+    });
+    const st = await waitFor("the status to show v2", async () => {
+      const x = await s.waitPhase(name, ["running"]);
+      return x.image === IMAGES.v2.tag ? x : undefined;
+    });
     expect(cs[0]!.name).toBe(st.activeContainer);
     expect(st.image).toBe(IMAGES.v2.tag);
   });

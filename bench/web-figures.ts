@@ -1,0 +1,131 @@
+/**
+ * What the panel costs a browser, measured with Chromium (playwright-core) against `next start`
+ * of the built web app (apps/web/.next as `npm start` built it; this does not build): bytes
+ * transferred (as DevTools counts them: encoded, headers included) for a cold first load of a
+ * page, the framework's share of it, and what an open dashboard pulls while nobody touches it.
+ * Used by bench/scale.ts with its fleet present.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { freePort } from "@levelrail/testkit/registry";
+import { waitFor } from "@levelrail/testkit/wait";
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const webDir = join(repoRoot, "apps", "web");
+
+export interface WebFigures {
+  dashboardKB: number;
+  servicePageKB: number;
+  frameworkKB: number;
+  idleKBPerMin: number;
+}
+
+interface Transfer {
+  total: number;
+  byUrl: Map<string, number>;
+}
+
+/** Counts the bytes of every request of `context`'s pages from now on (CDP: encodedDataLength). */
+async function meter(context: BrowserContext, page: Awaited<ReturnType<BrowserContext["newPage"]>>): Promise<Transfer> {
+  const t: Transfer = { total: 0, byUrl: new Map() };
+  const urls = new Map<string, string>();
+  const cdp = await context.newCDPSession(page);
+  cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, e.request.url));
+  cdp.on("Network.loadingFinished", (e) => {
+    t.total += e.encodedDataLength;
+    const url = urls.get(e.requestId) ?? "?";
+    t.byUrl.set(url, (t.byUrl.get(url) ?? 0) + e.encodedDataLength);
+  });
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: false });
+  return t;
+}
+
+/** A fresh context (empty cache) signed in as the operator. */
+async function signedIn(browser: Browser, baseURL: string, who: { email: string; password: string }): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL });
+  // Sign-in is rate limited (3 per 10 s): a 429 waits for the limiter.
+  await waitFor(
+    "sign-in to succeed",
+    async () => {
+      const res = await context.request.post("/api/auth/sign-in/email", { data: who, headers: { origin: baseURL } });
+      if (res.status() === 200) return true;
+      if (res.status() !== 429) throw new Error(`sign-in answered ${res.status()}: ${await res.text()}`);
+      return undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 2000 },
+  );
+  return context;
+}
+
+/** Bytes of a cold first load of `path`, until the network is idle. */
+async function firstLoad(browser: Browser, baseURL: string, who: { email: string; password: string }, path: string, ready: string) {
+  const context = await signedIn(browser, baseURL, who);
+  const page = await context.newPage();
+  const t = await meter(context, page);
+  await page.goto(path, { waitUntil: "networkidle" });
+  await page.getByRole("heading", { name: ready }).first().waitFor();
+  return { t, context, page };
+}
+
+export async function webFigures(o: {
+  databaseUrl: string;
+  masterKey: string;
+  who: { email: string; password: string };
+  service: string;
+  idleMs: number;
+  log: (line: string) => void;
+}): Promise<WebFigures> {
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(join(tmpdir(), "levelrail-web-bench-"));
+  const server: ChildProcess = spawn(process.execPath, [join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: webDir,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: o.databaseUrl,
+      LEVELRAIL_MASTER_KEY: o.masterKey,
+      LEVELRAIL_DATA_DIR: dataDir,
+      PORT: String(port),
+      LEVELRAIL_PUBLIC_URL: baseURL,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  let browser: Browser | null = null;
+  try {
+    await waitFor("next start to answer", async () => ((await fetch(`${baseURL}/login`).catch(() => null))?.ok ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-background-networking"] });
+
+    const service = await firstLoad(browser, baseURL, o.who, `/services/${o.service}`, o.service);
+    await service.context.close();
+
+    const dash = await firstLoad(browser, baseURL, o.who, "/", "Apps");
+    // The framework: the chunks every page loads first (build-manifest's rootMainFiles: React, Next's runtime).
+    const manifest = JSON.parse(readFileSync(join(webDir, ".next", "build-manifest.json"), "utf8")) as { rootMainFiles: string[]; polyfillFiles?: string[] };
+    const framework = [...manifest.rootMainFiles, ...(manifest.polyfillFiles ?? [])];
+    let frameworkBytes = 0;
+    for (const [url, bytes] of dash.t.byUrl) if (framework.some((f) => url.endsWith(`/_next/${f}`))) frameworkBytes += bytes;
+    const dashboardBytes = dash.t.total;
+
+    // Idle: the dashboard left open, its live queries polling.
+    const before = dash.t.total;
+    await new Promise((r) => setTimeout(r, o.idleMs));
+    const idleBytes = dash.t.total - before;
+    o.log(`web: dashboard ${dash.t.byUrl.size} requests on first load; ${framework.length} framework chunks`);
+    return {
+      dashboardKB: dashboardBytes / 1024,
+      servicePageKB: service.t.total / 1024,
+      frameworkKB: frameworkBytes / 1024,
+      idleKBPerMin: idleBytes / 1024 / (o.idleMs / 60_000),
+    };
+  } finally {
+    await browser?.close();
+    server.kill("SIGTERM");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
