@@ -10,11 +10,10 @@
  * does not explain, no release left deploying.
  */
 import { randomBytes } from "node:crypto";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Panel, repoRoot, restartDockerd } from "@levelrail/dataplane/test-panel";
+import { Panel, removeInstallation, restartDockerd } from "@levelrail/dataplane/test-panel";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
 import { createApp } from "@levelrail/services/app/app";
@@ -138,16 +137,6 @@ try {
   console.log(`dockerd recovery: ${recovery.toFixed(0)} ms (${failedAt.length} failed requests while the engine and its containers restarted)`);
 } finally {
   await db?.sql.end({ timeout: 5 }).catch(() => {});
-  try {
-    panel.signalGroup("SIGINT");
-    await panel.exited();
-  } catch {
-    // not running
-  }
-  const stop = spawn(process.execPath, ["scripts/levelrail.mjs", "stop", "--all"], { cwd: repoRoot, env: { ...process.env, LEVELRAIL_DATA_DIR: dataDir }, stdio: "ignore" });
-  await new Promise((r) => stop.once("exit", r));
-  for (const c of await runtime.listContainers(instanceFilter(short))) await runtime.removeContainer(c.id);
-  for (const n of await runtime.listNetworks(instanceFilter(short))) await runtime.removeNetwork(n.name);
-  rmSync(dataDir, { recursive: true, force: true });
+  await removeInstallation(panel, { runtime, shortName: short, dataDir });
 }
 if (problems.length) process.exitCode = 1;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import { request } from "node:http";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
-import { Panel, pidsOf, repoRoot, restartDockerd } from "./panel";
+import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./panel";
 
 /**
  * The data plane outlives the control plane (CONTRACT §1, §8): a real `npm start` serves two
@@ -157,17 +157,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.sql.end({ timeout: 5 }).catch(() => {});
-  try {
-    panel?.signalGroup("SIGINT");
-    await panel?.exited();
-  } catch {
-    // already gone
-  }
-  const stop = spawn(process.execPath, ["scripts/levelrail.mjs", "stop", "--all"], { cwd: repoRoot, env: { ...process.env, LEVELRAIL_DATA_DIR: dataDir }, stdio: "ignore" });
-  await new Promise((r) => stop.once("exit", r));
-  for (const c of await runtime.listContainers(instanceFilter(short))) await runtime.removeContainer(c.id);
-  for (const n of await runtime.listNetworks(instanceFilter(short))) await runtime.removeNetwork(n.name);
-  rmSync(dataDir, { recursive: true, force: true });
+  await removeInstallation(panel, { runtime, shortName: short, dataDir });
 }, 120_000);
 
 describe("the apps keep serving whatever happens to the panel", () => {

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, openSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, openSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Runtime } from "@levelrail/docker";
+import { instanceFilter } from "@levelrail/spec/naming";
 import { waitFor } from "@levelrail/testkit/wait";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -112,4 +113,22 @@ export async function restartDockerd(runtime: Runtime, logFile: string): Promise
     spawn("dockerd", [], { detached: true, stdio: ["ignore", fd, fd] }).unref();
   }
   await waitFor("dockerd to answer", async () => ((await ping()) ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
+}
+
+/**
+ * Removes an installation a test or benchmark made: Ctrl-C to its panel, `levelrail stop --all`
+ * (Caddy and the data plane), then every container and network with its labels, and its data dir.
+ */
+export async function removeInstallation(panel: Panel | undefined, o: { runtime: Runtime; shortName: string; dataDir: string }): Promise<void> {
+  try {
+    panel?.signalGroup("SIGINT");
+    await panel?.exited();
+  } catch {
+    // not running
+  }
+  const stop = spawn(process.execPath, ["scripts/levelrail.mjs", "stop", "--all"], { cwd: repoRoot, env: { ...process.env, LEVELRAIL_DATA_DIR: o.dataDir }, stdio: "ignore" });
+  await new Promise((r) => stop.once("exit", r));
+  for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) await o.runtime.removeContainer(c.id);
+  for (const n of await o.runtime.listNetworks(instanceFilter(o.shortName))) await o.runtime.removeNetwork(n.name);
+  rmSync(o.dataDir, { recursive: true, force: true });
 }
