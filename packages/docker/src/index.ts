@@ -87,6 +87,9 @@ export interface Runtime {
   containerLogs(id: string, tailLines: number): Promise<string>;
 }
 
+/** How long a request/response call to the engine may take before it fails (streams have no deadline). */
+const REQUEST_TIMEOUT_MS = 60_000;
+
 const statusOf = (err: unknown): number | undefined =>
   typeof err === "object" && err !== null && "statusCode" in err && typeof err.statusCode === "number"
     ? err.statusCode
@@ -94,7 +97,14 @@ const statusOf = (err: unknown): number | undefined =>
 
 /** Build a Runtime on dockerode. `DOCKER_HOST` is read by the caller and passed in. */
 export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): Runtime & { docker: Docker } {
-  const docker = opts.dockerHost ? new Docker(parseDockerHost(opts.dockerHost)) : new Docker();
+  const base: Docker.DockerOptions = opts.dockerHost ? parseDockerHost(opts.dockerHost) : {};
+  /** For streams (events, logs, pulls, exec output, waits) and stops, which may take as long as they take. */
+  const docker = new Docker(base);
+  /**
+   * For request/response calls: with a deadline, so an engine that takes a call and never answers
+   * fails the pass (the runner retries it) instead of hanging that service's key for good.
+   */
+  const api = new Docker({ ...base, timeout: REQUEST_TIMEOUT_MS });
 
   const toManaged = (c: Docker.ContainerInspectInfo): ManagedContainer => ({
     id: c.Id,
@@ -114,7 +124,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
 
   const inspectContainer = async (nameOrId: string): Promise<ManagedContainer | null> => {
     try {
-      return toManaged(await docker.getContainer(nameOrId).inspect());
+      return toManaged(await api.getContainer(nameOrId).inspect());
     } catch (err) {
       if (statusOf(err) === 404) return null;
       throw err;
@@ -124,17 +134,17 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
   return {
     docker,
     async ping() {
-      await docker.ping();
+      await api.ping();
     },
     async listContainers(labelFilters) {
-      const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
+      const list = await api.listContainers({ all: true, filters: { label: labelFilters } });
       const all = await Promise.all(list.map((c) => inspectContainer(c.Id)));
       return all.filter((c): c is ManagedContainer => c !== null);
     },
     inspectContainer,
     async imageId(ref) {
       try {
-        const info = await docker.getImage(ref).inspect();
+        const info = await api.getImage(ref).inspect();
         return info.Id;
       } catch (err) {
         if (statusOf(err) === 404) return null;
@@ -164,19 +174,19 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async inspectNetwork(name) {
       try {
-        return toNetwork(await docker.getNetwork(name).inspect());
+        return toNetwork(await api.getNetwork(name).inspect());
       } catch (err) {
         if (statusOf(err) === 404) return null;
         throw err;
       }
     },
     async listNetworks(labelFilters) {
-      const nets = await docker.listNetworks(labelFilters.length ? { filters: { label: labelFilters } } : {});
+      const nets = await api.listNetworks(labelFilters.length ? { filters: { label: labelFilters } } : {});
       return nets.map((n) => ({ ...toNetwork(n), containers: [] }));
     },
     async createNetwork(name, labels, subnet, gateway) {
       try {
-        await docker.createNetwork({
+        await api.createNetwork({
           Name: name,
           Driver: "bridge",
           Labels: labels,
@@ -191,21 +201,21 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async disconnectNetwork(name, containerId) {
       try {
-        await docker.getNetwork(name).disconnect({ Container: containerId, Force: true });
+        await api.getNetwork(name).disconnect({ Container: containerId, Force: true });
       } catch (err) {
         if (statusOf(err) !== 404) throw err;
       }
     },
     async removeNetwork(name) {
       try {
-        await docker.getNetwork(name).remove();
+        await api.getNetwork(name).remove();
       } catch (err) {
         if (statusOf(err) !== 404) throw err;
       }
     },
     async createContainer(opts) {
       try {
-        const c = await docker.createContainer(opts);
+        const c = await api.createContainer(opts);
         return c.id;
       } catch (err) {
         if (statusOf(err) === 409) return null;
@@ -214,7 +224,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async startContainer(id) {
       try {
-        await docker.getContainer(id).start();
+        await api.getContainer(id).start();
       } catch (err) {
         if (statusOf(err) !== 304) throw err; // 304: already started
       }
@@ -229,7 +239,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async removeContainer(id) {
       try {
-        await docker.getContainer(id).remove({ force: true, v: true });
+        await api.getContainer(id).remove({ force: true, v: true });
       } catch (err) {
         const s = statusOf(err);
         if (s !== 404 && s !== 409) throw err; // 409: removal already in progress
@@ -291,10 +301,10 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       };
     },
     async setRestartPolicy(id, policy) {
-      await docker.getContainer(id).update({ RestartPolicy: { Name: policy } });
+      await api.getContainer(id).update({ RestartPolicy: { Name: policy } });
     },
     async containerLogs(id, tailLines) {
-      const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;
+      const buf = (await api.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;
       return demuxLogs(buf);
     },
   };
