@@ -10,7 +10,7 @@
  * does not explain, no release left deploying.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Panel, removeInstallation, restartDockerd } from "@levelrail/dataplane/test-panel";
@@ -136,6 +136,8 @@ try {
   const recovery = failedAt.length ? Math.max(...failedAt) - Math.min(...failedAt) : 0;
   console.log(`dockerd recovery: ${recovery.toFixed(0)} ms (${failedAt.length} failed requests while the engine and its containers restarted)`);
 } finally {
+  // The panel's own output (launcher, worker, web) for a look afterwards.
+  writeFileSync(join(process.env.LEVELRAIL_DATA_DIR ?? tmpdir(), "soak-panel.log"), panel.output);
   await db?.sql.end({ timeout: 5 }).catch(() => {});
   await removeInstallation(panel, { runtime, shortName: short, dataDir });
 }
