@@ -1,17 +1,16 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
+import { isServiceId } from "@levelrail/spec/keys";
 import { envTargetOf } from "@levelrail/services/env/sources";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The PostgreSQL side of the application controller's ports. */
 export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceIds(): Promise<string[]> } {
   return {
     async getDesiredService(id): Promise<DesiredService | null> {
       // Not an id at all (an old name-keyed wake-up): no such service, rather than a query error retried forever.
-      if (!UUID.test(id)) return null;
+      if (!isServiceId(id)) return null;
       const [row] = await db
         .select({ service, release, appName: app.name })
         .from(service)

@@ -3,7 +3,7 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, serviceKey } from "@levelrail/spec/keys";
+import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import { httpProber } from "./controllers/application/ports";
 import { ProberManager } from "./controllers/application/prober";
@@ -147,7 +147,8 @@ export async function startWorker(o: WorkerOptions) {
     // Containers of services that no longer exist are reconciled too, so they get removed.
     for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) {
       const svc = c.labels[Labels.service];
-      if (svc) ids.add(svc);
+      // A label that is no id is an earlier version's (by service name): its service's own pass adopts it.
+      if (svc && isServiceId(svc)) ids.add(svc);
     }
     for (const id of ids) application.enqueue(formatKey(serviceKey(id)));
     route(NETWORKS_KEY);
@@ -161,7 +162,7 @@ export async function startWorker(o: WorkerOptions) {
     instanceFilter(o.shortName),
     (e) => {
       const svc = e.labels[Labels.service];
-      if (svc && ["die", "destroy", "stop", "kill", "oom", "start"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
+      if (svc && isServiceId(svc) && ["die", "destroy", "stop", "kill", "oom", "start"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
     },
     () => {
       // The engine's event stream is back after a gap (dockerd restarted): look at everything now,

@@ -27,3 +27,8 @@ export function parseKey(text: string): ReconcileKey | null {
   const m = /^service:([A-Za-z0-9_-]{1,64})$/.exec(text);
   return m ? serviceKey(m[1]!) : null;
 }
+
+const SERVICE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a `levelrail.service` label (or a key's id) is a service id; an earlier version put the service's name there. */
+export const isServiceId = (text: string) => SERVICE_ID.test(text);

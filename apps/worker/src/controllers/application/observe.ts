@@ -1,6 +1,6 @@
 import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, containerName, networkName, serviceFilter } from "@levelrail/spec/naming";
+import { Labels, containerName, instanceFilter, networkName, serviceFilter } from "@levelrail/spec/naming";
 import { type Desired, type EnvObservation, type Observed, isLive } from "./plan";
 import type { ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
@@ -24,6 +24,13 @@ export interface ObserveDeps {
 export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desired: Desired; observed: Observed }> {
   const service = await o.store.getDesiredService(serviceId);
   const all = await o.runtime.listContainers(serviceFilter(o.shortName, serviceId));
+  // Containers an earlier version labelled with the service's name (before keys by id) are still
+  // this service's: adopted (the name of a running release's container is unchanged), never removed
+  // as strangers. Asked only while none labelled by id runs, so a steady service costs nothing more.
+  if (service && !all.some((c) => c.state === "running")) {
+    const legacy = await o.runtime.listContainers([...instanceFilter(o.shortName), `${Labels.service}=${service.name}`, `${Labels.app}=${service.appId}`]);
+    for (const c of legacy) if (!all.some((x) => x.id === c.id)) all.push(c);
+  }
   const desired: Desired = {
     serviceId,
     service,

@@ -194,6 +194,42 @@ describe("application controller on the real engine", () => {
     }
   });
 
+  it("a container an earlier version labelled with the service's name is adopted after the upgrade, not replaced", async () => {
+    const name = `legacy-${s.shortName}`;
+    await svc(name);
+    await deployService({ ctx: s.ctx, name, input: {} });
+    const st = await s.waitPhase(name, ["running"]);
+    await s.stopWorker();
+    // Make the running container what the previous version left: the same name and config, its
+    // service label the service's name (no id), restart policy unless-stopped.
+    const [old] = await s.containers(name);
+    const info = await s.runtime.docker.getContainer(old!.id).inspect();
+    await s.runtime.removeContainer(old!.id);
+    const legacy = await s.runtime.docker.createContainer({
+      name: st.activeContainer!,
+      Image: info.Config.Image,
+      Cmd: info.Config.Cmd,
+      Env: info.Config.Env,
+      Labels: { ...info.Config.Labels, "levelrail.service": name },
+      HostConfig: { ...info.HostConfig, RestartPolicy: { Name: "unless-stopped", MaximumRetryCount: 0 } },
+      NetworkingConfig: { EndpointsConfig: { [networkName(s.shortName, appId)]: {} } },
+    });
+    await legacy.start();
+
+    const worker = await s.startWorker();
+    for (let i = 0; i < 2; i++) {
+      await worker.resync();
+      await worker.application.idle();
+    }
+    const after = await s.waitPhase(name, ["running"]);
+    expect(after.activeContainer).toBe(st.activeContainer);
+    const now = await s.runtime.inspectContainer(legacy.id);
+    expect(now?.state).toBe("running"); // the very same container, never replaced
+    await waitFor("the data plane to answer the adopted container", async () =>
+      (await s.resolve(`${name}.shop.${s.shortName}.internal`)) === now?.addresses[networkName(s.shortName, appId)] ? true : undefined,
+    );
+  });
+
   it("a worker killed between 'new started' and 'old removed' converges to exactly one container", async () => {
     const name = `crashmid-${s.shortName}`;
     const { id } = await svc(name);

@@ -1,7 +1,7 @@
 import type { Runtime } from "@levelrail/docker";
 import type { MeshPort } from "@levelrail/spec/dataplane";
 import type { EnvStores } from "@levelrail/spec/env";
-import { parseKey } from "@levelrail/spec/keys";
+import { isServiceId, parseKey } from "@levelrail/spec/keys";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { TerminalError } from "../../reconcile/errors";
 import type { SubnetPool } from "../../network/pool";
@@ -59,6 +59,9 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const key = parseKey(text);
       // A key that names no service can never converge, whatever is retried.
       if (key?.kind !== "service") throw new TerminalError(`not a service key: ${JSON.stringify(text)}`);
+      // An earlier version labelled containers with the service's name; such a label is not an id,
+      // and acting on it would remove a live container its service still adopts.
+      if (!isServiceId(key.id)) throw new TerminalError(`not a service id: ${JSON.stringify(key.id)}`);
       const { desired, observed } = await observe(deps, key.id);
       return execute(deps, desired, plan(desired, observed));
     },
