@@ -3,7 +3,7 @@ import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-qu
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
-import { HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, hookRunPaging, keys, metricsSince } from "./keys";
+import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
@@ -18,6 +18,7 @@ import type {
   RegistryCredentialItem,
   SecretItem,
   ServiceItem,
+  ServicePage,
   TierEnv,
 } from "./types";
 
@@ -25,9 +26,27 @@ const enc = encodeURIComponent;
 
 export const useApps = () => useQuery({ queryKey: keys.apps(), queryFn: () => api<AppItem[]>("/apps") });
 
-/** Every service with its live phase, polled. */
-export const useServices = () =>
-  useQuery({ queryKey: keys.services(), queryFn: () => api<ServiceItem[]>("/services"), refetchInterval: LIVE_INTERVAL_MS });
+/** Every service, unpaged and not polled (pickers need names, not live phases). */
+export const useAllServices = () =>
+  useQuery({ queryKey: keys.services(), queryFn: () => api<ServiceItem[]>("/services"), staleTime: 60_000 });
+
+/** One page of services, newest first, with their live phases, polled at the fleet's pace. */
+export const useServicesPage = (cursor: string) =>
+  useQuery({
+    queryKey: keys.servicesPage(cursor),
+    queryFn: () => api<ServicePage>(withQuery("/services", { limit: SERVICES_PAGE, cursor })),
+    refetchInterval: FLEET_INTERVAL_MS,
+    // Paging keeps showing the page it leaves until the next one arrives.
+    placeholderData: keepPreviousData,
+  });
+
+/** One app's services with their live phases, polled at the fleet's pace. */
+export const useAppServices = (app: string) =>
+  useQuery({
+    queryKey: keys.appServices(app),
+    queryFn: () => api<ServiceItem[]>(withQuery("/services", { app })),
+    refetchInterval: FLEET_INTERVAL_MS,
+  });
 
 export const useService = (name: string) =>
   useQuery({ queryKey: keys.service(name), queryFn: () => api<ServiceView>(`/services/${enc(name)}`) });
