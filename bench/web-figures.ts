@@ -26,17 +26,20 @@ export interface WebFigures {
 
 interface Transfer {
   total: number;
+  /** Requests finished. */
+  requests: number;
   byUrl: Map<string, number>;
 }
 
 /** Counts the bytes of every request of `context`'s pages from now on (CDP: encodedDataLength). */
 async function meter(context: BrowserContext, page: Awaited<ReturnType<BrowserContext["newPage"]>>): Promise<Transfer> {
-  const t: Transfer = { total: 0, byUrl: new Map() };
+  const t: Transfer = { total: 0, requests: 0, byUrl: new Map() };
   const urls = new Map<string, string>();
   const cdp = await context.newCDPSession(page);
   cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, e.request.url));
   cdp.on("Network.loadingFinished", (e) => {
     t.total += e.encodedDataLength;
+    t.requests += 1;
     const url = urls.get(e.requestId) ?? "?";
     t.byUrl.set(url, (t.byUrl.get(url) ?? 0) + e.encodedDataLength);
   });
@@ -114,9 +117,17 @@ export async function webFigures(o: {
 
     // Idle: the dashboard left open, its live queries polling.
     const before = dash.t.total;
+    const requestsBefore = dash.t.requests;
+    // What the first load spent beyond the framework, largest first (to see what grows with the fleet).
+    const own = [...dash.t.byUrl]
+      .filter(([url]) => !framework.some((f) => url.endsWith(`/_next/${f}`)))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([url, bytes]) => `${new URL(url).pathname} ${(bytes / 1024).toFixed(1)} kB`);
     await new Promise((r) => setTimeout(r, o.idleMs));
     const idleBytes = dash.t.total - before;
-    o.log(`web: dashboard ${dash.t.byUrl.size} requests on first load; ${framework.length} framework chunks`);
+    o.log(`web: dashboard ${dash.t.byUrl.size} requests on first load; ${framework.length} framework chunks; largest others: ${own.join(", ")}`);
+    o.log(`web: idle dashboard made ${dash.t.requests - requestsBefore} requests in ${(o.idleMs / 1000).toFixed(0)} s`);
     return {
       dashboardKB: dashboardBytes / 1024,
       servicePageKB: service.t.total / 1024,
