@@ -35,13 +35,22 @@ interface Transfer {
 async function meter(context: BrowserContext, page: Awaited<ReturnType<BrowserContext["newPage"]>>): Promise<Transfer> {
   const t: Transfer = { total: 0, requests: 0, byUrl: new Map() };
   const urls = new Map<string, string>();
+  const headers = new Map<string, number>();
+  const count = (requestId: string, bytes: number) => {
+    t.total += bytes;
+    t.requests += 1;
+    const url = urls.get(requestId) ?? "?";
+    t.byUrl.set(url, (t.byUrl.get(url) ?? 0) + bytes);
+  };
   const cdp = await context.newCDPSession(page);
   cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, e.request.url));
-  cdp.on("Network.loadingFinished", (e) => {
-    t.total += e.encodedDataLength;
-    t.requests += 1;
-    const url = urls.get(e.requestId) ?? "?";
-    t.byUrl.set(url, (t.byUrl.get(url) ?? 0) + e.encodedDataLength);
+  // The bytes received with the response's head: what a request costs that never finishes loading.
+  cdp.on("Network.responseReceived", (e) => headers.set(e.requestId, e.response.encodedDataLength));
+  cdp.on("Network.loadingFinished", (e) => count(e.requestId, e.encodedDataLength));
+  // Chromium reports a fetch answered 304 as a cancelled load, not a finished one: its head still crossed the wire.
+  cdp.on("Network.loadingFailed", (e) => {
+    const bytes = headers.get(e.requestId);
+    if (bytes !== undefined) count(e.requestId, bytes);
   });
   await cdp.send("Network.enable");
   await cdp.send("Network.setCacheDisabled", { cacheDisabled: false });
