@@ -1,5 +1,5 @@
 "use client";
-import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
@@ -51,18 +51,28 @@ export const useAppServices = (app: string) =>
 export const useService = (name: string) =>
   useQuery({ queryKey: keys.service(name), queryFn: () => api<ServiceView>(`/services/${enc(name)}`) });
 
+/** A deploy in flight: its service's live queries poll every second, and at the fleet's pace otherwise. */
+export const liveInterval = (status: StatusView | undefined) =>
+  status?.phase === "pending" || status?.phase === "deploying" ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS;
+
+/** The interval of a query about service `name`, following that service's last known status. */
+function useServiceInterval(name: string) {
+  const qc = useQueryClient();
+  return () => liveInterval(qc.getQueryData<StatusView>(keys.status(name)));
+}
+
 export const useStatus = (name: string) =>
   useQuery({
     queryKey: keys.status(name),
     queryFn: () => api<StatusView>(`/services/${enc(name)}/status`),
-    refetchInterval: LIVE_INTERVAL_MS,
+    refetchInterval: (q) => liveInterval(q.state.data),
   });
 
 export const useDeploys = (name: string) =>
   useQuery({
     queryKey: keys.deploys(name),
     queryFn: () => api<ReleaseView[]>(`/services/${enc(name)}/deploys`),
-    refetchInterval: LIVE_INTERVAL_MS,
+    refetchInterval: useServiceInterval(name),
   });
 
 export const useEffectiveEnv = (name: string) =>
@@ -115,21 +125,23 @@ export function withQuery(path: string, params: Record<string, string | number |
 }
 
 /** Hook runs newest first, a page at a time ("Load more" fetches the next); every loaded page is polled. */
-const useHookRuns = (queryKey: readonly unknown[], path: string, service?: string) =>
+const useHookRuns = (queryKey: readonly unknown[], path: string, refetchInterval: number | (() => number), service?: string) =>
   useInfiniteQuery({
     queryKey,
     queryFn: ({ pageParam }) => api<HookRunPage>(withQuery(path, { service, limit: HOOK_RUNS_PAGE, before: pageParam })),
     ...hookRunPaging,
-    refetchInterval: LIVE_INTERVAL_MS,
+    refetchInterval,
     // A changed filter keeps showing the previous runs until the new ones arrive.
     placeholderData: keepPreviousData,
   });
 
-export const useServiceHookRuns = (name: string) => useHookRuns(keys.serviceHookRuns(name), `/services/${enc(name)}/hook-runs`);
+/** A service's hook runs, polled every second while it deploys (its hooks run then). */
+export const useServiceHookRuns = (name: string) =>
+  useHookRuns(keys.serviceHookRuns(name), `/services/${enc(name)}/hook-runs`, useServiceInterval(name));
 
 /** `service` "" for every service of the app. */
 export const useAppHookRuns = (app: string, service: string) =>
-  useHookRuns(keys.appHookRuns(app, service), `/apps/${enc(app)}/hook-runs`, service);
+  useHookRuns(keys.appHookRuns(app, service), `/apps/${enc(app)}/hook-runs`, LIVE_INTERVAL_MS, service);
 
 /** One run with its output, polled while it runs so the output streams in. */
 export const useHookRun = (id: string) =>
