@@ -26,19 +26,31 @@ export interface WebFigures {
 
 interface Transfer {
   total: number;
+  /** Requests finished. */
+  requests: number;
   byUrl: Map<string, number>;
 }
 
 /** Counts the bytes of every request of `context`'s pages from now on (CDP: encodedDataLength). */
 async function meter(context: BrowserContext, page: Awaited<ReturnType<BrowserContext["newPage"]>>): Promise<Transfer> {
-  const t: Transfer = { total: 0, byUrl: new Map() };
+  const t: Transfer = { total: 0, requests: 0, byUrl: new Map() };
   const urls = new Map<string, string>();
+  const headers = new Map<string, number>();
+  const count = (requestId: string, bytes: number) => {
+    t.total += bytes;
+    t.requests += 1;
+    const url = urls.get(requestId) ?? "?";
+    t.byUrl.set(url, (t.byUrl.get(url) ?? 0) + bytes);
+  };
   const cdp = await context.newCDPSession(page);
   cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, e.request.url));
-  cdp.on("Network.loadingFinished", (e) => {
-    t.total += e.encodedDataLength;
-    const url = urls.get(e.requestId) ?? "?";
-    t.byUrl.set(url, (t.byUrl.get(url) ?? 0) + e.encodedDataLength);
+  // The bytes received with the response's head: what a request costs that never finishes loading.
+  cdp.on("Network.responseReceived", (e) => headers.set(e.requestId, e.response.encodedDataLength));
+  cdp.on("Network.loadingFinished", (e) => count(e.requestId, e.encodedDataLength));
+  // Chromium reports a fetch answered 304 as a cancelled load, not a finished one: its head still crossed the wire.
+  cdp.on("Network.loadingFailed", (e) => {
+    const bytes = headers.get(e.requestId);
+    if (bytes !== undefined) count(e.requestId, bytes);
   });
   await cdp.send("Network.enable");
   await cdp.send("Network.setCacheDisabled", { cacheDisabled: false });
@@ -114,9 +126,17 @@ export async function webFigures(o: {
 
     // Idle: the dashboard left open, its live queries polling.
     const before = dash.t.total;
+    const requestsBefore = dash.t.requests;
+    // What the first load spent beyond the framework, largest first (to see what grows with the fleet).
+    const own = [...dash.t.byUrl]
+      .filter(([url]) => !framework.some((f) => url.endsWith(`/_next/${f}`)))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([url, bytes]) => `${new URL(url).pathname} ${(bytes / 1024).toFixed(1)} kB`);
     await new Promise((r) => setTimeout(r, o.idleMs));
     const idleBytes = dash.t.total - before;
-    o.log(`web: dashboard ${dash.t.byUrl.size} requests on first load; ${framework.length} framework chunks`);
+    o.log(`web: dashboard ${dash.t.byUrl.size} requests on first load; ${framework.length} framework chunks; largest others: ${own.join(", ")}`);
+    o.log(`web: idle dashboard made ${dash.t.requests - requestsBefore} requests in ${(o.idleMs / 1000).toFixed(0)} s`);
     return {
       dashboardKB: dashboardBytes / 1024,
       servicePageKB: service.t.total / 1024,

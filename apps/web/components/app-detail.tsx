@@ -1,14 +1,14 @@
 "use client";
-import { useApps, useServices } from "@/lib/queries";
+import { useAppServices, useApps } from "@/lib/queries";
 import { AppCard } from "./apps-overview";
 import { AppHookRuns } from "./hook-runs";
 
 /** One app: its services with their live phases, and every hook run of them. */
 export function AppDetail({ name }: { name: string }) {
   const apps = useApps();
-  const services = useServices();
+  const services = useAppServices(name);
   const app = apps.data?.find((a) => a.name === name);
-  const mine = (services.data ?? []).filter((s) => s.app === name);
+  const mine = services.data ?? [];
   return (
     <>
       {apps.isError && (

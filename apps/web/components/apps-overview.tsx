@@ -1,38 +1,86 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
-import { keys } from "@/lib/keys";
-import { useApps, useServices } from "@/lib/queries";
+import { groupByApp, pageRange } from "@/lib/fleet-page";
+import { SERVICES_PAGE, keys } from "@/lib/keys";
+import { useApps, useServicesPage } from "@/lib/queries";
 import type { AppItem, ServiceItem } from "@/lib/types";
 import { PhaseBadge } from "./phase-badge";
 
-/** Every app with its services and their live phases. */
+/**
+ * The fleet a page at a time: the newest services first (a service just created is on the first
+ * page), grouped into their apps' cards, with the apps that have no service yet ahead of them.
+ */
 export function AppsOverview() {
   const apps = useApps();
-  const services = useServices();
+  // The cursors of the pages walked through, "" for the first: "Newer" goes back one.
+  const [cursors, setCursors] = useState<string[]>([""]);
+  const cursor = cursors[cursors.length - 1] ?? "";
+  const page = useServicesPage(cursor);
   if (apps.isPending) return <p className="muted">Loading apps…</p>;
   if (apps.isError) return <p className="error" role="alert">{apps.error.message}</p>;
   if (apps.data.length === 0) return <p className="muted">No apps yet. Create one below, then add a service to it.</p>;
-  const byApp = new Map<string, ServiceItem[]>();
-  for (const s of services.data ?? []) byApp.set(s.app, [...(byApp.get(s.app) ?? []), s]);
+  const services = page.data?.services ?? [];
+  const groups = groupByApp(services, apps.data, cursors.length === 1, (name) => ({ id: name, name, orgId: "", createdAt: "", services: 0 }));
+  const nextCursor = page.data?.nextCursor ?? null;
   return (
     <div className="stack">
-      {apps.data.map((a) => (
-        <AppCard key={a.id} app={a} services={byApp.get(a.name) ?? []} />
+      {page.isError && (
+        <p className="error" role="alert">
+          {page.error.message}
+        </p>
+      )}
+      {groups.map((g) => (
+        <AppCard key={g.app.id} app={g.app} services={g.services} total={g.app.services} />
       ))}
+      {page.data && (cursors.length > 1 || nextCursor !== null) && (
+        <nav className="buttons" aria-label="Service pages">
+          <span className="muted">Services {pageRange(cursors.length - 1, SERVICES_PAGE, services.length, page.data.total)}, newest first</span>
+          <button type="button" className="secondary" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            Newer
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={nextCursor === null || page.isPlaceholderData}
+            onClick={() => nextCursor !== null && setCursors((c) => [...c, nextCursor])}
+          >
+            Older
+          </button>
+        </nav>
+      )}
     </div>
   );
 }
 
 /** An app's services with their live phases; the heading links to the app's page unless `heading` replaces it. */
-export function AppCard({ app, services, heading }: { app: AppItem; services: ServiceItem[]; heading?: string }) {
+export function AppCard({
+  app,
+  services,
+  heading,
+  total,
+}: {
+  app: Pick<AppItem, "id" | "name">;
+  services: ServiceItem[];
+  heading?: string;
+  /** How many services the app has, when `services` may be only some of them (a page of the fleet). */
+  total?: number;
+}) {
+  const more = total === undefined ? 0 : total - services.length;
   return (
     <section className="card" aria-labelledby={`app-${app.id}`}>
       <div className="card-head">
         <h2 id={`app-${app.id}`}>{heading ?? <Link href={`/apps/${encodeURIComponent(app.name)}`}>{app.name}</Link>}</h2>
         {services.length === 0 && <DeleteAppButton name={app.name} />}
       </div>
+      {more > 0 && services.length > 0 && (
+        <p className="muted">
+          {services.length} of {total} services here;{" "}
+          <Link href={`/apps/${encodeURIComponent(app.name)}`}>all of {app.name}</Link>
+        </p>
+      )}
       {services.length === 0 ? (
         <p className="muted">No services in this app yet.</p>
       ) : (
@@ -49,7 +97,10 @@ export function AppCard({ app, services, heading }: { app: AppItem; services: Se
             {services.map((s) => (
               <tr key={s.id}>
                 <td>
-                  <Link href={`/services/${encodeURIComponent(s.name)}`}>{s.name}</Link>
+                  {/* Not prefetched: a page of the fleet holds dozens of these, and a service's page is rendered per request anyway. */}
+                  <Link href={`/services/${encodeURIComponent(s.name)}`} prefetch={false}>
+                    {s.name}
+                  </Link>
                 </td>
                 <td>
                   <PhaseBadge phase={s.phase} />

@@ -3,7 +3,7 @@ import { useId, useState } from "react";
 import type { DayBucket } from "@levelrail/services/metrics/deploys";
 import { formatDuration } from "@/lib/format";
 import { DEFAULT_METRICS_DAYS, METRICS_PERIODS } from "@/lib/keys";
-import { useDeployMetrics, useServices } from "@/lib/queries";
+import { useAllServices, useDeployMetrics } from "@/lib/queries";
 import type { DeployMetrics } from "@/lib/types";
 import { DeployChart, fillDays } from "./deploy-chart";
 
@@ -25,7 +25,7 @@ export function DeployMetricsView() {
   const id = useId();
   const [service, setService] = useState("");
   const [days, setDays] = useState<number>(DEFAULT_METRICS_DAYS);
-  const services = useServices();
+  const services = useAllServices();
   const metrics = useDeployMetrics(service, days);
   const m = metrics.data;
   const now = new Date();

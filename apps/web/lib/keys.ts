@@ -3,7 +3,12 @@ import type { EnvScope } from "@levelrail/db/schema/config";
 /** Query keys shared by server prefetch and client queries; mutations invalidate by these. */
 export const keys = {
   apps: () => ["apps"] as const,
+  /** Every service, unpaged (and the prefix of every services list: mutations invalidate them all). */
   services: () => ["services"] as const,
+  /** One page of the dashboard's services list, newest first (`cursor` "" for the first). */
+  servicesPage: (cursor: string) => ["services", "page", cursor] as const,
+  /** One app's services. */
+  appServices: (app: string) => ["services", "app", app] as const,
   /** Prefix of everything about one service: invalidating it refreshes its status, env, drift and secrets too. */
   service: (name: string) => ["service", name] as const,
   status: (name: string) => ["service", name, "status"] as const,
@@ -30,6 +35,14 @@ export const keys = {
 
 /** How often live state is polled, so phase changes show without a reload. */
 export const LIVE_INTERVAL_MS = 1000;
+/**
+ * How often the fleet's lists are polled: the dashboard shows many services and nobody watches
+ * one deploy there; a service's own page keeps LIVE_INTERVAL_MS.
+ */
+export const FLEET_INTERVAL_MS = 5000;
+
+/** Services per page of the dashboard (server prefetch and client use the same). */
+export const SERVICES_PAGE = 50;
 
 /** Hook runs per page of the history tables (server prefetch and client use the same). */
 export const HOOK_RUNS_PAGE = 20;

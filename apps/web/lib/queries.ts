@@ -1,9 +1,9 @@
 "use client";
-import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
-import { HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, hookRunPaging, keys, metricsSince } from "./keys";
+import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
@@ -18,6 +18,7 @@ import type {
   RegistryCredentialItem,
   SecretItem,
   ServiceItem,
+  ServicePage,
   TierEnv,
 } from "./types";
 
@@ -25,25 +26,53 @@ const enc = encodeURIComponent;
 
 export const useApps = () => useQuery({ queryKey: keys.apps(), queryFn: () => api<AppItem[]>("/apps") });
 
-/** Every service with its live phase, polled. */
-export const useServices = () =>
-  useQuery({ queryKey: keys.services(), queryFn: () => api<ServiceItem[]>("/services"), refetchInterval: LIVE_INTERVAL_MS });
+/** Every service, unpaged and not polled (pickers need names, not live phases). */
+export const useAllServices = () =>
+  useQuery({ queryKey: keys.services(), queryFn: () => api<ServiceItem[]>("/services"), staleTime: 60_000 });
+
+/** One page of services, newest first, with their live phases, polled at the fleet's pace. */
+export const useServicesPage = (cursor: string) =>
+  useQuery({
+    queryKey: keys.servicesPage(cursor),
+    queryFn: () => api<ServicePage>(withQuery("/services", { limit: SERVICES_PAGE, cursor })),
+    refetchInterval: FLEET_INTERVAL_MS,
+    // Paging keeps showing the page it leaves until the next one arrives.
+    placeholderData: keepPreviousData,
+  });
+
+/** One app's services with their live phases, polled at the fleet's pace. */
+export const useAppServices = (app: string) =>
+  useQuery({
+    queryKey: keys.appServices(app),
+    queryFn: () => api<ServiceItem[]>(withQuery("/services", { app })),
+    refetchInterval: FLEET_INTERVAL_MS,
+  });
 
 export const useService = (name: string) =>
   useQuery({ queryKey: keys.service(name), queryFn: () => api<ServiceView>(`/services/${enc(name)}`) });
+
+/** A deploy in flight: its service's live queries poll every second, and at the fleet's pace otherwise. */
+export const liveInterval = (status: StatusView | undefined) =>
+  status?.phase === "pending" || status?.phase === "deploying" ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS;
+
+/** The interval of a query about service `name`, following that service's last known status. */
+function useServiceInterval(name: string) {
+  const qc = useQueryClient();
+  return () => liveInterval(qc.getQueryData<StatusView>(keys.status(name)));
+}
 
 export const useStatus = (name: string) =>
   useQuery({
     queryKey: keys.status(name),
     queryFn: () => api<StatusView>(`/services/${enc(name)}/status`),
-    refetchInterval: LIVE_INTERVAL_MS,
+    refetchInterval: (q) => liveInterval(q.state.data),
   });
 
 export const useDeploys = (name: string) =>
   useQuery({
     queryKey: keys.deploys(name),
     queryFn: () => api<ReleaseView[]>(`/services/${enc(name)}/deploys`),
-    refetchInterval: LIVE_INTERVAL_MS,
+    refetchInterval: useServiceInterval(name),
   });
 
 export const useEffectiveEnv = (name: string) =>
@@ -96,21 +125,23 @@ export function withQuery(path: string, params: Record<string, string | number |
 }
 
 /** Hook runs newest first, a page at a time ("Load more" fetches the next); every loaded page is polled. */
-const useHookRuns = (queryKey: readonly unknown[], path: string, service?: string) =>
+const useHookRuns = (queryKey: readonly unknown[], path: string, refetchInterval: number | (() => number), service?: string) =>
   useInfiniteQuery({
     queryKey,
     queryFn: ({ pageParam }) => api<HookRunPage>(withQuery(path, { service, limit: HOOK_RUNS_PAGE, before: pageParam })),
     ...hookRunPaging,
-    refetchInterval: LIVE_INTERVAL_MS,
+    refetchInterval,
     // A changed filter keeps showing the previous runs until the new ones arrive.
     placeholderData: keepPreviousData,
   });
 
-export const useServiceHookRuns = (name: string) => useHookRuns(keys.serviceHookRuns(name), `/services/${enc(name)}/hook-runs`);
+/** A service's hook runs, polled every second while it deploys (its hooks run then). */
+export const useServiceHookRuns = (name: string) =>
+  useHookRuns(keys.serviceHookRuns(name), `/services/${enc(name)}/hook-runs`, useServiceInterval(name));
 
 /** `service` "" for every service of the app. */
 export const useAppHookRuns = (app: string, service: string) =>
-  useHookRuns(keys.appHookRuns(app, service), `/apps/${enc(app)}/hook-runs`, service);
+  useHookRuns(keys.appHookRuns(app, service), `/apps/${enc(app)}/hook-runs`, LIVE_INTERVAL_MS, service);
 
 /** One run with its output, polled while it runs so the output streams in. */
 export const useHookRun = (id: string) =>

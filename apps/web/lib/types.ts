@@ -8,7 +8,7 @@ import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
 import type { listOrgs } from "@levelrail/services/org/list";
 import type { listEnvironments, listProjects } from "@levelrail/services/project/list";
-import type { listServices } from "@levelrail/services/service/view";
+import type { listServices, listServicesPage } from "@levelrail/services/service/view";
 
 export type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
 
@@ -17,6 +17,8 @@ export type AppItem = Awaited<ReturnType<typeof listApps>>[number];
 
 /** GET /api/v1/services: desired state plus what the worker last saw. */
 export type ServiceItem = Awaited<ReturnType<typeof listServices>>[number];
+/** GET /api/v1/services?limit=&cursor=: one page, newest first. */
+export type ServicePage = Awaited<ReturnType<typeof listServicesPage>>;
 
 /** GET /api/v1/orgs. */
 export type OrgItem = Awaited<ReturnType<typeof listOrgs>>[number];

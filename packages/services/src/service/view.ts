@@ -1,9 +1,11 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
 import { ingressStatus } from "@levelrail/db/schema/fleet";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { resourceName } from "@levelrail/spec/rules";
 import type { ReleaseSpec, ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
-import { type Ctx, scope } from "../context";
+import { type Ctx, isUuid, parse, scope } from "../context";
 
 type ServiceRow = typeof service.$inferSelect;
 type ReleaseRow = typeof release.$inferSelect;
@@ -75,20 +77,64 @@ export async function getService({ ctx, name }: { ctx: Ctx; name: string }): Pro
   return serviceView(s, appName);
 }
 
-export async function listServices({ ctx, app: appName }: { ctx: Ctx; app?: string | undefined }) {
-  const rows = await ctx.db
-    .select({ service, appName: app.name, status: serviceStatus })
-    .from(service)
-    .innerJoin(app, eq(app.id, service.appId))
-    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id))
-    .where(and(inArray(service.orgId, scope(ctx)), appName ? eq(app.name, appName) : undefined))
-    .orderBy(app.name, service.name);
-  return rows.map((r) => ({
+type ListedRow = { service: ServiceRow; appName: string; status: typeof serviceStatus.$inferSelect | null };
+
+/** A service of a list: its desired state plus what the worker last saw. */
+function serviceItem(r: ListedRow) {
+  return {
     ...serviceView(r.service, r.appName),
     phase: r.status?.phase ?? (r.service.currentReleaseId ? "pending" : "stopped"),
     activeContainer: r.status?.activeContainer ?? null,
     message: r.status?.message ?? "",
-  }));
+  };
+}
+
+const listed = (ctx: Ctx) =>
+  ctx.db
+    .select({ service, appName: app.name, status: serviceStatus })
+    .from(service)
+    .innerJoin(app, eq(app.id, service.appId))
+    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id));
+
+/** Every service of the caller's organizations (or of one app), by app and name. */
+export async function listServices({ ctx, app: appName }: { ctx: Ctx; app?: string | undefined }) {
+  const rows = await listed(ctx)
+    .where(and(inArray(service.orgId, scope(ctx)), appName ? eq(app.name, appName) : undefined))
+    .orderBy(app.name, service.name);
+  return rows.map(serviceItem);
+}
+
+const pageQuery = z
+  .object({
+    app: resourceName.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    /** The `nextCursor` of the previous page: the id of its last service. */
+    cursor: z.string().refine(isUuid, "must be a nextCursor this list answered").optional(),
+  })
+  .strict();
+
+/**
+ * One page of the services of the caller's organizations (or of one app), newest first, so a
+ * service just created is on the first page: `{services, nextCursor, total}`; `nextCursor` (null
+ * on the last page) is the `cursor` of the next one.
+ */
+export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknown }) {
+  const q = parse(pageQuery, input);
+  const where = and(inArray(service.orgId, scope(ctx)), q.app ? eq(app.name, q.app) : undefined);
+  // Keyset paging on (createdAt, id), compared in the database: a cursor never loses precision.
+  const after = q.cursor
+    ? sql`(${service.createdAt}, ${service.id}) < (select s.created_at, s.id from ${service} s where s.id = ${q.cursor})`
+    : undefined;
+  const [rows, [counted]] = await Promise.all([
+    listed(ctx)
+      .where(and(where, after))
+      .orderBy(desc(service.createdAt), desc(service.id))
+      .limit(q.limit + 1),
+    ctx.db.select({ total: count() }).from(service).innerJoin(app, eq(app.id, service.appId)).where(where),
+  ]);
+  const page = rows.slice(0, q.limit).map(serviceItem);
+  const last = page[page.length - 1];
+  return { services: page, nextCursor: rows.length > q.limit && last ? last.id : null, total: counted?.total ?? 0 };
 }
 
 export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Promise<StatusView> {

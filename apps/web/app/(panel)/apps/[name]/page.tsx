@@ -28,7 +28,7 @@ export default async function AppPage({ params }: Props) {
   const qc = new QueryClient();
   await Promise.all([
     qc.prefetchQuery({ queryKey: keys.apps(), queryFn: () => listApps({ ctx }) }),
-    qc.prefetchQuery({ queryKey: keys.services(), queryFn: () => listServices({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.appServices(name), queryFn: () => listServices({ ctx, app: name }) }),
     qc.prefetchInfiniteQuery({
       queryKey: keys.appHookRuns(name, ""),
       queryFn: () => listHookRuns({ ctx, app: name, input: { limit: HOOK_RUNS_PAGE } }),

@@ -1,5 +1,6 @@
 import { getHookRun } from "@levelrail/services/hooks/list";
-import { json, route } from "@/lib/api";
+import { route } from "@/lib/api";
+import { conditionalJson } from "@/lib/etag";
 
 /** One hook run with its combined output. */
-export const GET = route<{ id: string }>(async ({ ctx, params }) => json(await getHookRun({ ctx, id: params.id })));
+export const GET = route<{ id: string }>(async ({ ctx, req, params }) => conditionalJson(req, await getHookRun({ ctx, id: params.id })));

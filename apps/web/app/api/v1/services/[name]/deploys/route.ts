@@ -1,4 +1,5 @@
 import { listReleases } from "@levelrail/services/release/deploy";
-import { json, route } from "@/lib/api";
+import { route } from "@/lib/api";
+import { conditionalJson } from "@/lib/etag";
 
-export const GET = route<{ name: string }>(async ({ ctx, params }) => json(await listReleases({ ctx, name: params.name })));
+export const GET = route<{ name: string }>(async ({ ctx, req, params }) => conditionalJson(req, await listReleases({ ctx, name: params.name })));

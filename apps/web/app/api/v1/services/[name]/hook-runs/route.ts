@@ -1,9 +1,10 @@
 import { listHookRuns } from "@levelrail/services/hooks/list";
 import { getService } from "@levelrail/services/service/view";
-import { json, route, searchInput } from "@/lib/api";
+import { route, searchInput } from "@/lib/api";
+import { conditionalJson } from "@/lib/etag";
 
 /** The service's hook runs, newest first, without output; `?limit=`, `?before=<startedAt>`. */
 export const GET = route<{ name: string }>(async ({ ctx, req, params }) => {
   const service = await getService({ ctx, name: params.name });
-  return json(await listHookRuns({ ctx, app: service.app, input: { ...searchInput(req, ["limit", "before"]), service: service.name } }));
+  return conditionalJson(req, await listHookRuns({ ctx, app: service.app, input: { ...searchInput(req, ["limit", "before"]), service: service.name } }));
 });

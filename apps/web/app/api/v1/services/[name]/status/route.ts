@@ -1,4 +1,5 @@
 import { getStatus } from "@levelrail/services/service/view";
-import { json, route } from "@/lib/api";
+import { route } from "@/lib/api";
+import { conditionalJson } from "@/lib/etag";
 
-export const GET = route<{ name: string }>(async ({ ctx, params }) => json(await getStatus({ ctx, name: params.name })));
+export const GET = route<{ name: string }>(async ({ ctx, req, params }) => conditionalJson(req, await getStatus({ ctx, name: params.name })));
