@@ -241,12 +241,12 @@ describe("the apps keep serving whatever happens to the panel", () => {
     await restartDockerd(runtime, join(dataDir, "dockerd.log"));
     const back = Date.now();
     for (const host of Object.values(domains)) {
-      await waitFor(`${host} to serve again`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 50 });
+      await waitFor(`${host} to serve again`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 50 });
     }
     console.log(`dockerd restart: down ${back - restart} ms; every domain serving ${Date.now() - back} ms after the engine answered`);
     const okBefore = (await callerLog()).ok;
-    await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > okBefore + 3 ? true : undefined), { timeoutMs: 60_000 });
+    await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > okBefore + 3 ? true : undefined), { timeoutMs: 120_000 });
     expect(await containerIds()).toEqual(before); // the same containers, restarted by the engine
-  }, 240_000);
+  }, 600_000);
 });
 

@@ -112,7 +112,8 @@ export async function restartDockerd(runtime: Runtime, logFile: string): Promise
     const fd = openSync(logFile, "a");
     spawn("dockerd", [], { detached: true, stdio: ["ignore", fd, fd] }).unref();
   }
-  await waitFor("dockerd to answer", async () => ((await ping()) ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
+  // An engine restoring many containers (another suite's, on a shared machine) may take minutes.
+  await waitFor("dockerd to answer", async () => ((await ping()) ? true : undefined), { timeoutMs: 300_000, intervalMs: 100 });
 }
 
 /**
