@@ -1,13 +1,14 @@
 import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, containerName, networkName, serviceFilter } from "@levelrail/spec/naming";
+import { Labels, containerName, networkName } from "@levelrail/spec/naming";
 import { type Desired, type EnvObservation, type Observed, isLive } from "./plan";
-import type { ServiceStore } from "./ports";
+import type { ContainerIndex, ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ObserveDeps {
   shortName: string;
-  runtime: Runtime;
+  runtime: Pick<Runtime, "imageId" | "inspectNetwork">;
+  containers: Pick<ContainerIndex, "byService">;
   store: ServiceStore;
   envStores: EnvStores;
   prober: Pick<ProberManager, "result">;
@@ -18,12 +19,12 @@ export interface ObserveDeps {
 }
 
 /**
- * Reads what one pass needs, fresh: the desired service and release, the service's containers by
- * label, and, only while a container may still have to be made, its environment, image and network.
+ * Reads what one pass needs, fresh: the desired service and release, the service's containers (from
+ * the container index, which the executor keeps current), and, only while a container may still have to be made, its environment, image and network.
  */
 export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desired: Desired; observed: Observed }> {
   const service = await o.store.getDesiredService(serviceId);
-  const all = await o.runtime.listContainers(serviceFilter(o.shortName, serviceId));
+  const all = o.containers.byService(serviceId);
   const desired: Desired = {
     serviceId,
     service,
