@@ -46,13 +46,20 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       x.prober.forget(c.id);
     }
   };
-  /** Changes a container, then has the index inspect it again (whether or not the change went through). */
+  /**
+   * Changes a container, then has the index inspect it again, whether or not the change went through
+   * (a failed change's own error is the one thrown; the next relist looks again at what it left).
+   */
   const changing = async <T>(idOrName: string, change: () => Promise<T>): Promise<T> => {
+    let result: T;
     try {
-      return await change();
-    } finally {
-      await containers.refresh(idOrName);
+      result = await change();
+    } catch (err) {
+      await containers.refresh(idOrName).catch(() => {});
+      throw err;
     }
+    await containers.refresh(idOrName);
+    return result;
   };
   const svc = d.service;
   const rel = svc?.release ?? null;
