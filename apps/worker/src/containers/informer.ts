@@ -34,6 +34,8 @@ interface Entry {
  */
 export class ContainerInformer {
   private readonly entries = new Map<string, Entry>();
+  /** Service id → ids of its containers. */
+  private readonly services = new Map<string, Set<string>>();
   /** Containers known gone, with the request that found it out; cleared by relists. */
   private readonly gone = new Map<string, number>();
   /** Containers whose refresh failed (the engine hiccuped): the next relist inspects them again. */
@@ -64,9 +66,7 @@ export class ContainerInformer {
 
   /** The containers of one service (its hook containers included), by its id. */
   byService(serviceId: string): ManagedContainer[] {
-    const out: ManagedContainer[] = [];
-    for (const e of this.entries.values()) if (e.container.labels[Labels.service] === serviceId) out.push(e.container);
-    return out;
+    return [...(this.services.get(serviceId) ?? [])].flatMap((id) => this.entries.get(id)?.container ?? []);
   }
 
   /** Every container in the index. */
@@ -76,12 +76,7 @@ export class ContainerInformer {
 
   /** The ids of every service that has a container. */
   serviceIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const e of this.entries.values()) {
-      const svc = e.container.labels[Labels.service];
-      if (svc) ids.add(svc);
-    }
-    return ids;
+    return new Set(this.services.keys());
   }
 
   /** Inspects one container (by id or name) now and takes in what the engine says, gone included. */
@@ -92,7 +87,7 @@ export class ContainerInformer {
   /** The container is gone (removed by whoever tells this). */
   forget(id: string): void {
     const seq = ++this.seq;
-    this.entries.delete(id);
+    this.drop(id);
     this.gone.set(id, seq);
     this.stale.delete(id);
   }
@@ -125,7 +120,7 @@ export class ContainerInformer {
       if (known && known.seq > start) continue; // refreshed since the list was asked for
       if (full || !known || this.stale.has(s.id) || changed(known, s)) inspects.push(this.inspect(s.id, ++this.seq, statusKey(s.status)));
     }
-    for (const [id, e] of this.entries) if (!seen.has(id) && e.seq < start) this.entries.delete(id);
+    for (const [id, e] of this.entries) if (!seen.has(id) && e.seq < start) this.drop(id);
     for (const [id, seq] of this.gone) if (seq < start) this.gone.delete(id);
     await this.track(Promise.all(inspects).then(() => {}));
   }
@@ -143,7 +138,7 @@ export class ContainerInformer {
       // Gone. By name: whatever had that name and was not written since.
       const known = this.entries.get(idOrName) ?? this.byName(idOrName);
       if (known && known.seq < seq) {
-        this.entries.delete(known.container.id);
+        this.drop(known.container.id);
         this.gone.set(known.container.id, seq);
         this.stale.delete(known.container.id);
       }
@@ -152,9 +147,25 @@ export class ContainerInformer {
     if (!isOurs(c, this.o.shortName)) return;
     const known = this.entries.get(c.id);
     if ((known && known.seq > seq) || (this.gone.get(c.id) ?? 0) > seq) return;
-    this.entries.set(c.id, { container: c, status: status || statusFromInspect(c), seq });
+    this.put({ container: c, status: status || statusFromInspect(c), seq });
     this.gone.delete(c.id);
     this.stale.delete(c.id);
+  }
+
+  private put(e: Entry): void {
+    const { id, labels } = e.container;
+    this.entries.set(id, e);
+    const svc = labels[Labels.service];
+    if (svc) this.services.set(svc, (this.services.get(svc) ?? new Set()).add(id));
+  }
+
+  private drop(id: string): void {
+    const svc = this.entries.get(id)?.container.labels[Labels.service];
+    this.entries.delete(id);
+    const ids = svc === undefined ? undefined : this.services.get(svc);
+    if (svc === undefined || !ids) return;
+    ids.delete(id);
+    if (ids.size === 0) this.services.delete(svc);
   }
 
   private byName(name: string): Entry | undefined {
