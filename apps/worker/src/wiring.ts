@@ -163,8 +163,8 @@ export async function startWorker(o: WorkerOptions) {
 
   const resync = async () => {
     // The informer's relist: one engine call, and an inspect only of what changed behind its back.
-    // Without the engine, the passes still run (on the index as it is) and fail on their own.
-    await informer.relist().catch((err: unknown) => o.log(`[resync] relisting containers: ${describe(err)}`));
+    // Without the engine it throws, as the listing always did: no pass runs on an index gone stale.
+    await informer.relist();
     const known = await store.listServiceIds();
     // Containers of services that no longer exist are reconciled too, so they get removed.
     const ids = new Set([...known, ...informer.serviceIds()]);

@@ -9,7 +9,7 @@ export interface ContainerInformerOptions {
   shortName: string;
   /** After the index took in a container event (the container re-inspected, or dropped): a handler reads it fresh. */
   onEvent?: (e: ContainerEvent) => void;
-  /** The event stream came back after a gap (the engine restarted), once everything was inspected again. */
+  /** The event stream came back after a gap (the engine restarted), once everything was inspected again (or that failed). */
   onReconnected?: () => void;
   log: (line: string) => void;
 }
@@ -186,11 +186,11 @@ export class ContainerInformer {
     // The first connection: the start's listing covers it. Later ones follow a gap in which events were lost.
     if (this.connections++ === 0) return;
     this.o.log("[informer] the engine's event stream is back: inspecting every container again");
+    // Told even when the relist failed (the engine flapping): its resync relists again.
     void this.track(
-      this.relist(true).then(
-        () => this.o.onReconnected?.(),
-        (err: unknown) => this.o.log(`[informer] relist after reconnecting: ${describe(err)}`),
-      ),
+      this.relist(true)
+        .catch((err: unknown) => this.o.log(`[informer] relist after reconnecting: ${describe(err)}`))
+        .finally(() => this.o.onReconnected?.()),
     );
   }
 
