@@ -1,7 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { isServiceId } from "@levelrail/spec/keys";
-import { envTargetOf } from "@levelrail/services/env/sources";
+import { envTargetFrom, secretKeysColumn } from "@levelrail/services/env/sources";
+import { environment } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
 
@@ -11,17 +12,18 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
     async getDesiredService(id): Promise<DesiredService | null> {
       // Not an id at all (an old name-keyed wake-up): no such service, rather than a query error retried forever.
       if (!isServiceId(id)) return null;
+      // One round trip: every pass of every service starts here.
       const [row] = await db
-        .select({ service, release, appName: app.name })
+        .select({ service, release, appName: app.name, projectId: environment.projectId, secretKeys: secretKeysColumn() })
         .from(service)
         .innerJoin(app, eq(app.id, service.appId))
+        .innerJoin(environment, eq(environment.id, service.environmentId))
         .leftJoin(release, and(eq(release.id, service.currentReleaseId), eq(release.orgId, service.orgId)))
         .where(eq(service.id, id));
       if (!row) return null;
       const s = row.service;
       const r = row.release;
-      const envTarget = await envTargetOf(db, s.id);
-      if (!envTarget) return null;
+      const envTarget = envTargetFrom(s, row.projectId, row.secretKeys);
       return {
         id: s.id,
         name: s.name,

@@ -4,7 +4,8 @@ import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
 import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
-import { Labels, instanceFilter } from "@levelrail/spec/naming";
+import { Labels } from "@levelrail/spec/naming";
+import { ContainerInformer } from "./containers/informer";
 import { httpProber } from "./controllers/application/ports";
 import { ProberManager } from "./controllers/application/prober";
 import { applicationController } from "./controllers/application/reconcile";
@@ -50,7 +51,10 @@ export interface WorkerOptions {
   onEvent?: (e: RunnerEvent) => void;
 }
 
-/** Wires stores, runtime and controllers to their runners; LISTEN, Docker-free resync and timers feed them. */
+/**
+ * Wires stores, runtime and controllers to their runners; LISTEN, the container informer's events, a
+ * resync (one engine call) and timers feed them.
+ */
 export async function startWorker(o: WorkerOptions) {
   const store = pgServiceStore(o.db);
   const fleet = pgFleetStore(o.db);
@@ -71,6 +75,23 @@ export async function startWorker(o: WorkerOptions) {
     return r;
   };
 
+  // Every container of this instance in memory: the application controller reads it instead of the
+  // engine. A container of ours that dies, starts (the engine restarting a live one) or goes away
+  // wakes its service once the index has taken the change in, not at the next resync.
+  let engineBack = () => {};
+  const informer = new ContainerInformer({
+    runtime: o.runtime,
+    shortName: o.shortName,
+    log: o.log,
+    onEvent(e) {
+      const svc = e.labels[Labels.service];
+      if (svc && isServiceId(svc) && WAKE.some((a) => e.action === a)) application.enqueue(formatKey(serviceKey(svc)));
+    },
+    // The engine's event stream is back after a gap (dockerd restarted) and everything was inspected
+    // again: look at everything now, instead of when each key's backoff, grown meanwhile, runs out.
+    onReconnected: () => engineBack(),
+  });
+
   const stores = pgEnvStores(o.db, o.keyring);
   // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
   const prober = new ProberManager({ prober: httpProber, intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
@@ -78,6 +99,7 @@ export async function startWorker(o: WorkerOptions) {
     applicationController({
       shortName: o.shortName,
       runtime: o.runtime,
+      containers: informer,
       store,
       status: store,
       prober,
@@ -140,41 +162,28 @@ export async function startWorker(o: WorkerOptions) {
   };
 
   const resync = async () => {
+    // The informer's relist: one engine call, and an inspect only of what changed behind its back.
+    // Without the engine it throws, as the listing always did: no pass runs on an index gone stale.
+    await informer.relist();
     const known = await store.listServiceIds();
-    const ids = new Set(known);
+    // Containers of services that no longer exist are reconciled too, so they get removed.
+    // A label that is no id is an earlier version's (by service name): its service's own pass adopts it.
+    const ids = new Set([...known, ...informer.serviceIds().filter(isServiceId)]);
     // A service deleted while no worker ran: its data-plane entry goes.
     await dataPlane.retain(new Set(known));
-    // Containers of services that no longer exist are reconciled too, so they get removed.
-    for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) {
-      const svc = c.labels[Labels.service];
-      // A label that is no id is an earlier version's (by service name): its service's own pass adopts it.
-      if (svc && isServiceId(svc)) ids.add(svc);
-    }
     for (const id of ids) application.enqueue(formatKey(serviceKey(id)));
     route(NETWORKS_KEY);
     route(INGRESS_KEY);
   };
 
   const unlisten = await listenDesired(o.sql, route);
-  // A container of ours that dies, starts (the engine restarting a live one) or goes away wakes its service at once, not at the next resync.
-  let engineSeen = false;
-  const unwatch = o.runtime.watchContainers(
-    instanceFilter(o.shortName),
-    (e) => {
-      const svc = e.labels[Labels.service];
-      if (svc && isServiceId(svc) && ["die", "destroy", "stop", "kill", "oom", "start"].includes(e.action)) application.enqueue(formatKey(serviceKey(svc)));
-    },
-    () => {
-      // The engine's event stream is back after a gap (dockerd restarted): look at everything now,
-      // instead of when each key's backoff, grown while the engine was away, runs out.
-      if (engineSeen) {
-        o.log("[worker] the Docker engine is back: resyncing now");
-        for (const r of runners) r.retryNow();
-        resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
-      }
-      engineSeen = true;
-    },
-  );
+  engineBack = () => {
+    o.log("[worker] the Docker engine is back: resyncing now");
+    for (const r of runners) r.retryNow();
+    resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
+  };
+  // The index is complete before the first pass reads it.
+  await informer.start();
   await resync();
   const timer = setInterval(() => {
     resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
@@ -191,7 +200,7 @@ export async function startWorker(o: WorkerOptions) {
     resync,
     async stop() {
       clearInterval(timer);
-      unwatch();
+      informer.stop();
       prober.stop();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
@@ -199,6 +208,9 @@ export async function startWorker(o: WorkerOptions) {
     },
   };
 }
+
+/** Container events that wake the container's service. */
+const WAKE = ["die", "destroy", "stop", "kill", "oom", "start"];
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import type { ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime } from "./index";
+import type { ContainerEvent, ContainerSummary, ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime } from "./index";
 
 /**
  * A Docker engine in memory that keeps state, for unit tests: a test sets up what exists, runs the
@@ -7,6 +7,10 @@ import type { ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime
  * IS the behaviour (blue-green starts the new container before removing the old) does a test read
  * `calls`, the short log of lifecycle operations (`create <name>`, `start <name>`, `stop <name>`,
  * `remove <name>`, `pull <ref>`, `exec <name>`).
+ *
+ * Every change of a container emits its event to the watchers of its labels, as the engine does,
+ * unless the test took the event stream down (`dropEvents`): then changes happen behind the
+ * watchers' backs until `reconnect()`.
  */
 
 /** What a container's process does once started: prints `chunks`, then exits with `exit`, or keeps running. */
@@ -59,7 +63,9 @@ export class FakeEngine implements Runtime {
   private nextWaitError: Error | null = null;
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly followers = new Map<string, ((text: string) => void)[]>();
-  private readonly watchers = new Set<{ filters: string[]; onEvent: (e: { action: string; labels: Record<string, string> }) => void }>();
+  private readonly watchers = new Set<{ filters: string[]; onEvent: (e: ContainerEvent) => void; onConnected: (() => void) | undefined }>();
+  /** While true, the event stream is down: events are lost (see `reconnect`). */
+  dropEvents = false;
 
   // ---- scripting faults and situations ----
 
@@ -83,8 +89,20 @@ export class FakeEngine implements Runtime {
     return net;
   }
 
-  /** Puts a container in place as an earlier pass (or someone else: a name collision) would have. */
+  /** The event stream comes back (an engine restart): watchers are told they are connected again. */
+  reconnect(): void {
+    this.dropEvents = false;
+    for (const w of this.watchers) w.onConnected?.();
+  }
+
+  /** Puts a container in place as an earlier pass (or someone else: a name collision) would have; watchers see its `create`. */
   add(c: Partial<FakeContainer> & { name: string }): FakeContainer {
+    const full = this.put(c);
+    this.emit("create", full);
+    return full;
+  }
+
+  private put(c: Partial<FakeContainer> & { name: string }): FakeContainer {
     const t = this.now();
     const full: FakeContainer = {
       id: `id-${c.name}`,
@@ -153,6 +171,10 @@ export class FakeEngine implements Runtime {
     return [...this.containers.values()].filter((c) => matches(c.labels, labelFilters)).map(snapshot);
   }
 
+  async listContainersBrief(labelFilters: string[]): Promise<ContainerSummary[]> {
+    return [...this.containers.values()].filter((c) => matches(c.labels, labelFilters)).map(summary);
+  }
+
   async inspectContainer(nameOrId: string): Promise<ManagedContainer | null> {
     const c = this.get(nameOrId);
     return c ? snapshot(c) : null;
@@ -206,9 +228,7 @@ export class FakeEngine implements Runtime {
     if (this.get(name)) return null;
     this.calls.push(`create ${name}`);
     const policy = opts.HostConfig?.RestartPolicy?.Name === "unless-stopped" ? "unless-stopped" : "no";
-    const c = this.add({ name, labels: { ...(opts.Labels ?? {}) }, options: structuredClone(opts), restartPolicy: policy });
-    this.emit("create", c);
-    return c.id;
+    return this.add({ name, labels: { ...(opts.Labels ?? {}) }, options: structuredClone(opts), restartPolicy: policy }).id;
   }
 
   async startContainer(id: string): Promise<void> {
@@ -275,14 +295,20 @@ export class FakeEngine implements Runtime {
     return { exitCode: await new Promise<number>((resolve) => this.waitFor(c.id, resolve)) };
   }
 
-  watchContainers(labelFilters: string[], onEvent: (e: { action: string; labels: Record<string, string> }) => void): () => void {
-    const w = { filters: labelFilters, onEvent };
+  /** Connects at once (`onConnected` runs in a microtask, as after the engine answered). */
+  watchContainers(labelFilters: string[], onEvent: (e: ContainerEvent) => void, onConnected?: () => void): () => void {
+    const w = { filters: labelFilters, onEvent, onConnected };
     this.watchers.add(w);
+    queueMicrotask(() => {
+      if (this.watchers.has(w)) onConnected?.();
+    });
     return () => this.watchers.delete(w);
   }
 
   async setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void> {
-    this.must(id).restartPolicy = policy;
+    const c = this.must(id);
+    c.restartPolicy = policy;
+    this.emit("update", c);
   }
 
   async containerLogs(id: string, tailLines: number): Promise<string> {
@@ -302,7 +328,8 @@ export class FakeEngine implements Runtime {
     for (const w of ws) w(code);
   }
   private emit(action: string, c: FakeContainer) {
-    for (const w of this.watchers) if (matches(c.labels, w.filters)) w.onEvent({ action, labels: { ...c.labels } });
+    if (this.dropEvents) return;
+    for (const w of this.watchers) if (matches(c.labels, w.filters)) w.onEvent({ action, id: c.id, labels: { ...c.labels, name: c.name } });
   }
 }
 
@@ -328,6 +355,13 @@ function snapshot(c: FakeContainer): ManagedContainer {
     restartPolicy: c.restartPolicy,
     addresses: { ...c.addresses },
   };
+}
+
+/** What the engine's list shows: its status text without the durations (`Up`, `Exited (1)`). */
+function summary(c: FakeContainer): ContainerSummary {
+  const code = c.exitCode ?? 0;
+  const status = { created: "Created", running: "Up", paused: "Up (Paused)", restarting: `Restarting (${code})`, removing: "Removal In Progress", exited: `Exited (${code})`, dead: "Dead" }[c.state];
+  return { id: c.id, name: c.name, state: c.state, status, labels: { ...c.labels }, createdAt: c.createdAt, addresses: { ...c.addresses } };
 }
 
 function networkInfo(n: FakeNetwork): NetworkInfo {

@@ -21,6 +21,30 @@ export interface ManagedContainer {
   addresses: Record<string, string>;
 }
 
+/**
+ * One container as the engine's list shows it, without inspecting it: enough to tell whether it
+ * changed since it was last inspected, not enough to act on (no restart policy, times, exit code).
+ */
+export interface ContainerSummary {
+  id: string;
+  name: string;
+  state: ManagedContainer["state"];
+  /** The engine's human status (`Up 5 minutes (healthy)`, `Exited (1) 3 seconds ago`). */
+  status: string;
+  labels: Record<string, string>;
+  /** Milliseconds since epoch when the container was created (second precision). */
+  createdAt: number;
+  /** IP address in each network it is attached to. */
+  addresses: Record<string, string>;
+}
+
+/** A container event: what happened (`start`, `die`, `destroy`, …), to which container, and its labels (with its `name`). */
+export interface ContainerEvent {
+  action: string;
+  id: string;
+  labels: Record<string, string>;
+}
+
 export interface NetworkInfo {
   id: string;
   name: string;
@@ -47,7 +71,10 @@ export interface PullProgress {
 /** Everything the product asks of a Docker engine. Argument arrays only; no shell anywhere. */
 export interface Runtime {
   ping(): Promise<void>;
+  /** Every container matching the label filters, each inspected (one call per container, and the list). */
   listContainers(labelFilters: string[]): Promise<ManagedContainer[]>;
+  /** Every container matching the label filters as the list shows it: one engine call, nothing inspected. */
+  listContainersBrief(labelFilters: string[]): Promise<ContainerSummary[]>;
   inspectContainer(nameOrId: string): Promise<ManagedContainer | null>;
   /** The image's id if the engine has it, else null. */
   imageId(ref: string): Promise<string | null>;
@@ -79,7 +106,7 @@ export interface Runtime {
    */
   watchContainers(
     labelFilters: string[],
-    onEvent: (e: { action: string; labels: Record<string, string> }) => void,
+    onEvent: (e: ContainerEvent) => void,
     onConnected?: () => void,
   ): () => void;
   /** Changes the restart policy of a created container. */
@@ -140,6 +167,10 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const list = await api.listContainers({ all: true, filters: { label: labelFilters } });
       const all = await Promise.all(list.map((c) => inspectContainer(c.Id)));
       return all.filter((c): c is ManagedContainer => c !== null);
+    },
+    async listContainersBrief(labelFilters) {
+      const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
+      return list.map(toSummary);
     },
     inspectContainer,
     async imageId(ref) {
@@ -278,8 +309,8 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
               buf = buf.slice(nl + 1);
               if (!line) continue;
               try {
-                const e = JSON.parse(line) as { Action?: string; Actor?: { Attributes?: Record<string, string> } };
-                onEvent({ action: e.Action ?? "", labels: e.Actor?.Attributes ?? {} });
+                const e = JSON.parse(line) as { Action?: string; Actor?: { ID?: string; Attributes?: Record<string, string> } };
+                onEvent({ action: e.Action ?? "", id: e.Actor?.ID ?? "", labels: e.Actor?.Attributes ?? {} });
               } catch {
                 // a partial or foreign line: skip it
               }
@@ -307,6 +338,20 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const buf = (await api.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;
       return demuxLogs(buf);
     },
+  };
+}
+
+function toSummary(c: Docker.ContainerInfo): ContainerSummary {
+  return {
+    id: c.Id,
+    name: (c.Names[0] ?? "").replace(/^\//, ""),
+    state: c.State as ManagedContainer["state"],
+    status: c.Status,
+    labels: c.Labels ?? {},
+    createdAt: c.Created * 1000,
+    addresses: Object.fromEntries(
+      Object.entries(c.NetworkSettings?.Networks ?? {}).flatMap(([net, n]) => (n.IPAddress ? [[net, n.IPAddress]] : [])),
+    ),
   };
 }
 

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { backupTarget, envVar, type EnvScope, registryCredential, secret } from "@levelrail/db/schema/config";
 import { environment } from "@levelrail/db/schema/orgs";
@@ -70,23 +70,32 @@ export interface RegistryAuthStore {
   registryAuth(orgId: string, id: string): Promise<{ serveraddress: string; username: string; password: string } | null>;
 }
 
+/**
+ * The service's secret keys, as a column of a query that selects from `service` (one round trip for
+ * whoever reads the service anyway); null when it has none.
+ */
+export const secretKeysColumn = () => sql<string[] | null>`(select array_agg(${secret.key}) from ${secret} where ${secret.serviceId} = ${service.id})`;
+
+/** The env target of a service row, its environment's project and its secret keys (in any order). */
+export function envTargetFrom(s: typeof service.$inferSelect, projectId: string, secretKeys: string[] | null): EnvTarget {
+  return {
+    serviceId: s.id,
+    orgId: s.orgId,
+    projectId,
+    environmentId: s.environmentId,
+    env: s.env,
+    secretKeys: [...(secretKeys ?? [])].sort(),
+    storageTargetId: s.storageTargetId,
+    databaseEnv: s.databaseEnv,
+  };
+}
+
 /** Everything env resolution needs to know about one service. */
 export async function envTargetOf(db: Db, serviceId: string): Promise<EnvTarget | null> {
   const [row] = await db
-    .select({ s: service, projectId: environment.projectId })
+    .select({ s: service, projectId: environment.projectId, secretKeys: secretKeysColumn() })
     .from(service)
     .innerJoin(environment, eq(environment.id, service.environmentId))
     .where(eq(service.id, serviceId));
-  if (!row) return null;
-  const keys = await db.select({ key: secret.key }).from(secret).where(eq(secret.serviceId, serviceId));
-  return {
-    serviceId,
-    orgId: row.s.orgId,
-    projectId: row.projectId,
-    environmentId: row.s.environmentId,
-    env: row.s.env,
-    secretKeys: keys.map((k) => k.key).sort(),
-    storageTargetId: row.s.storageTargetId,
-    databaseEnv: row.s.databaseEnv,
-  };
+  return row ? envTargetFrom(row.s, row.projectId, row.secretKeys) : null;
 }

@@ -8,13 +8,15 @@ import { ensureAppNetwork } from "../../network/app-network";
 import type { SubnetPool } from "../../network/pool";
 import { type HookRecorder, runPostDeploy, runPreDeploy } from "./hooks";
 import type { Desired, Step } from "./plan";
-import type { DeployRecorder, DesiredRelease, DesiredService, RegistryStore, StatusWriter } from "./ports";
+import type { ContainerIndex, DeployRecorder, DesiredRelease, DesiredService, RegistryStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 import * as st from "./status";
 
 export interface ExecuteDeps {
   shortName: string;
   runtime: Runtime;
+  /** Told of every container this executor changes, before the pass ends. */
+  containers: ContainerIndex;
   status: StatusWriter;
   registry: RegistryStore | undefined;
   hooks: HookRecorder | undefined;
@@ -36,12 +38,28 @@ const NEXT: ReconcileResult = { requeueAfterMs: 0 };
  * themselves first, so the operator sees what the worker is waiting on.
  */
 export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<ReconcileResult | void> {
-  const { runtime } = x;
+  const { runtime, containers } = x;
   const removeAll = async (cs: ManagedContainer[]) => {
     for (const c of cs) {
       await runtime.removeContainer(c.id);
+      containers.forget(c.id);
       x.prober.forget(c.id);
     }
+  };
+  /**
+   * Changes a container, then has the index inspect it again, whether or not the change went through
+   * (a failed change's own error is the one thrown; the next relist looks again at what it left).
+   */
+  const changing = async <T>(idOrName: string, change: () => Promise<T>): Promise<T> => {
+    let result: T;
+    try {
+      result = await change();
+    } catch (err) {
+      await containers.refresh(idOrName).catch(() => {});
+      throw err;
+    }
+    await containers.refresh(idOrName);
+    return result;
   };
   const svc = d.service;
   const rel = svc?.release ?? null;
@@ -103,15 +121,17 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       if (step.preDeploy) {
         const argv = JSON.stringify(step.preDeploy.run.argv);
         await x.status.setStatus(svc.id, st.deploying(rel.spec.image, "pre-deploy", active?.name ?? null, `running the pre-deploy hook ${argv}`));
-        const hook = await runPreDeploy(runtime, x.hooks, step.preDeploy.run, step.preDeploy.options);
+        const pre = step.preDeploy;
+        // The hook container is made and removed within: the index forgets it (or sees it left behind).
+        const hook = await changing(pre.options.name, () => runPreDeploy(runtime, x.hooks, pre.run, pre.options));
         if (!hook.ok) return void (await fail(hook.message, active));
       }
       if (step.stopFirst.length > 0) {
-        for (const c of step.stopFirst) await runtime.stopContainer(c.id, 10);
+        for (const c of step.stopFirst) await changing(c.id, () => runtime.stopContainer(c.id, 10));
         await removeAll(step.stopFirst);
         active = null; // gone: nothing serves until the new one is ready, and a failure must not claim otherwise
       }
-      if ((await runtime.createContainer(step.options)) === null) {
+      if ((await changing(step.options.name, () => runtime.createContainer(step.options))) === null) {
         // The name is taken: ours (a crash after create, or a pass racing) is adopted next pass; a
         // container that is not this service's is never adopted, and nothing else can free its name.
         const taken = await runtime.inspectContainer(step.options.name);
@@ -123,7 +143,7 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       return NEXT;
     }
     case "start":
-      await runtime.startContainer(step.container.id);
+      await changing(step.container.id, () => runtime.startContainer(step.container.id));
       await x.status.setStatus(svc.id, step.status);
       return NEXT;
     case "await-readiness": {
@@ -146,7 +166,7 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
         }
       }
       // Ready: switch. The mesh name now answers the new container; old ones drain, then go (next passes).
-      await runtime.setRestartPolicy(container.id, "unless-stopped");
+      await changing(container.id, () => runtime.setRestartPolicy(container.id, "unless-stopped"));
       await x.mesh.setActive(svc.id, { appId: svc.appId, app: svc.appName, service: svc.name, container: container.name, port: rel.spec.port });
       await x.status.updateRelease(rel.id, { outcome: "succeeded", container: container.name, message: "" });
       x.prober.forget(container.id);

@@ -1,13 +1,14 @@
 import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, containerName, instanceFilter, networkName, serviceFilter } from "@levelrail/spec/naming";
+import { Labels, containerName, networkName } from "@levelrail/spec/naming";
 import { type Desired, type EnvObservation, type Observed, isLive } from "./plan";
-import type { ServiceStore } from "./ports";
+import type { ContainerIndex, ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ObserveDeps {
   shortName: string;
-  runtime: Runtime;
+  runtime: Pick<Runtime, "imageId" | "inspectNetwork">;
+  containers: Pick<ContainerIndex, "byService">;
   store: ServiceStore;
   envStores: EnvStores;
   prober: Pick<ProberManager, "result">;
@@ -18,19 +19,16 @@ export interface ObserveDeps {
 }
 
 /**
- * Reads what one pass needs, fresh: the desired service and release, the service's containers by
- * label, and, only while a container may still have to be made, its environment, image and network.
+ * Reads what one pass needs, fresh: the desired service and release, the service's containers (from
+ * the container index, which the executor keeps current), and, only while a container may still have to be made, its environment, image and network.
  */
 export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desired: Desired; observed: Observed }> {
   const service = await o.store.getDesiredService(serviceId);
-  const all = await o.runtime.listContainers(serviceFilter(o.shortName, serviceId));
+  const all = o.containers.byService(serviceId);
   // Containers an earlier version labelled with the service's name (before keys by id) are still
   // this service's: adopted (the name of a running release's container is unchanged), never removed
-  // as strangers. Asked only while none labelled by id runs, so a steady service costs nothing more.
-  if (service && !all.some((c) => c.state === "running")) {
-    const legacy = await o.runtime.listContainers([...instanceFilter(o.shortName), `${Labels.service}=${service.name}`, `${Labels.app}=${service.appId}`]);
-    for (const c of legacy) if (!all.some((x) => x.id === c.id)) all.push(c);
-  }
+  // as strangers. The index holds them under that label value.
+  if (service) for (const c of o.containers.byService(service.name)) if (c.labels[Labels.app] === service.appId && !all.some((x) => x.id === c.id)) all.push(c);
   const desired: Desired = {
     serviceId,
     service,

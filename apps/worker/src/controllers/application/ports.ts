@@ -1,4 +1,4 @@
-import type { RegistryAuth } from "@levelrail/docker";
+import type { ManagedContainer, RegistryAuth } from "@levelrail/docker";
 import type { EnvTarget } from "@levelrail/spec/env";
 import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
 
@@ -25,6 +25,20 @@ export interface DesiredService {
   /** What env resolution looks up for this service (its own env is taken from the release). */
   envTarget: EnvTarget;
   release: DesiredRelease | null;
+}
+
+/**
+ * The engine's containers as the controller reads them: from memory (the container informer), not
+ * one engine call per pass. Whoever changes a container tells the index before the pass ends, so the
+ * next pass never sees it as it was.
+ */
+export interface ContainerIndex {
+  /** The service's containers, its hook containers included (by the service label). */
+  byService(serviceId: string): ManagedContainer[];
+  /** Inspects the container (by id or name) again; one that is gone leaves the index. */
+  refresh(idOrName: string): Promise<void>;
+  /** The container was removed. */
+  forget(id: string): void;
 }
 
 /** Registry logins for pulls; absent means a service that declares one fails its deploy. */

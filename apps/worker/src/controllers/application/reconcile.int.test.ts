@@ -6,6 +6,7 @@ import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../../../test/harness";
+import { ContainerInformer } from "../../containers/informer";
 import { applicationController } from "./reconcile";
 import { httpProber } from "./ports";
 import { ProberManager } from "./prober";
@@ -242,9 +243,12 @@ describe("application controller on the real engine", () => {
     const store = pgServiceStore(s.db);
     // Its probes wake nothing: the loop below runs its passes.
     const prober = new ProberManager({ prober: httpProber, intervalMs: 100, wake: () => {} });
+    const containers = new ContainerInformer({ runtime: s.runtime, shortName: s.shortName, log: () => {} });
+    await containers.start();
     const dying = applicationController({
       shortName: s.shortName,
       runtime: { ...s.runtime, removeContainer: async () => { throw new Error("worker killed"); } },
+      containers,
       store,
       status: store,
       prober,
@@ -267,6 +271,7 @@ describe("application controller on the real engine", () => {
       }
     });
     prober.stop();
+    containers.stop();
     expect((await s.containers(name)).filter((c) => c.state === "running")).toHaveLength(2);
 
     await s.startWorker();

@@ -265,3 +265,16 @@ describe("application controller: nothing to run", () => {
     expect(await t.engine.imageId("registry.example.com/shop:1.4.1")).toBe(OLD_IMAGE_ID);
   });
 });
+
+describe("application controller: the container index", () => {
+  it("is kept current by the executor itself: with every engine event lost, a deploy over a live release converges, nothing left behind", async () => {
+    const t = testbed({ drainMs: 0 });
+    t.live();
+    t.engine.dropEvents = true;
+    await t.converge();
+    expect(t.names()).toEqual([NEW]);
+    expect(t.informer.list().map((c) => [c.name, c.state, c.restartPolicy])).toEqual([[NEW, "running", "unless-stopped"]]);
+    expect(t.store.status).toMatchObject({ phase: "running", activeContainer: NEW });
+    expect(t.mesh.get(SVC_ID)).toEqual(ENTRY_NEW);
+  });
+});

@@ -9,12 +9,14 @@ import { execute } from "./execute";
 import type { HookRecorder } from "./hooks";
 import { observe } from "./observe";
 import { plan } from "./plan";
-import type { DeployRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
+import type { ContainerIndex, DeployRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ApplicationControllerOptions {
   shortName: string;
   runtime: Runtime;
+  /** The engine's containers in memory (the container informer); the controller lists none itself. */
+  containers: ContainerIndex;
   store: ServiceStore;
   status: StatusWriter;
   /** Probes starting containers outside the pass and wakes the service's key (its `wake` goes to this controller's runner). */

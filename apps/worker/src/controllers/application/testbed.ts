@@ -1,7 +1,8 @@
 /**
  * A world for the application controller's unit tests: the stateful fake engine, an in-memory store
- * (desired service, release, status), the mesh as a map and probes a test decides. Tests assert
- * what exists afterwards.
+ * (desired service, release, status), the mesh as a map and probes a test decides, and the container
+ * informer over that engine (started at the first pass; each pass waits for the events before it
+ * to be taken in, as the engine's would be by then). Tests assert what exists afterwards.
  */
 import { FakeEngine } from "@levelrail/docker/fake";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
@@ -9,6 +10,7 @@ import type { EnvStores } from "@levelrail/spec/env";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { containerName, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
+import { ContainerInformer } from "../../containers/informer";
 import type { ReconcileResult } from "../../reconcile/controller";
 import type { HookOutcome, HookPhase, HookRecorder } from "./hooks";
 import type { DesiredRelease, DesiredService, ObservedStatus, RegistryStore, ReleaseUpdate, ServiceStore, StatusWriter } from "./ports";
@@ -158,9 +160,12 @@ export function testbed(o: TestbedOptions = {}) {
   };
   const probes = new ScriptedProbes();
   const deploys: [string, string][] = [];
+  const informer = new ContainerInformer({ runtime: engine, shortName: SHORT, log: () => {} });
+  let started: Promise<void> | null = null;
   const controller = applicationController({
     shortName: SHORT,
     runtime: engine,
+    containers: informer,
     store,
     status: store,
     prober: probes,
@@ -175,9 +180,14 @@ export function testbed(o: TestbedOptions = {}) {
     drainMs: o.drainMs ?? DRAIN_MS,
     deploys: { recordDeploy: async (id, outcome) => void deploys.push([id, outcome]) },
   });
-  const pass = () => controller.reconcile(KEY);
+  const pass = async () => {
+    await (started ??= informer.start());
+    await informer.settled();
+    return controller.reconcile(KEY);
+  };
   return {
     engine,
+    informer,
     store,
     mesh,
     probes,
