@@ -168,7 +168,7 @@ export async function startWorker(o: WorkerOptions) {
     const known = await store.listServiceIds();
     // Containers of services that no longer exist are reconciled too, so they get removed.
     // A label that is no id is an earlier version's (by service name): its service's own pass adopts it.
-    const ids = new Set([...known, ...informer.serviceIds().filter(isServiceId)]);
+    const ids = new Set([...known, ...[...informer.serviceIds()].filter(isServiceId)]);
     // A service deleted while no worker ran: its data-plane entry goes.
     await dataPlane.retain(new Set(known));
     for (const id of ids) application.enqueue(formatKey(serviceKey(id)));
