@@ -1,31 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ManagedContainer } from "@levelrail/docker";
-import { Labels, containerName, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { Labels, serviceLabels } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 import { type Desired, type Observed, type Step, plan } from "./plan";
+import { APP_ID, IMAGE_ID, NETWORK, NEW, NOW, OLD, SHORT, SVC_ID, spec } from "./testbed";
 import type { DesiredRelease, DesiredService } from "./ports";
 
-const NOW = new Date("2026-03-01T12:00:00Z").getTime();
-const SHORT = "lrt";
-const SVC_ID = "3c9d7e21-5b4a-4f6e-8d2c-1a2b3c4d5e6f";
-const APP_ID = "app-1";
-const NETWORK = networkName(SHORT, APP_ID);
-const IMAGE_ID = "sha256:1111";
-const OLD_IMAGE_ID = "sha256:0000";
-const NEW = containerName(SHORT, "web", IMAGE_ID, "");
-const OLD = containerName(SHORT, "web", OLD_IMAGE_ID, "");
 const PRE = `${NEW}-pre-deploy`;
-
-const spec = (over: Partial<ReleaseSpec> = {}): ReleaseSpec => ({
-  image: "registry.example.com/shop:1.4.2",
-  port: 8080,
-  healthPath: "/healthz",
-  readyBudgetSeconds: 60,
-  strategy: "blue-green",
-  env: {},
-  hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 },
-  ...over,
-});
 
 type Rel = Partial<Omit<DesiredRelease, "spec">> & { spec?: Partial<ReleaseSpec> };
 
