@@ -25,7 +25,7 @@ const images = [IMAGES.v1, IMAGES.v2];
 
 const s = await setupSuite("bench_cutover");
 const { ctx, shortName } = s;
-await createApp({ ctx, input: { name: "bench" } });
+await createApp({ ctx, envId: ctx.envId, input: { name: "bench" } });
 const caddy = await startCaddy();
 const ingressPort = await freePort();
 const domain = `cutover-${shortName}.localhost`;
@@ -41,13 +41,13 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 /** Deploy verb → new container ready, the mesh name switched, the old one drained and removed. */
 async function cutover(service: string, image: string): Promise<void> {
-  const rel = await deployService({ ctx, name: service, input: { image } });
+  const rel = await deployService({ ctx, envId: ctx.envId, name: service, input: { image } });
   await s.waitRelease(service, rel.id, { intervalMs: 20 });
 }
 
 try {
   const service = "bench-web";
-  await createService({ ctx, input: { name: service, app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz", domains: [domain] } });
+  await createService({ ctx, envId: ctx.envId, input: { name: service, app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz", domains: [domain] } });
   await cutover(service, images[0]!.tag);
   const warm = load(60_000);
   await warm.successes(200);
@@ -75,7 +75,7 @@ try {
   const idleAfter = await idleRun();
   const idleResult = { failed: idleBefore.failed + idleAfter.failed, total: idleBefore.total + idleAfter.total, samples: [...idleBefore.samples, ...idleAfter.samples] };
   if (busyResult.hitBound) throw new Error("the load hit its bound before the cutovers finished");
-  const [latest] = await listReleases({ ctx, name: service });
+  const [latest] = await listReleases({ ctx, envId: ctx.envId, name: service });
   const during = (s: Sample) => windows.some((w) => s.at >= w.from && s.at <= w.to);
 
   const idleP99 = percentile(idleResult.samples.filter((s) => s.ok).map((s) => s.ms), 99);

@@ -26,7 +26,7 @@ const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.mi
 
 const s = await setupSuite("bench");
 const { ctx, runtime, shortName } = s;
-const app = await createApp({ ctx, input: { name: "bench" } });
+const app = await createApp({ ctx, envId: ctx.envId, input: { name: "bench" } });
 const network = networkName(shortName, app.id);
 const images = [IMAGES.v1, IMAGES.v2];
 
@@ -47,7 +47,7 @@ await s.startWorker({
 async function productDeploy(service: { name: string; id: string }, image: string): Promise<number> {
   const t0 = performance.now();
   waitingFor = { key: formatKey(serviceKey(service.id)), t0 };
-  const rel = await deployService({ ctx, name: service.name, input: { image } });
+  const rel = await deployService({ ctx, envId: ctx.envId, name: service.name, input: { image } });
   // Done when this release succeeded and the service is back to running: the worker writes that
   // only after the old container is gone (the release itself succeeds at the switch, before).
   await s.waitRelease(service.name, rel.id);
@@ -74,7 +74,7 @@ async function baselineDeploy(name: string, image: string, old: string | null): 
 }
 
 try {
-  const service = await createService({ ctx, input: { name: "bench-web", app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz" } });
+  const service = await createService({ ctx, envId: ctx.envId, input: { name: "bench-web", app: "bench", image: images[0]!.tag, port: 8080, healthPath: "/healthz" } });
   await productDeploy(service, images[0]!.tag); // warm-up, creates the network
   const product: number[] = [];
   const baseline: number[] = [];

@@ -76,8 +76,8 @@ const { sql } = s;
 // The fleet's operator signs in with a password (the web figures): made as `levelrail admin create` does.
 const who = { email: `scale-${randomBytes(4).toString("hex")}@bench.levelrail.local`, password: randomBytes(18).toString("base64url") };
 const operator = await createOperator(createAuth({ db: s.db, masterKey: Buffer.from(s.kit.masterKey, "base64"), baseURL: "http://127.0.0.1", trustedOrigins: [] }), who.email, who.password);
-const { org } = await bootstrapOrg(s.db, operator.id, `scale-${randomBytes(3).toString("hex")}`);
-const ctx = { db: s.db, actor: await actorFor(s.db, operator.id, operator.email), kit: s.kit };
+const { org, environment } = await bootstrapOrg(s.db, operator.id, `scale-${randomBytes(3).toString("hex")}`);
+const ctx = { db: s.db, actor: await actorFor(s.db, operator.id, operator.email), kit: s.kit, envId: environment!.id };
 const counted = countingRuntime(s.runtime);
 let cleaning: Promise<void> | null = null;
 const cleanup = () =>
@@ -122,12 +122,12 @@ async function runningCount(): Promise<number> {
 try {
   const t0 = performance.now();
   const apps = Array.from({ length: APPS }, (_, i) => `app${String(i).padStart(2, "0")}`);
-  for (const name of apps) await createApp({ ctx, input: { name } });
+  for (const name of apps) await createApp({ ctx, envId: ctx.envId, input: { name } });
   const names = Array.from({ length: SERVICES }, (_, i) => `svc${String(i).padStart(4, "0")}`);
   const ids = new Map<string, string>();
   await pool(names, 4, async (name) => {
     const app = apps[Number(name.slice(3)) % APPS]!;
-    const v = await createService({ ctx, input: { name, app, image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    const v = await createService({ ctx, envId: ctx.envId, input: { name, app, image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
     ids.set(name, v.id);
   });
   console.error(`${SERVICES} services created in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -136,7 +136,7 @@ try {
   for (let i = 0; i < deployed.length; i += BATCH) {
     // Four at a time: a deploy's transaction reads fingerprints on a second connection, and the
     // suite's pool (10) is shared with the worker.
-    await pool(deployed.slice(i, i + BATCH), 4, (name) => deployService({ ctx, name, input: {} }));
+    await pool(deployed.slice(i, i + BATCH), 4, (name) => deployService({ ctx, envId: ctx.envId, name, input: {} }));
     const want = Math.min(i + BATCH, deployed.length);
     const deadline = Date.now() + 5 * 60_000;
     while ((await runningCount()) < want) {
@@ -181,7 +181,7 @@ try {
     const name = deployed[Math.floor(Math.random() * deployed.length)]!;
     const key = formatKey(serviceKey(ids.get(name)!));
     const started = new Promise<number>((resolve) => (waiting = { key, t0: performance.now(), resolve }));
-    await patchService({ ctx, name, input: { readyBudgetSeconds: 60 + (i % 2) } });
+    await patchService({ ctx, envId: ctx.envId, name, input: { readyBudgetSeconds: 60 + (i % 2) } });
     changes.push(await Promise.race([started, sleep(30_000).then(() => Number.NaN)]));
     waiting = null;
     await idle();

@@ -64,18 +64,18 @@ try {
   await panel.start();
   db = createDb(readFileSync(join(dataDir, "database.url"), "utf8").trim());
   const ctx = await seedOrg(db.db, "soak", testKit(masterKey));
-  await createApp({ ctx, input: { name: "soak" } });
+  await createApp({ ctx, envId: ctx.envId, input: { name: "soak" } });
   for (const name of SERVICES) {
-    await createService({ ctx, input: { name, app: "soak", image: IMAGES[0].tag, port: 8080, healthPath: "/healthz", domains: [domain(name)] } });
-    await deployService({ ctx, name, input: {} });
+    await createService({ ctx, envId: ctx.envId, input: { name, app: "soak", image: IMAGES[0].tag, port: 8080, healthPath: "/healthz", domains: [domain(name)] } });
+    await deployService({ ctx, envId: ctx.envId, name, input: {} });
   }
   const succeeded = (name: string, releaseId: string) =>
     waitFor(`${name} release ${releaseId}`, async () => {
-      const st = await getStatus({ ctx, name }).catch(() => undefined);
+      const st = await getStatus({ ctx, envId: ctx.envId, name }).catch(() => undefined);
       if (st?.lastDeploy?.id === releaseId && st.lastDeploy.outcome === "failed") throw new Error(`${name}: ${st.message}`);
       return st?.lastDeploy?.id === releaseId && st.lastDeploy.outcome === "succeeded" && st.phase === "running" ? st : undefined;
     }, { timeoutMs: 180_000, intervalMs: 50 });
-  for (const name of SERVICES) await succeeded(name, (await getStatus({ ctx, name })).lastDeploy!.id);
+  for (const name of SERVICES) await succeeded(name, (await getStatus({ ctx, envId: ctx.envId, name })).lastDeploy!.id);
 
   // 100 deploys, round robin, v1 ↔ v2, under load; the worker killed at 10 random moments.
   const loads: RunningLoad[] = SERVICES.map((s) => startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host: domain(s), concurrency: 1, maxRequests: 5_000_000, maxMs: 1_800_000, timeoutMs: 5000 }));
@@ -85,7 +85,7 @@ try {
   const started = Date.now();
   for (let i = 0; i < DEPLOYS; i++) {
     const name = SERVICES[i % SERVICES.length]!;
-    const rel = await deployService({ ctx, name, input: { image: IMAGES[(Math.floor(i / SERVICES.length) + 1) % 2]!.tag } });
+    const rel = await deployService({ ctx, envId: ctx.envId, name, input: { image: IMAGES[(Math.floor(i / SERVICES.length) + 1) % 2]!.tag } });
     if (killAt.has(i)) {
       await new Promise((r) => setTimeout(r, Math.random() * 800)); // somewhere in the deploy
       process.kill(panel.childPid("worker"), "SIGKILL");
@@ -110,7 +110,7 @@ try {
 
   // What is left must be exactly what the desired state explains.
   const containers = await runtime.listContainers(instanceFilter(short));
-  const services = new Map(await Promise.all(SERVICES.map(async (n) => [(await getStatus({ ctx, name: n })).activeContainer, n] as const)));
+  const services = new Map(await Promise.all(SERVICES.map(async (n) => [(await getStatus({ ctx, envId: ctx.envId, name: n })).activeContainer, n] as const)));
   for (const n of SERVICES) {
     const mine = containers.filter((c) => c.name.startsWith(`${short}-${n}-`));
     if (mine.length !== 1) problems.push(`${n} has ${mine.length} containers`);
@@ -121,7 +121,7 @@ try {
   const volumes = ((await runtime.docker.listVolumes({ filters: { label: instanceFilter(short) } })).Volumes ?? []).length;
   if (volumes) problems.push(`${volumes} volumes of ours`);
   for (const n of SERVICES) {
-    const stuck = (await listReleases({ ctx, name: n })).filter((r) => r.outcome === "deploying" || r.outcome === "pending");
+    const stuck = (await listReleases({ ctx, envId: ctx.envId, name: n })).filter((r) => r.outcome === "deploying" || r.outcome === "pending");
     if (stuck.length) problems.push(`${n} has ${stuck.length} releases still ${stuck[0]!.outcome}`);
   }
   console.log(`soak end state: ${problems.length ? problems.join("; ") : "one container per service, nothing unexplained, no release left deploying"}`);

@@ -29,7 +29,7 @@ test("a domain added in the UI is routed through Caddy to the service's new vers
   await form.getByLabel("Domains", { exact: true }).fill(domain);
   await save.click();
   await expect(config.getByRole("status")).toHaveText("Saved hooks and routing");
-  expect((await getService({ ctx: operator.ctx, name: service })).domains).toEqual([domain]);
+  expect((await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: service })).domains).toEqual([domain]);
 
   // Deploy v2, so the answer through the domain shows the deploy went through.
   const actions = page.getByRole("region", { name: "Actions" });

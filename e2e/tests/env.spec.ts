@@ -16,7 +16,7 @@ const MASK = "••••••";
 async function seedService(op: Operator): Promise<string> {
   const app = uniqueName("env");
   const name = uniqueName("api");
-  await createApp({ ctx: op.ctx, input: { name: app } });
+  await createApp({ ctx: op.ctx, envId: op.ctx.envId, input: { name: app } });
   await createService({
     ctx: op.ctx,
     input: { name, app, image: E2E_IMAGES.v1.tag, port: IMAGE_PORT, healthPath: IMAGE_HEALTH_PATH },

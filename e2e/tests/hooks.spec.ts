@@ -59,7 +59,7 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   await expect(config.getByRole("status")).toHaveText("Saved hooks and routing");
   // The form restarts from what was saved: the same lines, read back from the API.
   await expect(form.getByLabel("Pre-deploy command", { exact: true })).toHaveValue(HOOK.join("\n"));
-  expect((await getService({ ctx: operator.ctx, name: service })).hooks).toEqual({ preDeploy: HOOK, postDeploy: null, timeoutSeconds: 30 });
+  expect((await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: service })).hooks).toEqual({ preDeploy: HOOK, postDeploy: null, timeoutSeconds: 30 });
 
   // Everything from here to the hook's output happens in this document: a reload would lose the mark.
   await page.evaluate(() => void ((window as { e2eSameDocument?: boolean }).e2eSameDocument = true));
@@ -77,7 +77,7 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   // The old container still runs and answers, and it is the service's only container: the hook's
   // one-off container is gone and no new service container was started.
   expect(await answerOf(stack.docker, request, serving)).toBe(E2E_IMAGES.v1.body);
-  const { id: serviceId } = await getService({ ctx: operator.ctx, name: service });
+  const { id: serviceId } = await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: service });
   const filters = JSON.stringify({ label: serviceFilter(stack.env.shortName, serviceId) });
   await expect
     .poll(async () => (await stack.docker.listContainers({ all: true, filters })).map((c) => `${c.Names.join(",")} ${c.State}`))

@@ -63,10 +63,10 @@ const callerLog = async () => {
 };
 const running = async (name: string, releaseId?: string) =>
   waitFor(`${name} to run${releaseId ? ` release ${releaseId}` : ""}`, async () => {
-    const st = await getStatus({ ctx, name }).catch(() => undefined);
+    const st = await getStatus({ ctx, envId: ctx.envId, name }).catch(() => undefined);
     if (!st || st.phase !== "running" || st.lastDeploy?.outcome !== "succeeded") return undefined;
     return !releaseId || st.lastDeploy.id === releaseId ? st : undefined;
-  }, { timeoutMs: 120_000, describe: async () => JSON.stringify(await getStatus({ ctx, name }).catch((e: unknown) => String(e))) });
+  }, { timeoutMs: 120_000, describe: async () => JSON.stringify(await getStatus({ ctx, envId: ctx.envId, name }).catch((e: unknown) => String(e))) });
 const loads = () =>
   Object.values(domains).map((host) => startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host, concurrency: 2, maxRequests: 2_000_000, maxMs: 240_000, timeoutMs: 5000 }));
 
@@ -84,7 +84,7 @@ const viaCaddy = (host: string) =>
 
 let flip = 0;
 /** A deploy of `api` (v1 ↔ v2): the change requested around a fault, which must complete afterwards. */
-const deployApi = async () => deployService({ ctx, name: "api", input: { image: (flip++ % 2 === 0 ? V2 : V1).tag } });
+const deployApi = async () => deployService({ ctx, envId: ctx.envId, name: "api", input: { image: (flip++ % 2 === 0 ? V2 : V1).tag } });
 
 /** The containers of each service, by name (api's change on purpose: it is redeployed around each fault). */
 const containerIds = async () => {
@@ -146,11 +146,11 @@ beforeAll(async () => {
   await panel.start();
   db = createDb(readFileSync(join(dataDir, "database.url"), "utf8").trim());
   ctx = await seedOrg(db.db, "faults", testKit(masterKey));
-  await createApp({ ctx, input: { name: "shop" } });
-  await createService({ ctx, input: { name: "web", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.web] } });
-  await createService({ ctx, input: { name: "api", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.api] } });
-  await createService({ ctx, input: { name: "caller", app: "shop", image: CALLER.tag, port: 8080, healthPath: "/healthz" } });
-  for (const name of ["web", "api", "caller"]) await deployService({ ctx, name, input: {} });
+  await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
+  await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.web] } });
+  await createService({ ctx, envId: ctx.envId, input: { name: "api", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.api] } });
+  await createService({ ctx, envId: ctx.envId, input: { name: "caller", app: "shop", image: CALLER.tag, port: 8080, healthPath: "/healthz" } });
+  for (const name of ["web", "api", "caller"]) await deployService({ ctx, envId: ctx.envId, name, input: {} });
   for (const name of ["web", "api", "caller"]) await running(name);
   await waitFor("the caller to reach api", async () => ((await callerLog()).ok > 3 ? true : undefined), { timeoutMs: 30_000 });
 }, 400_000);

@@ -4,9 +4,10 @@ import { getTierEnv, putTierEnv } from "@levelrail/services/env/vars";
 import { json, route } from "./api";
 
 /** GET and PUT of one env tier's whole set (`{"vars": {...}}`); the three tiers' routes differ only in the tier. */
-export function tierEnvRoutes(tier: EnvScope) {
+export function tierEnvRoutes<K extends string>(tier: EnvScope, param: K) {
+  type Params = Record<K, string>;
   return {
-    GET: route<{ id: string }>(async ({ ctx, params }) => json(await getTierEnv({ ctx, tier, id: params.id }))),
-    PUT: route<{ id: string }>(async ({ ctx, params, body }) => json(await putTierEnv({ ctx, tier, id: params.id, input: await body() }))),
+    GET: route<Params>(async ({ ctx, params }) => json(await getTierEnv({ ctx, tier, id: params[param] }))),
+    PUT: route<Params>(async ({ ctx, params, body }) => json(await putTierEnv({ ctx, tier, id: params[param], input: await body() }))),
   };
 }

@@ -20,7 +20,7 @@ import { type WorkerProcess, counterSum, servesMetrics, workerInstallation } fro
 let inst: Awaited<ReturnType<typeof workerInstallation>>;
 let db: Db;
 let sql: Sql;
-let ctx: Ctx;
+let ctx: Awaited<ReturnType<typeof seedOrg>>;
 
 const ROLE = /\[leader\] (leading|another worker leads)/;
 const LEADING = /\[leader\] leading/;
@@ -33,8 +33,8 @@ beforeAll(async () => {
   for (const img of [IMAGES.v1, IMAGES.v2]) await ensureTestImage(inst.runtime.docker, img);
   ({ db, sql } = createDb(inst.databaseUrl));
   ctx = await seedOrg(db, "leader", inst.kit);
-  await createApp({ ctx, input: { name: "shop" } });
-  await createService({ ctx, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+  await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
+  await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
 });
 
 afterAll(async () => {
@@ -43,16 +43,16 @@ afterAll(async () => {
 });
 
 async function deployAndWait(image: string) {
-  const rel = await deployService({ ctx, name: "web", input: { image } });
+  const rel = await deployService({ ctx, envId: ctx.envId, name: "web", input: { image } });
   return waitFor(
     `release ${rel.id} of web to run`,
     async () => {
-      const st = await getStatus({ ctx, name: "web" });
+      const st = await getStatus({ ctx, envId: ctx.envId, name: "web" });
       if (st.lastDeploy?.id !== rel.id) return undefined;
       if (st.lastDeploy.outcome === "failed") throw new Error(`deploy failed: ${st.message}`);
       return st.lastDeploy.outcome === "succeeded" && st.phase === "running" ? st : undefined;
     },
-    { timeoutMs: 60_000, describe: async () => JSON.stringify(await getStatus({ ctx, name: "web" })) },
+    { timeoutMs: 60_000, describe: async () => JSON.stringify(await getStatus({ ctx, envId: ctx.envId, name: "web" })) },
   );
 }
 

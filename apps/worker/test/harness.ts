@@ -88,7 +88,7 @@ export async function setupSuite(label: string) {
     async serviceId(service: string): Promise<string> {
       const known = ids.get(service);
       if (known) return known;
-      const { id } = await getService({ ctx, name: service });
+      const { id } = await getService({ ctx, envId: ctx.envId, name: service });
       ids.set(service, id);
       return id;
     },
@@ -99,10 +99,10 @@ export async function setupSuite(label: string) {
       return waitFor(
         `${service} to be ${phases.join(" or ")}`,
         async () => {
-          const st = await getStatus({ ctx, name: service });
+          const st = await getStatus({ ctx, envId: ctx.envId, name: service });
           return phases.includes(st.phase) && st.lastDeploy?.outcome !== "pending" && st.lastDeploy?.outcome !== "deploying" ? st : undefined;
         },
-        { timeoutMs, describe: async () => JSON.stringify(await getStatus({ ctx, name: service })) },
+        { timeoutMs, describe: async () => JSON.stringify(await getStatus({ ctx, envId: ctx.envId, name: service })) },
       );
     },
     /** Waits until `releaseId` has cut over and the service runs again (old containers gone); throws if it failed. */
@@ -110,7 +110,7 @@ export async function setupSuite(label: string) {
       return waitFor(
         `release ${releaseId} of ${service} to finish`,
         async () => {
-          const st = await getStatus({ ctx, name: service });
+          const st = await getStatus({ ctx, envId: ctx.envId, name: service });
           if (st.lastDeploy?.id !== releaseId) return undefined;
           if (st.lastDeploy.outcome === "failed") throw new Error(`deploy failed: ${st.message}`);
           return st.lastDeploy.outcome === "succeeded" && st.phase === "running" ? st : undefined;

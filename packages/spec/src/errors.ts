@@ -7,6 +7,8 @@ export type ErrorCode =
   | "unauthenticated"
   | "not_found"
   | "conflict"
+  /** A route that moved for good (the flat routes before environments): the message names the new path. */
+  | "gone"
   | "unavailable"
   | "internal";
 
@@ -44,6 +46,8 @@ export function httpStatus(code: ErrorCode): number {
       return 404;
     case "conflict":
       return 409;
+    case "gone":
+      return 410;
     case "unavailable":
       return 503;
     case "internal":

@@ -13,7 +13,7 @@ export type DeployStep = (typeof DEPLOY_STEPS)[number];
 export const RELEASE_OUTCOMES = ["pending", "deploying", "succeeded", "failed", "superseded"] as const;
 export type ReleaseOutcome = (typeof RELEASE_OUTCOMES)[number];
 
-export const RELEASE_KINDS = ["deploy", "restart", "rollback"] as const;
+export const RELEASE_KINDS = ["deploy", "restart", "rollback", "promote"] as const;
 export type ReleaseKind = (typeof RELEASE_KINDS)[number];
 
 /** An image reference as `docker pull` takes it; no whitespace, no shell. */
@@ -113,6 +113,15 @@ export type ReleaseSpec = z.infer<typeof releaseSpec>;
 
 export const deployInput = z.object({ image: imageRef.optional() }).strict();
 
+export const promoteInput = z.object({ to: z.string({ error: "is required" }).uuid("must be an environment id") }).strict();
+
+/** Where a promoted release came from: the environment and the release whose exact image id it runs. */
+export interface PromotedFrom {
+  environmentId: string;
+  environment: string;
+  releaseId: string;
+}
+
 /** The JSON shape of a service in API responses. */
 export interface ServiceView {
   id: string;
@@ -164,4 +173,6 @@ export interface ReleaseView {
   outcome: ReleaseOutcome;
   message: string;
   durationMs: number | null;
+  /** Set on a promotion: "promoted from staging". */
+  promotedFrom: PromotedFrom | null;
 }

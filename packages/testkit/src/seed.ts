@@ -15,19 +15,25 @@ export function testKit(masterKey = randomBytes(32).toString("base64")): Secrets
   return { keyring, fingerprintKey: deriveKey(Buffer.from(masterKey, "base64"), "fingerprint"), masterKey };
 }
 
-/** A user with their own organization, so suites never collide. */
-export async function seedOrg(db: Db, label: string, kit: SecretsKit = testKit()): Promise<Ctx & { orgId: string; cleanup(): Promise<void> }> {
+/** A user with their own organization (and its default/production environment, `envId`), so suites never collide. */
+export async function seedOrg(
+  db: Db,
+  label: string,
+  kit: SecretsKit = testKit(),
+): Promise<Ctx & { orgId: string; projectId: string; envId: string; cleanup(): Promise<void> }> {
   const suffix = randomBytes(4).toString("hex");
   const id = `test-${label}-${suffix}`;
   const email = `${label}-${suffix}@test.levelrail.local`;
   await db.insert(user).values({ id, name: label, email, emailVerified: true });
-  const { org } = await bootstrapOrg(db, id, `${label}-${suffix}`);
+  const { org, project, environment } = await bootstrapOrg(db, id, `${label}-${suffix}`);
   const actor = await actorFor(db, id, email);
   return {
     db,
     actor,
     kit,
     orgId: org.id,
+    projectId: project.id,
+    envId: environment!.id,
     async cleanup() {
       await db.delete(organization).where(eq(organization.id, org.id));
       await db.delete(user).where(eq(user.id, id));

@@ -14,12 +14,12 @@ let other: string;
 
 beforeAll(async () => {
   s = await setupSuite("mesh");
-  appId = (await createApp({ ctx: s.ctx, input: { name: "shop" } })).id;
-  other = (await createApp({ ctx: s.ctx, input: { name: "other" } })).id;
+  appId = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } })).id;
+  other = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "other" } })).id;
   await s.startWorker({ drainMs: 1000, probeIntervalMs: 100 });
   for (const [name, app] of [["api", "shop"], ["web", "shop"], ["api2", "other"]] as const) {
-    await createService({ ctx: s.ctx, input: { name, app, image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app, image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
   }
   for (const name of ["api", "web", "api2"]) expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
 }, 120_000);
@@ -71,7 +71,7 @@ describe("mesh DNS inside app containers", () => {
     expect(resolved(lookup1.out)).toEqual([before]);
     expect(await inside("web", get(name))).toEqual({ exitCode: 0, out: "v1\n" });
 
-    await deployService({ ctx: s.ctx, name: "api", input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { image: IMAGES.v2.tag } });
     expect((await s.waitPhase("api", ["running", "failed"])).phase).toBe("running");
     const after = await address("api", network);
     expect(after).not.toBe(before);

@@ -5,9 +5,10 @@ import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
-import { type Ctx, orgOf, parse, scope, uniquely } from "../context";
+import { type Ctx, parse, scope, uniquely } from "../context";
+import { findEnvironment } from "../project/list";
 
-const createInput = z.object({ name: resourceName, orgId: z.string().uuid("must be an organization id").optional() }).strict();
+const createInput = z.object({ name: resourceName }).strict();
 
 type AppRow = typeof app.$inferSelect;
 
@@ -15,6 +16,7 @@ type AppRow = typeof app.$inferSelect;
 export interface AppView {
   id: string;
   orgId: string;
+  environmentId: string;
   name: string;
   createdAt: string;
 }
@@ -24,48 +26,54 @@ export interface AppListItem extends AppView {
   services: number;
 }
 
-export const toAppView = (a: Pick<AppRow, "id" | "orgId" | "name" | "createdAt">): AppView => ({
+export const toAppView = (a: Pick<AppRow, "id" | "orgId" | "environmentId" | "name" | "createdAt">): AppView => ({
   id: a.id,
   orgId: a.orgId,
+  environmentId: a.environmentId,
   name: a.name,
   createdAt: a.createdAt.toISOString(),
 });
 
-export async function listApps({ ctx }: { ctx: Ctx }): Promise<AppListItem[]> {
+/** The apps of one environment, by name. */
+export async function listApps({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<AppListItem[]> {
+  const env = await findEnvironment(ctx, envId);
   const rows = await ctx.db
-    .select({ id: app.id, name: app.name, orgId: app.orgId, createdAt: app.createdAt, services: count(service.id) })
+    .select({ id: app.id, name: app.name, orgId: app.orgId, environmentId: app.environmentId, createdAt: app.createdAt, services: count(service.id) })
     .from(app)
     .leftJoin(service, eq(service.appId, app.id))
-    .where(inArray(app.orgId, scope(ctx)))
+    .where(and(eq(app.environmentId, env.id), eq(app.orgId, env.orgId)))
     .groupBy(app.id)
     .orderBy(asc(app.name));
   return rows.map((r) => ({ ...toAppView(r), services: r.services }));
 }
 
-/** An app of the caller's organizations by name, as its row (for other verbs), or 404. */
-export async function findApp(ctx: Ctx, name: string): Promise<AppRow> {
-  const rows = await ctx.db.select().from(app).where(and(eq(app.name, name), inArray(app.orgId, scope(ctx))));
-  if (rows.length === 0) throw new LevelrailError("not_found", `app ${name} not found`);
-  if (rows.length > 1) throw new LevelrailError("conflict", `app ${name} exists in several of your organizations`, { field: "app" });
-  return rows[0]!;
+/** An app of an environment of the caller's organizations by name, as its row (for other verbs), or 404. */
+export async function findApp(ctx: Ctx, envId: string, name: string): Promise<AppRow> {
+  const env = await findEnvironment(ctx, envId);
+  const [row] = await ctx.db
+    .select()
+    .from(app)
+    .where(and(eq(app.environmentId, env.id), eq(app.name, name), inArray(app.orgId, scope(ctx))));
+  if (!row) throw new LevelrailError("not_found", `app ${name} not found`);
+  return row;
 }
 
-export async function getApp({ ctx, name }: { ctx: Ctx; name: string }): Promise<AppView> {
-  return toAppView(await findApp(ctx, name));
+export async function getApp({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<AppView> {
+  return toAppView(await findApp(ctx, envId, name));
 }
 
-export async function createApp({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<AppView> {
-  const { name, orgId } = parse(createInput, input);
-  const org = orgOf(ctx, orgId);
+export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<AppView> {
+  const env = await findEnvironment(ctx, envId);
+  const { name } = parse(createInput, input);
   return uniquely("name", `app ${name}`, async () => {
-    const [row] = await ctx.db.insert(app).values({ orgId: org, name }).returning();
+    const [row] = await ctx.db.insert(app).values({ orgId: env.orgId, environmentId: env.id, name }).returning();
     return toAppView(row!);
   });
 }
 
 /** Deletes an app that has no services left; its network goes on the next cleanup pass. */
-export async function deleteApp({ ctx, name }: { ctx: Ctx; name: string }) {
-  const a = await findApp(ctx, name);
+export async function deleteApp({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }) {
+  const a = await findApp(ctx, envId, name);
   await ctx.db.transaction(async (tx) => {
     const [n] = await tx.select({ n: count() }).from(service).where(eq(service.appId, a.id));
     if ((n?.n ?? 0) > 0) throw new LevelrailError("conflict", `app ${name} still has ${n?.n} service(s); delete them first`);

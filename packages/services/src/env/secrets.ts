@@ -10,8 +10,8 @@ const secretInput = z.object({ value: envValue }).strict();
 const keyInput = z.object({ key: envKey }).strict();
 
 /** Keys and update times only: secrets are write-only. */
-export async function listSecrets({ ctx, name }: { ctx: Ctx; name: string }) {
-  const { service: s } = await findService(ctx, name);
+export async function listSecrets({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }) {
+  const { service: s } = await findService(ctx, envId, name);
   const rows = await ctx.db
     .select({ key: secret.key, updatedAt: secret.updatedAt })
     .from(secret)
@@ -20,8 +20,8 @@ export async function listSecrets({ ctx, name }: { ctx: Ctx; name: string }) {
   return rows.map((r) => ({ key: r.key, updatedAt: r.updatedAt.toISOString() }));
 }
 
-export async function putSecret({ ctx, name, key, input }: { ctx: Ctx; name: string; key: string; input: unknown }) {
-  const { service: s } = await findService(ctx, name);
+export async function putSecret({ ctx, envId, name, key, input }: { ctx: Ctx; envId: string; name: string; key: string; input: unknown }) {
+  const { service: s } = await findService(ctx, envId, name);
   parse(keyInput, { key });
   const { value } = parse(secretInput, input);
   const sealed = ctx.kit.keyring.seal(value);
@@ -33,8 +33,8 @@ export async function putSecret({ ctx, name, key, input }: { ctx: Ctx; name: str
   return { key, updatedAt: now.toISOString() };
 }
 
-export async function deleteSecret({ ctx, name, key }: { ctx: Ctx; name: string; key: string }) {
-  const { service: s } = await findService(ctx, name);
+export async function deleteSecret({ ctx, envId, name, key }: { ctx: Ctx; envId: string; name: string; key: string }) {
+  const { service: s } = await findService(ctx, envId, name);
   const gone = await ctx.db
     .delete(secret)
     .where(and(eq(secret.serviceId, s.id), eq(secret.orgId, s.orgId), eq(secret.key, key)))

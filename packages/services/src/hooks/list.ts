@@ -35,8 +35,8 @@ const summary = (r: Row, serviceName: string) => ({
 export type HookRunSummary = ReturnType<typeof summary>;
 
 /** Every hook run of an app's services, newest first; `?service=` filters, `?before=` pages. */
-export async function listHookRuns({ ctx, app, input }: { ctx: Ctx; app: string; input: unknown }) {
-  const a = await findApp(ctx, app);
+export async function listHookRuns({ ctx, envId, app, input }: { ctx: Ctx; envId: string; app: string; input: unknown }) {
+  const a = await findApp(ctx, envId, app);
   const q = parse(query, input);
   const rows = await ctx.db
     .select({ run: hookRun, name: service.name })

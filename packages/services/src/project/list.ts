@@ -61,3 +61,21 @@ export async function listEnvironments({ ctx, projectId }: { ctx: Ctx; projectId
     .orderBy(environment.createdAt);
   return rows.map(toEnvironmentView);
 }
+
+/**
+ * An environment of the caller's organizations, as its row (for every verb inside it), or 404. Another
+ * organization's environment answers exactly like one that does not exist.
+ */
+export async function findEnvironment(ctx: Ctx, id: string) {
+  if (!isUuid(id)) throw new LevelrailError("not_found", "environment not found");
+  const [row] = await ctx.db
+    .select()
+    .from(environment)
+    .where(and(eq(environment.id, id), inArray(environment.orgId, scope(ctx))));
+  if (!row) throw new LevelrailError("not_found", "environment not found");
+  return row;
+}
+
+export async function getEnvironment({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<EnvironmentView> {
+  return toEnvironmentView(await findEnvironment(ctx, envId));
+}

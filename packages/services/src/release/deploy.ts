@@ -4,9 +4,10 @@ import { notifyDesired } from "@levelrail/db/notify";
 import { release, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { serviceKey } from "@levelrail/spec/keys";
-import { type ReleaseKind, type ReleaseSpec, type ReleaseView, deployInput } from "@levelrail/spec/service";
+import { type PromotedFrom, type ReleaseKind, type ReleaseSpec, type ReleaseView, deployInput, promoteInput } from "@levelrail/spec/service";
 import { type Ctx, parse } from "../context";
 import { fingerprintConfig } from "../env/effective";
+import { findEnvironment } from "../project/list";
 import { findService, releaseSpecOf, releaseView } from "../service/view";
 
 type ServiceRow = typeof service.$inferSelect;
@@ -29,7 +30,16 @@ async function currentRelease(tx: Tx, s: ServiceRow) {
 async function record(
   tx: Tx,
   s: ServiceRow,
-  r: { kind: ReleaseKind; spec: ReleaseSpec; restartNonce: string; imageId: string | null; createdBy: string; fingerprint: string | null; envFingerprints: Record<string, string> | null },
+  r: {
+    kind: ReleaseKind;
+    spec: ReleaseSpec;
+    restartNonce: string;
+    imageId: string | null;
+    createdBy: string;
+    fingerprint: string | null;
+    envFingerprints: Record<string, string> | null;
+    promotedFrom?: PromotedFrom;
+  },
 ) {
   await tx
     .update(release)
@@ -45,9 +55,9 @@ async function record(
 }
 
 /** Deploy the service's current configuration, optionally with a new image. */
-export async function deployService({ ctx, name, input }: { ctx: Ctx; name: string; input: unknown }): Promise<ReleaseView> {
+export async function deployService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ReleaseView> {
   const { image } = parse(deployInput, input);
-  const { service: found } = await findService(ctx, name);
+  const { service: found } = await findService(ctx, envId, name);
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
@@ -68,8 +78,8 @@ export async function deployService({ ctx, name, input }: { ctx: Ctx; name: stri
 }
 
 /** A fresh container of the running release: same image, same configuration, new nonce. */
-export async function restartService({ ctx, name }: { ctx: Ctx; name: string }): Promise<ReleaseView> {
-  const { service: found } = await findService(ctx, name);
+export async function restartService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ReleaseView> {
+  const { service: found } = await findService(ctx, envId, name);
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     const prev = s && (await currentRelease(tx, s));
@@ -82,8 +92,8 @@ export async function restartService({ ctx, name }: { ctx: Ctx; name: string }):
 }
 
 /** Deploy the previous successful release again. */
-export async function rollbackService({ ctx, name }: { ctx: Ctx; name: string }): Promise<ReleaseView> {
-  const { service: found } = await findService(ctx, name);
+export async function rollbackService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ReleaseView> {
+  const { service: found } = await findService(ctx, envId, name);
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
@@ -104,8 +114,65 @@ export async function rollbackService({ ctx, name }: { ctx: Ctx; name: string })
   });
 }
 
-export async function listReleases({ ctx, name }: { ctx: Ctx; name: string }): Promise<ReleaseView[]> {
-  const { service: s } = await findService(ctx, name);
+/** The release a service runs now: its newest successful one, with the image id the worker resolved. */
+async function runningRelease(ctx: Ctx, s: ServiceRow) {
+  const [r] = await ctx.db
+    .select()
+    .from(release)
+    .where(and(eq(release.serviceId, s.id), eq(release.orgId, s.orgId), eq(release.outcome, "succeeded")))
+    .orderBy(desc(release.createdAt))
+    .limit(1);
+  return r?.imageId ? { ...r, imageId: r.imageId } : null;
+}
+
+/**
+ * Promote: the same-named service in another environment of the same project deploys the exact
+ * image id this one runs (never its tag, which may have moved since), through the normal cutover,
+ * with its own configuration; its release records where it came from.
+ */
+export async function promoteService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ReleaseView> {
+  const { service: from } = await findService(ctx, envId, name);
+  const { to } = parse(promoteInput, input);
+  const fromEnv = await findEnvironment(ctx, envId);
+  const toEnv = await findEnvironment(ctx, to);
+  if (toEnv.id === fromEnv.id) throw new LevelrailError("invalid_input", `to: service ${name} already runs in ${fromEnv.name}; name another environment`, { field: "to" });
+  if (toEnv.projectId !== fromEnv.projectId) {
+    throw new LevelrailError("invalid_input", `to: environment ${toEnv.name} is in another project; promote within one project`, { field: "to" });
+  }
+  const source = await runningRelease(ctx, from);
+  if (!source) throw new LevelrailError("conflict", `service ${name} has no successful deploy in ${fromEnv.name} to promote; deploy it first`);
+  const target = await findService(ctx, toEnv.id, name).catch((err: unknown) => {
+    if (err instanceof LevelrailError && err.code === "not_found") {
+      throw new LevelrailError("not_found", `service ${name} not found in environment ${toEnv.name}; create it there first`, { field: "to" });
+    }
+    throw err;
+  });
+  return ctx.db.transaction(async (tx) => {
+    const [s] = await tx.select().from(service).where(eq(service.id, target.service.id)).for("update");
+    if (!s) throw new LevelrailError("not_found", `service ${name} not found in environment ${toEnv.name}`, { field: "to" });
+    // The draft follows the promoted image, so a later Deploy here starts from what runs.
+    await tx.update(service).set({ image: source.spec.image, updatedAt: new Date() }).where(eq(service.id, s.id));
+    s.image = source.spec.image;
+    const spec = releaseSpecOf(s);
+    const prev = await currentRelease(tx, s);
+    const prints = await fingerprintConfig(ctx, s.id, spec);
+    const changed = prev !== null && (prints?.fingerprint ?? null) !== prev.fingerprint;
+    return releaseView(
+      await record(tx, s, {
+        kind: "promote",
+        spec,
+        restartNonce: changed ? newNonce() : s.restartNonce,
+        imageId: source.imageId,
+        createdBy: ctx.actor.email,
+        ...fingerprints(prints),
+        promotedFrom: { environmentId: fromEnv.id, environment: fromEnv.name, releaseId: source.id },
+      }),
+    );
+  });
+}
+
+export async function listReleases({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ReleaseView[]> {
+  const { service: s } = await findService(ctx, envId, name);
   const rows = await ctx.db
     .select()
     .from(release)

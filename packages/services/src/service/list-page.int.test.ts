@@ -17,13 +17,13 @@ beforeAll(async () => {
   ({ db, sql } = createDb(database.url));
   a = await seedOrg(db, "pagea");
   const b = await seedOrg(db, "pageb");
-  await createApp({ ctx: a, input: { name: "shop" } });
-  await createApp({ ctx: a, input: { name: "blog" } });
-  await createApp({ ctx: b, input: { name: "other" } });
+  await createApp({ ctx: a, envId: a.envId, input: { name: "shop" } });
+  await createApp({ ctx: a, envId: a.envId, input: { name: "blog" } });
+  await createApp({ ctx: b, envId: b.envId, input: { name: "other" } });
   for (const [name, appName] of [["web", "shop"], ["api", "shop"], ["site", "blog"], ["worker", "shop"], ["admin", "blog"]] as const) {
-    await createService({ ctx: a, input: { name, app: appName, image: "registry.example.com/shop:1.0", port: 8080 } });
+    await createService({ ctx: a, envId: a.envId, input: { name, app: appName, image: "registry.example.com/shop:1.0", port: 8080 } });
   }
-  await createService({ ctx: b, input: { name: "theirs", app: "other", image: "registry.example.com/other:1.0", port: 8080 } });
+  await createService({ ctx: b, envId: b.envId, input: { name: "theirs", app: "other", image: "registry.example.com/other:1.0", port: 8080 } });
 }, 120_000);
 
 afterAll(async () => {

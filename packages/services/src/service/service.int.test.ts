@@ -24,8 +24,8 @@ beforeAll(async () => {
   ({ db, sql } = createDb(database.url));
   a = await seedOrg(db, "orga");
   b = await seedOrg(db, "orgb");
-  await createApp({ ctx: a, input: { name: "shop" } });
-  await createApp({ ctx: b, input: { name: "other" } });
+  await createApp({ ctx: a, envId: a.envId, input: { name: "shop" } });
+  await createApp({ ctx: b, envId: b.envId, input: { name: "other" } });
 }, 120_000);
 
 afterAll(async () => {
@@ -36,7 +36,7 @@ afterAll(async () => {
 /** A fresh service of org A in app "shop", with a name no other test uses. */
 async function newService(extra: Record<string, unknown> = {}) {
   const name = `web-${uniq()}`;
-  await createService({ ctx: a, input: { name, app: "shop", image: "registry.example.com/shop:1.0", port: 8080, ...extra } });
+  await createService({ ctx: a, envId: a.envId, input: { name, app: "shop", image: "registry.example.com/shop:1.0", port: 8080, ...extra } });
   return name;
 }
 
@@ -77,21 +77,21 @@ const setOutcome = (id: string, outcome: ReleaseOutcome, imageId = `sha256:${id.
 describe("organizations are isolated", () => {
   it("a service of another organization answers not_found to every verb and is left unchanged", async () => {
     const name = await newService({ env: { A: "1" } });
-    await deployService({ ctx: a, name, input: {} });
+    await deployService({ ctx: a, envId: a.envId, name, input: {} });
     const before = await serviceRow(name);
-    const releasesBefore = await listReleases({ ctx: a, name });
+    const releasesBefore = await listReleases({ ctx: a, envId: a.envId, name });
 
     const verbs: [string, () => Promise<unknown>][] = [
-      ["getService", () => getService({ ctx: b, name })],
-      ["getStatus", () => getStatus({ ctx: b, name })],
-      ["listReleases", () => listReleases({ ctx: b, name })],
-      ["deployService", () => deployService({ ctx: b, name, input: { image: "evil:1" } })],
-      ["restartService", () => restartService({ ctx: b, name })],
-      ["rollbackService", () => rollbackService({ ctx: b, name })],
-      ["patchService", () => patchService({ ctx: b, name, input: { port: 9999 } })],
+      ["getService", () => getService({ ctx: b, envId: b.envId, name })],
+      ["getStatus", () => getStatus({ ctx: b, envId: b.envId, name })],
+      ["listReleases", () => listReleases({ ctx: b, envId: b.envId, name })],
+      ["deployService", () => deployService({ ctx: b, envId: b.envId, name, input: { image: "evil:1" } })],
+      ["restartService", () => restartService({ ctx: b, envId: b.envId, name })],
+      ["rollbackService", () => rollbackService({ ctx: b, envId: b.envId, name })],
+      ["patchService", () => patchService({ ctx: b, envId: b.envId, name, input: { port: 9999 } })],
       // Even an invalid patch answers 404 first: the caller learns nothing about the service.
-      ["patchService (invalid)", () => patchService({ ctx: b, name, input: { port: 0 } })],
-      ["deleteService", () => deleteService({ ctx: b, name })],
+      ["patchService (invalid)", () => patchService({ ctx: b, envId: b.envId, name, input: { port: 0 } })],
+      ["deleteService", () => deleteService({ ctx: b, envId: b.envId, name })],
     ];
     for (const [verb, run] of verbs) {
       const err = await refusal(run);
@@ -100,13 +100,13 @@ describe("organizations are isolated", () => {
     }
 
     expect(await serviceRow(name)).toEqual(before);
-    expect(await listReleases({ ctx: a, name })).toEqual(releasesBefore);
-    expect((await getService({ ctx: a, name })).port).toBe(8080);
+    expect(await listReleases({ ctx: a, envId: a.envId, name })).toEqual(releasesBefore);
+    expect((await getService({ ctx: a, envId: a.envId, name })).port).toBe(8080);
   });
 
   it("an app of another organization is unknown to createService", async () => {
     const before = await rowCounts();
-    const err = await refusal(() => createService({ ctx: a, input: { name: `x-${uniq()}`, app: "other", image: "nginx:1", port: 80 } }));
+    const err = await refusal(() => createService({ ctx: a, envId: a.envId, input: { name: `x-${uniq()}`, app: "other", image: "nginx:1", port: 80 } }));
     expect(err).toMatchObject({ code: "invalid_input", field: "app" });
     expect(await rowCounts()).toEqual(before);
   });
@@ -115,7 +115,7 @@ describe("organizations are isolated", () => {
     const [envB] = await db.select({ id: environment.id }).from(environment).where(eq(environment.orgId, b.orgId));
     const before = await rowCounts();
     const err = await refusal(() =>
-      createService({ ctx: a, input: { name: `x-${uniq()}`, app: "shop", environmentId: envB!.id, image: "nginx:1", port: 80 } }),
+      createService({ ctx: a, envId: a.envId, input: { name: `x-${uniq()}`, app: "shop", environmentId: envB!.id, image: "nginx:1", port: 80 } }),
     );
     expect(err).toMatchObject({ code: "invalid_input", field: "environmentId" });
     expect(await rowCounts()).toEqual(before);
@@ -139,7 +139,7 @@ describe("createService", () => {
   ])("refuses %s with invalid_input naming the field, and writes nothing", async (_what, extra, field) => {
     const before = await rowCounts();
     const input = { name: `ok-${uniq()}`, app: "shop", image: "nginx:1.27", port: 8080, ...extra };
-    const err = await refusal(() => createService({ ctx: a, input }));
+    const err = await refusal(() => createService({ ctx: a, envId: a.envId, input }));
     expect(err.code).toBe("invalid_input");
     expect(err.field).toBe(field);
     expect(err.message.startsWith(`${field}: `)).toBe(true);
@@ -148,19 +148,19 @@ describe("createService", () => {
 
   it("creates with the defaults and without a release", async () => {
     const name = await newService();
-    const view = await getService({ ctx: a, name });
+    const view = await getService({ ctx: a, envId: a.envId, name });
     expect(view).toMatchObject({ name, app: "shop", healthPath: "/", readyBudgetSeconds: 60, strategy: "blue-green", env: {}, domains: [] });
-    expect(await listReleases({ ctx: a, name })).toEqual([]);
-    expect((await getStatus({ ctx: a, name })).phase).toBe("stopped");
+    expect(await listReleases({ ctx: a, envId: a.envId, name })).toEqual([]);
+    expect((await getStatus({ ctx: a, envId: a.envId, name })).phase).toBe("stopped");
   });
 
   it("a duplicate name is a conflict naming the field, and writes nothing", async () => {
     const name = await newService();
     const before = await rowCounts();
-    const err = await refusal(() => createService({ ctx: a, input: { name, app: "shop", image: "nginx:2", port: 81 } }));
+    const err = await refusal(() => createService({ ctx: a, envId: a.envId, input: { name, app: "shop", image: "nginx:2", port: 81 } }));
     expect(err).toMatchObject({ code: "conflict", field: "name" });
     expect(await rowCounts()).toEqual(before);
-    expect((await getService({ ctx: a, name })).image).toBe("registry.example.com/shop:1.0");
+    expect((await getService({ ctx: a, envId: a.envId, name })).image).toBe("registry.example.com/shop:1.0");
   });
 });
 
@@ -168,17 +168,17 @@ describe("domains", () => {
   it("a domain routed to another service is a conflict naming the field, and writes nothing; another organization's owner is not named", async () => {
     const domain = `d-${uniq()}.localhost`;
     const owner = `own-${uniq()}`;
-    await createService({ ctx: a, input: { name: owner, app: "shop", image: "nginx:1.27", port: 8080, domains: [domain] } });
+    await createService({ ctx: a, envId: a.envId, input: { name: owner, app: "shop", image: "nginx:1.27", port: 8080, domains: [domain] } });
     const other = await newService();
     const before = await rowCounts();
-    const mine = await refusal(() => createService({ ctx: a, input: { name: `two-${uniq()}`, app: "shop", image: "nginx:1.27", port: 8080, domains: [domain] } }));
+    const mine = await refusal(() => createService({ ctx: a, envId: a.envId, input: { name: `two-${uniq()}`, app: "shop", image: "nginx:1.27", port: 8080, domains: [domain] } }));
     expect(mine).toMatchObject({ code: "conflict", field: "domains", message: `domains: ${domain} is already routed to service ${owner}` });
-    const patched = await refusal(() => patchService({ ctx: a, name: other, input: { domains: ["free.localhost", domain] } }));
+    const patched = await refusal(() => patchService({ ctx: a, envId: a.envId, name: other, input: { domains: ["free.localhost", domain] } }));
     expect(patched).toMatchObject({ code: "conflict", field: "domains" });
     expect(await rowCounts()).toEqual(before);
     // The owner may patch its own domains; the other organization is told only that it is taken.
-    await patchService({ ctx: a, name: owner, input: { domains: [domain, `x-${domain}`] } });
-    const foreign = await refusal(() => createService({ ctx: b, input: { name: `b-${uniq()}`, app: "other", image: "nginx:1.27", port: 8080, domains: [domain] } }));
+    await patchService({ ctx: a, envId: a.envId, name: owner, input: { domains: [domain, `x-${domain}`] } });
+    const foreign = await refusal(() => createService({ ctx: b, envId: b.envId, input: { name: `b-${uniq()}`, app: "other", image: "nginx:1.27", port: 8080, domains: [domain] } }));
     expect(foreign.message).toBe(`domains: ${domain} is already routed to another service`);
   });
 });
@@ -192,14 +192,14 @@ describe("patchService", () => {
       [{ env: { "A=B": "x" } }, "env.A=B"],
       [{ name: "renamed" }, "name"],
     ] as const) {
-      expect(await refusal(() => patchService({ ctx: a, name, input }))).toMatchObject({ code: "invalid_input", field });
+      expect(await refusal(() => patchService({ ctx: a, envId: a.envId, name, input }))).toMatchObject({ code: "invalid_input", field });
     }
     expect(await serviceRow(name)).toEqual(before);
   });
 
   it("a patch changes only the fields it names", async () => {
     const name = await newService({ env: { KEEP: "1" }, databaseEnv: { DATABASE_URL: { from: "shop-db" } }, healthPath: "/healthz" });
-    const view = await patchService({ ctx: a, name, input: { port: 9090 } });
+    const view = await patchService({ ctx: a, envId: a.envId, name, input: { port: 9090 } });
     expect(view).toMatchObject({ port: 9090, env: { KEEP: "1" }, databaseEnv: { DATABASE_URL: { from: "shop-db" } }, healthPath: "/healthz" });
   });
 });
@@ -207,20 +207,20 @@ describe("patchService", () => {
 describe("releases", () => {
   it("deploy records a pending release as the desired state", async () => {
     const name = await newService();
-    const r = await deployService({ ctx: a, name, input: {} });
+    const r = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect(r).toMatchObject({ kind: "deploy", image: "registry.example.com/shop:1.0", outcome: "pending", imageId: null, createdBy: a.actor.email });
     expect((await serviceRow(name)).currentReleaseId).toBe(r.id);
-    expect((await getStatus({ ctx: a, name })).phase).toBe("pending");
+    expect((await getStatus({ ctx: a, envId: a.envId, name })).phase).toBe("pending");
   });
 
   it("a deploy supersedes an unfinished earlier release but not a finished one", async () => {
     const name = await newService();
-    const r1 = await deployService({ ctx: a, name, input: {} });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     await setOutcome(r1.id, "succeeded");
-    const r2 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:2.0" } });
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:2.0" } });
     await db.update(release).set({ outcome: "deploying", startedAt: new Date() }).where(eq(release.id, r2.id));
-    const r3 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:3.0" } });
-    const r4 = await deployService({ ctx: a, name, input: {} });
+    const r3 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:3.0" } });
+    const r4 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
 
     expect((await releaseRow(r1.id)).outcome).toBe("succeeded");
     const superseded = await releaseRow(r2.id);
@@ -231,21 +231,21 @@ describe("releases", () => {
     expect((await releaseRow(r4.id)).outcome).toBe("pending");
     expect((await serviceRow(name)).currentReleaseId).toBe(r4.id);
     // At most one release of a service is ever unfinished.
-    const unfinished = (await listReleases({ ctx: a, name })).filter((r) => r.outcome === "pending" || r.outcome === "deploying");
+    const unfinished = (await listReleases({ ctx: a, envId: a.envId, name })).filter((r) => r.outcome === "pending" || r.outcome === "deploying");
     expect(unfinished.map((r) => r.id)).toEqual([r4.id]);
   });
 
   it("deploy with a new image updates the service's image", async () => {
     const name = await newService();
-    const r = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:9.9" } });
+    const r = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:9.9" } });
     expect(r.image).toBe("registry.example.com/shop:9.9");
-    expect((await getService({ ctx: a, name })).image).toBe("registry.example.com/shop:9.9");
+    expect((await getService({ ctx: a, envId: a.envId, name })).image).toBe("registry.example.com/shop:9.9");
   });
 
   it("a deploy with an invalid image is refused naming the field and records nothing", async () => {
     const name = await newService();
     const before = await rowCounts();
-    expect(await refusal(() => deployService({ ctx: a, name, input: { image: "nginx;id" } }))).toMatchObject({ code: "invalid_input", field: "image" });
+    expect(await refusal(() => deployService({ ctx: a, envId: a.envId, name, input: { image: "nginx;id" } }))).toMatchObject({ code: "invalid_input", field: "image" });
     expect(await rowCounts()).toEqual(before);
     expect((await serviceRow(name)).image).toBe("registry.example.com/shop:1.0");
   });
@@ -253,15 +253,15 @@ describe("releases", () => {
   it("restart before any deploy is a conflict and records nothing", async () => {
     const name = await newService();
     const before = await rowCounts();
-    expect((await refusal(() => restartService({ ctx: a, name }))).code).toBe("conflict");
+    expect((await refusal(() => restartService({ ctx: a, envId: a.envId, name }))).code).toBe("conflict");
     expect(await rowCounts()).toEqual(before);
   });
 
   it("restart gives the running release's spec and image id a new nonce", async () => {
     const name = await newService();
-    const r1 = await deployService({ ctx: a, name, input: {} });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     await setOutcome(r1.id, "succeeded", "sha256:aaaa");
-    const r2 = await restartService({ ctx: a, name });
+    const r2 = await restartService({ ctx: a, envId: a.envId, name });
     expect(r2).toMatchObject({ kind: "restart", image: r1.image, imageId: "sha256:aaaa", outcome: "pending" });
     const [n1, n2] = [(await releaseRow(r1.id)).restartNonce, (await releaseRow(r2.id)).restartNonce];
     expect(n2).not.toBe(n1);
@@ -271,15 +271,15 @@ describe("releases", () => {
 
   it("rollback picks the previous succeeded release, skipping failed ones and the current one", async () => {
     const name = await newService();
-    const r1 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:1.0" } });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:1.0" } });
     await setOutcome(r1.id, "succeeded", "sha256:v1");
-    const r2 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:2.0" } });
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:2.0" } });
     await setOutcome(r2.id, "succeeded", "sha256:v2");
-    const r3 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:3.0" } });
+    const r3 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:3.0" } });
     await setOutcome(r3.id, "failed", "sha256:v3");
 
     // The current release (v3) failed: the previous success is v2.
-    const back = await rollbackService({ ctx: a, name });
+    const back = await rollbackService({ ctx: a, envId: a.envId, name });
     expect(back).toMatchObject({ kind: "rollback", image: "registry.example.com/shop:2.0", imageId: "sha256:v2", outcome: "pending" });
     expect((await releaseRow(back.id)).spec).toEqual((await releaseRow(r2.id)).spec);
     expect((await releaseRow(back.id)).restartNonce).toBe((await releaseRow(r2.id)).restartNonce);
@@ -288,23 +288,23 @@ describe("releases", () => {
 
   it("rollback from the current success goes to the one before it", async () => {
     const name = await newService();
-    const r1 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:1.0" } });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:1.0" } });
     await setOutcome(r1.id, "succeeded", "sha256:v1");
-    const r2 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:2.0" } });
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:2.0" } });
     await setOutcome(r2.id, "succeeded", "sha256:v2");
-    const back = await rollbackService({ ctx: a, name });
+    const back = await rollbackService({ ctx: a, envId: a.envId, name });
     expect(back).toMatchObject({ image: "registry.example.com/shop:1.0", imageId: "sha256:v1" });
   });
 
   it("rollback without an earlier success is a conflict and records nothing", async () => {
     const name = await newService();
-    const r1 = await deployService({ ctx: a, name, input: {} });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     await setOutcome(r1.id, "succeeded");
-    const r2 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:2.0" } });
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:2.0" } });
     await setOutcome(r2.id, "failed");
     await db.update(release).set({ outcome: "failed" }).where(eq(release.id, r1.id));
     const before = await rowCounts();
-    expect((await refusal(() => rollbackService({ ctx: a, name }))).code).toBe("conflict");
+    expect((await refusal(() => rollbackService({ ctx: a, envId: a.envId, name }))).code).toBe("conflict");
     expect(await rowCounts()).toEqual(before);
   });
 
@@ -312,35 +312,35 @@ describe("releases", () => {
     const name = await newService({ env: { A: "1" } });
     const nonceOf = async (id: string) => (await releaseRow(id)).restartNonce;
 
-    const r1 = await deployService({ ctx: a, name, input: {} });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect(await nonceOf(r1.id)).toBe("");
-    const r2 = await deployService({ ctx: a, name, input: {} });
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect(await nonceOf(r2.id)).toBe("");
     // The image names the container by itself: a new image alone keeps the nonce.
-    const r3 = await deployService({ ctx: a, name, input: { image: "registry.example.com/shop:2.0" } });
+    const r3 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:2.0" } });
     expect(await nonceOf(r3.id)).toBe("");
 
-    await patchService({ ctx: a, name, input: { env: { A: "2" } } });
-    const r4 = await deployService({ ctx: a, name, input: {} });
+    await patchService({ ctx: a, envId: a.envId, name, input: { env: { A: "2" } } });
+    const r4 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     const n4 = await nonceOf(r4.id);
     expect(n4).not.toBe("");
-    const r5 = await deployService({ ctx: a, name, input: {} });
+    const r5 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect(await nonceOf(r5.id)).toBe(n4);
 
     // A new key, and other spec fields, count as configuration too.
-    await patchService({ ctx: a, name, input: { env: { A: "2", B: "x" } } });
-    const r6 = await deployService({ ctx: a, name, input: {} });
+    await patchService({ ctx: a, envId: a.envId, name, input: { env: { A: "2", B: "x" } } });
+    const r6 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect(await nonceOf(r6.id)).not.toBe(n4);
-    await patchService({ ctx: a, name, input: { hooks: { preDeploy: ["migrate"] } } });
-    const r7 = await deployService({ ctx: a, name, input: {} });
+    await patchService({ ctx: a, envId: a.envId, name, input: { hooks: { preDeploy: ["migrate"] } } });
+    const r7 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect(await nonceOf(r7.id)).not.toBe(await nonceOf(r6.id));
   });
 
   it("a change in an inherited env tier gives a new nonce too", async () => {
     const name = await newService();
-    const r1 = await deployService({ ctx: a, name, input: {} });
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     await putTierEnv({ ctx: a, tier: "organization", id: a.orgId, input: { vars: { REGION: "eu" } } });
-    const r2 = await deployService({ ctx: a, name, input: {} });
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     expect((await releaseRow(r2.id)).restartNonce).not.toBe((await releaseRow(r1.id)).restartNonce);
     await putTierEnv({ ctx: a, tier: "organization", id: a.orgId, input: { vars: {} } });
   });
@@ -349,11 +349,11 @@ describe("releases", () => {
     const name = await newService();
     const ids: string[] = [];
     for (const image of ["registry.example.com/shop:1", "registry.example.com/shop:2", "registry.example.com/shop:3"]) {
-      ids.push((await deployService({ ctx: a, name, input: { image } })).id);
+      ids.push((await deployService({ ctx: a, envId: a.envId, name, input: { image } })).id);
     }
     await setOutcome(ids[2]!, "succeeded");
-    ids.push((await restartService({ ctx: a, name })).id);
-    const list = await listReleases({ ctx: a, name });
+    ids.push((await restartService({ ctx: a, envId: a.envId, name })).id);
+    const list = await listReleases({ ctx: a, envId: a.envId, name });
     expect(list.map((r) => r.id)).toEqual([...ids].reverse());
     expect(list.map((r) => r.kind)).toEqual(["restart", "deploy", "deploy", "deploy"]);
     expect(list.map((r) => r.image)).toEqual(["registry.example.com/shop:3", "registry.example.com/shop:3", "registry.example.com/shop:2", "registry.example.com/shop:1"]);
@@ -363,9 +363,9 @@ describe("releases", () => {
 describe("deleteService", () => {
   it("deletes the service and its releases", async () => {
     const name = await newService();
-    await deployService({ ctx: a, name, input: {} });
-    await deleteService({ ctx: a, name });
-    expect((await refusal(() => getService({ ctx: a, name }))).code).toBe("not_found");
-    expect((await refusal(() => deleteService({ ctx: a, name }))).code).toBe("not_found");
+    await deployService({ ctx: a, envId: a.envId, name, input: {} });
+    await deleteService({ ctx: a, envId: a.envId, name });
+    expect((await refusal(() => getService({ ctx: a, envId: a.envId, name }))).code).toBe("not_found");
+    expect((await refusal(() => deleteService({ ctx: a, envId: a.envId, name }))).code).toBe("not_found");
   });
 });

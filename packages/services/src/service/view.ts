@@ -1,11 +1,13 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ingressStatus } from "@levelrail/db/schema/fleet";
+import { environment, project } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import type { ReleaseSpec, ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { type Ctx, isUuid, parse, scope } from "../context";
+import { findEnvironment } from "../project/list";
 
 type ServiceRow = typeof service.$inferSelect;
 type ReleaseRow = typeof release.$inferSelect;
@@ -58,31 +60,43 @@ export function releaseView(r: ReleaseRow): ReleaseView {
     outcome: r.outcome,
     message: r.message,
     durationMs: end ? end.getTime() - (r.startedAt ?? r.createdAt).getTime() : null,
+    promotedFrom: r.promotedFrom ?? null,
   };
 }
 
-/** A service of the caller's organizations, with its app, or 404. */
-export async function findService(ctx: Ctx, name: string) {
+/** A service of an environment of the caller's organizations, with its app, or 404. */
+export async function findService(ctx: Ctx, envId: string, name: string) {
+  const env = await findEnvironment(ctx, envId);
   const [row] = await ctx.db
     .select({ service, appName: app.name })
     .from(service)
     .innerJoin(app, eq(app.id, service.appId))
-    .where(and(eq(service.name, name), inArray(service.orgId, scope(ctx))));
+    .where(and(eq(service.environmentId, env.id), eq(service.name, name), inArray(service.orgId, scope(ctx))));
   if (!row) throw new LevelrailError("not_found", `service ${name} not found`);
   return row;
 }
 
-export async function getService({ ctx, name }: { ctx: Ctx; name: string }): Promise<ServiceView> {
-  const { service: s, appName } = await findService(ctx, name);
+export async function getService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ServiceView> {
+  const { service: s, appName } = await findService(ctx, envId, name);
   return serviceView(s, appName);
 }
 
-type ListedRow = { service: ServiceRow; appName: string; status: typeof serviceStatus.$inferSelect | null };
+type ListedRow = {
+  service: ServiceRow;
+  appName: string;
+  environment: string;
+  projectId: string;
+  project: string;
+  status: typeof serviceStatus.$inferSelect | null;
+};
 
-/** A service of a list: its desired state plus what the worker last saw. */
+/** A service of a list: its desired state, where it lives (for dashboards), and what the worker last saw. */
 function serviceItem(r: ListedRow) {
   return {
     ...serviceView(r.service, r.appName),
+    environment: r.environment,
+    projectId: r.projectId,
+    project: r.project,
     phase: r.status?.phase ?? (r.service.currentReleaseId ? "pending" : "stopped"),
     activeContainer: r.status?.activeContainer ?? null,
     message: r.status?.message ?? "",
@@ -91,22 +105,29 @@ function serviceItem(r: ListedRow) {
 
 const listed = (ctx: Ctx) =>
   ctx.db
-    .select({ service, appName: app.name, status: serviceStatus })
+    .select({ service, appName: app.name, environment: environment.name, projectId: project.id, project: project.name, status: serviceStatus })
     .from(service)
     .innerJoin(app, eq(app.id, service.appId))
+    .innerJoin(environment, eq(environment.id, service.environmentId))
+    .innerJoin(project, eq(project.id, environment.projectId))
     .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id));
 
-/** Every service of the caller's organizations (or of one app), by app and name. */
-export async function listServices({ ctx, app: appName }: { ctx: Ctx; app?: string | undefined }) {
+/**
+ * The services of the caller's organizations by project, environment, app and name; `envId`
+ * narrows it to one environment (404 when it is not the caller's), `app` to one app of it.
+ */
+export async function listServices({ ctx, envId, app: appName }: { ctx: Ctx; envId?: string | undefined; app?: string | undefined }) {
+  const env = envId === undefined ? undefined : await findEnvironment(ctx, envId);
   const rows = await listed(ctx)
-    .where(and(inArray(service.orgId, scope(ctx)), appName ? eq(app.name, appName) : undefined))
-    .orderBy(app.name, service.name);
+    .where(and(inArray(service.orgId, scope(ctx)), env ? eq(service.environmentId, env.id) : undefined, appName ? eq(app.name, appName) : undefined))
+    .orderBy(project.name, environment.name, app.name, service.name);
   return rows.map(serviceItem);
 }
 
 const pageQuery = z
   .object({
     app: resourceName.optional(),
+    environmentId: z.string().refine(isUuid, "must be an environment id").optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
     /** The `nextCursor` of the previous page: the id of its last service. */
     cursor: z.string().refine(isUuid, "must be a nextCursor this list answered").optional(),
@@ -120,7 +141,11 @@ const pageQuery = z
  */
 export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknown }) {
   const q = parse(pageQuery, input);
-  const where = and(inArray(service.orgId, scope(ctx)), q.app ? eq(app.name, q.app) : undefined);
+  const where = and(
+    inArray(service.orgId, scope(ctx)),
+    q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
+    q.app ? eq(app.name, q.app) : undefined,
+  );
   // Keyset paging on (createdAt, id), compared in the database: a cursor never loses precision.
   const after = q.cursor
     ? sql`(${service.createdAt}, ${service.id}) < (select s.created_at, s.id from ${service} s where s.id = ${q.cursor})`
@@ -137,8 +162,8 @@ export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknow
   return { services: page, nextCursor: rows.length > q.limit && last ? last.id : null, total: counted?.total ?? 0 };
 }
 
-export async function getStatus({ ctx, name }: { ctx: Ctx; name: string }): Promise<StatusView> {
-  const { service: s } = await findService(ctx, name);
+export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<StatusView> {
+  const { service: s } = await findService(ctx, envId, name);
   const [st] = await ctx.db.select().from(serviceStatus).where(eq(serviceStatus.serviceId, s.id));
   const [route] = s.domains.length ? await ctx.db.select().from(ingressStatus).where(eq(ingressStatus.serviceId, s.id)) : [];
   const [last] = s.currentReleaseId

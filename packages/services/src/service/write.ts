@@ -1,30 +1,14 @@
-import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { notifyDesired } from "@levelrail/db/notify";
 import { backupTarget, registryCredential } from "@levelrail/db/schema/config";
-import { environment } from "@levelrail/db/schema/orgs";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { findApp } from "../app/app";
 import { type Ctx, parse, scope, uniquely } from "../context";
+import { findEnvironment } from "../project/list";
 import { findService, serviceView } from "./view";
-
-async function environmentFor(ctx: Ctx, orgId: string, environmentId: string | undefined): Promise<string> {
-  const rows = await ctx.db
-    .select({ id: environment.id })
-    .from(environment)
-    .where(and(eq(environment.orgId, orgId), environmentId ? eq(environment.id, environmentId) : undefined))
-    .orderBy(asc(environment.createdAt))
-    .limit(1);
-  const env = rows[0];
-  if (!env) {
-    throw environmentId
-      ? new LevelrailError("invalid_input", "environmentId: no such environment in the app's organization", { field: "environmentId" })
-      : new LevelrailError("invalid_input", "environmentId: the organization has no environment; create one first", { field: "environmentId" });
-  }
-  return env.id;
-}
 
 /** Attachments must name an object of the service's own organization: 400 naming the field otherwise. */
 async function checkAttachments(ctx: Ctx, orgId: string, refs: { storageTargetId?: string | null | undefined; registryCredentialId?: string | null | undefined }) {
@@ -57,15 +41,20 @@ async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: str
   }
 }
 
-export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<ServiceView> {
+/** Creates a service in an environment, in one of that environment's apps. */
+export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<ServiceView> {
+  const env = await findEnvironment(ctx, envId);
   const spec = parse(serviceCreate, input);
-  const a = await findApp(ctx, spec.app).catch((err: unknown) => {
+  if (spec.environmentId !== undefined && spec.environmentId !== env.id) {
+    throw new LevelrailError("invalid_input", "environmentId: must be the environment of the path (or left out)", { field: "environmentId" });
+  }
+  const a = await findApp(ctx, env.id, spec.app).catch((err: unknown) => {
     if (err instanceof LevelrailError && err.code === "not_found") {
-      throw new LevelrailError("invalid_input", `app: no app named ${spec.app}; create it first`, { field: "app" });
+      throw new LevelrailError("invalid_input", `app: no app named ${spec.app} in environment ${env.name}; create it first`, { field: "app" });
     }
     throw err;
   });
-  const environmentId = await environmentFor(ctx, a.orgId, spec.environmentId);
+  const environmentId = env.id;
   await checkAttachments(ctx, a.orgId, spec);
   await checkDomains(ctx, spec.domains, null);
   const { name, app: _app, environmentId: _env, ...fields } = spec;
@@ -79,8 +68,8 @@ export async function createService({ ctx, input }: { ctx: Ctx; input: unknown }
   return serviceView(row, a.name);
 }
 
-export async function patchService({ ctx, name, input }: { ctx: Ctx; name: string; input: unknown }): Promise<ServiceView> {
-  const { service: s, appName } = await findService(ctx, name);
+export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ServiceView> {
+  const { service: s, appName } = await findService(ctx, envId, name);
   const patch = parse(servicePatch, input);
   await checkAttachments(ctx, s.orgId, patch);
   await checkDomains(ctx, patch.domains, s.id);
@@ -98,8 +87,8 @@ export async function patchService({ ctx, name, input }: { ctx: Ctx; name: strin
 }
 
 /** Deletes the service; the worker removes its containers. */
-export async function deleteService({ ctx, name }: { ctx: Ctx; name: string }): Promise<void> {
-  const { service: s } = await findService(ctx, name);
+export async function deleteService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<void> {
+  const { service: s } = await findService(ctx, envId, name);
   await ctx.db.transaction(async (tx) => {
     await tx.delete(service).where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
     // The last service of an app takes the app with it; its network goes on the next cleanup pass.

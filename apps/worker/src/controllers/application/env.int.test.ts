@@ -26,7 +26,7 @@ const STORAGE_SECRET = `storage-${Math.random().toString(36).slice(2)}-key`;
 
 beforeAll(async () => {
   s = await setupSuite("env");
-  await createApp({ ctx: s.ctx, input: { name: "shop" } });
+  await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } });
   await s.startWorker();
 }, 120_000);
 
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 const svc = (name: string, extra: Record<string, unknown> = {}) =>
-  createService({ ctx: s.ctx, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
+  createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
 
 async function containerEnv(name: string): Promise<Record<string, string>> {
   const [c] = await s.containers(name);
@@ -56,8 +56,8 @@ describe("environment resolution on the real engine", () => {
     });
     const name = `tiers-${s.shortName}`;
     await svc(name, { env: { D: "service", TOKEN: "plain", S3_BUCKET: "overridden-by-storage" }, storageTargetId: target.id });
-    await putSecret({ ctx: s.ctx, name, key: "TOKEN", input: { value: SECRET_VALUE } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name, key: "TOKEN", input: { value: SECRET_VALUE } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
 
     const env = await containerEnv(name);
@@ -73,7 +73,7 @@ describe("environment resolution on the real engine", () => {
       S3_ACCESS_KEY: "AK",
       S3_SECRET_KEY: STORAGE_SECRET,
     });
-    const effective = await effectiveEnv({ ctx: s.ctx, name });
+    const effective = await effectiveEnv({ ctx: s.ctx, envId: s.ctx.envId, name });
     // The engine adds PATH to every container; everything else comes from us.
     expect(Object.keys(env).filter((k) => k !== "PATH").sort().join(" ")).toBe(effective.map((e) => e.key).sort().join(" "));
     const byKey = Object.fromEntries(effective.map((e) => [e.key, e]));
@@ -84,19 +84,19 @@ describe("environment resolution on the real engine", () => {
     for (const e of effective) if (e.value !== null) expect(e.value).toBe(env[e.key]);
 
     // A tier change restarts nothing, and is reported by key name.
-    expect((await configDrift({ ctx: s.ctx, name })).changedKeys).toEqual([]);
+    expect((await configDrift({ ctx: s.ctx, envId: s.ctx.envId, name })).changedKeys).toEqual([]);
     await putTierEnv({ ctx: s.ctx, tier: "project", id: project!.id, input: { vars: { B: "project2", C: "project", D: "project" } } });
-    await putSecret({ ctx: s.ctx, name, key: "TOKEN", input: { value: `${SECRET_VALUE}-2` } });
-    const drift = await configDrift({ ctx: s.ctx, name });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name, key: "TOKEN", input: { value: `${SECRET_VALUE}-2` } });
+    const drift = await configDrift({ ctx: s.ctx, envId: s.ctx.envId, name });
     expect(drift.changedKeys).toEqual(["B", "TOKEN"]);
     expect(JSON.stringify(drift)).not.toContain(SECRET_VALUE);
     const [before] = await s.containers(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     await s.waitPhase(name, ["running"]);
     const [after] = await s.containers(name);
     expect(after!.id).not.toBe(before!.id); // same image, new configuration: a new container
     expect((await containerEnv(name)).B).toBe("project2");
-    expect((await configDrift({ ctx: s.ctx, name })).changedKeys).toEqual([]);
+    expect((await configDrift({ ctx: s.ctx, envId: s.ctx.envId, name })).changedKeys).toEqual([]);
     await putTierEnv({ ctx: s.ctx, tier: "organization", id: s.ctx.orgId, input: { vars: {} } });
     await putTierEnv({ ctx: s.ctx, tier: "project", id: project!.id, input: { vars: {} } });
     await putTierEnv({ ctx: s.ctx, tier: "environment", id: environment!.id, input: { vars: {} } });
@@ -107,7 +107,7 @@ describe("environment resolution on the real engine", () => {
     const created = await svc(name);
     const otherKey = deriveKey(Buffer.alloc(32, 7), "other");
     await s.db.insert(secret).values({ orgId: s.ctx.orgId, serviceId: created.id, key: "API_KEY", sealed: seal(otherKey, "whatever") });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const st = await s.waitPhase(name, ["failed"]);
     expect(st.message).toContain("API_KEY");
     expect(await s.containers(name)).toHaveLength(0);
@@ -121,10 +121,10 @@ describe("environment resolution on the real engine", () => {
     // Bypass the API's checks, as a concurrent delete would.
     const { service } = await import("@levelrail/db/schema/services");
     await s.db.update(service).set({ storageTargetId: missing }).where(eq(service.id, created.id));
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     expect((await s.waitPhase(name, ["failed"])).message).toContain(`storage target ${missing} does not exist`);
     await s.db.update(service).set({ storageTargetId: null, registryCredentialId: missing }).where(eq(service.id, created.id));
-    await deployService({ ctx: s.ctx, name, input: { image: "127.0.0.1:1/private/none:v1" } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: "127.0.0.1:1/private/none:v1" } });
     expect((await s.waitPhase(name, ["failed"])).message).toContain(`registry credential ${missing} does not exist`);
     expect(await s.containers(name)).toHaveLength(0);
   });
@@ -146,7 +146,7 @@ describe("environment resolution on the real engine", () => {
 
       const without = `nocred-${s.shortName}`;
       await svc(without, { image: ref });
-      await deployService({ ctx: s.ctx, name: without, input: {} });
+      await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: without, input: {} });
       const failed = await s.waitPhase(without, ["failed"]);
       expect(failed.message).toMatch(/could not be pulled/);
       expect(failed.message).toMatch(/auth|credentials|unauthorized/i);
@@ -156,10 +156,10 @@ describe("environment resolution on the real engine", () => {
       expect(JSON.stringify(cred)).not.toContain(registry.password);
       const withCred = `withcred-${s.shortName}`;
       await svc(withCred, { image: ref, registryCredentialId: cred.id });
-      await deployService({ ctx: s.ctx, name: withCred, input: {} });
+      await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: withCred, input: {} });
       expect((await s.waitPhase(withCred, ["running", "failed"])).phase).toBe("running");
-      await patchService({ ctx: s.ctx, name: withCred, input: { registryCredentialId: null } });
-      expect((await getService({ ctx: s.ctx, name: withCred })).registryCredentialId).toBeNull();
+      await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: withCred, input: { registryCredentialId: null } });
+      expect((await getService({ ctx: s.ctx, envId: s.ctx.envId, name: withCred })).registryCredentialId).toBeNull();
     } finally {
       await registry.stop();
     }
@@ -173,7 +173,7 @@ describe("environment resolution on the real engine", () => {
     const name = `rotate-${s.shortName}`;
     await svc(name);
     const ctx = { ...s.ctx, kit: { keyring: fileRing, fingerprintKey: s.kit.fingerprintKey } };
-    await putSecret({ ctx, name, key: "ROTATED", input: { value: SECRET_VALUE } });
+    await putSecret({ ctx, envId: ctx.envId, name, key: "ROTATED", input: { value: SECRET_VALUE } });
     const before = fileRing.currentVersion;
 
     rotateKeyFile(dataDir);
@@ -190,7 +190,7 @@ describe("environment resolution on the real engine", () => {
     await s.stopWorker();
     await s.startWorker({ keyring: rotated });
     try {
-      await deployService({ ctx, name, input: {} });
+      await deployService({ ctx, envId: ctx.envId, name, input: {} });
       expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
       expect((await containerEnv(name)).ROTATED).toBe(SECRET_VALUE);
     } finally {
@@ -204,11 +204,11 @@ describe("environment resolution on the real engine", () => {
     const responses: unknown[] = [];
     for (const name of services) {
       responses.push(
-        await getService({ ctx: s.ctx, name }),
-        await getStatus({ ctx: s.ctx, name }),
-        await listReleases({ ctx: s.ctx, name }),
-        await effectiveEnv({ ctx: s.ctx, name }),
-        await configDrift({ ctx: s.ctx, name }),
+        await getService({ ctx: s.ctx, envId: s.ctx.envId, name }),
+        await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name }),
+        await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name }),
+        await effectiveEnv({ ctx: s.ctx, envId: s.ctx.envId, name }),
+        await configDrift({ ctx: s.ctx, envId: s.ctx.envId, name }),
       );
     }
     const haystacks = [JSON.stringify(responses), s.logs.join("\n")];

@@ -60,7 +60,7 @@ let network: string;
 beforeAll(async () => {
   s = await setupSuite("hooks");
   for (const img of [DB_IMAGE, WEB_IMAGE]) await ensureTestImage(s.runtime.docker, img);
-  appId = (await createApp({ ctx: s.ctx, input: { name: "shop" } })).id;
+  appId = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } })).id;
   network = networkName(s.shortName, appId);
   worker = await s.startWorker();
 }, 120_000);
@@ -75,7 +75,7 @@ afterEach(async () => {
 });
 
 const svc = (name: string, extra: Record<string, unknown> = {}) =>
-  createService({ ctx: s.ctx, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
+  createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
 
 const hookContainers = async () =>
   (await s.runtime.listContainers([...instanceFilter(s.shortName), `${Labels.role}=pre-deploy`])).map((c) => c.name);
@@ -120,7 +120,7 @@ describe("deploy hooks on the real engine", () => {
   it("a migration-style pre-deploy hook changes the database's state before the new container exists", async () => {
     const db = `db-${s.shortName}`;
     await svc(db, { image: DB_IMAGE.tag });
-    await deployService({ ctx: s.ctx, name: db, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: db, input: {} });
     await s.waitPhase(db, ["running"]);
     const [dbc] = await s.containers(db);
     expect((await execIn(dbc!.id, ["/bin/busybox", "cat", "/www/migrated"])).exitCode).not.toBe(0);
@@ -128,7 +128,7 @@ describe("deploy hooks on the real engine", () => {
     const web = `web-${s.shortName}`;
     const argv = ["/bin/busybox", "wget", "-q", "-O-", `http://${db}:8080/cgi-bin/migrate`];
     await svc(web, { image: WEB_IMAGE.tag, env: { DB_HOST: db }, hooks: { preDeploy: argv } });
-    await deployService({ ctx: s.ctx, name: web, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: web, input: {} });
     expect((await s.waitPhase(web, ["running", "failed"])).phase).toBe("running");
 
     // The migration ran exactly once, in the db container.
@@ -136,7 +136,7 @@ describe("deploy hooks on the real engine", () => {
     expect(marker.exitCode).toBe(0);
     expect(marker.output).toMatch(/^migrated at \d+\n$/);
 
-    const { runs } = await listHookRuns({ ctx: s.ctx, app: "shop", input: { service: web } });
+    const { runs } = await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "shop", input: { service: web } });
     expect(runs).toHaveLength(1);
     const run = runs[0]!;
     expect(run).toMatchObject({ service: web, phase: "pre", command: argv, outcome: "succeeded", exitCode: 0, message: "" });
@@ -153,31 +153,31 @@ describe("deploy hooks on the real engine", () => {
     // Nothing to do and a Deploy that changes nothing: no hook runs again.
     await worker.resync();
     await worker.application.idle();
-    await deployService({ ctx: s.ctx, name: web, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: web, input: {} });
     await s.waitPhase(web, ["running"]);
     expect((await s.containers(web)).map((c) => c.id)).toEqual([webc!.id]);
-    expect((await listHookRuns({ ctx: s.ctx, app: "shop", input: { service: web } })).runs).toHaveLength(1);
+    expect((await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "shop", input: { service: web } })).runs).toHaveLength(1);
     expect((await execIn(dbc!.id, ["/bin/busybox", "cat", "/www/migrated"])).output).toBe(marker.output);
   });
 
   it("a failing pre-deploy hook (exit 3) keeps the old container serving, starts no new one, and is stored with its output", async () => {
     const name = `prefail-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const ok = await s.waitPhase(name, ["running"]);
     const [old] = await s.containers(name);
 
     const argv = ["/bin/sh", "-c", "echo applying 0042; /bin/busybox sleep 0.2; echo 'relation users already exists' >&2; /bin/busybox sleep 0.2; echo rolled back; exit 3"];
-    await patchService({ ctx: s.ctx, name, input: { hooks: { preDeploy: argv } } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { hooks: { preDeploy: argv } } });
     const since = Date.now();
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.v2.tag } });
     const st = await s.waitPhase(name, ["failed", "running"]);
     expect(st.phase).toBe("failed");
     expect(st.step).toBeNull();
     expect(st.activeContainer).toBe(ok.activeContainer);
     expect(st.message).toContain(`pre-deploy hook ${JSON.stringify(argv)} failed with exit code 3`);
     expect(st.message).toContain(`${ok.activeContainer} keeps serving`);
-    const [rel] = await listReleases({ ctx: s.ctx, name });
+    const [rel] = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name });
     expect(rel).toMatchObject({ outcome: "failed" });
 
     const cs = await s.containers(name);
@@ -197,14 +197,14 @@ describe("deploy hooks on the real engine", () => {
   it("a failing post-deploy hook removes the new container and the old one keeps serving", async () => {
     const name = `postfail-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const ok = await s.waitPhase(name, ["running"]);
     const [old] = await s.containers(name);
 
     const argv = ["/bin/sh", "-c", "echo smoke test: GET /checkout; echo 502 >&2; exit 4"];
-    await patchService({ ctx: s.ctx, name, input: { hooks: { postDeploy: argv } } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { hooks: { postDeploy: argv } } });
     const since = Date.now();
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.v2.tag } });
     const st = await s.waitPhase(name, ["failed", "running"]);
     expect(st.phase).toBe("failed");
     expect(st.message).toContain(`post-deploy hook ${JSON.stringify(argv)} failed with exit code 4`);
@@ -227,11 +227,11 @@ describe("deploy hooks on the real engine", () => {
     const name = `timeout-${s.shortName}`;
     const argv = ["/bin/sh", "-c", "echo waiting for the lock; exec /bin/busybox sleep 60"];
     await svc(name, { hooks: { preDeploy: argv, timeoutSeconds: 2 } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
 
     // While it runs, the status says which step the deploy is in, and its container exists.
     const during = await waitFor("the pre-deploy step", async () => {
-      const st = await getStatus({ ctx: s.ctx, name });
+      const st = await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name });
       return st.step === "pre-deploy" ? st : undefined;
     });
     expect(during.phase).toBe("deploying");
@@ -254,7 +254,7 @@ describe("deploy hooks on the real engine", () => {
     const argv = ["/bin/busybox", "echo", "a; touch /pwned"];
     expect(existsSync("/pwned")).toBe(false);
     await svc(name, { hooks: { preDeploy: argv, postDeploy: argv } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
 
     const runs = await runsOf(name);
@@ -275,8 +275,8 @@ describe("deploy hooks on the real engine", () => {
     // Proves it saw the secret by printing a digest of it, never the value.
     const argv = ["/bin/sh", "-c", 'echo "plain=$PLAIN"; printf %s "$TOKEN" | /bin/busybox sha256sum'];
     await svc(name, { env: { PLAIN: "from-service-env" }, hooks: { preDeploy: argv, postDeploy: argv } });
-    await putSecret({ ctx: s.ctx, name, key: "TOKEN", input: { value: SECRET_VALUE } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name, key: "TOKEN", input: { value: SECRET_VALUE } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("running");
 
     const digest = createHash("sha256").update(SECRET_VALUE).digest("hex");
@@ -286,33 +286,33 @@ describe("deploy hooks on the real engine", () => {
       ["post", "succeeded", `plain=from-service-env\n${digest}  -\n`],
     ]);
     expect(JSON.stringify(runs)).not.toContain(SECRET_VALUE);
-    const { runs: listed } = await listHookRuns({ ctx: s.ctx, app: "shop", input: { service: name } });
+    const { runs: listed } = await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "shop", input: { service: name } });
     for (const r of listed) expect(JSON.stringify(await getHookRun({ ctx: s.ctx, id: r.id }))).not.toContain(SECRET_VALUE);
   });
 
   it("hook-run history: newest first, filtered by service, paginated; output with <script> and ANSI escapes is stored verbatim", async () => {
-    await createApp({ ctx: s.ctx, input: { name: "hist" } });
+    await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "hist" } });
     const a = `hist-a-${s.shortName}`;
     const b = `hist-b-${s.shortName}`;
     // busybox printf turns \033 into ESC: the hook prints markup and colour codes.
     const markup = ["/bin/busybox", "printf", '<script>alert("x")</script> \\033[31mred\\033[0m <b>bold</b>\\n'];
     const byApp = (name: string, extra: Record<string, unknown>) =>
-      createService({ ctx: s.ctx, input: { name, app: "hist", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
+      createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app: "hist", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
     await byApp(a, { hooks: { preDeploy: markup } });
     await byApp(b, { hooks: { preDeploy: ["/bin/busybox", "echo", "b"] } });
-    await deployService({ ctx: s.ctx, name: a, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: a, input: {} });
     await s.waitPhase(a, ["running"]);
-    await deployService({ ctx: s.ctx, name: b, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: b, input: {} });
     await s.waitPhase(b, ["running"]);
     // A restart is a real cutover: the hook runs again.
     const [before] = await s.containers(a);
-    await restartService({ ctx: s.ctx, name: a });
+    await restartService({ ctx: s.ctx, envId: s.ctx.envId, name: a });
     await waitFor("the restart to cut over", async () => {
       const st = await s.waitPhase(a, ["running"]);
       return st.activeContainer !== before!.name ? st : undefined;
     });
 
-    const all = await listHookRuns({ ctx: s.ctx, app: "hist", input: {} });
+    const all = await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "hist", input: {} });
     expect(all.runs.map((r) => r.service)).toEqual([a, b, a]);
     expect(all.nextBefore).toBeNull();
     const started = all.runs.map((r) => Date.parse(r.startedAt));
@@ -323,15 +323,15 @@ describe("deploy hooks on the real engine", () => {
       expect(r).not.toHaveProperty("output"); // lists stay small
     }
     // Another app's runs are not listed.
-    expect((await listHookRuns({ ctx: s.ctx, app: "shop", input: {} })).runs.map((r) => r.service)).not.toContain(a);
+    expect((await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "shop", input: {} })).runs.map((r) => r.service)).not.toContain(a);
 
-    const onlyA = await listHookRuns({ ctx: s.ctx, app: "hist", input: { service: a } });
+    const onlyA = await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "hist", input: { service: a } });
     expect(onlyA.runs.map((r) => r.id)).toEqual([all.runs[0]!.id, all.runs[2]!.id]);
 
     const pages: string[][] = [];
     let before2: string | undefined;
     for (;;) {
-      const page = await listHookRuns({ ctx: s.ctx, app: "hist", input: { limit: 1, ...(before2 ? { before: before2 } : {}) } });
+      const page = await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "hist", input: { limit: 1, ...(before2 ? { before: before2 } : {}) } });
       pages.push(page.runs.map((r) => r.id));
       if (!page.nextBefore) break;
       before2 = page.nextBefore;
@@ -344,7 +344,7 @@ describe("deploy hooks on the real engine", () => {
 
     // Another organization sees neither the app's runs nor a run by id.
     const other = await seedOrg(s.db, "hooks-other", s.kit);
-    await expect(listHookRuns({ ctx: other, app: "hist", input: {} })).rejects.toMatchObject({ code: "not_found" });
+    await expect(listHookRuns({ ctx: other, envId: other.envId, app: "hist", input: {} })).rejects.toMatchObject({ code: "not_found" });
     await expect(getHookRun({ ctx: other, id: full.id })).rejects.toMatchObject({ code: "not_found" });
     await expect(getHookRun({ ctx: s.ctx, id: "not-a-uuid" })).rejects.toMatchObject({ code: "not_found" });
   });
@@ -352,10 +352,10 @@ describe("deploy hooks on the real engine", () => {
   it("the PostgreSQL recorder: a resumed attempt is the same row; a new attempt, or another release's, marks unfinished runs interrupted", async () => {
     const name = `recorder-${s.shortName}`;
     const created = await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.v2.tag } });
     await s.waitPhase(name, ["running"]);
-    const [r2, r1] = await listReleases({ ctx: s.ctx, name });
+    const [r2, r1] = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name });
     const rec = pgHookRecorder(s.db);
     const run = (releaseId: string, attempt: string) => ({ serviceId: created.id, releaseId, phase: "pre" as const, command: ["/migrate"], attempt });
 
@@ -382,7 +382,7 @@ describe("deploy hooks on the real engine", () => {
     const argv = ["/bin/sh", "-c", "echo started in $HOSTNAME; /bin/busybox sleep 3; echo finished"];
     await s.stopWorker();
     await svc(name, { hooks: { preDeploy: argv } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const since = Date.now();
     const key = `service:${await s.serviceId(name)}`;
 

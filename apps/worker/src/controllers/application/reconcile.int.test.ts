@@ -19,7 +19,7 @@ let appId: string;
 
 beforeAll(async () => {
   s = await setupSuite("appctl");
-  const app = await createApp({ ctx: s.ctx, input: { name: "shop" } });
+  const app = await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } });
   appId = app.id;
   await s.startWorker();
 }, 120_000);
@@ -29,13 +29,13 @@ afterAll(async () => {
 });
 
 const svc = (name: string, extra: Record<string, unknown> = {}) =>
-  createService({ ctx: s.ctx, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
+  createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", ...extra } });
 
 describe("application controller on the real engine", () => {
   it("first deploy runs one ready container on the app network", async () => {
     const name = `first-${s.shortName}`;
     await svc(name, { env: { GREETING: "hello world", EMPTY: "" } });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const st = await s.waitPhase(name, ["running", "failed"]);
     expect(st.phase).toBe("running");
     const cs = await s.containers(name);
@@ -47,7 +47,7 @@ describe("application controller on the real engine", () => {
     expect(await s.body(cs[0]!.id, networkName(s.shortName, appId))).toBe("v1\n");
     const env = (await s.runtime.docker.getContainer(cs[0]!.id).inspect()).Config.Env;
     expect(env).toEqual(expect.arrayContaining(["GREETING=hello world", "EMPTY="]));
-    const [rel] = await listReleases({ ctx: s.ctx, name });
+    const [rel] = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name });
     expect(rel?.outcome).toBe("succeeded");
     expect(rel?.imageId).toMatch(/^sha256:/);
     expect(rel?.durationMs).toBeGreaterThanOrEqual(0);
@@ -56,11 +56,11 @@ describe("application controller on the real engine", () => {
   it("an image change keeps the old container serving until the new one is ready", async () => {
     const name = `bg-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const first = await s.waitPhase(name, ["running"]);
     const network = networkName(s.shortName, appId);
 
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.v2.tag } });
     // Sample continuously during the cutover: something running must answer every time.
     const bodies = new Set<string>();
     let gaps = 0;
@@ -80,16 +80,16 @@ describe("application controller on the real engine", () => {
   it("a never-ready image fails, is removed, and the old container keeps serving", async () => {
     const name = `never-${s.shortName}`;
     await svc(name, { readyBudgetSeconds: 2 });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const ok = await s.waitPhase(name, ["running"]);
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.never.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.never.tag } });
     const st = await s.waitPhase(name, ["failed"]);
     expect(st.message).toMatch(/not ready within 2s/);
     expect(st.message).toContain(ok.activeContainer!);
     const cs = await s.containers(name);
     expect(cs.map((c) => c.name)).toEqual([ok.activeContainer]);
     expect(await s.body(cs[0]!.id, networkName(s.shortName, appId))).toBe("v1\n");
-    const [rel] = await listReleases({ ctx: s.ctx, name });
+    const [rel] = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name });
     expect(rel?.outcome).toBe("failed");
     // No churn: the failed release is not retried while nothing changes.
     await s.runtime.listContainers([]);
@@ -100,7 +100,7 @@ describe("application controller on the real engine", () => {
   it("a container that exits fails the deploy with its exit code", async () => {
     const name = `crash-${s.shortName}`;
     await svc(name, { image: IMAGES.crash.tag, readyBudgetSeconds: 20 });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const st = await s.waitPhase(name, ["failed"], 30_000);
     expect(st.message).toMatch(/exited with code 1/);
     expect(await s.containers(name)).toHaveLength(0);
@@ -109,10 +109,10 @@ describe("application controller on the real engine", () => {
   it("restart gives a fresh container of the same image", async () => {
     const name = `restart-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const before = await s.waitPhase(name, ["running"]);
     const [c0] = await s.containers(name);
-    await restartService({ ctx: s.ctx, name });
+    await restartService({ ctx: s.ctx, envId: s.ctx.envId, name });
     const after = await waitFor("a new container", async () => {
       const st = await s.waitPhase(name, ["running"]);
       return st.activeContainer !== before.activeContainer ? st : undefined;
@@ -121,7 +121,7 @@ describe("application controller on the real engine", () => {
     expect(cs).toHaveLength(1);
     expect(cs[0]!.id).not.toBe(c0!.id);
     expect(after.image).toBe(before.image);
-    const [r0, r1] = await listReleases({ ctx: s.ctx, name });
+    const [r0, r1] = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name });
     expect(r0?.kind).toBe("restart");
     expect(r0?.imageId).toBe(r1?.imageId);
   });
@@ -129,10 +129,10 @@ describe("application controller on the real engine", () => {
   it("deploy with nothing changed leaves the running container alone", async () => {
     const name = `noop-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     await s.waitPhase(name, ["running"]);
     const [c0] = await s.containers(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     await s.waitPhase(name, ["running"]);
     const cs = await s.containers(name);
     expect(cs.map((c) => c.id)).toEqual([c0!.id]);
@@ -141,10 +141,10 @@ describe("application controller on the real engine", () => {
   it("recreate stops the old container before starting the new one", async () => {
     const name = `recreate-${s.shortName}`;
     await svc(name, { strategy: "recreate" });
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     await s.waitPhase(name, ["running"]);
     const [old] = await s.containers(name);
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.v2.tag } });
     // Sample: the two containers never run at the same time.
     let overlap = 0;
     await waitFor("v2 running", async () => {
@@ -159,7 +159,7 @@ describe("application controller on the real engine", () => {
   it("a service container removed by hand comes back at once (Docker events), not at the next resync", async () => {
     const name = `heal-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const st = await s.waitPhase(name, ["running"]);
     const [c0] = await s.containers(name);
     await s.runtime.docker.getContainer(c0!.id).remove({ force: true });
@@ -185,9 +185,9 @@ describe("application controller on the real engine", () => {
       Labels: { "levelrail.service": id }, // no levelrail.managed label: not ours
     });
     try {
-      await deployService({ ctx: s.ctx, name, input: {} });
+      await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
       await s.waitPhase(name, ["running"]);
-      await deleteService({ ctx: s.ctx, name });
+      await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name });
       await waitFor("its containers to go", async () => ((await s.containers(name)).length === 0 ? true : undefined));
       expect((await foreign.inspect()).Id).toBe(foreign.id);
     } finally {
@@ -198,7 +198,7 @@ describe("application controller on the real engine", () => {
   it("a container an earlier version labelled with the service's name is adopted after the upgrade, not replaced", async () => {
     const name = `legacy-${s.shortName}`;
     await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     const st = await s.waitPhase(name, ["running"]);
     await s.stopWorker();
     // Make the running container what the previous version left: the same name and config, its
@@ -234,11 +234,11 @@ describe("application controller on the real engine", () => {
   it("a worker killed between 'new started' and 'old removed' converges to exactly one container", async () => {
     const name = `crashmid-${s.shortName}`;
     const { id } = await svc(name);
-    await deployService({ ctx: s.ctx, name, input: {} });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
     await s.waitPhase(name, ["running"]);
     await s.stopWorker();
 
-    await deployService({ ctx: s.ctx, name, input: { image: IMAGES.v2.tag } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: IMAGES.v2.tag } });
     // A worker that dies at its first removal: the new container is up and ready, the old one is still there.
     const store = pgServiceStore(s.db);
     // Its probes wake nothing: the loop below runs its passes.

@@ -27,7 +27,7 @@ let web: string; // the domain of `web`
 let apiDomain: string;
 let noopReleaseId: string;
 /** The id of this suite's service `name`: reconcile keys name a service by id. */
-const idOf = async (name: string) => (await getService({ ctx: s.ctx, name })).id;
+const idOf = async (name: string) => (await getService({ ctx: s.ctx, envId: s.ctx.envId, name })).id;
 
 beforeAll(async () => {
   s = await setupSuite("ingress");
@@ -43,7 +43,7 @@ beforeAll(async () => {
     body: JSON.stringify({ admin: { listen: new URL(caddy.adminUrl).host }, apps: { http: { servers: { foreign } } } }),
   });
   expect(res.status).toBe(200);
-  await createApp({ ctx: s.ctx, input: { name: "shop" } });
+  await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } });
   worker = await s.startWorker({
     ingress: { caddyAdmin: caddy.adminUrl, httpPort: ingressPort, httpsPort: null },
     drainMs: 1000,
@@ -92,7 +92,7 @@ const load = () => startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host: we
 const summary = (r: LoadResult) => JSON.stringify({ total: r.total, failed: r.failed, failures: r.failures, bodies: [...r.bodies] });
 
 async function deploy(name: string, image: string, outcome: "running" | "failed" = "running") {
-  await deployService({ ctx: s.ctx, name, input: { image } });
+  await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image } });
   const st = await s.waitPhase(name, ["running", "failed"]);
   expect(st.phase, st.message).toBe(outcome);
   return st;
@@ -100,11 +100,11 @@ async function deploy(name: string, image: string, outcome: "running" | "failed"
 
 describe("ingress through Caddy", () => {
   it("a domain serves v1 through Caddy", async () => {
-    await createService({ ctx: s.ctx, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", domains: [web] } });
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", domains: [web] } });
     await deploy("web", IMAGES.v1.tag);
     await serves(web, "v1\n");
     await ingressPass();
-    expect((await getStatus({ ctx: s.ctx, name: "web" })).ingress).toEqual({ domains: [web], live: true, message: "" });
+    expect((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "web" })).ingress).toEqual({ domains: [web], live: true, message: "" });
   });
 
   it("v2, v1, v2 under load: zero failed requests, the responses switch, Caddy's config never changes", async () => {
@@ -119,7 +119,7 @@ describe("ingress through Caddy", () => {
         expect(l.result.lastBody).toBe(img.body);
       }
       // A Deploy that changes nothing adopts the running container: no cutover.
-      const noop = await deployService({ ctx: s.ctx, name: "web", input: {} });
+      const noop = await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "web", input: {} });
       noopReleaseId = noop.id;
       await s.waitPhase("web", ["running"]);
       await l.successes(300);
@@ -135,12 +135,12 @@ describe("ingress through Caddy", () => {
     expect(r.lastBody).toBe("v2\n");
     expect(await caddyConfig()).toEqual(before);
     expect(caddy.loads()).toBe(loadsBefore);
-    const [latest] = await listReleases({ ctx: s.ctx, name: "web" });
+    const [latest] = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name: "web" });
     expect(latest).toMatchObject({ id: noopReleaseId, outcome: "succeeded" });
   });
 
   it("a never-ready v3 leaves v2 serving with zero failed requests", async () => {
-    await patchService({ ctx: s.ctx, name: "web", input: { readyBudgetSeconds: 3 } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "web", input: { readyBudgetSeconds: 3 } });
     const before = await caddyConfig();
     const l = load();
     let st;
@@ -161,17 +161,17 @@ describe("ingress through Caddy", () => {
 describe("the ingress controller", () => {
   it("never reloads Caddy for a domain change: domains added, removed, moved all change only the data plane's answers", async () => {
     const base = caddy.loads();
-    await patchService({ ctx: s.ctx, name: "web", input: { env: { GREETING: "hi" } } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "web", input: { env: { GREETING: "hi" } } });
     await worker.resync();
     await ingressPass();
-    await createService({ ctx: s.ctx, input: { name: "api", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "api", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
     await deploy("api", IMAGES.v1.tag);
 
     // Added.
-    await patchService({ ctx: s.ctx, name: "api", input: { domains: [apiDomain] } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: [apiDomain] } });
     await serves(apiDomain, "v1\n");
     // Removed: the data plane's own page says no service has it.
-    await patchService({ ctx: s.ctx, name: "api", input: { domains: [] } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: [] } });
     await answers(apiDomain, 404, /no service has this domain/);
     // Moved to another service, in one change (straight in the database: the API edits one service at a time).
     await s.db.transaction(async (tx) => {
@@ -199,9 +199,9 @@ describe("the ingress controller", () => {
     try {
       await l.successes(200);
       for (let i = 0; i < 20; i++) {
-        await patchService({ ctx: s.ctx, name: "api", input: { domains: others } });
+        await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: others } });
         await serves(others[i % 3]!, "v1\n");
-        await patchService({ ctx: s.ctx, name: "api", input: { domains: [] } });
+        await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: [] } });
         await answers(others[i % 3]!, 404, /no service/);
       }
       await l.successes(200);
@@ -221,7 +221,7 @@ describe("the ingress controller", () => {
   });
 
   it("a domain is one domain whatever its case, and a service without a ready container answers 503 from the data plane", async () => {
-    await createService({ ctx: s.ctx, input: { name: "bad", app: "shop", image: IMAGES.v1.tag, port: 8080 } });
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "bad", app: "shop", image: IMAGES.v1.tag, port: 8080 } });
     const dup = `dup-${s.shortName}.localhost`;
     await s.db.update(service).set({ domains: [dup.toUpperCase()] }).where(eq(service.name, "bad"));
     await notifyDesired(s.db, serviceKey(await idOf("bad")));
@@ -230,22 +230,22 @@ describe("the ingress controller", () => {
     await answers(dup, 503, /no ready container/);
     await deploy("bad", IMAGES.v1.tag);
     await serves(dup, "v1\n");
-    await patchService({ ctx: s.ctx, name: "bad", input: { domains: [] } });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "bad", input: { domains: [] } });
   });
 
   it("a domain a second service claims stays with the service that routes it", async () => {
     // The API refuses it (409 naming domains); a write that slips past (a race) is settled by the controller.
-    await expect(patchService({ ctx: s.ctx, name: "api", input: { domains: [web, apiDomain] } })).rejects.toMatchObject({ code: "conflict", field: "domains" });
+    await expect(patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: [web, apiDomain] } })).rejects.toMatchObject({ code: "conflict", field: "domains" });
     await s.db.update(service).set({ domains: [web, apiDomain] }).where(eq(service.name, "api"));
     await notifyDesired(s.db, serviceKey(await idOf("api")));
     await ingressPass();
     await serves(apiDomain, "v1\n"); // api's other domain went live
-    const st = await getStatus({ ctx: s.ctx, name: "api" });
+    const st = await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "api" });
     expect(st.ingress).toEqual({ domains: [web, apiDomain], live: false, message: `domain ${web} is already routed to service web; remove it from one of them` });
-    expect((await getStatus({ ctx: s.ctx, name: "web" })).ingress?.live).toBe(true);
+    expect((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "web" })).ingress?.live).toBe(true);
     for (let i = 0; i < 20; i++) expect(await viaCaddy(web)).toEqual({ status: 200, body: "v2\n" });
-    await patchService({ ctx: s.ctx, name: "api", input: { domains: [apiDomain] } });
-    await waitFor("api's route to be live", async () => ((await getStatus({ ctx: s.ctx, name: "api" })).ingress?.live ? true : undefined));
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: [apiDomain] } });
+    await waitFor("api's route to be live", async () => ((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "api" })).ingress?.live ? true : undefined));
   });
 
   it("re-applies the routes after Caddy restarts with an empty config", async () => {

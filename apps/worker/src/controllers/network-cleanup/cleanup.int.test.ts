@@ -36,18 +36,18 @@ const cleanupPass = async () => {
 
 describe("network cleanup", () => {
   it("removes the network of an app whose last service is deleted, and keeps that of an app with no services", async () => {
-    const gone = await createApp({ ctx: s.ctx, input: { name: "gone" } });
-    await createService({ ctx: s.ctx, input: { name: "solo", app: "gone", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
-    await deployService({ ctx: s.ctx, name: "solo", input: {} });
+    const gone = await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "gone" } });
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "solo", app: "gone", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "solo", input: {} });
     expect((await s.waitPhase("solo", ["running", "failed"])).phase).toBe("running");
     const goneNet = networkName(s.shortName, gone.id);
     expect((await s.runtime.inspectNetwork(goneNet))?.containers).toHaveLength(1);
 
-    const empty = await createApp({ ctx: s.ctx, input: { name: "empty" } });
+    const empty = await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "empty" } });
     const emptyNet = (await ensureAppNetwork(s.runtime, s.shortName, empty.id, POOL)).name;
 
-    await deleteService({ ctx: s.ctx, name: "solo" });
-    await expect(getApp({ ctx: s.ctx, name: "gone" })).rejects.toThrow(/not found/); // the last service took its app along
+    await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name: "solo" });
+    await expect(getApp({ ctx: s.ctx, envId: s.ctx.envId, name: "gone" })).rejects.toThrow(/not found/); // the last service took its app along
     await waitFor(`${goneNet} to be removed`, async () => ((await exists(goneNet)) ? undefined : true), { timeoutMs: 30_000 });
     await waitFor("solo's container to be removed", async () => ((await s.containers("solo")).length === 0 ? true : undefined));
 
@@ -76,7 +76,7 @@ describe("network cleanup", () => {
   it("200 apps on one engine get distinct subnets from the pool, and deleting them removes all 200 networks", async () => {
     const pool = parseCidr(POOL.pool);
     const apps: { id: string; name: string }[] = [];
-    for (let i = 0; i < 200; i++) apps.push(await createApp({ ctx: s.ctx, input: { name: `scale-${i}` } }));
+    for (let i = 0; i < 200; i++) apps.push(await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: `scale-${i}` } }));
     const nets: { name: string; gateway: string }[] = [];
     const started = Date.now();
     for (const a of apps) nets.push(await ensureAppNetwork(s.runtime, s.shortName, a.id, POOL));
@@ -91,7 +91,7 @@ describe("network cleanup", () => {
       expect(nets[i]!.gateway).toBe(subnet!.replace(/\d+\/\d+$/, (m) => String(Number(m.split("/")[0]) + 1)));
     }
 
-    for (const a of apps) await deleteApp({ ctx: s.ctx, name: a.name });
+    for (const a of apps) await deleteApp({ ctx: s.ctx, envId: s.ctx.envId, name: a.name });
     const t0 = Date.now();
     await waitFor("the 200 networks to be removed", async () => {
       const left = await s.runtime.docker.listNetworks({ filters: { label: [`${Labels.instance}=${s.shortName}`] } });
@@ -99,6 +99,6 @@ describe("network cleanup", () => {
     }, { timeoutMs: 300_000, intervalMs: 500 });
     console.log(`scale: 200 networks created in ${((t0 - started) / 1000).toFixed(1)} s, removed by the cleanup in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     // Only those: the app with no services keeps its network.
-    expect(await exists(networkName(s.shortName, (await getApp({ ctx: s.ctx, name: "empty" })).id))).toBe(true);
+    expect(await exists(networkName(s.shortName, (await getApp({ ctx: s.ctx, envId: s.ctx.envId, name: "empty" })).id))).toBe(true);
   }, 480_000); // the engine takes about 0.6 s to create a bridge network and as long to remove one
 });

@@ -1,5 +1,5 @@
-import { boolean, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
-import type { DeployStep, Hooks, Phase, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
+import { boolean, foreignKey, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import type { DeployStep, Hooks, Phase, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
 export const app = pgTable(
@@ -7,10 +7,16 @@ export const app = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
+    /** An app lives in one environment; its name is unique there (staging and production both have `shop`). */
+    environmentId: uuid("environment_id").notNull().references(() => environment.id, { onDelete: "restrict" }),
     name: text("name").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique("app_org_name").on(t.orgId, t.name)],
+  (t) => [
+    unique("app_environment_name").on(t.environmentId, t.name),
+    // The target of service's (app_id, environment_id) key: a service's app is in the service's environment.
+    unique("app_id_environment").on(t.id, t.environmentId),
+  ],
 );
 
 /**
@@ -18,13 +24,15 @@ export const app = pgTable(
  * is decided by `currentReleaseId` (a Deploy snapshots this row into a
  * release); what Docker shows lives in `service_status`.
  */
-export const service = pgTable("service", {
+export const service = pgTable(
+  "service",
+  {
   id: uuid("id").primaryKey().defaultRandom(),
   orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
   appId: uuid("app_id").notNull().references(() => app.id, { onDelete: "restrict" }),
   environmentId: uuid("environment_id").notNull().references(() => environment.id, { onDelete: "restrict" }),
-  // Container names are `<short>-<service>-<hash>` on one engine, so a name is unique per installation.
-  name: text("name").notNull().unique(),
+  /** Unique within its environment: the same service runs in staging and in production. */
+  name: text("name").notNull(),
   image: text("image").notNull(),
   port: integer("port").notNull(),
   healthPath: text("health_path").notNull(),
@@ -40,7 +48,12 @@ export const service = pgTable("service", {
   currentReleaseId: uuid("current_release_id"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
-});
+  },
+  (t) => [
+    unique("service_environment_name").on(t.environmentId, t.name),
+    foreignKey({ name: "service_app_environment", columns: [t.appId, t.environmentId], foreignColumns: [app.id, app.environmentId] }),
+  ],
+);
 
 /** One Deploy, Restart or rollback: an immutable snapshot the worker converges to. */
 export const release = pgTable("release", {
@@ -63,6 +76,8 @@ export const release = pgTable("release", {
   fingerprint: text("fingerprint"),
   /** Per-key HMACs of the resolved environment, to name the keys that changed since. */
   envFingerprints: jsonb("env_fingerprints").$type<Record<string, string>>(),
+  /** A promotion's origin: the environment (and its release) whose exact image id this release runs. */
+  promotedFrom: jsonb("promoted_from").$type<PromotedFrom>(),
 });
 
 /** What the worker last observed for a service. */

@@ -1,18 +1,24 @@
+import { isUuid } from "@levelrail/services/context";
 import { listServices, listServicesPage } from "@levelrail/services/service/view";
-import { createService } from "@levelrail/services/service/write";
-import { created, route, searchInput } from "@/lib/api";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { route, searchInput } from "@/lib/api";
 import { conditionalJson } from "@/lib/etag";
+import { movedRoutes } from "@/lib/moved";
 
 /**
- * Every service, by app and name; `?app=<name>` lists one app's. With `?limit=` (or `?cursor=`)
- * one page, newest first: `{services, nextCursor, total}`. Conditional on its ETag (polled).
+ * Every service the caller can see, with its project and environment (for dashboards);
+ * `?environmentId=` filters, `?app=` narrows to one app of it. With `?limit=` (or `?cursor=`) one
+ * page, newest first: `{services, nextCursor, total}`. Conditional on its ETag (polled).
  */
 export const GET = route(async ({ ctx, req }) => {
   const params = new URL(req.url).searchParams;
+  const environmentId = params.get("environmentId") || undefined;
+  if (environmentId !== undefined && !isUuid(environmentId)) throw new LevelrailError("invalid_input", "environmentId: must be an environment id", { field: "environmentId" });
   if (params.has("limit") || params.has("cursor")) {
-    return conditionalJson(req, await listServicesPage({ ctx, input: searchInput(req, ["app", "limit", "cursor"]) }));
+    return conditionalJson(req, await listServicesPage({ ctx, input: searchInput(req, ["app", "limit", "cursor", "environmentId"]) }));
   }
-  return conditionalJson(req, await listServices({ ctx, app: params.get("app") ?? undefined }));
+  return conditionalJson(req, await listServices({ ctx, envId: environmentId, app: params.get("app") ?? undefined }));
 });
 
-export const POST = route(async ({ ctx, body }) => created(await createService({ ctx, input: await body() })));
+/** 410: a service is created in its environment now (`POST /api/v1/environments/{envId}/services`). */
+export const { POST } = movedRoutes("services");

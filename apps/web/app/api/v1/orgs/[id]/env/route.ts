@@ -1,4 +1,4 @@
 import { tierEnvRoutes } from "@/lib/tier-env";
 
 /** The organization's env vars: `{"vars": {"KEY": "value"}}`; PUT replaces the whole set. */
-export const { GET, PUT } = tierEnvRoutes("organization");
+export const { GET, PUT } = tierEnvRoutes("organization", "id");

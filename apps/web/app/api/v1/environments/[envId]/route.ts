@@ -1,0 +1,13 @@
+import { deleteEnvironment } from "@levelrail/services/project/environment";
+import { getEnvironment } from "@levelrail/services/project/list";
+import { json, noContent, route } from "@/lib/api";
+
+type Params = { envId: string };
+
+export const GET = route<Params>(async ({ ctx, params }) => json(await getEnvironment({ ctx, envId: params.envId })));
+
+/** Removes everything in it: services (their containers), apps (their networks), tier vars, the record. */
+export const DELETE = route<Params>(async ({ ctx, params }) => {
+  await deleteEnvironment({ ctx, envId: params.envId });
+  return noContent();
+});

@@ -1,0 +1,4 @@
+import { rollbackService } from "@levelrail/services/release/deploy";
+import { accepted, route } from "@/lib/api";
+
+export const POST = route<{ envId: string; service: string }>(async ({ ctx, params }) => accepted(await rollbackService({ ctx, envId: params.envId, name: params.service })));

@@ -1,7 +1,0 @@
-import { deployService } from "@levelrail/services/release/deploy";
-import { accepted, route } from "@/lib/api";
-
-/** Body `{"image": "..."}` is optional; the release is recorded and the worker converges to it. */
-export const POST = route<{ name: string }>(async ({ ctx, params, body }) =>
-  accepted(await deployService({ ctx, name: params.name, input: await body() })),
-);

@@ -1,5 +1,0 @@
-import { effectiveEnv } from "@levelrail/services/env/effective";
-import { json, route } from "@/lib/api";
-
-/** The effective environment: `[{key, source, value, overrides}]`; secret and credential values are null. */
-export const GET = route<{ name: string }>(async ({ ctx, params }) => json(await effectiveEnv({ ctx, name: params.name })));

@@ -1,0 +1,103 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { notifyDesired } from "@levelrail/db/notify";
+import { envVar, secret } from "@levelrail/db/schema/config";
+import { environment } from "@levelrail/db/schema/orgs";
+import { app, service } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
+import { resourceName } from "@levelrail/spec/rules";
+import { type Ctx, parse, uniquely } from "../context";
+import { deployService } from "../release/deploy";
+import { type EnvironmentView, findEnvironment, getProject, toEnvironmentView } from "./list";
+
+type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
+type EnvironmentRow = typeof environment.$inferSelect;
+
+const environmentInput = z
+  .object({
+    name: resourceName,
+    /** Clone this environment of the same project: apps, services, its tier vars and secrets (re-sealed); no domains. */
+    from: z.string().uuid("must be an environment id").optional(),
+  })
+  .strict();
+
+/** A new environment of a project, empty or a clone of another one; `deploy` deploys every cloned service. */
+export async function createEnvironment({ ctx, projectId, input, deploy = false }: { ctx: Ctx; projectId: string; input: unknown; deploy?: boolean }): Promise<EnvironmentView> {
+  const p = await getProject(ctx, projectId);
+  const { name, from } = parse(environmentInput, input);
+  const source = from === undefined ? null : await sourceEnvironment(ctx, p.id, from);
+  const row = await uniquely("name", `environment ${name}`, () =>
+    ctx.db.transaction(async (tx) => {
+      const [env] = await tx.insert(environment).values({ orgId: p.orgId, projectId: p.id, name }).returning();
+      if (source) await copyEnvironment(ctx, tx, source, env!);
+      return env!;
+    }),
+  );
+  if (source && deploy) {
+    const names = await ctx.db.select({ name: service.name }).from(service).where(eq(service.environmentId, row.id)).orderBy(service.name);
+    for (const s of names) await deployService({ ctx, envId: row.id, name: s.name, input: {} });
+  }
+  return toEnvironmentView(row);
+}
+
+/** `from` must be an environment of the same project: 400 naming it otherwise (another organization's included). */
+async function sourceEnvironment(ctx: Ctx, projectId: string, id: string): Promise<EnvironmentRow> {
+  const env = await findEnvironment(ctx, id).catch((err: unknown) => {
+    if (err instanceof LevelrailError && err.code === "not_found") return null;
+    throw err;
+  });
+  if (!env || env.projectId !== projectId) throw new LevelrailError("invalid_input", "from: no such environment in this project", { field: "from" });
+  return env;
+}
+
+/** Copies apps, services (config, env, hooks, attachments; never domains), tier vars and re-sealed secrets. */
+async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: EnvironmentRow): Promise<void> {
+  const vars = await tx.select().from(envVar).where(and(eq(envVar.scope, "environment"), eq(envVar.scopeId, from.id), eq(envVar.orgId, from.orgId)));
+  if (vars.length) await tx.insert(envVar).values(vars.map((v) => ({ orgId: to.orgId, scope: v.scope, scopeId: to.id, key: v.key, value: v.value })));
+
+  const apps = await tx.select().from(app).where(and(eq(app.environmentId, from.id), eq(app.orgId, from.orgId)));
+  const appIds = new Map<string, string>();
+  for (const a of apps) {
+    const [copy] = await tx.insert(app).values({ orgId: to.orgId, environmentId: to.id, name: a.name }).returning({ id: app.id });
+    appIds.set(a.id, copy!.id);
+  }
+
+  const services = await tx.select().from(service).where(and(eq(service.environmentId, from.id), eq(service.orgId, from.orgId)));
+  const serviceIds = new Map<string, string>();
+  for (const s of services) {
+    const { id: _id, appId, environmentId: _env, currentReleaseId: _rel, restartNonce: _nonce, domains: _domains, createdAt: _c, updatedAt: _u, ...fields } = s;
+    const [copy] = await tx
+      .insert(service)
+      .values({ ...fields, orgId: to.orgId, appId: appIds.get(appId)!, environmentId: to.id, domains: [] })
+      .returning({ id: service.id });
+    serviceIds.set(s.id, copy!.id);
+    await notifyDesired(tx, serviceKey(copy!.id));
+  }
+
+  const secrets = services.length
+    ? await tx.select().from(secret).where(and(inArray(secret.serviceId, [...serviceIds.keys()]), eq(secret.orgId, from.orgId)))
+    : [];
+  // Opened and sealed again in memory: the copy has its own nonce (and the current key), and no value leaves this function.
+  const sealed = secrets.map((x) => ({ orgId: to.orgId, serviceId: serviceIds.get(x.serviceId)!, key: x.key, sealed: ctx.kit.keyring.seal(ctx.kit.keyring.open(x.sealed)) }));
+  if (sealed.length) await tx.insert(secret).values(sealed);
+}
+
+/**
+ * Deletes an environment with everything in it: its services (the worker then removes their
+ * containers), its apps (their networks go on the next cleanup pass), its tier vars and the record.
+ */
+export async function deleteEnvironment({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<void> {
+  const env = await findEnvironment(ctx, envId);
+  await ctx.db.transaction(async (tx) => {
+    const gone = await tx
+      .delete(service)
+      .where(and(eq(service.environmentId, env.id), eq(service.orgId, env.orgId)))
+      .returning({ id: service.id });
+    await tx.delete(app).where(and(eq(app.environmentId, env.id), eq(app.orgId, env.orgId)));
+    await tx.delete(envVar).where(and(eq(envVar.scope, "environment"), eq(envVar.scopeId, env.id), eq(envVar.orgId, env.orgId)));
+    await tx.delete(environment).where(and(eq(environment.id, env.id), eq(environment.orgId, env.orgId)));
+    for (const s of gone) await notifyDesired(tx, serviceKey(s.id));
+    await notifyDesired(tx, NETWORKS_KEY);
+  });
+}
