@@ -19,6 +19,7 @@ async function seedService(op: Operator): Promise<string> {
   await createApp({ ctx: op.ctx, envId: op.ctx.envId, input: { name: app } });
   await createService({
     ctx: op.ctx,
+    envId: op.ctx.envId,
     input: { name, app, image: E2E_IMAGES.v1.tag, port: IMAGE_PORT, healthPath: IMAGE_HEALTH_PATH },
   });
   return name;
