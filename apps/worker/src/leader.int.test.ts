@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { createApp } from "@levelrail/services/app/app";
-import type { Ctx } from "@levelrail/services/context";
 import { deployService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { envVar, secret } from "@levelrail/db/schema/config";
-import { environment } from "@levelrail/db/schema/orgs";
+import { environment, project } from "@levelrail/db/schema/orgs";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
@@ -89,7 +89,22 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
  */
 export async function deleteEnvironment({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<void> {
   const env = await findEnvironment(ctx, envId);
+  await ctx.db.transaction((tx) => removeEnvironments(tx, [env]));
+}
+
+/** Deletes a project with its environments (as deleteEnvironment does each) and its tier vars. */
+export async function deleteProject({ ctx, projectId }: { ctx: Ctx; projectId: string }): Promise<void> {
+  const p = await getProject(ctx, projectId);
   await ctx.db.transaction(async (tx) => {
+    const envs = await tx.select().from(environment).where(and(eq(environment.projectId, p.id), eq(environment.orgId, p.orgId)));
+    await removeEnvironments(tx, envs);
+    await tx.delete(envVar).where(and(eq(envVar.scope, "project"), eq(envVar.scopeId, p.id), eq(envVar.orgId, p.orgId)));
+    await tx.delete(project).where(and(eq(project.id, p.id), eq(project.orgId, p.orgId)));
+  });
+}
+
+async function removeEnvironments(tx: Tx, envs: EnvironmentRow[]): Promise<void> {
+  for (const env of envs) {
     const gone = await tx
       .delete(service)
       .where(and(eq(service.environmentId, env.id), eq(service.orgId, env.orgId)))
@@ -98,6 +113,6 @@ export async function deleteEnvironment({ ctx, envId }: { ctx: Ctx; envId: strin
     await tx.delete(envVar).where(and(eq(envVar.scope, "environment"), eq(envVar.scopeId, env.id), eq(envVar.orgId, env.orgId)));
     await tx.delete(environment).where(and(eq(environment.id, env.id), eq(environment.orgId, env.orgId)));
     for (const s of gone) await notifyDesired(tx, serviceKey(s.id));
-    await notifyDesired(tx, NETWORKS_KEY);
-  });
+  }
+  await notifyDesired(tx, NETWORKS_KEY);
 }
