@@ -138,10 +138,12 @@ function ByService({ metrics, now }: { metrics: DeployMetrics; now: Date }) {
           </thead>
           <tbody>
             {rows.map((s) => (
-              <tr key={s.service}>
-                <td>{s.service}</td>
+              <tr key={s.serviceId}>
+                <td>
+                  {s.service} <span className="muted">{s.environment}</span>
+                </td>
                 <td className="chart-cell">
-                  <DeployChart days={fillDays(s.days, metrics.since, now)} label={`Deploys per day of ${s.service}`} compact />
+                  <DeployChart days={fillDays(s.days, metrics.since, now)} label={`Deploys per day of ${s.service} in ${s.environment}`} compact />
                 </td>
                 <td>{s.total.deploys}</td>
                 <td>{s.total.failed}</td>

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { deploySample } from "@levelrail/db/schema/fleet";
+import { environment } from "@levelrail/db/schema/orgs";
 import { service } from "@levelrail/db/schema/services";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, parse, scope } from "../context";
@@ -8,6 +9,7 @@ import { type Ctx, parse, scope } from "../context";
 const query = z
   .object({
     service: resourceName.optional(),
+    environmentId: z.string().uuid("must be an environment id").optional(),
     since: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
@@ -36,22 +38,46 @@ function bucket(samples: { at: Date; outcome: string; durationMs: number }[]): D
     .map(([day, d]) => ({ day, deploys: d.deploys, failed: d.failed, meanDurationMs: d.ok ? Math.round(d.total / d.ok) : null }));
 }
 
-/** Deploy frequency: one sample per real cutover (or failed attempt), per day per service and for the fleet. */
+/**
+ * Deploy frequency: one sample per real cutover (or failed attempt), per day per service and for the
+ * fleet; `environmentId` narrows to one environment, `service` to the services of that name. A service
+ * is told apart by its id (`web` of staging is not `web` of production).
+ */
 export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }) {
   const q = parse(query, input);
   const since = q.since ? new Date(q.since) : new Date(Date.now() - 30 * 24 * 3600 * 1000);
   const rows = await ctx.db
-    .select({ service: service.name, releaseId: deploySample.releaseId, outcome: deploySample.outcome, durationMs: deploySample.durationMs, at: deploySample.at })
+    .select({
+      service: service.name,
+      serviceId: service.id,
+      environmentId: service.environmentId,
+      environment: environment.name,
+      releaseId: deploySample.releaseId,
+      outcome: deploySample.outcome,
+      durationMs: deploySample.durationMs,
+      at: deploySample.at,
+    })
     .from(deploySample)
     .innerJoin(service, eq(service.id, deploySample.serviceId))
-    .where(and(inArray(deploySample.orgId, scope(ctx)), gte(deploySample.at, since), q.service ? eq(service.name, q.service) : undefined))
+    .innerJoin(environment, eq(environment.id, service.environmentId))
+    .where(
+      and(
+        inArray(deploySample.orgId, scope(ctx)),
+        gte(deploySample.at, since),
+        q.service ? eq(service.name, q.service) : undefined,
+        q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
+      ),
+    )
     .orderBy(asc(deploySample.at));
   const byService = new Map<string, typeof rows>();
-  for (const r of rows) byService.set(r.service, [...(byService.get(r.service) ?? []), r]);
+  for (const r of rows) byService.set(r.serviceId, [...(byService.get(r.serviceId) ?? []), r]);
   return {
     since: since.toISOString(),
     samples: rows.map((r) => ({ ...r, at: r.at.toISOString() })),
     fleet: bucket(rows),
-    services: [...byService.entries()].map(([name, samples]) => ({ service: name, days: bucket(samples) })),
+    services: [...byService.values()].map((samples) => {
+      const first = samples[0]!;
+      return { service: first.service, serviceId: first.serviceId, environmentId: first.environmentId, environment: first.environment, days: bucket(samples) };
+    }),
   };
 }
