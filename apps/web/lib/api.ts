@@ -58,8 +58,8 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
     try {
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-      const { db, kit } = server();
-      return await run({ ctx: { db, actor, kit }, req, params: await params, body: () => readBody(req) });
+      const { db, kit, publicUrl } = server();
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname }, req, params: await params, body: () => readBody(req) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

@@ -9,6 +9,8 @@ export interface Ctx {
   db: Db;
   actor: Actor;
   kit: SecretsKit;
+  /** The host operators reach the panel at: no service may claim it as a domain (it would get the panel's cookies). */
+  panelHost?: string;
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */

@@ -172,6 +172,13 @@ describe("serviceCreate", () => {
     expect(serviceCreate.parse({ ...minimal, domains: ["Shop.Example.COM"] }).domains).toEqual(["shop.example.com"]);
     expect(firstPath({ ...minimal, domains: ["ok.example.com", "bad domain"] })).toBe("domains.1");
   });
+
+  it("refuses localhost, IP addresses and .internal names; *.localhost subdomains are fine", () => {
+    for (const d of ["localhost", "LOCALHOST", "127.0.0.1", "10.1.2.3", "web.shop.levelrail.internal", "internal"]) {
+      expect(firstPath({ ...minimal, domains: ["ok.example.com", d] }), d).toBe("domains.1");
+    }
+    expect(serviceCreate.parse({ ...minimal, domains: ["shop.localhost", "a1.example.com"] }).domains).toEqual(["shop.localhost", "a1.example.com"]);
+  });
 });
 
 describe("servicePatch and deployInput", () => {

@@ -37,10 +37,23 @@ export const hooksSpec = z
   .strict();
 export type Hooks = z.infer<typeof hooksSpec>;
 
+/** Why a well-formed name may still not route to a service (CONTRACT §5), or null when it may. */
+export function reservedDomain(domain: string): string | null {
+  const d = domain.toLowerCase().replace(/\.$/, "");
+  if (d === "localhost") return "localhost is the operator's own machine; use a subdomain like shop.localhost";
+  if (/^\d+(\.\d+){3}$/.test(d) || /^\d+$/.test(d)) return "an IP address is not a domain; point a domain name at this host";
+  if (d === "internal" || d.endsWith(".internal")) return "names under .internal are the mesh's own; pick a public domain";
+  return null;
+}
+
 export const domainName = z
   .string()
   .toLowerCase()
-  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "must be a domain name like shop.example.com");
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "must be a domain name like shop.example.com")
+  .superRefine((d, c) => {
+    const why = reservedDomain(d);
+    if (why) c.addIssue({ code: "custom", message: `${d}: ${why}` });
+  });
 
 export const healthPath = z
   .string()

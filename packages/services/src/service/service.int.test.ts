@@ -181,6 +181,19 @@ describe("domains", () => {
     const foreign = await refusal(() => createService({ ctx: b, envId: b.envId, input: { name: `b-${uniq()}`, app: "other", image: "nginx:1.27", port: 8080, domains: [domain] } }));
     expect(foreign.message).toBe(`domains: ${domain} is already routed to another service`);
   });
+
+  it("the panel's own host is refused as a domain (it would receive the operators' sessions), and nothing is written", async () => {
+    const panel = { ...a, panelHost: "panel.example.com" };
+    const before = await rowCounts();
+    const made = await refusal(() => createService({ ctx: panel, envId: a.envId, input: { name: `p-${uniq()}`, app: "shop", image: "nginx:1", port: 80, domains: ["PANEL.example.com"] } }));
+    expect(made).toMatchObject({ code: "invalid_input", field: "domains" });
+    const other = await newService();
+    const counted = await rowCounts();
+    const patched = await refusal(() => patchService({ ctx: panel, envId: a.envId, name: other, input: { domains: ["panel.example.com"] } }));
+    expect(patched).toMatchObject({ code: "invalid_input", field: "domains" });
+    expect(counted.services).toBe((before.services ?? 0) + 1);
+    expect((await getService({ ctx: a, envId: a.envId, name: other })).domains).toEqual([]);
+  });
 });
 
 describe("patchService", () => {

@@ -28,6 +28,10 @@ async function checkAttachments(ctx: Ctx, orgId: string, refs: { storageTargetId
 /** A domain routes to one service: 409 naming the field when another service has it. */
 async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: string | null) {
   if (!domains?.length) return;
+  const panel = ctx.panelHost?.toLowerCase();
+  if (panel && domains.includes(panel)) {
+    throw new LevelrailError("invalid_input", `domains: ${panel} is the panel's own host; a service there would receive the operators' sessions`, { field: "domains" });
+  }
   const taken = await ctx.db
     .select({ name: service.name, orgId: service.orgId, domains: service.domains })
     .from(service)
