@@ -13,6 +13,20 @@ const config: NextConfig = {
   // Native-ish Node packages: load them from node_modules at run time instead of bundling.
   serverExternalPackages: ["postgres"],
   poweredByHeader: false,
+  // No page of the panel may be framed by another site (clickjacking of Deploy and Delete).
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+        ],
+      },
+    ];
+  },
   reactStrictMode: true,
 };
 

@@ -3,6 +3,7 @@ import { isConnectionError } from "@levelrail/db/client";
 import type { Ctx } from "@levelrail/services/context";
 import { LevelrailError, errorBody, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "./actor";
+import { readCapped, refuseNul } from "./request-body";
 import { server } from "./server";
 
 /** What one API call hands its verb. */
@@ -37,14 +38,17 @@ export function searchInput(req: Request, names: readonly string[]): Record<stri
 
 const fail = (err: LevelrailError) => json(errorBody(err), httpStatus(err.code));
 
-async function readBody(req: Request): Promise<unknown> {
-  const text = await req.text();
+function parseBody(bytes: Uint8Array): unknown {
+  const text = new TextDecoder().decode(bytes);
   if (text.trim() === "") return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new LevelrailError("invalid_input", "body: must be valid JSON", { field: "body" });
   }
+  refuseNul(body);
+  return body;
 }
 
 /**
@@ -59,7 +63,14 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
       const { db, kit, publicUrl } = server();
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname }, req, params: await params, body: () => readBody(req) });
+      const p = await params;
+      // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
+      refuseNul(p);
+      refuseNul(Object.fromEntries(new URL(req.url).searchParams));
+      // Every body is read (capped) before the verb runs, so an oversized one is a 413 on every route
+      // and nothing is written, whether or not the verb looks at it.
+      const bytes = await readCapped(req);
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname }, req, params: p, body: async () => parseBody(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

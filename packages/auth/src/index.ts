@@ -15,9 +15,19 @@ export interface AuthOptions {
   trustedOrigins: string[];
 }
 
+/**
+ * Over HTTPS the session cookie is `__Host-`-prefixed and `Secure`: the browser then sends it only to
+ * the panel's own host over TLS, never to a subdomain an app was given, and no app can set one for us.
+ */
+export const secureCookies = (baseURL: string) =>
+  baseURL.startsWith("https://")
+    ? { useSecureCookies: false, cookiePrefix: "__Host-levelrail", defaultCookieAttributes: { secure: true, path: "/", sameSite: "lax" as const } }
+    : {};
+
 /** better-auth over our Drizzle schema: email + password, no open sign-up. */
 export function createAuth(o: AuthOptions) {
   return betterAuth({
+    advanced: secureCookies(o.baseURL),
     database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification } }),
     secret: deriveKey(o.masterKey, "session").toString("base64"),
     baseURL: o.baseURL,

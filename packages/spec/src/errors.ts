@@ -9,6 +9,8 @@ export type ErrorCode =
   | "conflict"
   /** A route that moved for good (the flat routes before environments): the message names the new path. */
   | "gone"
+  /** A request body over the cap. */
+  | "too_large"
   | "unavailable"
   | "internal";
 
@@ -48,6 +50,8 @@ export function httpStatus(code: ErrorCode): number {
       return 409;
     case "gone":
       return 410;
+    case "too_large":
+      return 413;
     case "unavailable":
       return 503;
     case "internal":
