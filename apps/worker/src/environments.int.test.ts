@@ -174,7 +174,7 @@ describe("(a, b) the same names in two environments and two organizations, at on
       await createService({ ctx: p.ctx, envId: p.envId, input: { name: "web", app: "shop", image, port: 8080, healthPath: "/healthz", domains: [domain] } });
     }
     // Deployed at the same time: three releases recorded before any is waited for.
-    const releases = [];
+    const releases: { id: string }[] = [];
     for (const [p] of setups) releases.push(await deployService({ ctx: p.ctx, envId: p.envId, name: "web", input: {} }));
     await Promise.all(setups.map(([p], i) => settled(p, "web", releases[i]!.id)));
 
