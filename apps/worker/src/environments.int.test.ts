@@ -19,6 +19,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { meshName, networkName, serviceFilter } from "@levelrail/spec/naming";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { ensureTestImage } from "@levelrail/testkit/images";
+import { startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
@@ -249,9 +250,23 @@ describe("(c) promote staging → production by exact image id", () => {
     // Production runs v2: had the promote deployed the (moved) tag, it would stay on v2.
     await serves(domains.production, IMAGES.v2.body);
 
-    const r = await promoteService({ ctx: s.ctx, envId: staging.envId, name: "web", input: { to: production.envId } });
-    expect(r.kind).toBe("promote");
-    const c = await settled(production, "web", r.id);
+    // Through the normal cutover: production's domain never fails a request while it switches.
+    const l = startLoad({ url: `http://127.0.0.1:${ingressPort}/`, host: domains.production, concurrency: 4, maxRequests: 200_000, maxMs: 90_000 });
+    let r: Awaited<ReturnType<typeof promoteService>>;
+    let c: Awaited<ReturnType<typeof settled>>;
+    try {
+      await l.successes(100);
+      r = await promoteService({ ctx: s.ctx, envId: staging.envId, name: "web", input: { to: production.envId } });
+      expect(r.kind).toBe("promote");
+      c = await settled(production, "web", r.id);
+      await l.successes(100);
+    } finally {
+      await l.stop();
+    }
+    const summary = JSON.stringify({ total: l.result.total, failed: l.result.failed, failures: l.result.failures, bodies: [...l.result.bodies] });
+    expect(l.result.failed, summary).toBe(0);
+    expect([...l.result.bodies.keys()].sort(), summary).toEqual([IMAGES.v1.body, IMAGES.v2.body]);
+    expect(l.result.lastBody).toBe(IMAGES.v1.body);
     expect((await s.runtime.docker.getContainer(c.id).inspect()).Image).toBe(stagingImage);
     await serves(domains.production, IMAGES.v1.body);
     const [latest] = await listReleases({ ctx: s.ctx, envId: production.envId, name: "web" });
@@ -343,7 +358,9 @@ describe("(d, e) clone an environment, deploy the clone, delete it", () => {
     expect(listed.map((x) => Object.keys(x).sort())).toEqual([["key", "updatedAt"]]);
     expect(listed.map((x) => x.key)).toEqual(["API_TOKEN"]);
     const eff = await effectiveEnv({ ctx: s.ctx, envId: env.id, name: "web" });
-    expect(eff.find((e) => e.key === "API_TOKEN")).toMatchObject({ source: "secret", value: null });
+    // Booleans only: were the value there, a failure message would print it.
+    const token = eff.find((e) => e.key === "API_TOKEN");
+    expect(token?.source === "secret" && token.value === null, "API_TOKEN is a secret shown as null").toBe(true);
     expect(eff.find((e) => e.key === "LOG_LEVEL")?.value).toBe("debug");
     expect(eff.find((e) => e.key === "SHARED")?.value).toBe("from-env-tier");
     expect(JSON.stringify(eff).includes(SECRET_VALUE), "no secret value in the effective env").toBe(false);
