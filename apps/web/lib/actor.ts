@@ -8,8 +8,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /**
  * Who is calling: `Authorization: Bearer <token>` names an API token;
  * otherwise the better-auth session cookie. Null when neither is valid.
- * A cookie-authenticated change must come from one of our own origins, so a
- * page on another port of the same host cannot ride the session.
+ * A cookie-authenticated change must carry the Origin of one of our own pages (browsers send it
+ * on every non-GET fetch and form post), so neither a page on another port or host nor a client
+ * that leaves Origin out can ride the session. Tokens need no Origin: they are never ambient.
  */
 export async function actorFromRequest(req: Request): Promise<Actor | null> {
   const { db, auth, trustedOrigins } = server();
@@ -21,8 +22,11 @@ export async function actorFromRequest(req: Request): Promise<Actor | null> {
   const session = await auth.api.getSession({ headers: req.headers });
   if (!session) return null;
   const origin = req.headers.get("origin");
-  if (!SAFE_METHODS.has(req.method) && origin !== null && !trustedOrigins.includes(origin)) {
-    throw new LevelrailError("unauthenticated", `requests from ${origin} may not use this session`);
+  if (!SAFE_METHODS.has(req.method) && (origin === null || !trustedOrigins.includes(origin))) {
+    throw new LevelrailError(
+      "unauthenticated",
+      origin === null ? "a change made with a session cookie must carry the panel's Origin; scripts use an API token" : `requests from ${origin} may not use this session`,
+    );
   }
   return actorFor(db, session.user.id, session.user.email);
 }
