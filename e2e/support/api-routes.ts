@@ -1,0 +1,152 @@
+// Every route of the HTTP API (CONTRACT §5), method and path, in one place. The tenancy spec calls
+// each one as another organization and fails when a route file exists without its entry here.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+
+/** The ids and names a path or body is filled with: one organization's real ones, or random ones. */
+export interface Ids {
+  orgId: string;
+  projectId: string;
+  envId: string;
+  app: string;
+  service: string;
+  key: string;
+  hookRunId: string;
+  backupTargetId: string;
+  registryCredentialId: string;
+}
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface ApiRoute {
+  method: Method;
+  /** With `{param}` placeholders named like the route folders (`[envId]` → `{envId}`). */
+  path: string;
+  /**
+   * `owned`: the path names a resource of one organization, and another organization must get
+   * exactly what a nonexistent one gets. `input`: the resource is named in the body or query.
+   * `own`: it acts on the caller's own things only (nothing of another organization to name).
+   * `gone`: a flat route from before environments (410).
+   */
+  kind: "owned" | "input" | "own" | "gone";
+  body?: (ids: Ids) => unknown;
+  query?: (ids: Ids) => Record<string, string>;
+}
+
+const S = "/api/v1/environments/{envId}/services/{service}";
+
+export const API_ROUTES: ApiRoute[] = [
+  { method: "GET", path: "/api/v1/orgs", kind: "own" },
+  { method: "POST", path: "/api/v1/orgs", kind: "own" },
+  { method: "GET", path: "/api/v1/orgs/{id}/env", kind: "owned" },
+  { method: "PUT", path: "/api/v1/orgs/{id}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
+  { method: "GET", path: "/api/v1/projects", kind: "own" },
+  { method: "POST", path: "/api/v1/projects", kind: "input", body: (i) => ({ name: "intruder", orgId: i.orgId }) },
+  { method: "GET", path: "/api/v1/projects/{id}", kind: "owned" },
+  { method: "DELETE", path: "/api/v1/projects/{id}", kind: "owned" },
+  { method: "GET", path: "/api/v1/projects/{id}/env", kind: "owned" },
+  { method: "PUT", path: "/api/v1/projects/{id}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
+  { method: "GET", path: "/api/v1/projects/{id}/environments", kind: "owned" },
+  { method: "POST", path: "/api/v1/projects/{id}/environments", kind: "owned", body: () => ({ name: "intruder" }) },
+  { method: "GET", path: "/api/v1/environments/{envId}", kind: "owned" },
+  { method: "DELETE", path: "/api/v1/environments/{envId}", kind: "owned" },
+  { method: "GET", path: "/api/v1/environments/{envId}/env", kind: "owned" },
+  { method: "PUT", path: "/api/v1/environments/{envId}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
+  { method: "GET", path: "/api/v1/environments/{envId}/apps", kind: "owned" },
+  { method: "POST", path: "/api/v1/environments/{envId}/apps", kind: "owned", body: () => ({ name: "intruder" }) },
+  { method: "GET", path: "/api/v1/environments/{envId}/apps/{app}", kind: "owned" },
+  { method: "DELETE", path: "/api/v1/environments/{envId}/apps/{app}", kind: "owned" },
+  { method: "GET", path: "/api/v1/environments/{envId}/apps/{app}/hook-runs", kind: "owned" },
+  { method: "GET", path: "/api/v1/environments/{envId}/services", kind: "owned" },
+  {
+    method: "POST",
+    path: "/api/v1/environments/{envId}/services",
+    kind: "owned",
+    body: (i) => ({ name: "intruder", app: i.app, image: "nginx:1", port: 80 }),
+  },
+  { method: "GET", path: S, kind: "owned" },
+  { method: "PATCH", path: S, kind: "owned", body: () => ({ port: 9090 }) },
+  { method: "DELETE", path: S, kind: "owned" },
+  { method: "POST", path: `${S}/deploy`, kind: "owned", body: () => ({}) },
+  { method: "POST", path: `${S}/restart`, kind: "owned" },
+  { method: "POST", path: `${S}/rollback`, kind: "owned" },
+  { method: "POST", path: `${S}/promote`, kind: "owned", body: (i) => ({ to: i.envId }) },
+  { method: "GET", path: `${S}/status`, kind: "owned" },
+  { method: "GET", path: `${S}/deploys`, kind: "owned" },
+  { method: "GET", path: `${S}/drift`, kind: "owned" },
+  { method: "GET", path: `${S}/env`, kind: "owned" },
+  { method: "GET", path: `${S}/secrets`, kind: "owned" },
+  { method: "PUT", path: `${S}/secrets/{key}`, kind: "owned", body: () => ({ value: "intruder" }) },
+  { method: "DELETE", path: `${S}/secrets/{key}`, kind: "owned" },
+  { method: "GET", path: `${S}/hook-runs`, kind: "owned" },
+  { method: "GET", path: "/api/v1/services", kind: "input", query: (i) => ({ environmentId: i.envId }) },
+  { method: "POST", path: "/api/v1/services", kind: "gone" },
+  { method: "GET", path: "/api/v1/hook-runs/{id}", kind: "owned" },
+  { method: "GET", path: "/api/v1/backup-targets", kind: "own" },
+  {
+    method: "POST",
+    path: "/api/v1/backup-targets",
+    kind: "input",
+    body: (i) => ({ name: "x", endpoint: "http://127.0.0.1:1", bucket: "b", region: "r", accessKey: "a", secretKey: "s", orgId: i.orgId }),
+  },
+  { method: "DELETE", path: "/api/v1/backup-targets/{id}", kind: "owned" },
+  { method: "GET", path: "/api/v1/registry-credentials", kind: "own" },
+  {
+    method: "POST",
+    path: "/api/v1/registry-credentials",
+    kind: "input",
+    body: (i) => ({ name: "x", server: "127.0.0.1:1", username: "u", password: "p", orgId: i.orgId }),
+  },
+  { method: "DELETE", path: "/api/v1/registry-credentials/{id}", kind: "owned" },
+  { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
+  { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId }) },
+];
+
+/** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */
+function idFor(path: string, ids: Ids): string {
+  if (path.startsWith("/api/v1/orgs/")) return ids.orgId;
+  if (path.startsWith("/api/v1/projects/")) return ids.projectId;
+  if (path.startsWith("/api/v1/hook-runs/")) return ids.hookRunId;
+  if (path.startsWith("/api/v1/backup-targets/")) return ids.backupTargetId;
+  if (path.startsWith("/api/v1/registry-credentials/")) return ids.registryCredentialId;
+  throw new Error(`no id for ${path}`);
+}
+
+/** The concrete URL of a route for one set of ids, with its query. */
+export function urlOf(route: ApiRoute, ids: Ids): string {
+  const path = route.path
+    .replace("{id}", () => idFor(route.path, ids))
+    .replace("{envId}", ids.envId)
+    .replace("{app}", ids.app)
+    .replace("{service}", ids.service)
+    .replace("{key}", ids.key);
+  const query = route.query ? `?${new URLSearchParams(route.query(ids)).toString()}` : "";
+  return `${path}${query}`;
+}
+
+/**
+ * Every method and path the web app serves under /api/v1, read from its route files
+ * (`app/api/v1/**\/route.ts`); catch-all folders (the 410s of the flat routes) are left out.
+ */
+export function servedRoutes(webAppDir: string): { method: string; path: string }[] {
+  const root = join(webAppDir, "app", "api", "v1");
+  const out: { method: string; path: string }[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!entry.name.startsWith("[...") && !entry.name.startsWith("[[...")) walk(full);
+        continue;
+      }
+      if (entry.name !== "route.ts") continue;
+      const source = readFileSync(full, "utf8");
+      const methods = new Set<string>();
+      for (const m of source.matchAll(/export const \{([^}]+)\}/g)) for (const name of m[1]!.split(",")) methods.add(name.trim());
+      for (const m of source.matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g)) methods.add(m[1]!);
+      const segments = relative(root, dir).split(sep).filter(Boolean).map((s) => s.replace(/^\[(\w+)\]$/, "{$1}"));
+      for (const method of methods) out.push({ method, path: ["/api/v1", ...segments].join("/") });
+    }
+  };
+  walk(root);
+  return out;
+}

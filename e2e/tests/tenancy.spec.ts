@@ -1,0 +1,129 @@
+// Walls between organizations over real HTTP: every API route, called by one organization with
+// another's ids and names, answers exactly what it answers for ids that name nothing (CONTRACT §5).
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import type { APIRequestContext } from "@playwright/test";
+import { createApiToken } from "@levelrail/auth";
+import { hookRun } from "@levelrail/db/schema/hooks";
+import { release } from "@levelrail/db/schema/services";
+import { createApp } from "@levelrail/services/app/app";
+import { createBackupTarget } from "@levelrail/services/config/backup-targets";
+import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
+import { putSecret } from "@levelrail/services/env/secrets";
+import { createService } from "@levelrail/services/service/write";
+import { expect, test } from "../fixtures/test";
+import { type Operator, removeOperator, seedOperator } from "../fixtures/stack";
+import { API_ROUTES, type ApiRoute, type Ids, servedRoutes, urlOf } from "../support/api-routes";
+import { repoRoot } from "../support/env";
+
+/** Organization A's resources, made through the service layer: every kind a route can name. */
+async function seedResources(op: Operator): Promise<Ids> {
+  const ctx = op.ctx;
+  await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
+  const web = await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: "nginx:1", port: 8080 } });
+  await putSecret({ ctx, envId: ctx.envId, name: "web", key: "API_KEY", input: { value: "a-secret-of-a" } });
+  const target = await createBackupTarget({
+    ctx,
+    input: { name: "t", endpoint: "http://127.0.0.1:1", bucket: "b", region: "r", accessKey: "a", secretKey: "s" },
+  });
+  const cred = await createRegistryCredential({ ctx, input: { name: "c", server: "127.0.0.1:1", username: "u", password: "p" } });
+  const [rel] = await ctx.db
+    .insert(release)
+    .values({
+      orgId: op.orgId,
+      serviceId: web.id,
+      kind: "deploy",
+      spec: { image: "nginx:1", port: 8080, healthPath: "/", readyBudgetSeconds: 60, strategy: "blue-green", env: {}, hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 } },
+      restartNonce: "",
+      createdBy: op.email,
+      outcome: "failed",
+    })
+    .returning();
+  const [run] = await ctx.db
+    .insert(hookRun)
+    .values({ orgId: op.orgId, serviceId: web.id, releaseId: rel!.id, phase: "pre", command: ["true"], attempt: "a", outcome: "succeeded" })
+    .returning();
+  return {
+    orgId: op.orgId,
+    projectId: op.projectId,
+    envId: op.environmentId,
+    app: "shop",
+    service: "web",
+    key: "API_KEY",
+    hookRunId: run!.id,
+    backupTargetId: target.id,
+    registryCredentialId: cred.id,
+  };
+}
+
+const randomIds = (like: Ids): Ids => ({
+  ...like,
+  orgId: randomUUID(),
+  projectId: randomUUID(),
+  envId: randomUUID(),
+  hookRunId: randomUUID(),
+  backupTargetId: randomUUID(),
+  registryCredentialId: randomUUID(),
+});
+
+async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
+  const res = await api.fetch(urlOf(route, ids), { method: route.method, ...(route.body ? { data: route.body(ids) } : {}) });
+  const text = await res.text();
+  return { status: res.status(), body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+async function bearerFor(playwright: { request: { newContext(o: object): Promise<APIRequestContext> } }, baseURL: string, token: string) {
+  return playwright.request.newContext({ baseURL, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+}
+
+test("every route of the API has its case in the one list, and every listed route is served", () => {
+  const listed = new Set(API_ROUTES.map((r) => `${r.method} ${r.path}`));
+  const served = servedRoutes(join(repoRoot, "apps", "web")).map((r) => `${r.method} ${r.path}`);
+  expect(served.filter((r) => !listed.has(r)), "routes without a case in e2e/support/api-routes.ts").toEqual([]);
+  expect([...listed].filter((r) => !served.includes(r)), "listed routes the web app does not serve").toEqual([]);
+});
+
+test("another organization's resources answer exactly like ones that do not exist, on every route; nothing of theirs changes", async ({
+  stack,
+  operator,
+  bearer,
+  playwright,
+}) => {
+  test.setTimeout(120_000);
+  const a = await seedResources(operator);
+  const other = await seedOperator(stack, "tenancy-b");
+  const b = await bearerFor(playwright, stack.env.baseURL, await createApiToken(stack.db, other.email, "tenancy"));
+  try {
+    // The ids are real: A itself reads every resource a GET route names.
+    for (const route of API_ROUTES.filter((r) => r.kind === "owned" && r.method === "GET")) {
+      const own = await call(bearer, route, a);
+      expect(own.status, `${route.method} ${route.path} as the owner`).toBe(200);
+    }
+    const nothing = randomIds(a);
+    for (const route of API_ROUTES.filter((r) => r.kind === "owned" || r.kind === "input")) {
+      const label = `${route.method} ${route.path}`;
+      const theirs = await call(b, route, a);
+      const none = await call(b, route, nothing);
+      expect(theirs, `${label}: another organization's resource must look like none`).toEqual(none);
+      if (route.kind === "owned") expect(theirs.status, label).toBe(404);
+      expect(JSON.stringify(theirs.body), `${label} leaks nothing of A`).not.toContain("a-secret-of-a");
+    }
+    for (const route of API_ROUTES.filter((r) => r.kind === "gone")) {
+      const res = await call(b, route, a);
+      expect(res.status, `${route.method} ${route.path}`).toBe(410);
+      expect(JSON.stringify(res.body)).toContain("/api/v1/environments/");
+    }
+    // Nothing of A changed: the service keeps its port and secret, the environment and project stand.
+    const service = await bearer.get(`/api/v1/environments/${a.envId}/services/web`);
+    expect(service.status()).toBe(200);
+    expect((await service.json()) as { port: number }).toMatchObject({ port: 8080 });
+    expect(await (await bearer.get(`/api/v1/environments/${a.envId}/services/web/secrets`)).json()).toEqual([
+      { key: "API_KEY", updatedAt: expect.any(String) },
+    ]);
+    expect((await bearer.get(`/api/v1/projects/${a.projectId}`)).status()).toBe(200);
+    expect(await (await bearer.get(`/api/v1/orgs/${a.orgId}/env`)).json()).toEqual({ vars: {} });
+  } finally {
+    await b.dispose();
+    await removeOperator(stack, other);
+  }
+});
