@@ -26,9 +26,9 @@ export type EnvObservation = { ok: true; env: Record<string, string> } | { ok: f
 /** What one pass saw. Fields a situation does not need are left unread (null). */
 export interface Observed {
   now: number;
-  /** The service's own containers (no role label). */
+  /** The service's own containers (any not a pre-deploy hook's, an earlier version's unlabelled ones included). */
   containers: ManagedContainer[];
-  /** Its pre-deploy hook containers. */
+  /** Its pre-deploy hook containers (`isPreDeployContainer`: role label and name). */
   hookContainers: ManagedContainer[];
   /** The resolved environment; null when it was not needed. */
   env: EnvObservation | null;
