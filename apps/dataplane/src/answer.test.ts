@@ -30,6 +30,22 @@ describe("the data plane's answers", () => {
     expect((await ask("api.shop.lr.internal", "A", { kind: "app", appId: "a2" })).rcode).toBe(3);
   });
 
+  it("two apps named alike (two environments), each with a service named alike: each gateway answers its own container only", async () => {
+    for (const [appId, own, other] of [["a1", "10.201.0.5", "10.201.0.70"], ["a2", "10.201.0.70", "10.201.0.5"]] as const) {
+      const { answers } = await ask("web.shop.lr.internal", "A", { kind: "app", appId });
+      const addresses = answers.flatMap((a) => (a.type === "A" ? [a.data] : []));
+      expect(addresses).toEqual([own]);
+      expect(addresses).not.toContain(other);
+    }
+    // An app with no such service: not the other environment's.
+    expect((await ask("web.shop.lr.internal", "A", { kind: "app", appId: "a3" })).rcode).toBe(3);
+  });
+
+  it("on loopback a mesh name two environments share names neither (NXDOMAIN); a unique one answers", async () => {
+    expect(await ask("web.shop.lr.internal", "A")).toEqual({ rcode: 3, answers: [] });
+    expect((await ask("api.shop.lr.internal", "A")).answers).toMatchObject([{ data: "10.201.0.6" }]);
+  });
+
   it("a domain's SRV names the active container and its port; the container's name resolves to its address", async () => {
     const srv = await ask("shop.example.com._route.lr.internal", "SRV");
     expect(srv.answers).toMatchObject([{ type: "SRV", data: { port: 8080, target: "lr-web-111._ctr.lr.internal" } }]);
@@ -50,7 +66,7 @@ describe("the data plane's answers", () => {
 
   it("refuses names outside its zone (the next resolver answers), says NODATA for other types, ignores garbage", async () => {
     expect((await ask("example.com", "A")).rcode).toBe(5);
-    expect(await ask("web.shop.lr.internal", "AAAA")).toEqual({ rcode: 0, answers: [] });
+    expect(await ask("api.shop.lr.internal", "AAAA")).toEqual({ rcode: 0, answers: [] });
     expect(await answer(Buffer.from("garbage"), { zone, index: indexState(state), scope: { kind: "loopback" }, address: async () => null, fallbackPort: 1, ttlSeconds: 1 })).toBeNull();
   });
 });

@@ -5,7 +5,9 @@ import type { ActiveEntry, DataPlaneState } from "@levelrail/spec/dataplane";
  * The names the data plane answers, all under the mesh zone (`<short>.internal`):
  *
  * - `<service>.<app>.<zone>` (A): the service's active container. On an app network's gateway
- *   only that app's services answer; on loopback any.
+ *   only that app's services answer. On loopback (tools and tests; Caddy asks by domain and
+ *   container) only a name exactly one service has: app names repeat across environments, and
+ *   one environment's container is never the answer for another's (an ambiguous name: NXDOMAIN).
  * - `<domain>._route.<zone>` (SRV, loopback only): where ingress sends a request for that Host:
  *   the active container's `_ctr` name and port, or the data plane's own fallback page.
  * - `<container>._ctr.<zone>` (A, loopback only): one container's address. Caddy dials this name,
@@ -58,6 +60,12 @@ const NXDOMAIN = 3;
 
 type Found = { type: "A"; address: string } | { type: "SRV"; target: string; port: number } | null;
 
+/** The entry a mesh name means in `scope`: its app's own on a gateway; on loopback the only one, or none when names repeat. */
+function meshEntry(entries: ActiveEntry[], scope: Scope): ActiveEntry | null {
+  if (scope.kind === "app") return entries.find((e) => e.appId === scope.appId) ?? null;
+  return entries.length === 1 ? entries[0]! : null;
+}
+
 /** Decides what a name means: null for a name in our zone that names nothing (NXDOMAIN). */
 async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Found | "nodata"> {
   const rel = name.slice(0, -(c.zone.length + 1)); // the labels before the zone
@@ -66,8 +74,7 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
 
   if (labels.length === 2 && !labels[0]!.startsWith("_") && !labels[1]!.startsWith("_")) {
     const [service, app] = labels as [string, string];
-    const scope = c.scope;
-    const entry = c.index.byMeshName.get(`${service}.${app}`)?.find((e) => scope.kind === "loopback" || e.appId === scope.appId);
+    const entry = meshEntry(c.index.byMeshName.get(`${service}.${app}`) ?? [], c.scope);
     if (!entry) return null;
     if (qtype !== "A") return "nodata";
     const address = await c.address(entry.container, entry.appId);

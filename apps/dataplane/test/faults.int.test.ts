@@ -11,7 +11,7 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter } from "@levelrail/spec/naming";
+import { instanceFilter, isPreDeployContainer } from "@levelrail/spec/naming";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
@@ -54,7 +54,7 @@ let db: ReturnType<typeof createDb>;
 let ctx: Awaited<ReturnType<typeof seedOrg>>;
 const domains = { web: `web-${short}.localhost`, api: `api-${short}.localhost` };
 
-const containers = async () => (await runtime.listContainers(instanceFilter(short))).filter((c) => c.labels["levelrail.role"] === undefined);
+const containers = async () => (await runtime.listContainers(instanceFilter(short))).filter((c) => !isPreDeployContainer(c));
 const callerLog = async () => {
   const [c] = (await containers()).filter((x) => x.name.startsWith(`${short}-caller-`));
   if (!c) throw new Error("no caller container");

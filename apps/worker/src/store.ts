@@ -29,6 +29,7 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
         name: s.name,
         appId: s.appId,
         appName: row.appName,
+        environmentId: s.environmentId,
         orgId: s.orgId,
         registryCredentialId: s.registryCredentialId,
         envTarget,

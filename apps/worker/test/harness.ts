@@ -57,6 +57,8 @@ export async function setupSuite(label: string) {
     logs,
     dataPlane,
     dataPlanePort,
+    /** The file the worker writes and the data plane follows (a test may write it as an earlier version did). */
+    stateFile,
     /** What the data plane answers on loopback for an A query of `name` (null: no address). */
     async resolve(name: string): Promise<string | null> {
       const q = dnsPacket.encode({ type: "query", id: 1, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name }] });

@@ -25,6 +25,24 @@ describe("FakeEngine", () => {
     expect((await e.inspectNetwork(NET))?.containers).toEqual([id]);
   });
 
+  it("merges an image's labels into its containers' as the engine does, the container's own winning", async () => {
+    const e = engine();
+    e.imageLabels.set("sha256:img", { "levelrail.role": "pre-deploy", "org.opencontainers.image.title": "web" });
+    await e.createContainer({ name: "web-1", Image: "sha256:img", Labels: { ...labels, "levelrail.role": "service" } });
+    await e.createContainer({ name: "web-2", Image: "sha256:img", Labels: labels });
+    expect(e.get("web-1")?.labels).toEqual({ ...labels, "levelrail.role": "service", "org.opencontainers.image.title": "web" });
+    expect(e.get("web-2")?.labels["levelrail.role"]).toBe("pre-deploy");
+  });
+
+  it("by default runs a service's container until stopped and lets a pre-deploy hook's exit 0 (by its role and name, not any role label)", async () => {
+    const e = engine();
+    await e.createContainer({ name: "web-1", Labels: { ...labels, "levelrail.role": "service" } });
+    await e.createContainer({ name: "web-2", Labels: { ...labels, "levelrail.role": "pre-deploy" } }); // an image's label on a service container
+    await e.createContainer({ name: "web-1-pre-deploy", Labels: { ...labels, "levelrail.role": "pre-deploy" } });
+    for (const n of ["web-1", "web-2", "web-1-pre-deploy"]) await e.startContainer(n);
+    expect([e.get("web-1")?.state, e.get("web-2")?.state, e.get("web-1-pre-deploy")?.state]).toEqual(["running", "running", "exited"]);
+  });
+
   it("scripts a process: output, exit, a restart by the engine, a crash loop", async () => {
     const e = engine();
     e.script = () => ({ chunks: ["hello\n"], exit: 3 });

@@ -1,4 +1,5 @@
 import type Docker from "dockerode";
+import { isPreDeployContainer } from "@levelrail/spec/naming";
 import type { ContainerEvent, ContainerSummary, ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime } from "./index";
 
 /**
@@ -51,8 +52,10 @@ export class FakeEngine implements Runtime {
   readonly pulls: { ref: string; auth: RegistryAuth | null }[] = [];
   /** Lifecycle operations in order; read it only where order is the behaviour. */
   readonly calls: string[] = [];
-  /** What a started container does; by default a hook (role label) exits 0 and a service keeps running. */
-  script: (c: FakeContainer) => ProcessScript = (c) => (c.labels["levelrail.role"] ? { chunks: [], exit: 0 } : { chunks: [], exit: "runs" });
+  /** image (id or ref) → the labels it was built with: Docker merges them into its containers' (theirs win). */
+  readonly imageLabels = new Map<string, Record<string, string>>();
+  /** What a started container does; by default a pre-deploy hook's exits 0 and any other keeps running. */
+  script: (c: FakeContainer) => ProcessScript = (c) => (isPreDeployContainer(c) ? { chunks: [], exit: 0 } : { chunks: [], exit: "runs" });
   /** What an exec does: its output and exit code, or `"runs"` (it never ends by itself). */
   execScript: (argv: string[]) => ProcessScript = () => ({ chunks: [], exit: 0 });
   now: () => number = () => Date.now();
@@ -228,7 +231,8 @@ export class FakeEngine implements Runtime {
     if (this.get(name)) return null;
     this.calls.push(`create ${name}`);
     const policy = opts.HostConfig?.RestartPolicy?.Name === "unless-stopped" ? "unless-stopped" : "no";
-    return this.add({ name, labels: { ...(opts.Labels ?? {}) }, options: structuredClone(opts), restartPolicy: policy }).id;
+    const labels = { ...(opts.Image ? this.imageLabels.get(opts.Image) : undefined), ...(opts.Labels ?? {}) };
+    return this.add({ name, labels, options: structuredClone(opts), restartPolicy: policy }).id;
   }
 
   async startContainer(id: string): Promise<void> {

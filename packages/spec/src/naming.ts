@@ -10,7 +10,8 @@ export const Labels = {
   service: "levelrail.service",
   app: "levelrail.app",
   release: "levelrail.release",
-  /** What a container is for when it is not the service itself: `pre-deploy` for a hook container. */
+  environment: "levelrail.environment",
+  /** What a container is for (`Roles`): set explicitly on every container, so an image's own label never shows through. */
   role: "levelrail.role",
   /** The short name of the installation that owns the object, so two installations can share an engine. */
   instance: "levelrail.instance",
@@ -18,20 +19,48 @@ export const Labels = {
 
 export const DEFAULT_SHORT_NAME = "levelrail";
 
-/** Hash of the image and restart nonce; an empty nonce hashes the image alone. */
-export function containerHash(image: string, restartNonce: string): string {
-  const input = restartNonce === "" ? image : `${image}\n${restartNonce}`;
-  return createHash("sha256").update(input).digest("hex").slice(0, 12);
+/** What a container of a service is for: the value of its `levelrail.role` label. */
+export const Roles = { service: "service", preDeploy: "pre-deploy" } as const;
+export type Role = (typeof Roles)[keyof typeof Roles];
+
+/** The inputs of a service container's name: which service, which image, which restart. */
+export interface ContainerKey {
+  /** The service's id: names repeat across environments, ids never. */
+  serviceId: string;
+  /** The image id the release resolved to. */
+  imageId: string;
+  /** The restart nonce; empty for a service never restarted. */
+  restartNonce: string;
 }
 
-/** `<short>-<service>-<hash>`: same image and nonce give the same name; two images never share one. */
-export function containerName(
-  shortName: string,
-  service: string,
-  image: string,
-  restartNonce: string,
-): string {
-  return `${shortName}-${service}-${containerHash(image, restartNonce)}`;
+/** Hash of the service's id, the image id and the restart nonce (newline-separated: none of them contains one). */
+export function containerHash(k: ContainerKey): string {
+  return createHash("sha256").update(`${k.serviceId}\n${k.imageId}\n${k.restartNonce}`).digest("hex").slice(0, 12);
+}
+
+/**
+ * `<short>-<service>-<hash>`: the same service, image and nonce give the same name; two images never
+ * share one; two services named alike (in two environments) never collide.
+ */
+export function containerName(shortName: string, service: string, k: ContainerKey): string {
+  return `${shortName}-${service}-${containerHash(k)}`;
+}
+
+const PRE_DEPLOY_SUFFIX = "-pre-deploy";
+
+/** `<service container's name>-pre-deploy`: the one-off container a release's pre-deploy hook runs in. */
+export function preDeployName(serviceContainer: string): string {
+  return `${serviceContainer}${PRE_DEPLOY_SUFFIX}`;
+}
+
+/**
+ * Whether an inspected container of a service is a pre-deploy hook's rather than the service's own.
+ * Both the label and the name must say so: an earlier version set no role on service containers, so
+ * an image's own `levelrail.role` label showed through on those (Docker merges image labels in);
+ * a service container's name ends in its hash, never in `-pre-deploy`.
+ */
+export function isPreDeployContainer(c: { name: string; labels: Record<string, string> }): boolean {
+  return c.labels[Labels.role] === Roles.preDeploy && c.name.endsWith(PRE_DEPLOY_SUFFIX);
 }
 
 /** `<short>-app-<appId>`: the private network every container of an app joins. */
@@ -39,14 +68,28 @@ export function networkName(shortName: string, appId: string): string {
   return `${shortName}-app-${appId}`;
 }
 
-/** The labels every container of a service carries; `levelrail.service` holds the service's id (names repeat across environments). */
-export function serviceLabels(shortName: string, serviceId: string, appId: string, releaseId: string): Record<string, string> {
+/** Whose a service's container is: the ids its labels carry. */
+export interface ContainerOwner {
+  serviceId: string;
+  appId: string;
+  environmentId: string;
+  releaseId: string;
+}
+
+/**
+ * The labels every container of a service carries, its role included, always explicitly: Docker
+ * merges an image's labels into its containers', and ours must win. `levelrail.service` holds the
+ * service's id (names repeat across environments).
+ */
+export function serviceLabels(shortName: string, owner: ContainerOwner, role: Role): Record<string, string> {
   return {
     [Labels.managed]: "true",
     [Labels.instance]: shortName,
-    [Labels.service]: serviceId,
-    [Labels.app]: appId,
-    [Labels.release]: releaseId,
+    [Labels.service]: owner.serviceId,
+    [Labels.app]: owner.appId,
+    [Labels.environment]: owner.environmentId,
+    [Labels.release]: owner.releaseId,
+    [Labels.role]: role,
   };
 }
 

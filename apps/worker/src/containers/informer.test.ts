@@ -1,18 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { ContainerEvent, ContainerSummary } from "@levelrail/docker";
 import { FakeEngine } from "@levelrail/docker/fake";
-import { serviceLabels } from "@levelrail/spec/naming";
+import { Roles, serviceLabels } from "@levelrail/spec/naming";
 import { ContainerInformer, type InformerRuntime, statusKey } from "./informer";
 
 const SHORT = "lrt";
-const labels = (service: string) => serviceLabels(SHORT, service, "app-1", "rel-1");
+const owner = (serviceId: string) => ({ serviceId, appId: "app-1", environmentId: "env-1", releaseId: "rel-1" });
+const labels = (service: string) => serviceLabels(SHORT, owner(service), Roles.service);
 
 /** The fake engine behind a counter of the informer's engine calls, by method. */
 function world() {
   const engine = new FakeEngine();
   engine.add({ name: "a", labels: labels("s1"), state: "running" });
   engine.add({ name: "b", labels: labels("s2"), state: "running" });
-  engine.add({ name: "other-instance", labels: serviceLabels("other", "s1", "app-1", "rel-1"), state: "running" });
+  engine.add({ name: "other-instance", labels: serviceLabels("other", owner("s1"), Roles.service), state: "running" });
   engine.add({ name: "not-ours", labels: { "levelrail.service": "s1" }, state: "running" });
   const calls: string[] = [];
   /** While set, a listing waits for it before it answers (what the engine had when asked). */

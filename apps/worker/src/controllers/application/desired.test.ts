@@ -25,6 +25,7 @@ const plan = {
   service: "web",
   appId: "6f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f",
   appName: "shop",
+  environmentId: "2d4e6f80-1a3b-4c5d-8e9f-a0b1c2d3e4f5",
   releaseId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70",
   imageId: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
   restartNonce: "a1b2c3d4e5f6",
@@ -38,14 +39,14 @@ describe("containerOptions", () => {
   it("covers every ReleaseSpec and ContainerPlan field", () => {
     expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
     expect(Object.keys(spec)).toHaveLength(7);
-    expect(Object.keys(plan)).toHaveLength(11);
+    expect(Object.keys(plan)).toHaveLength(12);
     expect(releaseSpec.parse(spec)).toEqual(spec);
   });
 
   it("builds the exact container", () => {
     const network = `lrtest-app-${plan.appId}`;
     expect(containerOptions(plan)).toStrictEqual({
-      name: containerName("lrtest", "web", plan.imageId, "a1b2c3d4e5f6"),
+      name: containerName("lrtest", "web", { serviceId: plan.serviceId, imageId: plan.imageId, restartNonce: "a1b2c3d4e5f6" }),
       Image: plan.imageId,
       Env: [
         "LOG_LEVEL=debug",
@@ -60,7 +61,9 @@ describe("containerOptions", () => {
         "levelrail.instance": "lrtest",
         "levelrail.service": plan.serviceId,
         "levelrail.app": plan.appId,
+        "levelrail.environment": plan.environmentId,
         "levelrail.release": plan.releaseId,
+        "levelrail.role": "service",
         "levelrail.image": "registry.example.com/shop:1.4.2",
       },
       ExposedPorts: { "8080/tcp": {} },
@@ -77,13 +80,16 @@ describe("containerOptions", () => {
     });
   });
 
-  it("names the container <short>-<service>-<hash of image id and nonce>", () => {
+  it("names the container <short>-<service>-<hash of service id, image id and nonce>", () => {
     expect(containerOptions(plan).name).toMatch(/^lrtest-web-[0-9a-f]{12}$/);
     const other = (over: Partial<ContainerPlan>) => containerOptions({ ...plan, ...over }).name;
     expect(other({ restartNonce: "" })).not.toBe(containerOptions(plan).name);
     expect(other({ imageId: "sha256:ffff" })).not.toBe(containerOptions(plan).name);
+    // The same service name and app name in another environment: another service, another name.
+    expect(other({ serviceId: "5e6f7a8b-0000-4000-8000-000000000000", appId: "another-app", environmentId: "another-env" })).not.toBe(containerOptions(plan).name);
     // What does not change the container's identity does not change its name.
     expect(other({ releaseId: "another-release", env: {} })).toBe(containerOptions(plan).name);
+    expect(other({ environmentId: "another-env", appId: "another-app" })).toBe(containerOptions(plan).name);
   });
 
   it("takes the environment from the resolved env, not the spec's own", () => {

@@ -1,5 +1,5 @@
 import type { ContainerCreateOptions } from "dockerode";
-import { containerName, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { Roles, containerName, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 
 export interface ContainerPlan {
@@ -10,6 +10,7 @@ export interface ContainerPlan {
   appId: string;
   /** The app's name: a bare `<service>` resolves in the app's mesh zone. */
   appName: string;
+  environmentId: string;
   releaseId: string;
   /** The image id the release resolved to. */
   imageId: string;
@@ -25,10 +26,10 @@ export interface ContainerPlan {
 export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & { name: string } {
   const network = networkName(plan.shortName, plan.appId);
   return {
-    name: containerName(plan.shortName, plan.service, plan.imageId, plan.restartNonce),
+    name: containerName(plan.shortName, plan.service, plan),
     Image: plan.imageId,
     Env: Object.entries(plan.env).map(([k, v]) => `${k}=${v}`),
-    Labels: { ...serviceLabels(plan.shortName, plan.serviceId, plan.appId, plan.releaseId), "levelrail.image": plan.spec.image },
+    Labels: { ...serviceLabels(plan.shortName, plan, Roles.service), "levelrail.image": plan.spec.image },
     ExposedPorts: { [`${plan.spec.port}/tcp`]: {} },
     HostConfig: {
       NetworkMode: network,

@@ -95,7 +95,8 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
   const fail = async (message: string, active: ManagedContainer | null) => {
     await x.status.updateRelease(rel.id, { outcome: "failed", message });
     await x.status.setStatus(svc.id, st.failed(rel.spec.image, active, message, x.now()));
-    await x.deploys?.recordDeploy(rel.id, "failed");
+    // A succeeded release's replacement container failing is no failed deploy (the live one serves on).
+    if (rel.outcome !== "succeeded") await x.deploys?.recordDeploy(rel.id, "failed");
   };
 
   switch (step.kind) {
@@ -169,7 +170,8 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       await changing(container.id, () => runtime.setRestartPolicy(container.id, "unless-stopped"));
       await x.mesh.setActive(svc.id, { appId: svc.appId, app: svc.appName, service: svc.name, container: container.name, port: rel.spec.port });
       await x.status.updateRelease(rel.id, { outcome: "succeeded", container: container.name, message: "" });
-      x.prober.forget(container.id);
+      // A replacement's ready time anchors the old container's drain (the release's own time is the deploy's).
+      if (!step.replacement) x.prober.forget(container.id);
       if (step.cutover) await x.deploys?.recordDeploy(rel.id, "succeeded");
       if (step.others > 0 && x.drainMs > 0) {
         await x.status.setStatus(svc.id, st.deploying(rel.spec.image, "cutover", container.name, `${container.name} is active; draining ${step.others} old container(s)`));

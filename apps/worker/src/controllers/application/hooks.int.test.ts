@@ -420,6 +420,6 @@ describe("deploy hooks on the real engine", () => {
     const created = await createdSince(since, name);
     expect(created.filter((n) => n.endsWith("-pre-deploy"))).toEqual([hook!.name]);
     expect(created).toHaveLength(2); // the hook container and the service container
-    expect((await s.containers(name)).map((c) => c.labels[Labels.role])).toEqual([undefined]);
+    expect((await s.containers(name)).map((c) => c.labels[Labels.role])).toEqual(["service"]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ContainerCreateOptions } from "dockerode";
 import { FakeEngine } from "@levelrail/docker/fake";
-import { Labels, serviceLabels } from "@levelrail/spec/naming";
+import { Labels, Roles, serviceLabels } from "@levelrail/spec/naming";
 import {
   CappedOutput,
   type HookOutcome,
@@ -62,7 +62,7 @@ const serviceContainer = (): ContainerCreateOptions & { name: string } => ({
   name: "lrt-web-5d4cc820b37f",
   Image: IMAGE_ID,
   Env: ["DATABASE_URL=postgres://db/shop", "LOG_LEVEL=info"],
-  Labels: { ...serviceLabels("lrt", "svc-1", "app-1", "rel-2"), "levelrail.image": "registry.example.com/shop:1.4.2" },
+  Labels: { ...serviceLabels("lrt", { serviceId: "svc-1", appId: "app-1", environmentId: "env-1", releaseId: "rel-2" }, Roles.service), "levelrail.image": "registry.example.com/shop:1.4.2" },
   ExposedPorts: { "8080/tcp": {} },
   HostConfig: {
     NetworkMode: NETWORK,

@@ -1,6 +1,6 @@
 import type { ContainerCreateOptions } from "dockerode";
 import type { ManagedContainer, Runtime } from "@levelrail/docker";
-import { Labels } from "@levelrail/spec/naming";
+import { Labels, Roles, preDeployName } from "@levelrail/spec/naming";
 
 export type HookPhase = "pre" | "post";
 export type HookOutcome = "succeeded" | "failed" | "timed_out" | "error";
@@ -127,12 +127,12 @@ async function recorded(
 export function preDeployContainer(service: ContainerCreateOptions & { name: string }, argv: string[]): ContainerCreateOptions & { name: string } {
   const [entry, ...args] = argv;
   return {
-    name: `${service.name}-pre-deploy`,
+    name: preDeployName(service.name),
     Image: service.Image,
     Entrypoint: entry === undefined ? [] : [entry],
     Cmd: args,
     Env: service.Env,
-    Labels: { ...service.Labels, [Labels.role]: "pre-deploy" },
+    Labels: { ...service.Labels, [Labels.role]: Roles.preDeploy },
     HostConfig: {
       NetworkMode: service.HostConfig?.NetworkMode,
       Dns: service.HostConfig?.Dns,

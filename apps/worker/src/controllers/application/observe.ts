@@ -1,7 +1,7 @@
 import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
-import { Labels, containerName, networkName } from "@levelrail/spec/naming";
-import { type Desired, type EnvObservation, type Observed, isLive } from "./plan";
+import { Labels, isPreDeployContainer, networkName } from "@levelrail/spec/naming";
+import { type Desired, type EnvObservation, type Observed, isLive, releaseContainerName } from "./plan";
 import type { ContainerIndex, ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
 
@@ -39,9 +39,11 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
   };
   const observed: Observed = {
     now: o.now(),
-    // Hook containers of this service (pre-deploy one-offs) are not the service itself.
-    containers: all.filter((c) => c.labels[Labels.role] === undefined),
-    hookContainers: all.filter((c) => c.labels[Labels.role] !== undefined),
+    // Hook containers of this service (pre-deploy one-offs) are not the service itself. An earlier
+    // version's service containers have no role label of their own: they are the service's, active
+    // until their replacement under today's name has taken the traffic over.
+    containers: all.filter((c) => !isPreDeployContainer(c)),
+    hookContainers: all.filter(isPreDeployContainer),
     env: null,
     localImageId: null,
     network: null,
@@ -53,7 +55,7 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
   }
   const rel = service?.release;
   if (!service || !rel || rel.outcome === "failed") return { desired, observed };
-  const target = rel.imageId === null ? null : containerName(o.shortName, service.name, rel.imageId, rel.restartNonce);
+  const target = rel.imageId === null ? null : releaseContainerName(o.shortName, service, rel.imageId, rel.restartNonce);
   if (rel.outcome === "succeeded" && observed.containers.some((c) => c.name === target && isLive(c))) return { desired, observed };
 
   observed.env = await environment(o.envStores, service.envTarget, rel.spec.env);

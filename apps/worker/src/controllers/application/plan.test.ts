@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ManagedContainer } from "@levelrail/docker";
-import { Labels, serviceLabels } from "@levelrail/spec/naming";
+import { Labels, type Role, Roles } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 import { type Desired, type Observed, type Step, plan } from "./plan";
-import { APP_ID, IMAGE_ID, NETWORK, NEW, NOW, OLD, SHORT, SVC_ID, spec } from "./testbed";
+import { APP_ID, ENV_ID, IMAGE_ID, NETWORK, NEW, NOW, OLD, SHORT, SVC_ID, labelsOf, spec } from "./testbed";
 import type { DesiredRelease, DesiredService } from "./ports";
+import { legacyContainerName, legacyPreDeployLabels, legacyServiceLabels } from "@levelrail/testkit/legacy";
 
 const PRE = `${NEW}-pre-deploy`;
 
@@ -28,6 +29,7 @@ function desired(rel: Rel | null = {}, service: Partial<DesiredService> | null =
       name: "web",
       appId: APP_ID,
       appName: "shop",
+      environmentId: ENV_ID,
       orgId: "org-1",
       registryCredentialId: null,
       envTarget: { orgId: "org-1", projectId: "p", environmentId: "e", serviceId: SVC_ID, env: {}, secretKeys: [], storageTargetId: null, databaseEnv: {} },
@@ -41,14 +43,14 @@ function desired(rel: Rel | null = {}, service: Partial<DesiredService> | null =
   };
 }
 
-type Over = Partial<ManagedContainer> & { release?: string; role?: string };
+type Over = Partial<ManagedContainer> & { release?: string; role?: Role };
 function container(name: string, over: Over = {}): ManagedContainer {
   const { release = "rel-2", role, ...rest } = over;
   return {
     id: `id-${name}`,
     name,
     state: "running",
-    labels: { ...serviceLabels(SHORT, SVC_ID, APP_ID, release), ...(role ? { [Labels.role]: role } : {}) },
+    labels: labelsOf(release, role ?? Roles.service),
     startedAt: NOW - 10_000,
     finishedAt: 0,
     exitCode: null,
@@ -187,8 +189,38 @@ const live: Row[] = [
   ["one restart: reported, not a loop", LIVE, observed({ containers: [switched({ restartCount: 1, exitCode: 137, startedAt: NOW - 1000 })] }), { kind: "done", status: expect.objectContaining({ crashLooping: false, restarts: 1 }) }],
 ];
 
+/**
+ * Upgrade: the release went live under a version whose names left out the service's id and whose
+ * service containers carried no environment and no role. Its container is replaced once, blue-green.
+ */
+const LEGACY = legacyContainerName(SHORT, "web", IMAGE_ID, "");
+const legacy = (over: Partial<ManagedContainer> = {}) =>
+  container(LEGACY, { restartPolicy: "unless-stopped", createdAt: NOW - 86_400_000, startedAt: NOW - 86_400_000, addresses: { [NETWORK]: "10.201.0.2" }, labels: legacyServiceLabels(SHORT, SVC_ID, APP_ID, "rel-2"), ...over });
+const legacyHook = () => container(`${LEGACY}-pre-deploy`, { state: "exited", exitCode: 0, labels: legacyPreDeployLabels(SHORT, SVC_ID, APP_ID, "rel-2") });
+const UPGRADED = desired({ outcome: "succeeded", finishedAt: NOW - 86_400_000, spec: { hooks: HOOKS } });
+const ready = (at: number) => ({ [`id-${NEW}`]: { ready: true, detail: "HTTP 200", at } });
+const upgrade: Row[] = [
+  ["an earlier version's hook container left over: it goes first", UPGRADED, observed({ containers: [legacy()], hookContainers: [legacyHook()] }), { kind: "remove-leftovers", remove: [legacyHook()] }],
+  ["its live container under the old name: a new one is made beside it, no hook runs, the old one stays active", UPGRADED, observed({ containers: [legacy()] }), {
+    kind: "create",
+    options: expect.objectContaining({ name: NEW, Labels: expect.objectContaining({ "levelrail.environment": ENV_ID, "levelrail.role": "service", "levelrail.release": "rel-2" }) }),
+    preDeploy: null,
+    stopFirst: [],
+    active: legacy(),
+  }],
+  ["an image's own levelrail.role label on the old container does not make it a hook's", UPGRADED, observed({ containers: [legacy({ labels: { ...legacyServiceLabels(SHORT, SVC_ID, APP_ID, "rel-2"), "levelrail.role": "pre-deploy" } })] }), { kind: "create", active: expect.objectContaining({ name: LEGACY }) }],
+  ["the new one starts while the old one serves", UPGRADED, observed({ containers: [legacy(), fresh({ state: "created" })] }), { kind: "start", status: expect.objectContaining({ activeContainer: LEGACY }) }],
+  ["ready: switch without a hook, no deploy recorded, the release left as it was", UPGRADED, observed({ containers: [legacy(), fresh()], probes: ready(NOW) }), { kind: "switch", container: fresh(), postDeploy: null, cutover: false, replacement: true, others: 1, active: legacy() }],
+  ["switched: the old one drains from the moment the new one was ready, not the release's old finish", UPGRADED, observed({ containers: [legacy(), switched()], probes: ready(NOW - 500) }), { kind: "drain", publish: entry(NEW), requeueAfterMs: 1500 }],
+  ["switched, the worker restarted (no probe in memory): the drain counts from the new one's start", UPGRADED, observed({ containers: [legacy(), switched({ startedAt: NOW - 1200 })] }), { kind: "drain", requeueAfterMs: 800 }],
+  ["drained: the old one goes, once", UPGRADED, observed({ containers: [legacy(), switched()], probes: ready(NOW - 2000) }), { kind: "done", publish: entry(NEW), remove: [legacy()] }],
+  ["failed to get ready: the new one goes, the old one keeps serving", UPGRADED, observed({ containers: [legacy(), fresh({ createdAt: NOW - 60_000 })], probes: { [`id-${NEW}`]: { ready: false, detail: "HTTP 503" } } }), { kind: "fail", remove: fresh({ createdAt: NOW - 60_000 }), active: legacy() }],
+  ["a recreate service is replaced the way it deploys: the old one stops first", desired({ outcome: "succeeded", finishedAt: NOW - 86_400_000, spec: { strategy: "recreate" } }), observed({ containers: [legacy()] }), { kind: "create", stopFirst: [legacy()] }],
+];
+
 describe.each([
   ["nothing to run", nothingToRun],
+  ["an earlier version's containers (upgrade)", upgrade],
   ["a failed release", failedRelease],
   ["before any container", beforeContainers],
   ["the cutover, every crash point", cutover],
@@ -207,7 +239,7 @@ describe("plan: the container it would create", () => {
     const step = plan(desired(), observed());
     if (step.kind !== "create") throw new Error(step.kind);
     expect(step.options.HostConfig).toMatchObject({ NetworkMode: NETWORK, Dns: ["10.201.0.1", "192.0.2.53"], DnsSearch: ["shop.lrt.internal"], RestartPolicy: { Name: "no" } });
-    expect(step.options.Labels).toMatchObject({ [Labels.service]: SVC_ID, [Labels.release]: "rel-2" });
+    expect(step.options.Labels).toMatchObject({ [Labels.service]: SVC_ID, [Labels.environment]: ENV_ID, [Labels.release]: "rel-2", [Labels.role]: "service" });
     expect(step.options.Env).toEqual(["LOG_LEVEL=info"]);
   });
 

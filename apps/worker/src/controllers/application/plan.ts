@@ -1,8 +1,7 @@
 import type { ContainerCreateOptions } from "dockerode";
 import type { ManagedContainer } from "@levelrail/docker";
-import { containerName } from "@levelrail/spec/naming";
 import type { ActiveEntry } from "@levelrail/spec/dataplane";
-import { Labels } from "@levelrail/spec/naming";
+import { Labels, containerName } from "@levelrail/spec/naming";
 import { containerOptions, probeUrl } from "./desired";
 import { type HookRun, preDeployContainer } from "./hooks";
 import { pullPolicy } from "./image";
@@ -27,9 +26,9 @@ export type EnvObservation = { ok: true; env: Record<string, string> } | { ok: f
 /** What one pass saw. Fields a situation does not need are left unread (null). */
 export interface Observed {
   now: number;
-  /** The service's own containers (no role label). */
+  /** The service's own containers (any not a pre-deploy hook's, an earlier version's unlabelled ones included). */
   containers: ManagedContainer[];
-  /** Its pre-deploy hook containers. */
+  /** Its pre-deploy hook containers (`isPreDeployContainer`: role label and name). */
   hookContainers: ManagedContainer[];
   /** The resolved environment; null when it was not needed. */
   env: EnvObservation | null;
@@ -65,8 +64,12 @@ export type Step =
   | { kind: "start"; container: ManagedContainer; status: ObservedStatus }
   /** Registers the container with the prober manager, which wakes the key when it is ready or out of budget. */
   | { kind: "await-readiness"; container: ManagedContainer; url: string | null; since: number; budgetMs: number; status: ObservedStatus }
-  /** Ready: run the post-deploy hook (a real cutover only), then make it the active container. */
-  | { kind: "switch"; container: ManagedContainer; postDeploy: HookRun | null; cutover: boolean; others: number; active: ManagedContainer | null }
+  /**
+   * Ready: run the post-deploy hook (a real cutover only), then make it the active container.
+   * `replacement`: the release had already switched (it stays as recorded); this container replaces
+   * its live one (one an earlier version named, or one removed by hand), and the probe's time is the switch's.
+   */
+  | { kind: "switch"; container: ManagedContainer; postDeploy: HookRun | null; cutover: boolean; replacement: boolean; others: number; active: ManagedContainer | null }
   /** The new container is active; the old ones serve requests in flight until the drain ends. */
   | { kind: "drain"; publish: ActiveEntry; status: ObservedStatus; requeueAfterMs: number }
   /** Converged: remove what is left; a live container that crashes is the engine's to restart. */
@@ -75,6 +78,11 @@ export type Step =
 const isRunning = (c: ManagedContainer) => c.state === "running";
 /** The switch gives a container `unless-stopped`: from then on its crashes are the engine's to restart. */
 export const isLive = (c: ManagedContainer) => c.restartPolicy === "unless-stopped";
+
+/** The name of the container that runs `rel` of `svc`, once its image id is pinned. */
+export function releaseContainerName(shortName: string, svc: Pick<DesiredService, "id" | "name">, imageId: string, restartNonce: string): string {
+  return containerName(shortName, svc.name, { serviceId: svc.id, imageId, restartNonce });
+}
 
 /** Pure: the one next step from what is wanted and what was seen. */
 export function plan(d: Desired, o: Observed): Step {
@@ -94,15 +102,21 @@ export function plan(d: Desired, o: Observed): Step {
 
   const serving = o.containers.find(isRunning) ?? null;
   const pinned = rel.imageId;
-  const targetName = pinned === null ? null : containerName(d.shortName, svc.name, pinned, rel.restartNonce);
+  const targetName = pinned === null ? null : releaseContainerName(d.shortName, svc, pinned, rel.restartNonce);
   const target = o.containers.find((c) => c.name === targetName);
   const others = o.containers.filter((c) => c.name !== targetName);
 
   // Live: the release succeeded and its container was switched to (`unless-stopped`), whatever state the
-  // engine keeps it in now. One made again (removed by hand) proves itself and is switched to first.
+  // engine keeps it in now. One made again proves itself and is switched to first, a blue-green
+  // replacement of the live one: removed by hand, or named by an earlier version (whose name left out
+  // the service's id), which serves until the new one has taken the traffic over, then drains.
   if (rel.outcome === "succeeded" && target && isLive(target)) {
     if (o.hookContainers.length > 0) return { kind: "remove-leftovers", remove: o.hookContainers };
-    const drainLeft = (rel.finishedAt ?? 0) + d.drainMs - o.now;
+    // A replacement's switch leaves the release as it was: its readiness (or, after a worker restart,
+    // its start) is when the traffic moved.
+    const probe = o.probes[target.id];
+    const switchedAt = Math.max(rel.finishedAt ?? 0, target.startedAt, probe?.ready ? (probe.at ?? 0) : 0);
+    const drainLeft = switchedAt + d.drainMs - o.now;
     if (others.length > 0 && drainLeft > 0) {
       const status = st.deploying(image, "cutover", target.name, `${target.name} is active; draining ${others.length} old container(s) for ${Math.ceil(drainLeft / 100) / 10}s`);
       return { kind: "drain", publish: entry(target), status, requeueAfterMs: drainLeft };
@@ -126,6 +140,7 @@ export function plan(d: Desired, o: Observed): Step {
     service: svc.name,
     appId: svc.appId,
     appName: svc.appName,
+    environmentId: svc.environmentId,
     releaseId: rel.id,
     imageId: pinned,
     restartNonce: rel.restartNonce,
@@ -133,7 +148,9 @@ export function plan(d: Desired, o: Observed): Step {
     env: o.env.env,
     dns: [o.network.gateway, ...d.upstreamDns],
   });
-  const preArgv = rel.spec.hooks.preDeploy;
+  // A succeeded release that gets here replaces its live container: no deploy, so no hook runs again.
+  const replacement = rel.outcome === "succeeded";
+  const preArgv = replacement ? undefined : rel.spec.hooks.preDeploy;
   const preDeploy = preArgv ? preDeployContainer(options, preArgv) : null;
   // Only this release's hook container, before its service container exists, is adopted (a crash mid-hook);
   // any other (an older release's, even under the same name) is a leftover.
@@ -172,9 +189,9 @@ export function plan(d: Desired, o: Observed): Step {
   const probe = o.probes[target.id];
   if (probe?.ready) {
     // A real cutover: this release made the container (a no-op Deploy adopts the running one and runs no hook).
-    const cutover = target.labels[Labels.release] === rel.id;
+    const cutover = !replacement && target.labels[Labels.release] === rel.id;
     const postArgv = rel.spec.hooks.postDeploy;
-    return { kind: "switch", container: target, postDeploy: cutover && postArgv ? hookRun("post", postArgv) : null, cutover, others: others.length, active: othersServing };
+    return { kind: "switch", container: target, postDeploy: cutover && postArgv ? hookRun("post", postArgv) : null, cutover, replacement, others: others.length, active: othersServing };
   }
   const detail = probe?.detail ?? (address ? "not probed yet" : "no address on the app network yet");
   const budgetMs = readyBudgetSeconds * 1000;

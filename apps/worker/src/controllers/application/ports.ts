@@ -20,6 +20,8 @@ export interface DesiredService {
   name: string;
   appId: string;
   appName: string;
+  /** The environment the service (and its app) belongs to: its containers carry it. */
+  environmentId: string;
   orgId: string;
   registryCredentialId: string | null;
   /** What env resolution looks up for this service (its own env is taken from the release). */

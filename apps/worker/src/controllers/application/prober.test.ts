@@ -43,10 +43,11 @@ describe("ProberManager", () => {
     endpoint.readyAt = NOW + 350;
     manager.register(target());
     await vi.advanceTimersByTimeAsync(0);
-    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503" });
+    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503", at: NOW });
     expect(woken).toEqual([]);
     await vi.advanceTimersByTimeAsync(400);
-    expect(manager.result("c1")).toEqual({ ready: true, detail: "HTTP 200" });
+    // When it was seen ready: a replacement's switch (and its old container's drain) counts from here.
+    expect(manager.result("c1")).toEqual({ ready: true, detail: "HTTP 200", at: NOW + 400 });
     expect(woken).toEqual(["service:svc-1"]);
     const probes = endpoint.asked.length;
     expect(probes).toBe(5); // at 0, 100, 200, 300, 400
@@ -68,7 +69,7 @@ describe("ProberManager", () => {
     expect(woken).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(woken).toEqual(["service:svc-1"]);
-    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503" });
+    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503", at: NOW + 1_000 });
     const probes = endpoint.asked.length;
     await vi.advanceTimersByTimeAsync(5_000);
     expect(endpoint.asked.length).toBe(probes);

@@ -16,6 +16,8 @@ export interface ProbeTarget {
 export interface ProbeObservation {
   ready: boolean;
   detail: string;
+  /** When the manager saw this result (ms since epoch); a ready one's is when traffic could move. */
+  at?: number;
 }
 
 export interface ProberManagerOptions {
@@ -88,7 +90,7 @@ export class ProberManager {
     const { target } = w;
     const result = await this.o.prober.probe(target.url, Math.min(2000, target.budgetMs));
     if (w.done) return;
-    w.result = result;
+    w.result = { ...result, at: this.now() };
     if (result.ready || this.now() - target.since >= target.budgetMs) {
       w.done = true;
       this.o.wake(target.key);

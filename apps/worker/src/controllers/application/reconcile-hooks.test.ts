@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Labels, serviceLabels } from "@levelrail/spec/naming";
-import { APP_ID, IMAGE_ID, IMAGE_REF, NEW, NOW, OLD, SHORT, SVC_ID, MemoryRecorder, spec, testbed } from "./testbed";
+import { Roles, isPreDeployContainer } from "@levelrail/spec/naming";
+import { APP_ID, IMAGE_ID, IMAGE_REF, NEW, NOW, OLD, SVC_ID, MemoryRecorder, labelsOf, spec, testbed } from "./testbed";
 
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ["Date"] });
@@ -37,7 +37,7 @@ describe("application controller: hooks", () => {
 
   it("a failing pre-deploy hook creates no service container and leaves the old one serving", async () => {
     const { t } = withHooks({ preDeploy: PRE });
-    t.engine.script = (c) => (c.labels[Labels.role] ? { chunks: ["no such table\n"], exit: 1 } : { chunks: [], exit: "runs" });
+    t.engine.script = (c) => (isPreDeployContainer(c) ? { chunks: ["no such table\n"], exit: 1 } : { chunks: [], exit: "runs" });
     await t.converge();
     expect(t.names()).toEqual([OLD]);
     expect(t.store.release).toMatchObject({ outcome: "failed", message: `pre-deploy hook ${JSON.stringify(PRE)} failed with exit code 1` });
@@ -47,7 +47,7 @@ describe("application controller: hooks", () => {
 
   it("recreate: a failing pre-deploy hook runs before the old container is stopped, so nothing is stopped", async () => {
     const { t } = withHooks({ preDeploy: PRE }, "recreate");
-    t.engine.script = (c) => (c.labels[Labels.role] ? { chunks: [], exit: 1 } : { chunks: [], exit: "runs" });
+    t.engine.script = (c) => (isPreDeployContainer(c) ? { chunks: [], exit: 1 } : { chunks: [], exit: "runs" });
     await t.converge();
     expect(t.engine.get(OLD)?.state).toBe("running");
     expect(t.engine.calls.some((c) => c.startsWith("stop"))).toBe(false);
@@ -98,8 +98,8 @@ describe("application controller: hooks", () => {
     const { t, recorder } = withHooks({ preDeploy: PRE });
     t.store.release!.outcome = "deploying";
     t.store.release!.imageId = IMAGE_ID;
-    t.engine.add({ name: PRE_NAME, state: "exited", exitCode: 0, labels: { ...serviceLabels(SHORT, SVC_ID, APP_ID, "rel-2"), [Labels.role]: "pre-deploy" } });
-    t.engine.add({ name: `${OLD}-pre-deploy`, state: "exited", exitCode: 0, labels: { ...serviceLabels(SHORT, SVC_ID, APP_ID, "rel-1"), [Labels.role]: "pre-deploy" } });
+    t.engine.add({ name: PRE_NAME, state: "exited", exitCode: 0, labels: labelsOf("rel-2", Roles.preDeploy) });
+    t.engine.add({ name: `${OLD}-pre-deploy`, state: "exited", exitCode: 0, labels: labelsOf("rel-1", Roles.preDeploy) });
     await t.converge();
     expect(t.engine.calls.slice(0, 2)).toEqual([`remove ${OLD}-pre-deploy`, `remove ${PRE_NAME}`]);
     expect(t.engine.calls.filter((c) => c === `create ${PRE_NAME}`)).toEqual([]); // adopted, not made again
@@ -109,7 +109,7 @@ describe("application controller: hooks", () => {
 
   it("a hook container of the same name made by another release is a leftover, not adopted", async () => {
     const { t, recorder } = withHooks({ preDeploy: PRE });
-    t.engine.add({ name: PRE_NAME, state: "exited", exitCode: 0, labels: { ...serviceLabels(SHORT, SVC_ID, APP_ID, "rel-0"), [Labels.role]: "pre-deploy" } });
+    t.engine.add({ name: PRE_NAME, state: "exited", exitCode: 0, labels: labelsOf("rel-0", Roles.preDeploy) });
     await t.converge();
     expect(t.engine.calls.slice(0, 2)).toEqual([`remove ${PRE_NAME}`, `create ${PRE_NAME}`]);
     expect(recorder.runs).toHaveLength(1);
@@ -119,8 +119,8 @@ describe("application controller: hooks", () => {
     const { t, recorder } = withHooks({ preDeploy: PRE });
     t.store.release!.outcome = "deploying";
     t.store.release!.imageId = IMAGE_ID;
-    t.engine.add({ name: NEW, state: "created", labels: serviceLabels(SHORT, SVC_ID, APP_ID, "rel-2") });
-    t.engine.add({ name: PRE_NAME, state: "exited", exitCode: 0, labels: { ...serviceLabels(SHORT, SVC_ID, APP_ID, "rel-2"), [Labels.role]: "pre-deploy" } });
+    t.engine.add({ name: NEW, state: "created", labels: labelsOf("rel-2") });
+    t.engine.add({ name: PRE_NAME, state: "exited", exitCode: 0, labels: labelsOf("rel-2", Roles.preDeploy) });
     await t.converge();
     expect(t.engine.calls[0]).toBe(`remove ${PRE_NAME}`);
     expect(recorder.runs).toEqual([]);

@@ -8,7 +8,7 @@ import { FakeEngine } from "@levelrail/docker/fake";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
 import type { EnvStores } from "@levelrail/spec/env";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
-import { containerName, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { type Role, Roles, containerName, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 import { ContainerInformer } from "../../containers/informer";
 import type { ReconcileResult } from "../../reconcile/controller";
@@ -21,14 +21,18 @@ export const NOW = new Date("2026-03-01T12:00:00Z").getTime();
 export const SHORT = "lrt";
 export const SVC_ID = "3c9d7e21-5b4a-4f6e-8d2c-1a2b3c4d5e6f";
 export const APP_ID = "app-1";
+export const ENV_ID = "env-1";
 export const NETWORK = networkName(SHORT, APP_ID);
 export const GATEWAY = "10.201.0.1";
 export const IMAGE_REF = "registry.example.com/shop:1.4.2";
 export const IMAGE_ID = "sha256:1111";
 export const OLD_REF = "registry.example.com/shop:1.4.1";
 export const OLD_IMAGE_ID = "sha256:0000";
-export const NEW = containerName(SHORT, "web", IMAGE_ID, "");
-export const OLD = containerName(SHORT, "web", OLD_IMAGE_ID, "");
+export const NEW = containerName(SHORT, "web", { serviceId: SVC_ID, imageId: IMAGE_ID, restartNonce: "" });
+export const OLD = containerName(SHORT, "web", { serviceId: SVC_ID, imageId: OLD_IMAGE_ID, restartNonce: "" });
+
+/** The labels the worker puts on a container of the service for `releaseId`. */
+export const labelsOf = (releaseId: string, role: Role = Roles.service) => serviceLabels(SHORT, { serviceId: SVC_ID, appId: APP_ID, environmentId: ENV_ID, releaseId }, role);
 export const KEY = formatKey(serviceKey(SVC_ID));
 export const DRAIN_MS = 2000;
 
@@ -91,7 +95,8 @@ export class ScriptedProbes implements Pick<ProberManager, "register" | "forget"
   private readonly results = new Map<string, ProbeObservation>();
   register(t: ProbeTarget) {
     this.registered.push(t);
-    this.results.set(t.containerId, this.ready ? { ready: true, detail: "HTTP 200" } : { ready: false, detail: "HTTP 503" });
+    const at = Date.now();
+    this.results.set(t.containerId, this.ready ? { ready: true, detail: "HTTP 200", at } : { ready: false, detail: "HTTP 503", at });
     if (this.ready) this.woken.push(t.key);
   }
   forget(id: string) {
@@ -145,6 +150,7 @@ export function testbed(o: TestbedOptions = {}) {
           name: "web",
           appId: APP_ID,
           appName: "shop",
+          environmentId: ENV_ID,
           orgId: "org-1",
           registryCredentialId: null,
           envTarget: { serviceId: SVC_ID, orgId: "org-1", projectId: "p", environmentId: "e", env: {}, secretKeys: [], storageTargetId: null, databaseEnv: {} },
@@ -208,7 +214,7 @@ export function testbed(o: TestbedOptions = {}) {
       engine.images.set(OLD_REF, OLD_IMAGE_ID);
       return engine.add({
         name,
-        labels: serviceLabels(SHORT, SVC_ID, APP_ID, releaseId),
+        labels: labelsOf(releaseId),
         state: "running",
         startedAt: NOW - 3_600_000,
         createdAt: NOW - 3_600_000,

@@ -1,0 +1,74 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as dnsPacket from "dns-packet";
+import { afterEach, describe, expect, it } from "vitest";
+import { FakeEngine } from "@levelrail/docker/fake";
+import type { DataPlaneState } from "@levelrail/spec/dataplane";
+import { Roles, containerName, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { type Scope } from "./answer";
+import { DataPlane } from "./server";
+
+const SHORT = "lrt";
+/** Two environments, each with an app named `shop` (its own id and network) and a service named `web`. */
+const envs = [
+  { env: "env-prod", appId: "app-prod", serviceId: "svc-prod", subnet: "10.201.0.0/26", gateway: "10.201.0.1" },
+  { env: "env-staging", appId: "app-staging", serviceId: "svc-staging", subnet: "10.201.1.0/26", gateway: "10.201.1.1" },
+];
+
+let plane: DataPlane | null = null;
+afterEach(async () => {
+  await plane?.stop();
+  plane = null;
+});
+
+async function world() {
+  const engine = new FakeEngine();
+  const state: DataPlaneState = { version: 1, generation: 1, services: {}, domains: {} };
+  for (const e of envs) {
+    const network = networkName(SHORT, e.appId);
+    engine.addNetwork({ name: network, labels: networkLabels(SHORT, e.appId), subnet: e.subnet, gateway: e.gateway });
+    const name = containerName(SHORT, "web", { serviceId: e.serviceId, imageId: "sha256:same", restartNonce: "" });
+    const id = await engine.createContainer({ name, Labels: serviceLabels(SHORT, { serviceId: e.serviceId, appId: e.appId, environmentId: e.env, releaseId: "r" }, Roles.service), HostConfig: { NetworkMode: network } });
+    await engine.startContainer(id!);
+    state.services[e.serviceId] = { appId: e.appId, app: "shop", service: "web", container: name, port: 8080 };
+  }
+  const stateFile = join(mkdtempSync(join(tmpdir(), "lr-dp-")), "state.json");
+  writeFileSync(stateFile, JSON.stringify(state));
+  plane = new DataPlane({ stateFile, shortName: SHORT, runtime: engine, port: 0, version: "test", gateways: false, log: () => {} });
+  await plane.start();
+  const address = (serviceId: string) => {
+    const e = envs.find((x) => x.serviceId === serviceId)!;
+    return engine.get(state.services[serviceId]!.container)!.addresses[networkName(SHORT, e.appId)]!;
+  };
+  return { state, address, engine };
+}
+
+async function ask(name: string, scope: Scope) {
+  const q = dnsPacket.encode({ type: "query", id: 7, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name }] });
+  const p = dnsPacket.decode((await plane!.answer(q, scope))!);
+  return { rcode: (p.flags ?? 0) & 0xf, addresses: (p.answers ?? []).flatMap((a) => (a.type === "A" ? [a.data] : [])) };
+}
+
+describe("the data plane with two apps named alike in two environments", () => {
+  it("gives the two `web` containers two names, and each gateway answers `web` and its mesh name with its own app's container only", async () => {
+    const w = await world();
+    expect(w.state.services["svc-prod"]!.container).not.toBe(w.state.services["svc-staging"]!.container);
+    for (const e of envs) {
+      const own = w.address(e.serviceId);
+      const other = w.address(envs.find((x) => x !== e)!.serviceId);
+      expect(own).not.toBe(other);
+      // What the container's resolver asks for a bare `web` (search domain `shop.<zone>`) and for the full name.
+      const r = await ask(`web.shop.${SHORT}.internal`, { kind: "app", appId: e.appId });
+      expect(r).toEqual({ rcode: 0, addresses: [own] });
+    }
+  });
+
+  it("on loopback the shared mesh name answers neither environment (NXDOMAIN); each container's own name still resolves", async () => {
+    const w = await world();
+    expect(await ask(`web.shop.${SHORT}.internal`, { kind: "loopback" })).toEqual({ rcode: 3, addresses: [] });
+    for (const e of envs) {
+      expect(await ask(`${w.state.services[e.serviceId]!.container}._ctr.${SHORT}.internal`, { kind: "loopback" })).toEqual({ rcode: 0, addresses: [w.address(e.serviceId)] });
+    }
+  });
+});
