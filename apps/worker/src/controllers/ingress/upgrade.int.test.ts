@@ -30,10 +30,10 @@ beforeAll(async () => {
   caddy = await startCaddy();
   ingressPort = await freePort();
   domain = `web-${s.shortName}.localhost`;
-  appId = (await createApp({ ctx: s.ctx, input: { name: "shop" } })).id;
-  await createService({ ctx: s.ctx, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", domains: [domain] } });
+  appId = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } })).id;
+  await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "web", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz", domains: [domain] } });
   await s.startWorker(ingress());
-  await deployService({ ctx: s.ctx, name: "web", input: {} });
+  await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "web", input: {} });
   expect((await s.waitPhase("web", ["running", "failed"])).phase).toBe("running");
 }, 120_000);
 
@@ -54,7 +54,7 @@ function writeState(mutate: (st: DataPlaneState) => DataPlaneState) {
 
 describe("upgrading from an earlier version's container names", () => {
   it("replaces the old-shape container once, blue-green, with zero failed requests through Caddy", async () => {
-    const svc = await getService({ ctx: s.ctx, name: "web" });
+    const svc = await getService({ ctx: s.ctx, envId: s.ctx.envId, name: "web" });
     const [current] = await s.containers("web");
     const info = await s.runtime.docker.getContainer(current!.id).inspect();
     const imageId = info.Image;
