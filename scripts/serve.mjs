@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { handleSignals, onShutdown, runMain, shuttingDown } from "./lib/lifecycle.mjs";
-import { bin, repoRoot } from "./lib/paths.mjs";
+import { repoRoot } from "./lib/paths.mjs";
 import { Fatal, log, portFree, quietEnv, sleep, supervise, waitFor } from "./lib/util.mjs";
 import { httpStatus } from "./lib/system.mjs";
 
@@ -65,7 +65,8 @@ export async function serveStack(env) {
   const fullEnv = { ...process.env, ...quietEnv, ...env };
   // `node --import tsx` rather than the tsx CLI: one process, so stopping it leaves no orphan.
   keepRunning("worker", () => spawnChild("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], { cwd: repoRoot, env: fullEnv }));
-  keepRunning("web", () => spawnChild("web", bin("next"), ["start", "-p", String(port)], { cwd: join(repoRoot, "apps", "web"), env: fullEnv }));
+  // Not `next start`: apps/web/server/main.mjs wraps Next to resolve the caller's address (trusted proxies).
+  keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: { ...fullEnv, NODE_ENV: "production", PORT: String(port) } }));
 
   const up = await waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 500 });
   if (!up) throw new Fatal(`the web app did not answer on port ${port} within 120 s`);

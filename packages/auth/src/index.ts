@@ -24,10 +24,17 @@ export const secureCookies = (baseURL: string) =>
     ? { useSecureCookies: false, cookiePrefix: "__Host-levelrail", defaultCookieAttributes: { secure: true, path: "/", sameSite: "lax" as const } }
     : {};
 
+/**
+ * The header the web server sets to the caller's address (its socket peer, or the first untrusted
+ * X-Forwarded-For hop behind a trusted proxy), replacing whatever a client sent: the sign-in rate
+ * limit keys on it, so rotating X-Forwarded-For does not reset it.
+ */
+export const CLIENT_IP_HEADER = "x-levelrail-client-ip";
+
 /** better-auth over our Drizzle schema: email + password, no open sign-up. */
 export function createAuth(o: AuthOptions) {
   return betterAuth({
-    advanced: secureCookies(o.baseURL),
+    advanced: { ...secureCookies(o.baseURL), ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification } }),
     secret: deriveKey(o.masterKey, "session").toString("base64"),
     baseURL: o.baseURL,
