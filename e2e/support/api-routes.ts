@@ -99,6 +99,8 @@ export const API_ROUTES: ApiRoute[] = [
   },
   { method: "DELETE", path: "/api/v1/registry-credentials/{id}", kind: "owned" },
   { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
+  { method: "GET", path: "/api/v1/me/environment", kind: "own" },
+  { method: "PUT", path: "/api/v1/me/environment", kind: "input", body: (i) => ({ environmentId: i.envId }) },
   { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId }) },
 ];
 
