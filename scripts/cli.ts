@@ -1,11 +1,13 @@
 // The operator CLI (`npx levelrail …`, through scripts/levelrail.mjs, which sets up the env).
 import { parseArgs } from "node:util";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { createApiToken, createAuth, createOperator } from "@levelrail/auth";
+import { createApiToken, createAuth, createOperator, listApiTokens, parseLifetime, revokeApiToken } from "@levelrail/auth";
 import { envSchema, parseEnv, publicUrl } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { runMigrations } from "@levelrail/db/migrate";
+import { user } from "@levelrail/db/schema/auth";
 import { organization } from "@levelrail/db/schema/orgs";
 import { rotateKeyFile } from "@levelrail/secrets";
 import { resealAll } from "@levelrail/services/env/rotate";
@@ -15,7 +17,10 @@ import { LevelrailError } from "@levelrail/spec/errors";
 const USAGE = `usage: levelrail <command>
 
   admin create --email E --password-stdin   create an operator; the first one owns the default organization
-  token create --email E --name N           print a new API token (shown once; only its hash is stored)
+  token create --email E --name N [--expires-in 90d]
+                                            print a new API token (shown once; only its hash is stored)
+  token list --email E                      an operator's tokens: name, created, last used, expiry
+  token revoke --id ID                      revoke a token at once
   migrate                                   apply pending database migrations
   rotate-key                                re-encrypt every secret under a new master key (old keys keep decrypting)
 
@@ -122,13 +127,38 @@ async function adminCreate(args: string[]) {
 }
 
 async function tokenCreate(args: string[]) {
-  const f = flags(args, { email: "string", name: "string" });
+  const f = flags(args, { email: "string", name: "string", "expires-in": "string" });
   const address = email(f.email);
   const name = f.name?.trim();
   if (!name) throw new UsageError("--name is required (what the token is for, e.g. --name ci)");
-  const token = await withDb((db) => createApiToken(db, address, name));
-  console.error(`API token "${name}" for ${address} (shown only this once):`);
+  const lifetime = f["expires-in"] === undefined ? undefined : parseLifetime(f["expires-in"]);
+  const token = await withDb((db) => createApiToken(db, address, name, lifetime));
+  const until = lifetime === undefined ? "never expires" : `expires ${new Date(Date.now() + lifetime).toISOString()}`;
+  console.error(`API token "${name}" for ${address}, ${until} (shown only this once):`);
   console.log(token);
+}
+
+async function tokenList(args: string[]) {
+  const f = flags(args, { email: "string" });
+  const address = email(f.email);
+  const tokens = await withDb(async (db) => {
+    const [u] = await db.select({ id: user.id }).from(user).where(eq(user.email, address.toLowerCase()));
+    if (!u) throw new LevelrailError("not_found", `no operator with email ${address}`, { field: "email" });
+    return listApiTokens(db, u.id);
+  });
+  if (tokens.length === 0) console.log(`${address} has no API tokens`);
+  for (const t of tokens) {
+    const state = t.expired ? "expired" : t.expiresAt ? `expires ${t.expiresAt}` : "no expiry";
+    console.log(`${t.id}  ${t.name}  created ${t.createdAt}  last used ${t.lastUsedAt ?? "never"}  ${state}`);
+  }
+}
+
+async function tokenRevoke(args: string[]) {
+  const f = flags(args, { id: "string" });
+  if (!f.id) throw new UsageError("--id is required (see `levelrail token list`)");
+  const id = f.id;
+  await withDb((db) => revokeApiToken(db, null, id));
+  console.log(`revoked token ${id}; it answers 401 from now on`);
 }
 
 async function migrate(args: string[]) {
@@ -155,6 +185,8 @@ async function rotateKey(args: string[]) {
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   "admin create": adminCreate,
   "token create": tokenCreate,
+  "token list": tokenList,
+  "token revoke": tokenRevoke,
   migrate,
   "rotate-key": rotateKey,
 };

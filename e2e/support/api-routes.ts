@@ -14,6 +14,7 @@ export interface Ids {
   hookRunId: string;
   backupTargetId: string;
   registryCredentialId: string;
+  tokenId: string;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -100,6 +101,8 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "DELETE", path: "/api/v1/registry-credentials/{id}", kind: "owned" },
   { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
   { method: "GET", path: "/api/v1/me/environment", kind: "own" },
+  { method: "GET", path: "/api/v1/tokens", kind: "own" },
+  { method: "DELETE", path: "/api/v1/tokens/{id}", kind: "owned" },
   { method: "PUT", path: "/api/v1/me/environment", kind: "input", body: (i) => ({ environmentId: i.envId }) },
   { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId }) },
 ];
@@ -111,6 +114,7 @@ function idFor(path: string, ids: Ids): string {
   if (path.startsWith("/api/v1/hook-runs/")) return ids.hookRunId;
   if (path.startsWith("/api/v1/backup-targets/")) return ids.backupTargetId;
   if (path.startsWith("/api/v1/registry-credentials/")) return ids.registryCredentialId;
+  if (path.startsWith("/api/v1/tokens/")) return ids.tokenId;
   throw new Error(`no id for ${path}`);
 }
 

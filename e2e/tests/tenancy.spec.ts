@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { APIRequestContext } from "@playwright/test";
-import { createApiToken } from "@levelrail/auth";
+import { createApiToken, listApiTokens } from "@levelrail/auth";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { release } from "@levelrail/db/schema/services";
 import { createApp } from "@levelrail/services/app/app";
@@ -43,7 +43,10 @@ async function seedResources(op: Operator): Promise<Ids> {
     .insert(hookRun)
     .values({ orgId: op.orgId, serviceId: web.id, releaseId: rel!.id, phase: "pre", command: ["true"], attempt: "a", outcome: "succeeded" })
     .returning();
+  await createApiToken(ctx.db, op.email, "a-spare");
+  const spare = (await listApiTokens(ctx.db, ctx.actor.userId)).find((t) => t.name === "a-spare")!;
   return {
+    tokenId: spare.id,
     orgId: op.orgId,
     projectId: op.projectId,
     envId: op.environmentId,
@@ -64,6 +67,7 @@ const randomIds = (like: Ids): Ids => ({
   hookRunId: randomUUID(),
   backupTargetId: randomUUID(),
   registryCredentialId: randomUUID(),
+  tokenId: randomUUID(),
 });
 
 async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
@@ -122,6 +126,7 @@ test("another organization's resources answer exactly like ones that do not exis
     ]);
     expect((await bearer.get(`/api/v1/projects/${a.projectId}`)).status()).toBe(200);
     expect(await (await bearer.get(`/api/v1/orgs/${a.orgId}/env`)).json()).toEqual({ vars: {} });
+    expect((await (await bearer.get("/api/v1/tokens")).json()) as { id: string }[]).toContainEqual(expect.objectContaining({ id: a.tokenId }));
   } finally {
     await b.dispose();
     await removeOperator(stack, other);

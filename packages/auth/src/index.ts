@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { account, apiToken, session, user, verification } from "@levelrail/db/schema/auth";
 import { membership } from "@levelrail/db/schema/orgs";
@@ -72,23 +72,71 @@ export async function createOperator(auth: Auth, email: string, password: string
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-/** Issues an API token; only its hash is stored, the token is returned once. */
-export async function createApiToken(db: Db, email: string, name: string): Promise<string> {
+/** `90d`, `12h`, `30m`: a token lifetime; at most ten years. */
+export function parseLifetime(text: string): number {
+  const m = /^(\d{1,6})([dhm])$/.exec(text.trim());
+  if (!m) throw new LevelrailError("invalid_input", "expires-in: must be a number of days, hours or minutes like 90d, 12h or 30m", { field: "expiresIn" });
+  const ms = Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as "d" | "h" | "m"];
+  if (ms <= 0 || ms > 3650 * 86_400_000) throw new LevelrailError("invalid_input", "expires-in: must be between 1 minute and 3650 days", { field: "expiresIn" });
+  return ms;
+}
+
+/** Issues an API token; only its hash is stored, the token is returned once. `expiresInMs`: it stops working after that. */
+export async function createApiToken(db: Db, email: string, name: string, expiresInMs?: number): Promise<string> {
   const [u] = await db.select({ id: user.id }).from(user).where(eq(user.email, email.toLowerCase()));
   if (!u) throw new LevelrailError("not_found", `no operator with email ${email}`, { field: "email" });
   const token = `lr_${randomBytes(32).toString("base64url")}`;
-  await db.insert(apiToken).values({ userId: u.id, name, tokenHash: hashToken(token) });
+  const expiresAt = expiresInMs === undefined ? null : new Date(Date.now() + expiresInMs);
+  await db.insert(apiToken).values({ userId: u.id, name, tokenHash: hashToken(token), expiresAt });
   return token;
 }
 
-/** The actor behind a bearer token, or null. */
+/** The actor behind a bearer token, or null (unknown, revoked or expired). */
 export async function actorForToken(db: Db, token: string): Promise<Actor | null> {
   const [row] = await db
-    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id })
+    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id, expiresAt: apiToken.expiresAt })
     .from(apiToken)
     .innerJoin(user, eq(user.id, apiToken.userId))
     .where(eq(apiToken.tokenHash, hashToken(token)));
   if (!row) return null;
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return null;
   await db.update(apiToken).set({ lastUsedAt: new Date() }).where(eq(apiToken.id, row.id));
   return actorFor(db, row.userId, row.email);
+}
+
+/** A token as it is listed: never the token or its hash. */
+export interface TokenView {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  expired: boolean;
+}
+
+/** One operator's API tokens, newest first. */
+export async function listApiTokens(db: Db, userId: string): Promise<TokenView[]> {
+  const rows = await db.select().from(apiToken).where(eq(apiToken.userId, userId)).orderBy(desc(apiToken.createdAt));
+  const now = Date.now();
+  return rows.map((t) => ({
+    id: t.id,
+    name: t.name,
+    createdAt: t.createdAt.toISOString(),
+    lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+    expiresAt: t.expiresAt?.toISOString() ?? null,
+    expired: t.expiresAt !== null && t.expiresAt.getTime() <= now,
+  }));
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Revokes a token: one of `userId`'s (the API), or any (the CLI on the host, `userId` null); 404 otherwise. */
+export async function revokeApiToken(db: Db, userId: string | null, id: string): Promise<void> {
+  const gone = UUID_RE.test(id)
+    ? await db
+        .delete(apiToken)
+        .where(and(eq(apiToken.id, id), userId === null ? undefined : eq(apiToken.userId, userId)))
+        .returning({ id: apiToken.id })
+    : [];
+  if (gone.length === 0) throw new LevelrailError("not_found", "token not found");
 }

@@ -55,4 +55,6 @@ export const apiToken = pgTable("api_token", {
   tokenHash: text("token_hash").notNull().unique(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  /** After this instant the token answers 401; null: it never expires. */
+  expiresAt: timestamp("expires_at", { withTimezone: true }),
 });
