@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { request } from "node:http";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { envVar, secret } from "@levelrail/db/schema/config";
@@ -20,10 +19,12 @@ import { meshName, networkName, serviceFilter } from "@levelrail/spec/naming";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { startLoad } from "@levelrail/testkit/load";
+import { getByHost } from "@levelrail/testkit/http";
 import { freePort } from "@levelrail/testkit/registry";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../test/harness";
+import { resolved, runInside, wgetArgv } from "../test/inside";
 
 /**
  * Issue 10's operator stories against the real engine, PostgreSQL, Caddy, worker and data plane:
@@ -79,19 +80,7 @@ afterAll(async () => {
   if (movingTag) await s?.runtime.docker.getImage(movingTag).remove().catch(() => undefined);
 });
 
-/** One GET on loopback with a `Host:` header, on a fresh connection. */
-function viaCaddy(host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: ingressPort, path: "/", headers: { Host: host }, agent: false, timeout: 5000 }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => (body += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
-}
+const viaCaddy = (host: string) => getByHost(ingressPort, host);
 
 const serves = (host: string, body: string) =>
   waitFor(`${host} to answer ${JSON.stringify(body)} through Caddy`, async () => {
@@ -138,19 +127,8 @@ async function runningContainer(p: Place, name: string) {
 
 const appNetwork = async (p: Place, appName: string) => networkName(s.shortName, (await getApp({ ctx: p.ctx, envId: p.envId, name: appName })).id);
 
-/** Runs argv in a container; its exit code and combined output. */
-async function inside(containerId: string, argv: string[]) {
-  let out = "";
-  const { exitCode } = await s.runtime.exec(containerId, argv, (t) => (out += t));
-  return { exitCode, out };
-}
-/** The addresses in busybox nslookup's answer (after `Name:`; the server's own address comes first). */
-const resolved = (out: string) =>
-  out
-    .split("Name:")
-    .slice(1)
-    .flatMap((part) => [...part.matchAll(/Address:\s*([0-9.]+)\s*$/gm)].map((m) => m[1]!));
-const wget = (name: string) => ["/bin/busybox", "timeout", "10", "/bin/busybox", "wget", "-q", "-O-", `http://${name}:8080/`];
+const inside = (containerId: string, argv: string[]) => runInside(s.runtime, containerId, argv);
+const wget = wgetArgv;
 
 /** The error a call throws, as an API caller sees it. */
 async function refusal(run: () => Promise<unknown>) {

@@ -5,6 +5,7 @@ import { deployService } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
 import { meshName, networkName } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "../../test/harness";
+import { resolved, runInside, wgetArgv } from "../../test/inside";
 import { hostNameservers } from "./upstream";
 
 /** Mesh DNS inside app containers: Docker's embedded resolver forwards to the mesh DNS on the app network's gateway. */
@@ -32,20 +33,10 @@ afterAll(async () => {
 async function inside(service: string, argv: string[]): Promise<{ exitCode: number; out: string }> {
   const [c] = (await s.containers(service)).filter((x) => x.state === "running");
   if (!c) throw new Error(`no running container of ${service}`);
-  let out = "";
-  const { exitCode } = await s.runtime.exec(c.id, argv, (t) => (out += t));
-  return { exitCode, out };
+  return runInside(s.runtime, c.id, argv);
 }
 
-/** The addresses in busybox nslookup's answer (after the `Name:` line; the server's own `Address:` line comes first). */
-const resolved = (out: string) =>
-  out
-    .split("Name:")
-    .slice(1)
-    .flatMap((part) => [...part.matchAll(/Address:\s*([0-9.]+)\s*$/gm)].map((m) => m[1]!));
-
-/** GET / by name from inside (busybox's own `timeout`: its wget -T crashes). */
-const get = (name: string) => ["/bin/busybox", "timeout", "10", "/bin/busybox", "wget", "-q", "-O-", `http://${name}:8080/`];
+const get = wgetArgv;
 
 const address = async (service: string, network: string) => {
   const running = (await s.containers(service)).filter((c) => c.state === "running");

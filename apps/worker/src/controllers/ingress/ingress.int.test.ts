@@ -1,4 +1,3 @@
-import { request } from "node:http";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notifyDesired } from "@levelrail/db/notify";
@@ -10,6 +9,7 @@ import { getService, getStatus } from "@levelrail/services/service/view";
 import { createService, patchService } from "@levelrail/services/service/write";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { type LoadResult, startLoad } from "@levelrail/testkit/load";
+import { getByHost } from "@levelrail/testkit/http";
 import { freePort } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
 import { INGRESS_KEY, formatKey, serviceKey } from "@levelrail/spec/keys";
@@ -57,19 +57,7 @@ afterAll(async () => {
   await caddy?.stop();
 });
 
-/** One GET on loopback with a `Host:` header, on a fresh connection. */
-function get(port: number, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/", headers: { Host: host }, agent: false, timeout: 5000 }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => (body += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
-}
+const get = getByHost;
 
 const viaCaddy = (host: string) => get(ingressPort, host);
 const caddyConfig = async () => (await fetch(`${caddy.adminUrl}/config/`)).json() as Promise<Record<string, unknown>>;
