@@ -147,7 +147,7 @@ test("clone production into staging, deploy staging, promote to production: prod
   const remove = page.getByRole("region", { name: "Delete environment" });
   await hydrated(remove.getByRole("button", { name: "Delete environment" }));
   await remove.getByRole("button", { name: "Delete environment" }).click();
-  await expect(remove.getByRole("alert")).toContainText(`Deleting staging removes app ${seeded.app}; service ${name} with their containers and secrets`);
+  await expect(remove.getByRole("alert")).toContainText(`Deleting staging removes app ${seeded.app}; service ${name} with its container and secrets`);
   await remove.getByRole("button", { name: "Delete staging" }).click();
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole("heading", { level: 1, name: "Apps" })).toBeVisible();

@@ -38,7 +38,7 @@ const listed = (names: readonly string[]) => (names.length <= 1 ? (names[0] ?? "
 export function removalText(environment: string, apps: readonly string[], services: readonly string[]): string {
   const parts = [
     apps.length ? `app${apps.length === 1 ? "" : "s"} ${listed(apps)}` : null,
-    services.length ? `service${services.length === 1 ? "" : "s"} ${listed(services)} with their containers and secrets` : null,
+    services.length ? `service${services.length === 1 ? ` ${listed(services)} with its container and secrets` : `s ${listed(services)} with their containers and secrets`}` : null,
     "the environment's env vars",
   ].filter((p): p is string => p !== null);
   return `Deleting ${environment} removes ${parts.join("; ")}. This cannot be undone.`;
