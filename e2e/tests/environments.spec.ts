@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { createApp } from "@levelrail/services/app/app";
 import { getCurrentEnvironment } from "@levelrail/services/operator/preference";
@@ -21,7 +22,11 @@ const switcher = (page: Page) => {
 /** The label of a select's chosen option. */
 const chosen = (page: Page, select: "project" | "environment") => switcher(page)[select].locator("option:checked");
 
-test("the header switches project and environment, the dashboard follows, and the choice is remembered", async ({ signedIn: page, operator }) => {
+test("the header switches project and environment, the dashboard follows, and the choice is remembered", async ({
+  signedIn: page,
+  operator,
+  bearer,
+}) => {
   // The operator's default project (its production) and a second project with production and qa, each with an app.
   const home = uniqueName("home");
   await createApp({ ctx: operator.ctx, envId: operator.environmentId, input: { name: home } });
@@ -61,6 +66,16 @@ test("the header switches project and environment, the dashboard follows, and th
   await expect(chosen(page, "environment")).toHaveText("qa");
   await expect(appCard(inQa)).toBeVisible();
   expect(await getCurrentEnvironment({ ctx: operator.ctx })).toMatchObject({ chosen: true, environment: { id: qa.id }, project: { id: other.id } });
+
+  // The API behind it: the choice as the header reads it; an environment that is not the caller's is a 404 like an unknown one.
+  expect(await (await bearer.get("/api/v1/me/environment")).json()).toMatchObject({ environment: { id: qa.id, name: "qa" }, project: { id: other.id } });
+  const unknown = await bearer.put("/api/v1/me/environment", { data: { environmentId: randomUUID() } });
+  expect(unknown.status()).toBe(404);
+  expect(await unknown.json()).toEqual({ error: { code: "not_found", message: "environment not found" } });
+  const invalid = await bearer.put("/api/v1/me/environment", { data: { environmentId: "qa" } });
+  expect(invalid.status()).toBe(400);
+  expect(await invalid.json()).toMatchObject({ error: { code: "invalid_input", field: "environmentId" } });
+  expect(await getCurrentEnvironment({ ctx: operator.ctx })).toMatchObject({ environment: { id: qa.id } });
 
   // Back to the first project, which opens in its production again (the next test starts there).
   const first = (await listProjects({ ctx: operator.ctx })).find((p) => p.id === operator.projectId);
