@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { createApp } from "@levelrail/services/app/app";
+import { createApp, listApps } from "@levelrail/services/app/app";
 import { getCurrentEnvironment } from "@levelrail/services/operator/preference";
 import { createEnvironment } from "@levelrail/services/project/environment";
 import { createProject } from "@levelrail/services/project/create";
@@ -162,7 +162,13 @@ test("clone production into staging, deploy staging, promote to production: prod
   const remove = page.getByRole("region", { name: "Delete environment" });
   await hydrated(remove.getByRole("button", { name: "Delete environment" }));
   await remove.getByRole("button", { name: "Delete environment" }).click();
-  await expect(remove.getByRole("alert")).toContainText(`Deleting staging removes app ${seeded.app}; service ${name} with its container and secrets`);
+  // Every app the clone copied (this file's first test left one in production too), by name, and the one service.
+  const stagingApps = (await listApps({ ctx: operator.ctx, envId: stagingId })).map((a) => a.name);
+  expect(stagingApps).toContain(seeded.app);
+  const appsText = stagingApps.length === 1 ? `app ${stagingApps[0]}` : `apps ${stagingApps.slice(0, -1).join(", ")} and ${stagingApps.at(-1)}`;
+  await expect(remove.getByRole("alert").getByRole("paragraph")).toHaveText(
+    `Deleting staging removes ${appsText}; service ${name} with its container and secrets; the environment's env vars. This cannot be undone.`,
+  );
   await remove.getByRole("button", { name: "Delete staging" }).click();
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole("heading", { level: 1, name: "Apps" })).toBeVisible();
