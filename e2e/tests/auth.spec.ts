@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { expect, test } from "../fixtures/test";
 import { hydrated } from "../fixtures/ui";
 
 test("signed out, every page sends to /login and the API answers 401 with the error shape", async ({ page, request }) => {
-  for (const path of ["/", "/settings", "/services/anything"]) {
+  const someEnvironment = randomUUID();
+  for (const path of ["/", "/settings", "/services/anything", `/environments/${someEnvironment}`, `/environments/${someEnvironment}/services/anything`]) {
     await page.goto(path);
     await expect(page, `${path} redirects to /login`).toHaveURL(/\/login$/);
     await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
@@ -17,9 +19,13 @@ test("signed out, every page sends to /login and the API answers 401 with the er
   expect(badToken.status()).toBe(401);
   expect(await badToken.json()).toEqual(unauthenticated);
 
-  const write = await request.post("/api/v1/apps", { data: { name: "never-written" } });
+  const write = await request.post(`/api/v1/environments/${someEnvironment}/apps`, { data: { name: "never-written" } });
   expect(write.status()).toBe(401);
   expect(await write.json()).toEqual(unauthenticated);
+
+  const choose = await request.put("/api/v1/me/environment", { data: { environmentId: someEnvironment } });
+  expect(choose.status()).toBe(401);
+  expect(await choose.json()).toEqual(unauthenticated);
 });
 
 test("sign in through the form: a wrong password is refused, the right one opens the dashboard; sign out", async ({

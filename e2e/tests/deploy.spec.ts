@@ -3,7 +3,7 @@ import { listServices } from "@levelrail/services/service/view";
 import { uniqueName } from "../fixtures/stack";
 import { IMAGE_HEALTH_PATH, IMAGE_PORT } from "../fixtures/images";
 import { expect, test } from "../fixtures/test";
-import { hydrated } from "../fixtures/ui";
+import { hydrated, serviceApiPath, servicePage } from "../fixtures/ui";
 
 /** A deploy (create, start, probe, cut over) takes seconds; allow for a loaded machine. */
 const DEPLOY_TIMEOUT = 60_000;
@@ -46,15 +46,15 @@ test("a bad service form shows the field that is wrong and creates nothing", asy
   await expect(name).toHaveAttribute("aria-invalid", "false");
   await expect(port).toHaveAccessibleDescription("must be 1-65535");
 
-  expect(await listServices({ ctx: operator.ctx, app })).toEqual([]);
+  expect(await listServices({ ctx: operator.ctx, envId: operator.environmentId, app })).toEqual([]);
 
   // The API refuses the same input with a 400 naming the field, and writes nothing either.
-  const refused = await bearer.post("/api/v1/services", {
+  const refused = await bearer.post(`/api/v1/environments/${operator.environmentId}/services`, {
     data: { name: "web-app", app, image: "levelrail-e2e/web:v1", port: 70000 },
   });
   expect(refused.status()).toBe(400);
   expect(await refused.json()).toEqual({ error: { code: "invalid_input", field: "port", message: expect.stringContaining("port") } });
-  expect(await listServices({ ctx: operator.ctx, app })).toEqual([]);
+  expect(await listServices({ ctx: operator.ctx, envId: operator.environmentId, app })).toEqual([]);
 });
 
 test("create an app and a service, deploy, restart and deploy a new image, all watched live", async ({
@@ -84,6 +84,9 @@ test("create an app and a service, deploy, restart and deploy a new image, all w
 
   await form.getByRole("status").getByRole("link", { name: service }).click();
   await expect(page.getByRole("heading", { level: 1, name: service })).toBeVisible();
+  // The service's page lives under the environment it was created in (the operator's current one).
+  const ref = { environmentId: operator.environmentId, name: service };
+  await expect(page).toHaveURL(new RegExp(`${servicePage(ref)}$`));
   const actions = page.getByRole("region", { name: "Actions" });
   const deploy = actions.getByRole("button", { name: "Deploy", exact: true });
   await hydrated(deploy);
@@ -158,10 +161,10 @@ test("create an app and a service, deploy, restart and deploy a new image, all w
   expect(all.at(-1)).toBe("running");
 
   // The API, with a bearer token, tells the same story.
-  const status = await bearer.get(`/api/v1/services/${service}/status`);
+  const status = await bearer.get(serviceApiPath(ref, "/status"));
   expect(status.status()).toBe(200);
   expect(await status.json()).toMatchObject({ phase: "running", image: images.v2, activeContainer: third });
-  const deploys = await bearer.get(`/api/v1/services/${service}/deploys`);
+  const deploys = await bearer.get(serviceApiPath(ref, "/deploys"));
   expect(await deploys.json()).toMatchObject([
     { kind: "deploy", image: images.v2, outcome: "succeeded" },
     { kind: "restart", image: images.v1, outcome: "succeeded" },

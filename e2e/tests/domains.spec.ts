@@ -14,11 +14,12 @@ test("a domain added in the UI is routed through Caddy to the service's new vers
   stack,
   request,
 }) => {
-  const { name: service } = await seedService(operator, { prefix: "domains", deployed: true });
+  const seeded = await seedService(operator, { prefix: "domains", deployed: true });
+  const service = seeded.name;
   // `*.localhost` is served on plain HTTP and resolves to loopback, in Chromium too.
   const domain = `${uniqueName("shop")}.localhost`;
   const url = `http://${domain}:${stack.env.ingressHttpPort}/`;
-  await openService(page, service);
+  await openService(page, seeded);
   const phase = page.getByTestId("phase");
   await expect(phase).toHaveText("running");
 

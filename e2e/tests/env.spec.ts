@@ -7,13 +7,13 @@ import { createService } from "@levelrail/services/service/write";
 import { E2E_IMAGES, IMAGE_HEALTH_PATH, IMAGE_PORT } from "../fixtures/images";
 import { type Operator, uniqueName } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
-import { hydrated, rowOf } from "../fixtures/ui";
+import { type ServiceRef, hydrated, openService, rowOf, serviceApiPath, servicePage } from "../fixtures/ui";
 
 /** What the effective environment shows instead of a write-only value. */
 const MASK = "••••••";
 
 /** A service seeded through the service layer (these tests need it to exist, not to run). */
-async function seedService(op: Operator): Promise<string> {
+async function seedService(op: Operator): Promise<ServiceRef> {
   const app = uniqueName("env");
   const name = uniqueName("api");
   await createApp({ ctx: op.ctx, envId: op.ctx.envId, input: { name: app } });
@@ -22,7 +22,7 @@ async function seedService(op: Operator): Promise<string> {
     envId: op.ctx.envId,
     input: { name, app, image: E2E_IMAGES.v1.tag, port: IMAGE_PORT, healthPath: IMAGE_HEALTH_PATH },
   });
-  return name;
+  return { environmentId: op.ctx.envId, name };
 }
 
 /** Appends an empty row to an env editor with "Add variable"; returns it. */
@@ -43,12 +43,6 @@ async function addVariable(editor: Locator, key: string, value: string) {
 async function saveEnv(editor: Locator) {
   await editor.getByRole("button", { name: "Save env" }).click();
   await expect(editor.getByRole("status")).toHaveText("Saved");
-}
-
-async function openService(page: Page, name: string) {
-  await page.goto(`/services/${name}`);
-  await expect(page.getByRole("heading", { level: 1, name })).toBeVisible();
-  await hydrated(page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Deploy", exact: true }));
 }
 
 /** A row of the effective environment: key, value, source, overrides. */
@@ -154,18 +148,18 @@ test("a secret is set through a password field and its value is never shown or s
   await Promise.all(pending);
   const ours = bodies.filter((b) => b.url.startsWith(new URL(page.url()).origin));
   // The capture saw the save, the live refresh of the effective environment and the re-rendered document.
-  for (const path of [`/api/v1/services/${service}/secrets/API_TOKEN`, `/api/v1/services/${service}/env`, `/services/${service}`]) {
+  for (const path of [serviceApiPath(service, "/secrets/API_TOKEN"), serviceApiPath(service, "/env"), servicePage(service)]) {
     expect(ours.some((b) => new URL(b.url).pathname === path), `a response of ${path}`).toBe(true);
   }
   expect(ours.filter((b) => b.body.includes(plaintext)).map((b) => b.url)).toEqual([]);
 
   // Nor does the API.
   for (const path of ["", "/env", "/secrets", "/drift", "/status"]) {
-    const res = await bearer.get(`/api/v1/services/${service}${path}`);
+    const res = await bearer.get(serviceApiPath(service, path));
     expect(res.status(), path).toBe(200);
     expect(await res.text(), path).not.toContain(plaintext);
   }
-  expect(await (await bearer.get(`/api/v1/services/${service}/env`)).json()).toContainEqual({
+  expect(await (await bearer.get(serviceApiPath(service, "/env"))).json()).toContainEqual({
     key: "API_TOKEN",
     source: "secret",
     value: null,
@@ -205,14 +199,14 @@ test("attaching storage warns about keys a tier already defines, and so does add
   // Cancel attaches nothing.
   await warning.getByRole("button", { name: "Cancel" }).click();
   await expect(warning).toHaveCount(0);
-  expect(await (await bearer.get(`/api/v1/services/${service}`)).json()).toMatchObject({ storageTargetId: null });
+  expect(await (await bearer.get(serviceApiPath(service))).json()).toMatchObject({ storageTargetId: null });
 
   await attachments.getByRole("button", { name: "Save storage" }).click();
   await warning.getByRole("button", { name: "Attach anyway" }).click();
   // Every value a storage attachment injects is write-only in this view, not just the keys.
   await expect(effectiveRow(page, "S3_BUCKET")).toHaveText(["S3_BUCKET", "e2e-bucket", "storage", "overrides: environment"]);
   await expect(effectiveRow(page, "S3_SECRET_KEY")).toHaveText(["S3_SECRET_KEY", MASK, "storage", "—"]);
-  expect(await (await bearer.get(`/api/v1/services/${service}`)).json()).toMatchObject({ storageTargetId: target.id });
+  expect(await (await bearer.get(serviceApiPath(service))).json()).toMatchObject({ storageTargetId: target.id });
 
   // With storage attached, adding one of its keys to the service's own env warns before saving.
   const own = page.getByRole("region", { name: "Service env" });

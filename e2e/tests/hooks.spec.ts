@@ -41,8 +41,9 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
     void dialog.dismiss();
   });
   // Deployed once without a hook, so there is a container for the failed deploy to leave serving.
-  const { name: service } = await seedService(operator, { prefix: "hooks", deployed: true });
-  await openService(page, service);
+  const seeded = await seedService(operator, { prefix: "hooks", deployed: true });
+  const service = seeded.name;
+  await openService(page, seeded);
   const phase = page.getByTestId("phase");
   const active = page.getByTestId("active-container");
   await expect(phase).toHaveText("running");

@@ -2,12 +2,13 @@
 import { useAppServices, useApps } from "@/lib/queries";
 import { AppCard } from "./apps-overview";
 import { AppHookRuns } from "./hook-runs";
+import type { Scoped } from "@/lib/paths";
 
 /** One app: its services with their live phases, and every hook run of them. */
-export function AppDetail({ name }: { name: string }) {
-  const apps = useApps();
-  const services = useAppServices(name);
-  const app = apps.data?.find((a) => a.name === name);
+export function AppDetail({ app: ref }: { app: Scoped }) {
+  const apps = useApps(ref.environmentId);
+  const services = useAppServices(ref);
+  const app = apps.data?.find((a) => a.name === ref.name);
   const mine = services.data ?? [];
   return (
     <>
@@ -17,7 +18,7 @@ export function AppDetail({ name }: { name: string }) {
         </p>
       )}
       {app && <AppCard app={app} services={mine} heading="Services" />}
-      <AppHookRuns app={name} services={mine.map((s) => s.name)} />
+      <AppHookRuns app={ref} services={mine.map((s) => s.name)} />
     </>
   );
 }

@@ -8,22 +8,31 @@ import { SERVICES_PAGE, keys } from "@/lib/keys";
 import { useApps, useServicesPage } from "@/lib/queries";
 import type { AppItem, ServiceItem } from "@/lib/types";
 import { PhaseBadge } from "./phase-badge";
+import { type Scoped, appApi, appHref, serviceHref } from "@/lib/paths";
 
 /**
  * The fleet a page at a time: the newest services first (a service just created is on the first
  * page), grouped into their apps' cards, with the apps that have no service yet ahead of them.
+ * One environment's: its apps and services.
  */
-export function AppsOverview() {
-  const apps = useApps();
+export function AppsOverview({ envId }: { envId: string }) {
+  const apps = useApps(envId);
   // The cursors of the pages walked through, "" for the first: "Newer" goes back one.
   const [cursors, setCursors] = useState<string[]>([""]);
   const cursor = cursors[cursors.length - 1] ?? "";
-  const page = useServicesPage(cursor);
+  const page = useServicesPage(envId, cursor);
   if (apps.isPending) return <p className="muted">Loading apps…</p>;
   if (apps.isError) return <p className="error" role="alert">{apps.error.message}</p>;
   if (apps.data.length === 0) return <p className="muted">No apps yet. Create one below, then add a service to it.</p>;
   const services = page.data?.services ?? [];
-  const groups = groupByApp(services, apps.data, cursors.length === 1, (name) => ({ id: name, name, orgId: "", createdAt: "", services: 0 }));
+  const groups = groupByApp(services, apps.data, cursors.length === 1, (name) => ({
+    id: name,
+    name,
+    orgId: "",
+    environmentId: envId,
+    createdAt: "",
+    services: 0,
+  }));
   const nextCursor = page.data?.nextCursor ?? null;
   return (
     <div className="stack">
@@ -62,7 +71,7 @@ export function AppCard({
   heading,
   total,
 }: {
-  app: Pick<AppItem, "id" | "name">;
+  app: Pick<AppItem, "id" | "name" | "environmentId">;
   services: ServiceItem[];
   heading?: string;
   /** How many services the app has, when `services` may be only some of them (a page of the fleet). */
@@ -72,13 +81,13 @@ export function AppCard({
   return (
     <section className="card" aria-labelledby={`app-${app.id}`}>
       <div className="card-head">
-        <h2 id={`app-${app.id}`}>{heading ?? <Link href={`/apps/${encodeURIComponent(app.name)}`}>{app.name}</Link>}</h2>
-        {services.length === 0 && <DeleteAppButton name={app.name} />}
+        <h2 id={`app-${app.id}`}>{heading ?? <Link href={appHref(app)}>{app.name}</Link>}</h2>
+        {services.length === 0 && <DeleteAppButton app={app} />}
       </div>
       {more > 0 && services.length > 0 && (
         <p className="muted">
           {services.length} of {total} services here;{" "}
-          <Link href={`/apps/${encodeURIComponent(app.name)}`}>all of {app.name}</Link>
+          <Link href={appHref(app)}>all of {app.name}</Link>
         </p>
       )}
       {services.length === 0 ? (
@@ -98,7 +107,7 @@ export function AppCard({
               <tr key={s.id}>
                 <td>
                   {/* Not prefetched: a page of the fleet holds dozens of these, and a service's page is rendered per request anyway. */}
-                  <Link href={`/services/${encodeURIComponent(s.name)}`} prefetch={false}>
+                  <Link href={serviceHref(s)} prefetch={false}>
                     {s.name}
                   </Link>
                 </td>
@@ -116,11 +125,11 @@ export function AppCard({
   );
 }
 
-function DeleteAppButton({ name }: { name: string }) {
+function DeleteAppButton({ app }: { app: Scoped }) {
   const qc = useQueryClient();
   const remove = useMutation({
-    mutationFn: () => api(`/apps/${encodeURIComponent(name)}`, { method: "DELETE" }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: keys.apps() }),
+    mutationFn: () => api(appApi(app), { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keys.apps(app.environmentId) }),
   });
   return (
     <span className="inline">
@@ -129,7 +138,7 @@ function DeleteAppButton({ name }: { name: string }) {
           {remove.error instanceof ApiError ? remove.error.message : "could not delete"}
         </small>
       )}
-      <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete app ${name}`}>
+      <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete app ${app.name}`}>
         Delete
       </button>
     </span>

@@ -9,6 +9,7 @@ import { keys } from "@/lib/keys";
 import { useBackupTargets, useEffectiveEnv, useRegistryCredentials, useService, useStorageEnvKeys } from "@/lib/queries";
 import type { EffectiveEnvEntry } from "@/lib/types";
 import { Field } from "./field";
+import { type Scoped, serviceApi } from "@/lib/paths";
 
 type AttachmentField = "storageTargetId" | "registryCredentialId";
 
@@ -27,11 +28,11 @@ export function storageCollisions(entries: EffectiveEnvEntry[], storageKeys: rea
 const listOf = (items: string[]) => (items.length === 1 ? `${items[0]} is` : `${items.join(", ")} are`);
 
 /** The service's storage target and registry credential, each chosen from the organization's. */
-export function Attachments({ name }: { name: string }) {
-  const service = useService(name);
+export function Attachments({ service: ref }: { service: Scoped }) {
+  const service = useService(ref);
   const targets = useBackupTargets();
   const credentials = useRegistryCredentials();
-  const effective = useEffectiveEnv(name);
+  const effective = useEffectiveEnv(ref);
   const storageKeys = useStorageEnvKeys();
   const s = service.data;
   if (!s) return null;
@@ -106,8 +107,8 @@ function AttachmentSelect({
   const [warning, setWarning] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: (id: string | null) =>
-      api<ServiceView>(`/services/${encodeURIComponent(service.name)}`, { method: "PATCH", body: { [field]: id } }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: keys.service(service.name) }),
+      api<ServiceView>(serviceApi(service), { method: "PATCH", body: { [field]: id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keys.service(service) }),
     onError: (err) => setError(err instanceof ApiError ? bareMessage(err.message, err.field) : "could not save"),
   });
   const next = chosen === "" ? null : chosen;

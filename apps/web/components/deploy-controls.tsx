@@ -5,24 +5,25 @@ import { type ReleaseView, imageRef } from "@levelrail/spec/service";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { DriftBanner } from "./drift-banner";
+import { type Scoped, serviceApi } from "@/lib/paths";
 
 type Action = "deploy" | "restart" | "rollback";
 
 /** Deploy (optionally a new image), Restart and Rollback; each records a release for the worker. */
-export function DeployControls({ name }: { name: string }) {
+export function DeployControls({ service }: { service: Scoped }) {
   const qc = useQueryClient();
   const [image, setImage] = useState("");
   const [imageError, setImageError] = useState<string | undefined>();
   const [done, setDone] = useState<string | null>(null);
   const act = useMutation({
     mutationFn: ({ action, body }: { action: Action; body?: { image: string } }) =>
-      api<ReleaseView>(`/services/${encodeURIComponent(name)}/${action}`, { method: "POST", body: body ?? {} }),
+      api<ReleaseView>(serviceApi(service, `/${action}`), { method: "POST", body: body ?? {} }),
     onMutate: () => setDone(null),
     onSuccess: async (release) => {
       setDone(`${release.kind} of ${release.image} queued`);
       setImage("");
       // The service prefix covers its status, history, effective env and drift.
-      await qc.invalidateQueries({ queryKey: keys.service(name) });
+      await qc.invalidateQueries({ queryKey: keys.service(service) });
       await qc.invalidateQueries({ queryKey: keys.services() });
     },
     onError: (err) => {
@@ -66,7 +67,7 @@ export function DeployControls({ name }: { name: string }) {
             </small>
           )}
         </div>
-        <DriftBanner name={name} />
+        <DriftBanner service={service} />
         <div className="buttons">
           <button type="submit" disabled={act.isPending}>
             Deploy

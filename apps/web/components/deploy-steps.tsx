@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { DEPLOY_STEPS, type DeployStep, type StatusView } from "@levelrail/spec/service";
 import { useServiceHookRuns } from "@/lib/queries";
+import type { Scoped } from "@/lib/paths";
 
 export const STEP_LABELS: Record<DeployStep, string> = {
   pulling: "Pulling",
@@ -19,8 +20,8 @@ const HOOK_PHASE_OF: Partial<Record<DeployStep, "pre" | "post">> = { "pre-deploy
  * following the polled status; in a hook step, a link to that hook run's
  * live output.
  */
-export function DeploySteps({ name, status }: { name: string; status: StatusView }) {
-  const hookRuns = useServiceHookRuns(name);
+export function DeploySteps({ service, status }: { service: Scoped; status: StatusView }) {
+  const hookRuns = useServiceHookRuns(service);
   if (status.phase !== "deploying" && status.step === null) return null;
   const current = status.step === null ? -1 : DEPLOY_STEPS.indexOf(status.step);
   const hookPhase = status.step === null ? undefined : HOOK_PHASE_OF[status.step];

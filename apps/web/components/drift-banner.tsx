@@ -1,13 +1,14 @@
 "use client";
 import { useDrift } from "@/lib/queries";
+import type { Scoped } from "@/lib/paths";
 
 /**
  * "Configuration changed since the last deploy", with the env keys (names
  * only) and fields that differ, and why a deploy would fail if it would.
  * Shown next to the Deploy button, which applies the changes.
  */
-export function DriftBanner({ name }: { name: string }) {
-  const drift = useDrift(name);
+export function DriftBanner({ service }: { service: Scoped }) {
+  const drift = useDrift(service);
   const d = drift.data;
   if (!d) return null;
   const changed = d.deployed && (d.changedKeys.length > 0 || d.changedFields.length > 0);

@@ -1,12 +1,13 @@
 "use client";
 import { useEffectiveEnv } from "@/lib/queries";
+import type { Scoped } from "@/lib/paths";
 
 /** What a secret or credential shows instead of its value. */
 export const MASK = "••••••";
 
 /** Every key the container gets, its value (masked when write-only), the tier it came from and the lower tiers it overrides. */
-export function EffectiveEnv({ name }: { name: string }) {
-  const env = useEffectiveEnv(name);
+export function EffectiveEnv({ service }: { service: Scoped }) {
+  const env = useEffectiveEnv(service);
   return (
     <section className="card" aria-labelledby="effective-env-title">
       <h2 id="effective-env-title">Effective environment</h2>

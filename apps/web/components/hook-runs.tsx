@@ -6,16 +6,17 @@ import { useAppHookRuns, useServiceHookRuns } from "@/lib/queries";
 import type { HookRunPage } from "@/lib/types";
 import { HookOutcomeBadge, HookRunView } from "./hook-run-view";
 import { Timestamp } from "./timestamp";
+import type { Scoped } from "@/lib/paths";
 
 type HookRunsQuery = UseInfiniteQueryResult<InfiniteData<HookRunPage>>;
 
 /** A service's pre/post-deploy hook runs, newest first. */
-export function ServiceHookRuns({ name }: { name: string }) {
-  return <HookRuns title="Hook runs" query={useServiceHookRuns(name)} showService={false} />;
+export function ServiceHookRuns({ service }: { service: Scoped }) {
+  return <HookRuns title="Hook runs" query={useServiceHookRuns(service)} showService={false} />;
 }
 
 /** Every hook run of an app's services, with a filter by service. */
-export function AppHookRuns({ app, services }: { app: string; services: string[] }) {
+export function AppHookRuns({ app, services }: { app: Scoped; services: string[] }) {
   const id = useId();
   const [service, setService] = useState("");
   const query = useAppHookRuns(app, service);

@@ -8,6 +8,7 @@ import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomain
 import { keys } from "@/lib/keys";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
+import { serviceApi } from "@/lib/paths";
 
 /**
  * The service's hooks and domains, checked with the API's own patch schema
@@ -19,10 +20,10 @@ export function HooksDomainsForm({ service, onSaved, onEdit }: { service: Servic
   const [values, setValues] = useState<HookDomainValues>(() => hookDomainValues(service.hooks, service.domains));
   const [errors, setErrors] = useState<FieldErrors>({});
   const save = useMutation({
-    mutationFn: (input: unknown) => api<ServiceView>(`/services/${encodeURIComponent(service.name)}`, { method: "PATCH", body: input }),
+    mutationFn: (input: unknown) => api<ServiceView>(serviceApi(service), { method: "PATCH", body: input }),
     onSuccess: async () => {
       onSaved();
-      await qc.invalidateQueries({ queryKey: keys.service(service.name) });
+      await qc.invalidateQueries({ queryKey: keys.service(service) });
     },
     onError: (err) => {
       const placed = err instanceof ApiError ? hookDomainApiError(err.field, err.message) : null;

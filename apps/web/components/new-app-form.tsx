@@ -5,16 +5,18 @@ import { resourceName } from "@levelrail/spec/rules";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { Field } from "./field";
+import { envApi } from "@/lib/paths";
 
-export function NewAppForm() {
+/** Creates an app in environment `envId`. */
+export function NewAppForm({ envId }: { envId: string }) {
   const qc = useQueryClient();
   const [name, setName] = useState("");
   const [error, setError] = useState<string | undefined>();
   const create = useMutation({
-    mutationFn: (appName: string) => api("/apps", { method: "POST", body: { name: appName } }),
+    mutationFn: (appName: string) => api(envApi(envId, "/apps"), { method: "POST", body: { name: appName } }),
     onSuccess: async () => {
       setName("");
-      await qc.invalidateQueries({ queryKey: keys.apps() });
+      await qc.invalidateQueries({ queryKey: keys.apps(envId) });
     },
     onError: (err) => setError(err instanceof ApiError ? err.message : "could not create the app"),
   });

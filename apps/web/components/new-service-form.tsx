@@ -11,6 +11,7 @@ import { useApps } from "@/lib/queries";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
+import { envApi, serviceHref } from "@/lib/paths";
 
 const EMPTY = {
   name: "",
@@ -50,18 +51,19 @@ function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } 
   return { errors: placed({ ...issueErrors(rest), ...errors, ...unreadable }) };
 }
 
-export function NewServiceForm() {
+/** Creates a service in one of the apps of environment `envId`. */
+export function NewServiceForm({ envId }: { envId: string }) {
   const qc = useQueryClient();
-  const apps = useApps();
+  const apps = useApps(envId);
   const [values, setValues] = useState<Values>(EMPTY);
   const [errors, setErrors] = useState<FieldErrors>({});
-  const [created, setCreated] = useState<string | null>(null);
+  const [created, setCreated] = useState<ServiceView | null>(null);
   const create = useMutation({
-    mutationFn: (input: ServiceCreate) => api<ServiceView>("/services", { method: "POST", body: input }),
+    mutationFn: (input: ServiceCreate) => api<ServiceView>(envApi(envId, "/services"), { method: "POST", body: input }),
     onSuccess: async (service) => {
       setValues({ ...EMPTY, app: values.app });
-      setCreated(service.name);
-      await Promise.all([qc.invalidateQueries({ queryKey: keys.services() }), qc.invalidateQueries({ queryKey: keys.apps() })]);
+      setCreated(service);
+      await Promise.all([qc.invalidateQueries({ queryKey: keys.services() }), qc.invalidateQueries({ queryKey: keys.apps(envId) })]);
     },
     onError: (err) => {
       if (!(err instanceof ApiError)) return setErrors({ form: "could not create the service" });
@@ -137,7 +139,7 @@ export function NewServiceForm() {
       <FormMessages error={errors.form} />
       {created && (
         <p className="success" role="status">
-          Created <Link href={`/services/${encodeURIComponent(created)}`}>{created}</Link>. Deploy it from its page.
+          Created <Link href={serviceHref(created)}>{created.name}</Link>. Deploy it from its page.
         </p>
       )}
       <button type="submit" disabled={create.isPending}>

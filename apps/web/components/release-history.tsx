@@ -1,11 +1,12 @@
 "use client";
-import { formatDuration } from "@/lib/format";
+import { formatDuration, releaseKindText } from "@/lib/format";
 import { useDeploys } from "@/lib/queries";
 import { Timestamp } from "./timestamp";
+import type { Scoped } from "@/lib/paths";
 
-/** Every Deploy, Restart and Rollback of the service, newest first, outcomes updating live. */
-export function ReleaseHistory({ name }: { name: string }) {
-  const deploys = useDeploys(name);
+/** Every Deploy, Restart, Rollback and Promote of the service, newest first, outcomes updating live. */
+export function ReleaseHistory({ service }: { service: Scoped }) {
+  const deploys = useDeploys(service);
   return (
     <section className="card" aria-labelledby="history-title">
       <h2 id="history-title">Release history</h2>
@@ -32,7 +33,7 @@ export function ReleaseHistory({ name }: { name: string }) {
           <tbody>
             {deploys.data.map((r) => (
               <tr key={r.id}>
-                <td>{r.kind}</td>
+                <td>{releaseKindText(r)}</td>
                 <td className="mono">{r.image}</td>
                 <td>{r.createdBy}</td>
                 <td>

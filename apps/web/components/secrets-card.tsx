@@ -10,6 +10,7 @@ import type { SecretItem } from "@/lib/types";
 import { Field } from "./field";
 import { Timestamp } from "./timestamp";
 import { FormMessages } from "./form-messages";
+import { type Scoped, serviceApi } from "@/lib/paths";
 
 const firstMessage = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
   r.success ? undefined : (r.error?.issues[0]?.message ?? "invalid");
@@ -18,20 +19,20 @@ const firstMessage = (r: { success: boolean; error?: { issues: { message: string
  * The service's secrets: keys and when they changed, never their values. Set
  * or replace one through a password field; the value is cleared once sent.
  */
-export function SecretsCard({ name }: { name: string }) {
+export function SecretsCard({ service }: { service: Scoped }) {
   const qc = useQueryClient();
-  const secrets = useSecrets(name);
+  const secrets = useSecrets(service);
   const [key, setKey] = useState("");
   const [value, setValue] = useState("");
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState<string | null>(null);
   const valueRef = useRef<HTMLInputElement>(null);
-  const path = (k: string) => `/services/${encodeURIComponent(name)}/secrets/${encodeURIComponent(k)}`;
+  const path = (k: string) => serviceApi(service, `/secrets/${encodeURIComponent(k)}`);
   const refresh = () =>
     Promise.all([
-      qc.invalidateQueries({ queryKey: keys.secrets(name) }),
-      qc.invalidateQueries({ queryKey: keys.effectiveEnv(name) }),
-      qc.invalidateQueries({ queryKey: keys.drift(name) }),
+      qc.invalidateQueries({ queryKey: keys.secrets(service) }),
+      qc.invalidateQueries({ queryKey: keys.effectiveEnv(service) }),
+      qc.invalidateQueries({ queryKey: keys.drift(service) }),
     ]);
 
   const put = useMutation({

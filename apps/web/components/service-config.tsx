@@ -7,17 +7,18 @@ import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useService } from "@/lib/queries";
 import { HooksDomainsForm } from "./hooks-domains-form";
+import { type Scoped, environmentHref, serviceApi } from "@/lib/paths";
 
 /** The desired state the operator asked for (what the next Deploy runs). */
-export function ServiceConfig({ name }: { name: string }) {
-  const service = useService(name);
+export function ServiceConfig({ service: ref }: { service: Scoped }) {
+  const service = useService(ref);
   const [saved, setSaved] = useState(false);
   const s = service.data;
   return (
     <section className="card" aria-labelledby="config-title">
       <div className="card-head">
         <h2 id="config-title">Configuration</h2>
-        <DeleteService name={name} />
+        <DeleteService service={ref} />
       </div>
       {service.isError && (
         <p className="error" role="alert">
@@ -58,16 +59,16 @@ export function ServiceConfig({ name }: { name: string }) {
 const savedShape = (s: ServiceView) => JSON.stringify([s.hooks, s.domains]);
 
 /** Two clicks: "Delete service", then "Confirm delete". */
-function DeleteService({ name }: { name: string }) {
+function DeleteService({ service }: { service: Scoped }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [armed, setArmed] = useState(false);
   const remove = useMutation({
-    mutationFn: () => api(`/services/${encodeURIComponent(name)}`, { method: "DELETE" }),
+    mutationFn: () => api(serviceApi(service), { method: "DELETE" }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: keys.services() });
-      qc.removeQueries({ queryKey: keys.service(name) });
-      router.push("/");
+      qc.removeQueries({ queryKey: keys.service(service) });
+      router.push(environmentHref(service.environmentId));
     },
   });
   return (

@@ -5,11 +5,12 @@ import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useService, useStorageEnvKeys } from "@/lib/queries";
 import { EnvEditor } from "./env-editor";
+import { type Scoped, serviceApi } from "@/lib/paths";
 
 /** The service's own env vars, saved with PATCH {env}; warns when an attachment would override a key being added. */
-export function ServiceEnv({ name }: { name: string }) {
+export function ServiceEnv({ service: ref }: { service: Scoped }) {
   const qc = useQueryClient();
-  const service = useService(name);
+  const service = useService(ref);
   const storageKeys = useStorageEnvKeys();
   const s = service.data;
   if (!s) return null;
@@ -33,8 +34,8 @@ export function ServiceEnv({ name }: { name: string }) {
       vars={s.env}
       field="env"
       warning={warning}
-      save={(env) => api<ServiceView>(`/services/${encodeURIComponent(name)}`, { method: "PATCH", body: { env } })}
-      onSaved={() => qc.invalidateQueries({ queryKey: keys.service(name) })}
+      save={(env) => api<ServiceView>(serviceApi(ref), { method: "PATCH", body: { env } })}
+      onSaved={() => qc.invalidateQueries({ queryKey: keys.service(ref) })}
     />
   );
 }

@@ -4,10 +4,11 @@ import { DeploySteps } from "./deploy-steps";
 import { PhaseBadge } from "./phase-badge";
 import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";
+import type { Scoped } from "@/lib/paths";
 
 /** What the worker last observed, polled every second: phase, deploy step, and whether the domains are routed. */
-export function StatusCard({ name, ingressPort }: { name: string; ingressPort: number }) {
-  const status = useStatus(name);
+export function StatusCard({ service, ingressPort }: { service: Scoped; ingressPort: number }) {
+  const status = useStatus(service);
   return (
     <section className="card" aria-labelledby="status-title">
       <h2 id="status-title">Status</h2>
@@ -71,7 +72,7 @@ export function StatusCard({ name, ingressPort }: { name: string; ingressPort: n
       )}
       {status.data && (
         <div className="section">
-          <DeploySteps name={name} status={status.data} />
+          <DeploySteps service={service} status={status.data} />
         </div>
       )}
     </section>

@@ -9,7 +9,7 @@ import type { TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
 
 /** One tier's editor: loads the set, PUTs the whole set, and refreshes every service's effective env. */
-function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
+export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
   const qc = useQueryClient();
   const env = useTierEnv(tier, id);
   if (env.isError) {

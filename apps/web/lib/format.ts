@@ -1,3 +1,4 @@
+import type { ReleaseView } from "@levelrail/spec/service";
 import type { HookRunItem } from "./types";
 
 /** A duration as the tables show it: ms under a second, else seconds with one decimal. */
@@ -25,3 +26,20 @@ export const HOOK_OUTCOME_LABELS: Record<HookRunItem["outcome"], string> = {
  * the boundaries stay visible. For reading only; nothing runs it through a shell.
  */
 export const commandText = (argv: readonly string[]) => argv.map((a) => (a === "" || /[\s"'\\]/.test(a) ? JSON.stringify(a) : a)).join(" ");
+
+/** What started a release, as the history shows it; a promote says where it came from. */
+export const releaseKindText = (r: Pick<ReleaseView, "kind" | "promotedFrom">) =>
+  r.kind === "promote" && r.promotedFrom ? `promoted from ${r.promotedFrom.environment}` : r.kind;
+
+/** "a", "a and b", "a, b and c". */
+const listed = (names: readonly string[]) => (names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`);
+
+/** What deleting an environment removes, in words, naming its apps and services. */
+export function removalText(environment: string, apps: readonly string[], services: readonly string[]): string {
+  const parts = [
+    apps.length ? `app${apps.length === 1 ? "" : "s"} ${listed(apps)}` : null,
+    services.length ? `service${services.length === 1 ? ` ${listed(services)} with its container and secrets` : `s ${listed(services)} with their containers and secrets`}` : null,
+    "the environment's env vars",
+  ].filter((p): p is string => p !== null);
+  return `Deleting ${environment} removes ${parts.join("; ")}. This cannot be undone.`;
+}

@@ -1,32 +1,41 @@
 import type { EnvScope } from "@levelrail/db/schema/config";
+import type { Scoped } from "./paths";
 
 /** Query keys shared by server prefetch and client queries; mutations invalidate by these. */
 export const keys = {
-  apps: () => ["apps"] as const,
+  /** An environment's apps (and, as ["apps"], every environment's). */
+  apps: (envId: string) => ["apps", envId] as const,
+  allApps: () => ["apps"] as const,
   /** Every service, unpaged (and the prefix of every services list: mutations invalidate them all). */
   services: () => ["services"] as const,
-  /** One page of the dashboard's services list, newest first (`cursor` "" for the first). */
-  servicesPage: (cursor: string) => ["services", "page", cursor] as const,
+  /** One page of an environment's services, newest first (`cursor` "" for the first). */
+  servicesPage: (envId: string, cursor: string) => ["services", "page", envId, cursor] as const,
+  /** Every service of one environment, unpaged. */
+  environmentServices: (envId: string) => ["services", "environment", envId] as const,
   /** One app's services. */
-  appServices: (app: string) => ["services", "app", app] as const,
+  appServices: (app: Scoped) => ["services", "app", app.environmentId, app.name] as const,
   /** Prefix of everything about one service: invalidating it refreshes its status, env, drift and secrets too. */
-  service: (name: string) => ["service", name] as const,
-  status: (name: string) => ["service", name, "status"] as const,
-  deploys: (name: string) => ["service", name, "deploys"] as const,
-  effectiveEnv: (name: string) => ["service", name, "env"] as const,
-  drift: (name: string) => ["service", name, "drift"] as const,
-  secrets: (name: string) => ["service", name, "secrets"] as const,
+  service: (s: Scoped) => ["service", s.environmentId, s.name] as const,
+  status: (s: Scoped) => [...keys.service(s), "status"] as const,
+  deploys: (s: Scoped) => [...keys.service(s), "deploys"] as const,
+  effectiveEnv: (s: Scoped) => [...keys.service(s), "env"] as const,
+  drift: (s: Scoped) => [...keys.service(s), "drift"] as const,
+  secrets: (s: Scoped) => [...keys.service(s), "secrets"] as const,
   /** A service's hook runs (under its prefix, so a Deploy refreshes them). */
-  serviceHookRuns: (name: string) => ["service", name, "hook-runs"] as const,
+  serviceHookRuns: (s: Scoped) => [...keys.service(s), "hook-runs"] as const,
   /** An app's hook runs, all services or one (`service` "" for all). */
-  appHookRuns: (app: string, service: string) => ["app", app, "hook-runs", service] as const,
+  appHookRuns: (app: Scoped, service: string) => ["app", app.environmentId, app.name, "hook-runs", service] as const,
   hookRun: (id: string) => ["hook-run", id] as const,
   deployMetrics: (service: string, days: number) => ["metrics", "deploys", service, days] as const,
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */
   allServices: () => ["service"] as const,
   orgs: () => ["orgs"] as const,
+  /** The projects, and (under this prefix) each project's environments. */
   projects: () => ["projects"] as const,
   environments: (projectId: string) => ["projects", projectId, "environments"] as const,
+  environment: (envId: string) => ["environment", envId] as const,
+  /** The operator's current environment (remembered server-side). */
+  currentEnvironment: () => ["me", "environment"] as const,
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
   backupTargets: () => ["backup-targets"] as const,
   registryCredentials: () => ["registry-credentials"] as const,

@@ -3,11 +3,13 @@ import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@t
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
+import { type Scoped, appApi, envApi, serviceApi } from "./paths";
 import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
   ConfigDrift,
+  CurrentEnvironment,
   DeployMetrics,
   EffectiveEnvEntry,
   EnvironmentItem,
@@ -24,65 +26,77 @@ import type {
 
 const enc = encodeURIComponent;
 
-export const useApps = () => useQuery({ queryKey: keys.apps(), queryFn: () => api<AppItem[]>("/apps") });
+/** An environment's apps, with how many services each has. */
+export const useApps = (envId: string) => useQuery({ queryKey: keys.apps(envId), queryFn: () => api<AppItem[]>(envApi(envId, "/apps")) });
 
 /** Every service, unpaged and not polled (pickers need names, not live phases). */
 export const useAllServices = () =>
   useQuery({ queryKey: keys.services(), queryFn: () => api<ServiceItem[]>("/services"), staleTime: 60_000 });
 
-/** One page of services, newest first, with their live phases, polled at the fleet's pace. */
-export const useServicesPage = (cursor: string) =>
+/** One page of an environment's services, newest first, with their live phases, polled at the fleet's pace. */
+export const useServicesPage = (envId: string, cursor: string) =>
   useQuery({
-    queryKey: keys.servicesPage(cursor),
-    queryFn: () => api<ServicePage>(withQuery("/services", { limit: SERVICES_PAGE, cursor })),
+    queryKey: keys.servicesPage(envId, cursor),
+    queryFn: () => api<ServicePage>(withQuery("/services", { environmentId: envId, limit: SERVICES_PAGE, cursor })),
     refetchInterval: FLEET_INTERVAL_MS,
     // Paging keeps showing the page it leaves until the next one arrives.
     placeholderData: keepPreviousData,
   });
 
+/** Every service of one environment, unpaged and not polled (what deleting it would remove). */
+export const useEnvironmentServices = (envId: string) =>
+  useQuery({
+    queryKey: keys.environmentServices(envId),
+    queryFn: () => api<ServiceItem[]>(withQuery("/services", { environmentId: envId })),
+  });
+
 /** One app's services with their live phases, polled at the fleet's pace. */
-export const useAppServices = (app: string) =>
+export const useAppServices = (app: Scoped) =>
   useQuery({
     queryKey: keys.appServices(app),
-    queryFn: () => api<ServiceItem[]>(withQuery("/services", { app })),
+    queryFn: () => api<ServiceItem[]>(withQuery("/services", { environmentId: app.environmentId, app: app.name })),
     refetchInterval: FLEET_INTERVAL_MS,
   });
 
-export const useService = (name: string) =>
-  useQuery({ queryKey: keys.service(name), queryFn: () => api<ServiceView>(`/services/${enc(name)}`) });
+export const useService = (s: Scoped) => useQuery({ queryKey: keys.service(s), queryFn: () => api<ServiceView>(serviceApi(s)) });
 
 /** A deploy in flight: its service's live queries poll every second, and at the fleet's pace otherwise. */
 export const liveInterval = (status: StatusView | undefined) =>
   status?.phase === "pending" || status?.phase === "deploying" ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS;
 
-/** The interval of a query about service `name`, following that service's last known status. */
-function useServiceInterval(name: string) {
+/** The interval of a query about service `s`, following that service's last known status. */
+function useServiceInterval(s: Scoped) {
   const qc = useQueryClient();
-  return () => liveInterval(qc.getQueryData<StatusView>(keys.status(name)));
+  return () => liveInterval(qc.getQueryData<StatusView>(keys.status(s)));
 }
 
-export const useStatus = (name: string) =>
+export const useStatus = (s: Scoped) =>
   useQuery({
-    queryKey: keys.status(name),
-    queryFn: () => api<StatusView>(`/services/${enc(name)}/status`),
+    queryKey: keys.status(s),
+    queryFn: () => api<StatusView>(serviceApi(s, "/status")),
     refetchInterval: (q) => liveInterval(q.state.data),
   });
 
-export const useDeploys = (name: string) =>
+export const useDeploys = (s: Scoped) =>
   useQuery({
-    queryKey: keys.deploys(name),
-    queryFn: () => api<ReleaseView[]>(`/services/${enc(name)}/deploys`),
-    refetchInterval: useServiceInterval(name),
+    queryKey: keys.deploys(s),
+    queryFn: () => api<ReleaseView[]>(serviceApi(s, "/deploys")),
+    refetchInterval: useServiceInterval(s),
   });
 
-export const useEffectiveEnv = (name: string) =>
-  useQuery({ queryKey: keys.effectiveEnv(name), queryFn: () => api<EffectiveEnvEntry[]>(`/services/${enc(name)}/env`) });
+export const useEffectiveEnv = (s: Scoped) =>
+  useQuery({ queryKey: keys.effectiveEnv(s), queryFn: () => api<EffectiveEnvEntry[]>(serviceApi(s, "/env")) });
 
-export const useDrift = (name: string) =>
-  useQuery({ queryKey: keys.drift(name), queryFn: () => api<ConfigDrift>(`/services/${enc(name)}/drift`) });
+export const useDrift = (s: Scoped) => useQuery({ queryKey: keys.drift(s), queryFn: () => api<ConfigDrift>(serviceApi(s, "/drift")) });
 
-export const useSecrets = (name: string) =>
-  useQuery({ queryKey: keys.secrets(name), queryFn: () => api<SecretItem[]>(`/services/${enc(name)}/secrets`) });
+export const useSecrets = (s: Scoped) => useQuery({ queryKey: keys.secrets(s), queryFn: () => api<SecretItem[]>(serviceApi(s, "/secrets")) });
+
+export const useEnvironment = (envId: string, enabled = true) =>
+  useQuery({ queryKey: keys.environment(envId), queryFn: () => api<EnvironmentItem>(envApi(envId)), enabled });
+
+/** The operator's current environment, remembered server-side. */
+export const useCurrentEnvironment = () =>
+  useQuery({ queryKey: keys.currentEnvironment(), queryFn: () => api<CurrentEnvironment>("/me/environment") });
 
 export const useOrgs = () => useQuery({ queryKey: keys.orgs(), queryFn: () => api<OrgItem[]>("/orgs") });
 
@@ -136,12 +150,11 @@ const useHookRuns = (queryKey: readonly unknown[], path: string, refetchInterval
   });
 
 /** A service's hook runs, polled every second while it deploys (its hooks run then). */
-export const useServiceHookRuns = (name: string) =>
-  useHookRuns(keys.serviceHookRuns(name), `/services/${enc(name)}/hook-runs`, useServiceInterval(name));
+export const useServiceHookRuns = (s: Scoped) => useHookRuns(keys.serviceHookRuns(s), serviceApi(s, "/hook-runs"), useServiceInterval(s));
 
 /** `service` "" for every service of the app. */
-export const useAppHookRuns = (app: string, service: string) =>
-  useHookRuns(keys.appHookRuns(app, service), `/apps/${enc(app)}/hook-runs`, LIVE_INTERVAL_MS, service);
+export const useAppHookRuns = (app: Scoped, service: string) =>
+  useHookRuns(keys.appHookRuns(app, service), appApi(app, "/hook-runs"), LIVE_INTERVAL_MS, service);
 
 /** One run with its output, polled while it runs so the output streams in. */
 export const useHookRun = (id: string) =>

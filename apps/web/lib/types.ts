@@ -7,12 +7,13 @@ import type { getTierEnv } from "@levelrail/services/env/vars";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
 import type { listOrgs } from "@levelrail/services/org/list";
+import type { getCurrentEnvironment } from "@levelrail/services/operator/preference";
 import type { listEnvironments, listProjects } from "@levelrail/services/project/list";
 import type { listServices, listServicesPage } from "@levelrail/services/service/view";
 
 export type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
 
-/** GET /api/v1/apps: an app with its number of services. */
+/** GET /api/v1/environments/{envId}/apps: an app with its number of services. */
 export type AppItem = Awaited<ReturnType<typeof listApps>>[number];
 
 /** GET /api/v1/services: desired state plus what the worker last saw. */
@@ -26,8 +27,11 @@ export type OrgItem = Awaited<ReturnType<typeof listOrgs>>[number];
 /** GET /api/v1/projects. */
 export type ProjectItem = Awaited<ReturnType<typeof listProjects>>[number];
 
-/** GET /api/v1/projects/{id}/environments. */
+/** GET /api/v1/projects/{id}/environments (and GET /api/v1/environments/{id}). */
 export type EnvironmentItem = Awaited<ReturnType<typeof listEnvironments>>[number];
+
+/** GET and PUT /api/v1/me/environment: the operator's current environment and its project. */
+export type CurrentEnvironment = NonNullable<Awaited<ReturnType<typeof getCurrentEnvironment>>>;
 
 /** GET and PUT of /api/v1/{orgs,projects,environments}/{id}/env. */
 export type TierEnv = Awaited<ReturnType<typeof getTierEnv>>;
@@ -37,7 +41,7 @@ export type SecretItem = Awaited<ReturnType<typeof listSecrets>>[number];
 export type BackupTargetItem = Awaited<ReturnType<typeof listBackupTargets>>[number];
 export type RegistryCredentialItem = Awaited<ReturnType<typeof listRegistryCredentials>>[number];
 
-/** GET /api/v1/apps/{name}/hook-runs and /services/{name}/hook-runs: one page, newest first, without output. */
+/** GET …/apps/{name}/hook-runs and …/services/{name}/hook-runs: one page, newest first, without output. */
 export type HookRunPage = Awaited<ReturnType<typeof listHookRuns>>;
 export type HookRunItem = HookRunPage["runs"][number];
 /** GET /api/v1/hook-runs/{id}: one run with its combined output. */

@@ -1,30 +1,35 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
-import { listApps } from "@levelrail/services/app/app";
-import { listServicesPage } from "@levelrail/services/service/view";
-import { AppsOverview } from "@/components/apps-overview";
-import { NewAppForm } from "@/components/new-app-form";
-import { NewServiceForm } from "@/components/new-service-form";
-import { SERVICES_PAGE, keys } from "@/lib/keys";
+import Link from "next/link";
+import { EnvironmentFleet } from "@/components/environment-fleet";
+import { currentEnvironment, prefetchFleet } from "@/lib/environment";
+import { environmentHref } from "@/lib/paths";
 import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Dashboard · Levelrail" };
 
+/** The current environment's apps and services (the one chosen in the header). */
 export default async function DashboardPage() {
   const ctx = await requireCtx();
+  const current = await currentEnvironment(ctx);
+  if (!current) {
+    return (
+      <>
+        <h1>Apps</h1>
+        <p className="muted">You have no project with an environment yet. Ask an owner of your organization to add you to one.</p>
+      </>
+    );
+  }
+  const { project, environment } = current;
   const qc = new QueryClient();
-  await Promise.all([
-    qc.prefetchQuery({ queryKey: keys.apps(), queryFn: () => listApps({ ctx }) }),
-    // Only the first page: the payload stays the same size however large the fleet.
-    qc.prefetchQuery({ queryKey: keys.servicesPage(""), queryFn: () => listServicesPage({ ctx, input: { limit: SERVICES_PAGE } }) }),
-  ]);
+  await prefetchFleet(qc, ctx, environment.id);
   return (
     <HydrationBoundary state={dehydrate(qc)}>
       <h1>Apps</h1>
-      <AppsOverview />
-      <div className="columns">
-        <NewAppForm />
-        <NewServiceForm />
-      </div>
+      <p className="muted">
+        In {project.name} / <Link href={environmentHref(environment.id)}>{environment.name}</Link>: its env vars, clone and delete are on
+        the environment&apos;s page.
+      </p>
+      <EnvironmentFleet envId={environment.id} />
     </HydrationBoundary>
   );
 }

@@ -1,0 +1,45 @@
+import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import { getTierEnv } from "@levelrail/services/env/vars";
+import { EnvironmentCrumbs } from "@/components/environment-crumbs";
+import { CloneEnvironmentForm, DeleteEnvironment } from "@/components/environment-actions";
+import { EnvironmentFleet } from "@/components/environment-fleet";
+import { TierEnvEditor } from "@/components/tier-env-settings";
+import { environmentOf, prefetchFleet } from "@/lib/environment";
+import { keys } from "@/lib/keys";
+import { requireCtx } from "@/lib/session";
+
+type Props = { params: Promise<{ envId: string }> };
+
+export const metadata = { title: "Environment · Levelrail" };
+
+/** One environment: its env tier, its apps and services, and clone and delete. */
+export default async function EnvironmentPage({ params }: Props) {
+  const { envId } = await params;
+  const ctx = await requireCtx();
+  const { environment, project, siblings } = await environmentOf(ctx, envId);
+  const qc = new QueryClient();
+  qc.setQueryData(keys.environment(envId), environment);
+  qc.setQueryData(keys.environments(project.id), siblings);
+  await Promise.all([
+    prefetchFleet(qc, ctx, envId),
+    qc.prefetchQuery({ queryKey: keys.tierEnv("environment", envId), queryFn: () => getTierEnv({ ctx, tier: "environment", id: envId }) }),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <EnvironmentCrumbs project={project} environment={environment} />
+      <h1>{environment.name}</h1>
+      <div className="columns">
+        <CloneEnvironmentForm environment={environment} />
+        <DeleteEnvironment environment={environment} />
+      </div>
+      <TierEnvEditor
+        tier="environment"
+        id={envId}
+        title="Environment env"
+        description={`Every service of ${project.name} / ${environment.name} gets these; they override the project's and the organization's.`}
+      />
+      <h2>Apps and services</h2>
+      <EnvironmentFleet envId={envId} />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,80 @@
+import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import Link from "next/link";
+import { listBackupTargets } from "@levelrail/services/config/backup-targets";
+import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
+import { configDrift, effectiveEnv } from "@levelrail/services/env/effective";
+import { listSecrets } from "@levelrail/services/env/secrets";
+import { listHookRuns } from "@levelrail/services/hooks/list";
+import { listReleases } from "@levelrail/services/release/deploy";
+import { getService, getStatus } from "@levelrail/services/service/view";
+import { Attachments } from "@/components/attachments";
+import { DeployControls } from "@/components/deploy-controls";
+import { EffectiveEnv } from "@/components/effective-env";
+import { EnvironmentCrumbs } from "@/components/environment-crumbs";
+import { ServiceHookRuns } from "@/components/hook-runs";
+import { PromoteControl } from "@/components/promote-control";
+import { ReleaseHistory } from "@/components/release-history";
+import { SecretsCard } from "@/components/secrets-card";
+import { ServiceConfig } from "@/components/service-config";
+import { ServiceEnv } from "@/components/service-env";
+import { StatusCard } from "@/components/status-card";
+import { environmentOf } from "@/lib/environment";
+import { orNotFound } from "@/lib/found";
+import { HOOK_RUNS_PAGE, hookRunPaging, keys } from "@/lib/keys";
+import { appHref } from "@/lib/paths";
+import { server } from "@/lib/server";
+import { requireCtx } from "@/lib/session";
+
+type Props = { params: Promise<{ envId: string; name: string }> };
+
+export async function generateMetadata({ params }: Props) {
+  const { name } = await params;
+  return { title: `${name} · Levelrail` };
+}
+
+export default async function ServicePage({ params }: Props) {
+  const { envId, name } = await params;
+  const ctx = await requireCtx();
+  const ref = { environmentId: envId, name };
+  const { environment, project, siblings } = await environmentOf(ctx, envId);
+  const service = await orNotFound(getService({ ctx, envId, name }));
+  const qc = new QueryClient();
+  qc.setQueryData(keys.service(ref), service);
+  qc.setQueryData(keys.environment(envId), environment);
+  qc.setQueryData(keys.environments(project.id), siblings);
+  const input = { ctx, envId, name };
+  await Promise.all([
+    qc.prefetchQuery({ queryKey: keys.status(ref), queryFn: () => getStatus(input) }),
+    qc.prefetchQuery({ queryKey: keys.deploys(ref), queryFn: () => listReleases(input) }),
+    qc.prefetchQuery({ queryKey: keys.effectiveEnv(ref), queryFn: () => effectiveEnv(input) }),
+    qc.prefetchQuery({ queryKey: keys.drift(ref), queryFn: () => configDrift(input) }),
+    qc.prefetchQuery({ queryKey: keys.secrets(ref), queryFn: () => listSecrets(input) }),
+    qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
+    qc.prefetchInfiniteQuery({
+      queryKey: keys.serviceHookRuns(ref),
+      queryFn: () => listHookRuns({ ctx, envId, app: service.app, input: { service: name, limit: HOOK_RUNS_PAGE } }),
+      ...hookRunPaging,
+    }),
+  ]);
+  return (
+    <HydrationBoundary state={dehydrate(qc)}>
+      <EnvironmentCrumbs project={project} environment={environment}>
+        <Link href={appHref({ environmentId: envId, name: service.app })}>{service.app}</Link> / {name}
+      </EnvironmentCrumbs>
+      <h1>{name}</h1>
+      <div className="columns">
+        <StatusCard service={ref} ingressPort={server().ingressHttpPort} />
+        <DeployControls service={ref} />
+      </div>
+      <PromoteControl service={ref} projectId={project.id} />
+      <ServiceConfig service={ref} />
+      <ServiceEnv service={ref} />
+      <SecretsCard service={ref} />
+      <Attachments service={ref} />
+      <EffectiveEnv service={ref} />
+      <ReleaseHistory service={ref} />
+      <ServiceHookRuns service={ref} />
+    </HydrationBoundary>
+  );
+}

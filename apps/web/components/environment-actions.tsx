@@ -1,0 +1,118 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { resourceName } from "@levelrail/spec/rules";
+import { ApiError, api } from "@/lib/fetcher";
+import { keys } from "@/lib/keys";
+import { removalText } from "@/lib/format";
+import { environmentHref } from "@/lib/paths";
+import { useApps, useEnvironmentServices, withQuery } from "@/lib/queries";
+import type { EnvironmentItem } from "@/lib/types";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+
+/**
+ * "Clone environment": a new environment of the same project with this one's apps, services, env
+ * vars and secrets (no domains); with "deploy everything", every cloned service deploys at once.
+ */
+export function CloneEnvironmentForm({ environment }: { environment: EnvironmentItem }) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const [name, setName] = useState("");
+  const [deploy, setDeploy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const clone = useMutation({
+    mutationFn: (input: { name: string; deploy: boolean }) =>
+      api<EnvironmentItem>(withQuery(`/projects/${encodeURIComponent(environment.projectId)}/environments`, { deploy: input.deploy ? "true" : null }), {
+        method: "POST",
+        body: { name: input.name, from: environment.id },
+      }),
+    onSuccess: async (created) => {
+      await qc.invalidateQueries({ queryKey: keys.environments(environment.projectId) });
+      router.push(environmentHref(created.id));
+    },
+    onError: (err) => setError(err instanceof ApiError ? err.message : "could not clone the environment; try again"),
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = resourceName.safeParse(name);
+    if (!parsed.success) {
+      setError(parsed.error.issues[0]?.message ?? "invalid name");
+      return;
+    }
+    setError(undefined);
+    clone.mutate({ name: parsed.data, deploy });
+  }
+
+  return (
+    <form className="card stack" onSubmit={submit} aria-labelledby="clone-title" noValidate>
+      <h2 id="clone-title">Clone environment</h2>
+      <p className="muted">
+        Copies {environment.name}&apos;s apps, services, env vars and secrets into a new environment of this project. Domains are not
+        copied; nothing deploys unless you ask.
+      </p>
+      <Field id="clone-name" label="New environment name" error={error}>
+        {(a11y) => <input {...a11y} value={name} onChange={(e) => setName(e.target.value)} placeholder="staging" autoComplete="off" />}
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={deploy} onChange={(e) => setDeploy(e.target.checked)} /> Deploy every service once cloned
+      </label>
+      <button type="submit" disabled={clone.isPending}>
+        Clone environment
+      </button>
+    </form>
+  );
+}
+
+/** "Delete environment", then a confirmation that names everything it removes. */
+export function DeleteEnvironment({ environment }: { environment: EnvironmentItem }) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const [armed, setArmed] = useState(false);
+  const apps = useApps(environment.id);
+  const services = useEnvironmentServices(environment.id);
+  const remove = useMutation({
+    mutationFn: () => api(`/environments/${encodeURIComponent(environment.id)}`, { method: "DELETE" }),
+    onSuccess: async () => {
+      await Promise.all([qc.invalidateQueries({ queryKey: keys.projects() }), qc.invalidateQueries({ queryKey: keys.currentEnvironment() })]);
+      router.push("/");
+      router.refresh();
+    },
+  });
+  const ready = apps.data && services.data;
+  return (
+    <section className="card stack" aria-labelledby="delete-env-title">
+      <h2 id="delete-env-title">Delete environment</h2>
+      {!armed ? (
+        <div className="buttons">
+          <button type="button" className="secondary" onClick={() => setArmed(true)}>
+            Delete environment
+          </button>
+        </div>
+      ) : (
+        <div className="warning stack" role="alert">
+          <p>
+            {ready
+              ? removalText(
+                  environment.name,
+                  apps.data.map((a) => a.name),
+                  services.data.map((s) => s.name),
+                )
+              : "Loading what it holds…"}
+          </p>
+          <div className="buttons">
+            <button type="button" className="danger" disabled={!ready || remove.isPending} onClick={() => remove.mutate()}>
+              Delete {environment.name}
+            </button>
+            <button type="button" className="secondary" onClick={() => setArmed(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      <FormMessages error={remove.isError ? remove.error.message : apps.error?.message ?? services.error?.message} />
+    </section>
+  );
+}
