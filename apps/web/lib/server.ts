@@ -4,6 +4,7 @@ import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import type { SecretsKit } from "@levelrail/services/env/sources";
+import type { OrgCreationPolicy } from "@levelrail/services/org/create";
 
 /**
  * The web app's wiring: environment parsed with zod once, at the first request
@@ -18,6 +19,8 @@ const envSchemaOfWeb = envSchema
     PORT: true,
     LEVELRAIL_PUBLIC_URL: true,
     LEVELRAIL_INGRESS_HTTP_PORT: true,
+    LEVELRAIL_ORG_CREATION: true,
+    LEVELRAIL_MAX_ORGS_PER_OPERATOR: true,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
 
@@ -33,6 +36,8 @@ export interface Server {
   /** Where operators reach the panel (`LEVELRAIL_PUBLIC_URL`). */
   publicUrl: string;
   trustedOrigins: string[];
+  /** `LEVELRAIL_ORG_CREATION` and `LEVELRAIL_MAX_ORGS_PER_OPERATOR`. */
+  orgCreation: OrgCreationPolicy;
 }
 
 function build(): Server {
@@ -52,6 +57,7 @@ function build(): Server {
     dataDir: env.LEVELRAIL_DATA_DIR,
     publicUrl: baseURL,
     trustedOrigins,
+    orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
   };
 }
 

@@ -62,6 +62,10 @@ export const envSchema = z.object({
   LEVELRAIL_HOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
   /** Prometheus metrics on 127.0.0.1. */
   LEVELRAIL_METRICS_PORT: port.default(9464),
+  /** Who may create organizations through the API: `owners` (operators who own one already), `anyone`, `none`. */
+  LEVELRAIL_ORG_CREATION: z.enum(["owners", "anyone", "none"], { error: "must be owners, anyone or none" }).default("owners"),
+  /** The most organizations one operator may own (creating more is a 409). */
+  LEVELRAIL_MAX_ORGS_PER_OPERATOR: z.coerce.number().int().min(0).max(10_000).default(5),
   /** How often the worker re-reads every service as a safety net for lost wake-ups. */
   LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
 });
