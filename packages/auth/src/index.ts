@@ -114,9 +114,20 @@ export interface TokenView {
   expired: boolean;
 }
 
-/** One operator's API tokens, newest first. */
+/** The most tokens `listApiTokens` answers (the list has no paging; the services' lists have the same maximum). */
+export const MAX_TOKENS_LISTED = 1000;
+
+/** One operator's API tokens, newest first; more than MAX_TOKENS_LISTED is a 400 (revoke some). */
 export async function listApiTokens(db: Db, userId: string): Promise<TokenView[]> {
-  const rows = await db.select().from(apiToken).where(eq(apiToken.userId, userId)).orderBy(desc(apiToken.createdAt));
+  const rows = await db
+    .select()
+    .from(apiToken)
+    .where(eq(apiToken.userId, userId))
+    .orderBy(desc(apiToken.createdAt))
+    .limit(MAX_TOKENS_LISTED + 1);
+  if (rows.length > MAX_TOKENS_LISTED) {
+    throw new LevelrailError("invalid_input", `limit: more than ${MAX_TOKENS_LISTED} tokens to list; revoke the ones you no longer use (levelrail token revoke)`, { field: "limit" });
+  }
   const now = Date.now();
   return rows.map((t) => ({
     id: t.id,

@@ -73,3 +73,16 @@ export const scope = (ctx: Ctx): string[] => (ctx.actor.orgIds.length ? ctx.acto
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs; anything else names nothing (and must not reach a uuid column). */
 export const isUuid = (id: string) => UUID_RE.test(id);
+
+/**
+ * The most rows a list without paging answers (CONTRACT §5); paged lists (`?limit=`) answer at most
+ * 200 a page. Every unpaged list query runs with `.limit(MAX_LIST_ROWS + 1)` and hands its rows to
+ * `bounded`, so no route returns an unbounded number of rows.
+ */
+export const MAX_LIST_ROWS = 1000;
+
+/** The rows of an unpaged list; more than MAX_LIST_ROWS is a 400 naming `field`, saying how to narrow or page. */
+export function bounded<T>(rows: T[], what: string, narrow: string, field = "limit"): T[] {
+  if (rows.length <= MAX_LIST_ROWS) return rows;
+  throw new LevelrailError("invalid_input", `${field}: more than ${MAX_LIST_ROWS} ${what} to list; ${narrow}`, { field });
+}

@@ -5,7 +5,7 @@ import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
-import { type Ctx, parse, scope, uniquely } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../context";
 import { findEnvironment } from "../project/list";
 
 const createInput = z.object({ name: resourceName }).strict();
@@ -43,8 +43,9 @@ export async function listApps({ ctx, envId }: { ctx: Ctx; envId: string }): Pro
     .leftJoin(service, eq(service.appId, app.id))
     .where(and(eq(app.environmentId, env.id), eq(app.orgId, env.orgId)))
     .groupBy(app.id)
-    .orderBy(asc(app.name));
-  return rows.map((r) => ({ ...toAppView(r), services: r.services }));
+    .orderBy(asc(app.name))
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "apps in this environment", "split them over more environments").map((r) => ({ ...toAppView(r), services: r.services }));
 }
 
 /** An app of an environment of the caller's organizations by name, as its row (for other verbs), or 404. */

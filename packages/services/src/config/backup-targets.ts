@@ -3,7 +3,7 @@ import { backupTarget } from "@levelrail/db/schema/config";
 import { service } from "@levelrail/db/schema/services";
 import { backupTargetInput } from "@levelrail/spec/config";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, isUuid, orgOf, parse, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope } from "../context";
 
 type Row = typeof backupTarget.$inferSelect;
 /** Never the secret key: it is write-only. */
@@ -20,8 +20,8 @@ const view = (t: Row) => ({
 });
 
 export async function listBackupTargets({ ctx }: { ctx: Ctx }) {
-  const rows = await ctx.db.select().from(backupTarget).where(inArray(backupTarget.orgId, scope(ctx))).orderBy(backupTarget.name);
-  return rows.map(view);
+  const rows = await ctx.db.select().from(backupTarget).where(inArray(backupTarget.orgId, scope(ctx))).orderBy(backupTarget.name).limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "backup targets", "delete the ones you no longer use").map(view);
 }
 
 export async function createBackupTarget({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {

@@ -3,7 +3,7 @@ import { registryCredential } from "@levelrail/db/schema/config";
 import { service } from "@levelrail/db/schema/services";
 import { registryCredentialInput } from "@levelrail/spec/config";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, isUuid, orgOf, parse, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope } from "../context";
 
 type Row = typeof registryCredential.$inferSelect;
 /** Never the password: it is write-only. */
@@ -18,8 +18,8 @@ const view = (c: Row) => ({
 });
 
 export async function listRegistryCredentials({ ctx }: { ctx: Ctx }) {
-  const rows = await ctx.db.select().from(registryCredential).where(inArray(registryCredential.orgId, scope(ctx))).orderBy(registryCredential.name);
-  return rows.map(view);
+  const rows = await ctx.db.select().from(registryCredential).where(inArray(registryCredential.orgId, scope(ctx))).orderBy(registryCredential.name).limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "registry credentials", "delete the ones you no longer use").map(view);
 }
 
 export async function createRegistryCredential({ ctx, input: raw }: { ctx: Ctx; input: unknown }) {

@@ -3,7 +3,7 @@ import { secret } from "@levelrail/db/schema/config";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { envKey, envValue } from "@levelrail/spec/rules";
 import { z } from "zod";
-import { type Ctx, parse } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
 import { findService } from "../service/view";
 
 const secretInput = z.object({ value: envValue }).strict();
@@ -16,8 +16,9 @@ export async function listSecrets({ ctx, envId, name }: { ctx: Ctx; envId: strin
     .select({ key: secret.key, updatedAt: secret.updatedAt })
     .from(secret)
     .where(and(eq(secret.serviceId, s.id), eq(secret.orgId, s.orgId)))
-    .orderBy(secret.key);
-  return rows.map((r) => ({ key: r.key, updatedAt: r.updatedAt.toISOString() }));
+    .orderBy(secret.key)
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "secrets of this service", "delete the ones it no longer reads").map((r) => ({ key: r.key, updatedAt: r.updatedAt.toISOString() }));
 }
 
 export async function putSecret({ ctx, envId, name, key, input }: { ctx: Ctx; envId: string; name: string; key: string; input: unknown }) {

@@ -4,7 +4,11 @@ import { deploySample } from "@levelrail/db/schema/fleet";
 import { environment } from "@levelrail/db/schema/orgs";
 import { service } from "@levelrail/db/schema/services";
 import { resourceName } from "@levelrail/spec/rules";
+import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, parse, scope } from "../context";
+
+/** The most deploy samples one answer carries (CONTRACT §5: no list is unbounded); more is a 400 naming `since`. */
+export const MAX_DEPLOY_SAMPLES = 10_000;
 
 const query = z
   .object({
@@ -68,7 +72,13 @@ export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }
         q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
       ),
     )
-    .orderBy(asc(deploySample.at));
+    .orderBy(asc(deploySample.at))
+    .limit(MAX_DEPLOY_SAMPLES + 1);
+  if (rows.length > MAX_DEPLOY_SAMPLES) {
+    throw new LevelrailError("invalid_input", `since: more than ${MAX_DEPLOY_SAMPLES} deploys since ${since.toISOString()}; ask for a later since, one environmentId or one service`, {
+      field: "since",
+    });
+  }
   const byService = new Map<string, typeof rows>();
   for (const r of rows) byService.set(r.serviceId, [...(byService.get(r.serviceId) ?? []), r]);
   return {

@@ -1,6 +1,6 @@
 import { inArray } from "drizzle-orm";
 import { organization } from "@levelrail/db/schema/orgs";
-import type { Ctx } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded } from "../context";
 
 /** An organization as the API answers it. */
 export interface OrgView {
@@ -13,6 +13,11 @@ export const toOrgView = (o: typeof organization.$inferSelect): OrgView => ({ id
 
 export async function listOrgs({ ctx }: { ctx: Ctx }): Promise<OrgView[]> {
   if (ctx.actor.orgIds.length === 0) return [];
-  const rows = await ctx.db.select().from(organization).where(inArray(organization.id, ctx.actor.orgIds)).orderBy(organization.createdAt);
-  return rows.map(toOrgView);
+  const rows = await ctx.db
+    .select()
+    .from(organization)
+    .where(inArray(organization.id, ctx.actor.orgIds))
+    .orderBy(organization.createdAt)
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "organizations", "leave the ones you no longer need").map(toOrgView);
 }

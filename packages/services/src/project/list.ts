@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { environment, project } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, isUuid, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, scope } from "../context";
 
 /** A project as the API answers it. */
 export interface ProjectView {
@@ -37,8 +37,13 @@ export const toEnvironmentView = (e: typeof environment.$inferSelect): Environme
 
 export async function listProjects({ ctx }: { ctx: Ctx }): Promise<ProjectView[]> {
   if (ctx.actor.orgIds.length === 0) return [];
-  const rows = await ctx.db.select().from(project).where(inArray(project.orgId, ctx.actor.orgIds)).orderBy(project.createdAt);
-  return rows.map(toProjectView);
+  const rows = await ctx.db
+    .select()
+    .from(project)
+    .where(inArray(project.orgId, ctx.actor.orgIds))
+    .orderBy(project.createdAt)
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "projects", "split them over more organizations").map(toProjectView);
 }
 
 /** A project of the caller's organizations, as its row (for other verbs), or 404 (an id that is no UUID names no project). */
@@ -58,8 +63,9 @@ export async function listEnvironments({ ctx, projectId }: { ctx: Ctx; projectId
     .select()
     .from(environment)
     .where(and(eq(environment.projectId, p.id), eq(environment.orgId, p.orgId)))
-    .orderBy(environment.createdAt);
-  return rows.map(toEnvironmentView);
+    .orderBy(environment.createdAt)
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "environments in this project", "delete the previews you no longer need").map(toEnvironmentView);
 }
 
 /**

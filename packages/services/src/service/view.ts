@@ -6,7 +6,7 @@ import { app, release, service, serviceStatus } from "@levelrail/db/schema/servi
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import type { ReleaseSpec, ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
-import { type Ctx, isUuid, parse, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope } from "../context";
 import { findEnvironment } from "../project/list";
 
 type ServiceRow = typeof service.$inferSelect;
@@ -120,8 +120,9 @@ export async function listServices({ ctx, envId, app: appName }: { ctx: Ctx; env
   const env = envId === undefined ? undefined : await findEnvironment(ctx, envId);
   const rows = await listed(ctx)
     .where(and(inArray(service.orgId, scope(ctx)), env ? eq(service.environmentId, env.id) : undefined, appName ? eq(app.name, appName) : undefined))
-    .orderBy(project.name, environment.name, app.name, service.name);
-  return rows.map(serviceItem);
+    .orderBy(project.name, environment.name, app.name, service.name)
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "services", "page with ?limit= (at most 200) and ?cursor=, or narrow with ?environmentId= and ?app=").map(serviceItem);
 }
 
 const pageQuery = z
