@@ -50,7 +50,8 @@ test("a domain added in the UI is routed through Caddy to the service's new vers
   await expect(route.getByText("route live", { exact: true })).toBeVisible({ timeout: DEPLOY_TIMEOUT });
 
   // Caddy (its admin API on loopback) has the product's one catch-all route, which names no domain…
-  const caddyRoute = await request.get(`${stack.env.caddyAdmin}/id/${stack.env.shortName}-ingress`);
+  // (It answers only requests whose Origin is its own address: enforce_origin.)
+  const caddyRoute = await request.get(`${stack.env.caddyAdmin}/id/${stack.env.shortName}-ingress`, { headers: { Origin: new URL(stack.env.caddyAdmin).origin } });
   expect(caddyRoute.status()).toBe(200);
   expect(JSON.stringify(await caddyRoute.json())).not.toContain(domain);
   // …the data plane's state (which Caddy asks per request) maps the domain to the service…

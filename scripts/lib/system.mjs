@@ -26,11 +26,11 @@ export async function aptInstall(packages, why) {
 }
 
 /** GET `path` over HTTP (a unix socket when `socketPath` is given); resolves to the status, or 0. */
-export function httpStatus({ socketPath, url, path = "/" }) {
+export function httpStatus({ socketPath, url, path = "/", headers = {} }) {
   return new Promise((resolve) => {
     const target = url ? new URL(path, url) : null;
     const req = request(
-      target ? { host: target.hostname, port: target.port, path: target.pathname } : { socketPath, path },
+      target ? { host: target.hostname, port: target.port, path: target.pathname, headers } : { socketPath, path, headers },
       (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -114,6 +114,16 @@ export const DEFAULT_CADDY_ADMIN = "http://127.0.0.1:2019";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /**
+ * The admin endpoint's config: on the admin URL's address, refusing any request whose Origin is not
+ * that address (a web page in the operator's browser cannot drive it). The same as
+ * `caddyAdminConfig` in packages/spec/src/caddy-admin.ts, which the worker keeps on every load.
+ */
+export function caddyAdminConfig(admin) {
+  const url = new URL(admin);
+  return { listen: `${url.hostname}:${url.port || "80"}`, origins: [url.host], enforce_origin: true };
+}
+
+/**
  * Caddy's admin API answers at `admin` (a URL), or we install caddy and run `caddy run --resume`:
  * the config it last ran with (autosaved in the data dir), or an admin-only one the first time.
  * It runs detached, in a session of its own, and outlives the panel (data plane); `attached`
@@ -121,7 +131,8 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
  */
 export async function ensureCaddy({ dataDir, admin, attached = false }) {
   const url = new URL(admin);
-  const answers = () => httpStatus({ url: admin, path: "/config/" }).then((s) => s === 200);
+  // With enforce_origin, a request without the admin address as its Origin is a 403.
+  const answers = () => httpStatus({ url: admin, path: "/config/", headers: { Origin: url.origin } }).then((s) => s === 200);
   if (await answers()) return;
   if (!LOOPBACK.has(url.hostname)) {
     throw new Fatal(`Caddy's admin API does not answer at LEVELRAIL_CADDY_ADMIN=${admin}; start it there, or point LEVELRAIL_CADDY_ADMIN at a loopback address so Levelrail starts its own`);
@@ -132,8 +143,8 @@ export async function ensureCaddy({ dataDir, admin, attached = false }) {
   const home = join(dataDir, "caddy");
   mkdirSync(home, { recursive: true });
   const config = join(home, "admin.json");
-  const listen = `${url.hostname}:${url.port || "80"}`;
-  writeFileSync(config, JSON.stringify({ admin: { listen } }, null, 2) + "\n");
+  const { listen } = caddyAdminConfig(admin);
+  writeFileSync(config, JSON.stringify({ admin: caddyAdminConfig(admin) }, null, 2) + "\n");
   const logFile = join(dataDir, "logs", "caddy.log");
   const fd = openSync(logFile, "a");
   log(`starting caddy (admin ${listen}, log: ${logFile})`);

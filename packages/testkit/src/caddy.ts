@@ -2,12 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { caddyAdminConfig, caddyAdminOrigin } from "@levelrail/spec/caddy-admin";
 import { freePort } from "./registry";
 import { waitFor } from "./wait";
 
 export interface TestCaddy {
   /** e.g. `http://127.0.0.1:41234` */
   adminUrl: string;
+  /** A request to the admin API as the product makes it: with the admin address as `Origin` (Caddy refuses any other). */
+  admin(path: string, init?: RequestInit): Promise<Response>;
   /** How many `POST /load` requests Caddy has received since this admin port was first started (across restarts). */
   loads(): number;
   /** Caddy's own log so far (JSON lines), for a failure message. */
@@ -19,7 +22,8 @@ export interface TestCaddy {
 
 /**
  * A real Caddy (the OS's `caddy` binary) of the test's own: `caddy run` with an
- * admin-only config on a free loopback port, its state in a temp dir. Servers
+ * admin-only config on a free loopback port (enforcing its origin, as the product runs it), its
+ * state in a temp dir. Servers
  * and routes are whatever the test or the ingress controller loads.
  */
 export async function startCaddy(): Promise<TestCaddy> {
@@ -27,13 +31,15 @@ export async function startCaddy(): Promise<TestCaddy> {
   const adminPort = await freePort();
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   const configFile = join(dir, "admin.json");
-  writeFileSync(configFile, JSON.stringify({ admin: { listen: `127.0.0.1:${adminPort}` } }));
+  writeFileSync(configFile, JSON.stringify({ admin: caddyAdminConfig(adminUrl) }));
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(`${adminUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Origin: caddyAdminOrigin(adminUrl) } });
   let output = "";
   let proc: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
 
   const answers = async () => {
-    const res = await fetch(`${adminUrl}/config/`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
+    const res = await admin("/config/", { signal: AbortSignal.timeout(2000) }).catch(() => null);
     return res?.ok ? true : undefined;
   };
 
@@ -68,6 +74,7 @@ export async function startCaddy(): Promise<TestCaddy> {
   await start();
   return {
     adminUrl,
+    admin,
     loads: () => output.split("\n").filter((l) => l.includes('"logger":"admin.api"') && l.includes('"method":"POST"') && l.includes('"uri":"/load"')).length,
     log: () => output,
     async restart() {

@@ -1,5 +1,9 @@
+import { caddyAdminConfig, caddyAdminOrigin } from "@levelrail/spec/caddy-admin";
+
 /** The few calls the ingress controller makes to Caddy's admin API (loopback only). */
 export interface CaddyAdmin {
+  /** The admin endpoint's own config as the product runs it (`enforce_origin`): every load keeps it. */
+  readonly adminConfig: Record<string, unknown>;
   /** The whole running config (null when Caddy runs with none). */
   getConfig(): Promise<Record<string, unknown> | null>;
   /** Replaces the whole config atomically; Caddy keeps the old one if it rejects the new. */
@@ -15,16 +19,19 @@ export class CaddyRejected extends Error {
 
 export function caddyAdmin(base: string): CaddyAdmin {
   const url = base.replace(/\/$/, "");
+  // Caddy refuses a request without an Origin naming its admin address (enforce_origin).
+  const origin = caddyAdminOrigin(url);
   return {
+    adminConfig: caddyAdminConfig(url),
     async getConfig() {
-      const res = await fetch(`${url}/config/`, { signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`${url}/config/`, { headers: { Origin: origin }, signal: AbortSignal.timeout(5000) });
       if (!res.ok) throw new Error(`Caddy admin API answered ${res.status} to GET /config/`);
       return (await res.json()) as Record<string, unknown> | null;
     },
     async load(config) {
       const res = await fetch(`${url}/load`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", Origin: origin },
         body: JSON.stringify(config),
         signal: AbortSignal.timeout(15_000),
       });

@@ -12,6 +12,7 @@ import { type LoadResult, startLoad } from "@levelrail/testkit/load";
 import { getByHost } from "@levelrail/testkit/http";
 import { freePort } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
+import { caddyAdminConfig } from "@levelrail/spec/caddy-admin";
 import { INGRESS_KEY, formatKey, serviceKey } from "@levelrail/spec/keys";
 import { IMAGES, setupSuite } from "../../../test/harness";
 
@@ -37,7 +38,9 @@ beforeAll(async () => {
   apiDomain = `api-${s.shortName}.localhost`;
   // A server of someone else's, there before the worker: it must survive every change we make.
   foreign = { listen: [`127.0.0.1:${foreignPort}`], routes: [{ handle: [{ handler: "static_response", body: "foreign" }] }] };
-  const res = await fetch(`${caddy.adminUrl}/load`, {
+  // Its admin section does not enforce the origin (as a Caddy configured before this version): the
+  // worker's first load turns that on.
+  const res = await caddy.admin("/load", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ admin: { listen: new URL(caddy.adminUrl).host }, apps: { http: { servers: { foreign } } } }),
@@ -60,7 +63,7 @@ afterAll(async () => {
 const get = getByHost;
 
 const viaCaddy = (host: string) => get(ingressPort, host);
-const caddyConfig = async () => (await fetch(`${caddy.adminUrl}/config/`)).json() as Promise<Record<string, unknown>>;
+const caddyConfig = async () => (await caddy.admin("/config/")).json() as Promise<Record<string, unknown>>;
 /** One full ingress pass that starts after everything committed so far. */
 const ingressPass = async () => {
   worker.ingress!.enqueue(formatKey(INGRESS_KEY));
@@ -93,6 +96,22 @@ describe("ingress through Caddy", () => {
     await serves(web, "v1\n");
     await ingressPass();
     expect((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "web" })).ingress).toEqual({ domains: [web], live: true, message: "" });
+  });
+
+  it("Caddy's admin API refuses a web page's origin (and no origin at all); the product's own requests work", async () => {
+    await ingressPass();
+    const before = await caddyConfig();
+    expect(before.admin).toEqual(caddyAdminConfig(caddy.adminUrl));
+    const evil = { Origin: "http://evil.example" };
+    expect((await fetch(`${caddy.adminUrl}/config/`, { headers: evil })).status).toBe(403);
+    expect((await fetch(`${caddy.adminUrl}/config/`)).status).toBe(403);
+    // A "simple" cross-site POST (what a page can send without a preflight) changes nothing.
+    const post = await fetch(`${caddy.adminUrl}/load`, { method: "POST", headers: { ...evil, "Content-Type": "application/json" }, body: JSON.stringify({ apps: {} }) });
+    expect(post.status).toBe(403);
+    const del = await fetch(`${caddy.adminUrl}/config/apps`, { method: "DELETE", headers: evil });
+    expect(del.status).toBe(403);
+    expect(await caddyConfig()).toEqual(before);
+    await serves(web, "v1\n");
   });
 
   it("v2, v1, v2 under load: zero failed requests, the responses switch, Caddy's config never changes", async () => {
@@ -240,6 +259,8 @@ describe("the ingress controller", () => {
     await caddy.restart(); // admin-only config: our routes and the foreign server are gone
     await serves(web, "v2\n");
     await serves(apiDomain, "v1\n");
+    expect((await caddyConfig()).admin).toEqual(caddyAdminConfig(caddy.adminUrl));
+    expect((await fetch(`${caddy.adminUrl}/config/`, { headers: { Origin: "http://evil.example" } })).status).toBe(403);
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { caddyAdminConfig } from "@levelrail/spec/caddy-admin";
 import { type CaddyAdmin, CaddyRejected } from "./caddy";
 import { type IngressSettings, type ServiceRoute, assignDomains, desiredServers, desiredTlsAutomation } from "./desired";
 import { type DomainPort, type IngressStore, ingressController } from "./reconcile";
@@ -9,6 +10,7 @@ const route = (service: string, domains: string[]): ServiceRoute => ({ serviceId
 /** Caddy's admin API as the controller sees it: the running config, and every load (rejected when `reject` says so). */
 class FakeCaddy implements CaddyAdmin {
   loads: Record<string, unknown>[] = [];
+  readonly adminConfig = caddyAdminConfig("http://127.0.0.1:2019");
   constructor(
     public config: Record<string, unknown> | null,
     private readonly reject: (c: Record<string, unknown>) => string | null = () => null,
@@ -66,7 +68,8 @@ describe("ingress controller", () => {
     expect(caddy.loads).toHaveLength(1);
     expect(servers(caddy).foreign).toEqual(foreign);
     expect(servers(caddy)["lr-http"]).toEqual(desiredServers(settings)["lr-http"]);
-    expect(caddy.config?.admin).toEqual({ listen: "127.0.0.1:2019" });
+    // The admin endpoint now enforces its origin (it did not before this load).
+    expect(caddy.config?.admin).toEqual({ listen: "127.0.0.1:2019", origins: ["127.0.0.1:2019"], enforce_origin: true });
     expect(dataPlane.map).toEqual({ "web.localhost": "id-web" });
     expect(store.status.get("id-web")).toEqual({ live: true, message: "" });
 

@@ -50,11 +50,14 @@ export function ingressController(o: IngressControllerOptions): Controller {
     const tlsApp = asObject(apps.tls);
     const automation = asObject(tlsApp.automation);
     const tlsSame = tls === null || canonicalJson(automation) === canonicalJson({ ...automation, ...tls });
-    if (canonicalJson(current) === canonicalJson(desired) && tlsSame) return;
+    // The admin endpoint enforces its origin, whoever started Caddy and with whatever config.
+    const admin = { ...asObject(config.admin), ...o.caddy.adminConfig };
+    const adminSame = canonicalJson(asObject(config.admin)) === canonicalJson(admin);
+    if (canonicalJson(current) === canonicalJson(desired) && tlsSame && adminSame) return;
     for (const n of ours) delete servers[n];
     const nextApps: Json = { ...apps, http: { ...http, servers: { ...servers, ...desired } } };
     if (tls) nextApps.tls = { ...tlsApp, automation: { ...automation, ...tls } };
-    await o.caddy.load({ ...config, apps: nextApps });
+    await o.caddy.load({ ...config, admin, apps: nextApps });
   };
 
   return {
