@@ -24,6 +24,8 @@ describe("envSchema", () => {
       LEVELRAIL_DRAIN_MS: 2000,
       LEVELRAIL_HOOK_TIMEOUT_SECONDS: 300,
       LEVELRAIL_METRICS_PORT: 9464,
+      LEVELRAIL_ORG_CREATION: "owners",
+      LEVELRAIL_MAX_ORGS_PER_OPERATOR: 5,
       LEVELRAIL_RESYNC_SECONDS: 30,
     });
     expect(publicUrl(env)).toBe("http://localhost:3000");
@@ -48,6 +50,13 @@ describe("envSchema", () => {
     const env = parseEnv(envSchema, { DATABASE_URL: "", DOCKER_HOST: "", LEVELRAIL_MASTER_KEY: "", LEVELRAIL_PUBLIC_URL: "", LEVELRAIL_TRUSTED_PROXIES: "" }, "a test");
     expect(env).toMatchObject({ DATABASE_URL: undefined, DOCKER_HOST: undefined, LEVELRAIL_MASTER_KEY: undefined, LEVELRAIL_PUBLIC_URL: undefined, LEVELRAIL_TRUSTED_PROXIES: [] });
     expect(() => parseEnv(envSchema.extend({ DATABASE_URL: requiredDatabaseUrl }), { DATABASE_URL: "" }, "the worker")).toThrow(/DATABASE_URL: is required/);
+  });
+
+  it("reads who may create organizations and the per-operator cap, and refuses a setting that is neither", () => {
+    const env = parseEnv(envSchema, { LEVELRAIL_ORG_CREATION: "anyone", LEVELRAIL_MAX_ORGS_PER_OPERATOR: "20" }, "a test");
+    expect(env).toMatchObject({ LEVELRAIL_ORG_CREATION: "anyone", LEVELRAIL_MAX_ORGS_PER_OPERATOR: 20 });
+    expect(() => parseEnv(envSchema, { LEVELRAIL_ORG_CREATION: "everyone" }, "the web app")).toThrow(/LEVELRAIL_ORG_CREATION: must be owners, anyone or none/);
+    expect(() => parseEnv(envSchema, { LEVELRAIL_MAX_ORGS_PER_OPERATOR: "-1" }, "the web app")).toThrow(/LEVELRAIL_MAX_ORGS_PER_OPERATOR/);
   });
 
   it("names every wrong variable at once", () => {
