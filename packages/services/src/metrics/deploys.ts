@@ -49,7 +49,9 @@ function bucket(samples: { at: Date; outcome: string; durationMs: number }[]): D
  */
 export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }) {
   const q = parse(query, input);
-  const since = q.since ? new Date(q.since) : new Date(Date.now() - 30 * 24 * 3600 * 1000);
+  // The default starts on a whole minute, so two polls a moment apart answer the same body (and the
+  // same ETag), and the same as for an environment that is not the caller's (CONTRACT §5).
+  const since = q.since ? new Date(q.since) : new Date(Math.floor((Date.now() - 30 * 24 * 3600 * 1000) / 60_000) * 60_000);
   const rows = await ctx.db
     .select({
       service: service.name,
