@@ -3,7 +3,7 @@ import { caddyAdminConfig, caddyAdminOrigin } from "@levelrail/spec/caddy-admin"
 /** The few calls the ingress controller makes to Caddy's admin API (loopback only). */
 export interface CaddyAdmin {
   /** The admin endpoint's own config as the product runs it (`enforce_origin`): every load keeps it. */
-  readonly adminConfig: Record<string, unknown>;
+  readonly adminConfig: ReturnType<typeof caddyAdminConfig>;
   /** The whole running config (null when Caddy runs with none). */
   getConfig(): Promise<Record<string, unknown> | null>;
   /** Replaces the whole config atomically; Caddy keeps the old one if it rejects the new. */

@@ -79,6 +79,19 @@ describe("ingress controller", () => {
     expect(caddy.loads).toHaveLength(1);
   });
 
+  it("turns on the admin endpoint's origin check once, keeping where it listens; a config that has it is not reloaded", async () => {
+    const caddy = new FakeCaddy({ admin: { listen: "0.0.0.0:2019", config: { persist: false } } });
+    const { pass } = setup([], caddy);
+    await pass();
+    expect(caddy.config?.admin).toEqual({ listen: "0.0.0.0:2019", config: { persist: false }, origins: ["127.0.0.1:2019"], enforce_origin: true });
+    await pass();
+    expect(caddy.loads).toHaveLength(1);
+    // Caddy running with no admin section (its default): our address.
+    const bare = new FakeCaddy({});
+    await setup([], bare).pass();
+    expect(bare.config?.admin).toEqual(caddyAdminConfig("http://127.0.0.1:2019"));
+  });
+
   it("the catch-all looks the upstream up per request Host, through the data plane (SRV, then the container's own name)", () => {
     const http = desiredServers(settings)["lr-http"] as { routes: { handle: Record<string, unknown>[] }[] };
     expect(http.routes).toHaveLength(1);

@@ -50,8 +50,10 @@ export function ingressController(o: IngressControllerOptions): Controller {
     const tlsApp = asObject(apps.tls);
     const automation = asObject(tlsApp.automation);
     const tlsSame = tls === null || canonicalJson(automation) === canonicalJson({ ...automation, ...tls });
-    // The admin endpoint enforces its origin, whoever started Caddy and with whatever config.
-    const admin = { ...asObject(config.admin), ...o.caddy.adminConfig };
+    // The admin endpoint enforces its origin, whoever started Caddy and with whatever config; where
+    // it listens stays as it is (our address when the config names none).
+    const want = o.caddy.adminConfig;
+    const admin = { ...want, ...asObject(config.admin), origins: want.origins, enforce_origin: want.enforce_origin };
     const adminSame = canonicalJson(asObject(config.admin)) === canonicalJson(admin);
     if (canonicalJson(current) === canonicalJson(desired) && tlsSame && adminSame) return;
     for (const n of ours) delete servers[n];
