@@ -54,6 +54,37 @@ describe("application controller: first deploy", () => {
     expect(l.store.release?.imageId).toBe(IMAGE_ID);
   });
 
+  it("an image another organization pulled with its login is refused to a service without one: no pull, no container", async () => {
+    const t = testbed();
+    t.engine.logins.set(IMAGE_REF, "their-password");
+    // Someone else's pull left it in the engine's cache (with its RepoDigests).
+    await t.engine.pullImage(IMAGE_REF, { username: "a", password: "their-password", serveraddress: "registry.example.com" }, () => {});
+    t.engine.pulls.length = 0;
+    await t.converge();
+    expect(t.engine.pulls).toEqual([]);
+    expect(t.names()).toEqual([]);
+    expect(t.store.release).toMatchObject({ outcome: "failed", imageId: null, message: expect.stringContaining(`image ${IMAGE_REF} is on this host, but its registry refused it without a registry credential`) });
+    expect(t.store.release?.message).toContain("attach a registry credential");
+
+    // The same image with a login the registry accepts runs, still without a pull.
+    const auth = { username: "b", password: "their-password", serveraddress: "registry.example.com" };
+    const ok = testbed({ service: { registryCredentialId: "cred-1" }, registry: { registryAuth: async () => auth } });
+    ok.engine.logins.set(IMAGE_REF, "their-password");
+    await ok.engine.pullImage(IMAGE_REF, auth, () => {});
+    ok.engine.pulls.length = 0;
+    await ok.converge();
+    expect(ok.engine.pulls).toEqual([]);
+    expect(ok.store.release).toMatchObject({ outcome: "succeeded", imageId: IMAGE_ID });
+  });
+
+  it("an image built on the host (no RepoDigests) is used by any service without asking a registry", async () => {
+    const t = testbed();
+    t.engine.logins.set(IMAGE_REF, "nobody-has-it");
+    t.engine.images.set(IMAGE_REF, IMAGE_ID);
+    await t.converge();
+    expect(t.store.release).toMatchObject({ outcome: "succeeded", imageId: IMAGE_ID });
+  });
+
   it("a declared secret that cannot be resolved fails the release before anything is pulled or started", async () => {
     const t = testbed({ service: { envTarget: { serviceId: SVC_ID, orgId: "o", projectId: "p", environmentId: "e", env: {}, secretKeys: ["API_KEY"], storageTargetId: null, databaseEnv: {} } } });
     await t.converge();
