@@ -217,8 +217,13 @@ export class FakeEngine implements Runtime {
     return { ok: true };
   }
 
-  async inspectNetwork(name: string): Promise<NetworkInfo | null> {
-    const n = this.networks.get(name);
+  /** A network by name or id, as the engine looks one up. */
+  private network(nameOrId: string): FakeNetwork | undefined {
+    return this.networks.get(nameOrId) ?? [...this.networks.values()].find((n) => n.id === nameOrId);
+  }
+
+  async inspectNetwork(nameOrId: string): Promise<NetworkInfo | null> {
+    const n = this.network(nameOrId);
     return n ? networkInfo(n) : null;
   }
 
@@ -233,15 +238,16 @@ export class FakeEngine implements Runtime {
     return true;
   }
 
-  async disconnectNetwork(name: string, containerId: string): Promise<void> {
-    const n = this.networks.get(name);
+  async disconnectNetwork(nameOrId: string, containerId: string): Promise<void> {
+    const n = this.network(nameOrId);
     if (n) n.containers = n.containers.filter((id) => id !== containerId);
     const c = this.containers.get(containerId);
-    if (c) delete c.addresses[name];
+    if (c && n) delete c.addresses[n.name];
   }
 
-  async removeNetwork(name: string): Promise<void> {
-    this.networks.delete(name);
+  async removeNetwork(nameOrId: string): Promise<void> {
+    const n = this.network(nameOrId);
+    if (n) this.networks.delete(n.name);
   }
 
   async createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null> {

@@ -90,13 +90,16 @@ export interface Runtime {
    * found) resolves `{ok: false}`; a fault of the engine or of reaching the registry throws.
    */
   registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess>;
-  inspectNetwork(name: string): Promise<NetworkInfo | null>;
+  /** By name or id. */
+  inspectNetwork(nameOrId: string): Promise<NetworkInfo | null>;
   /** Every network matching the label filters (all networks for `[]`); one call, so `containers` is empty: inspect a network to see them. */
   listNetworks(labelFilters: string[]): Promise<NetworkInfo[]>;
   /** Creates a bridge network with a fixed subnet; resolves to false when the name is taken. */
   createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string): Promise<boolean>;
-  disconnectNetwork(name: string, containerId: string): Promise<void>;
-  removeNetwork(name: string): Promise<void>;
+  /** By the network's name or id. */
+  disconnectNetwork(nameOrId: string, containerId: string): Promise<void>;
+  /** By name or id; one that is already gone is not an error. */
+  removeNetwork(nameOrId: string): Promise<void>;
   /** Creates the container; resolves to null when the name is already taken. */
   createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null>;
   startContainer(id: string): Promise<void>;

@@ -4,7 +4,7 @@ import type { MeshPort } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { Labels } from "@levelrail/spec/naming";
 import type { ReconcileResult } from "../../reconcile/controller";
-import { ensureAppNetwork } from "../../network/app-network";
+import { NetworkTakenError, ensureAppNetwork } from "../../network/app-network";
 import type { SubnetPool } from "../../network/pool";
 import { type HookRecorder, runPostDeploy, runPreDeploy } from "./hooks";
 import { cachedImageAccess } from "./image";
@@ -119,7 +119,12 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
     }
     case "ensure-network":
       // The app's network (subnet from our pool); its gateway is the containers' nameserver (the mesh DNS).
-      await ensureAppNetwork(runtime, x.shortName, svc.appId, x.networkPool);
+      try {
+        await ensureAppNetwork(runtime, x.shortName, svc.appId, x.networkPool);
+      } catch (err) {
+        if (err instanceof NetworkTakenError) return void (await fail(err.message, null));
+        throw err;
+      }
       return NEXT;
     case "begin":
       await x.status.updateRelease(rel.id, { outcome: "deploying" });

@@ -2,6 +2,7 @@ import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
 import { type Redactor, noRedaction, redactor } from "@levelrail/spec/redact";
 import { Labels, isPreDeployContainer, networkName } from "@levelrail/spec/naming";
+import { isAppNetwork } from "../../network/app-network";
 import { type Desired, type EnvObservation, type Observed, isLive, releaseContainerName } from "./plan";
 import type { ContainerIndex, DesiredService, RegistryStore, ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
@@ -68,7 +69,8 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
   if (!observed.env.ok) return { desired, observed, redact };
   if (rel.imageId === null) observed.localImageId = await o.runtime.imageId(rel.spec.image);
   const net = await o.runtime.inspectNetwork(networkName(o.shortName, service.appId));
-  observed.network = net?.gateway ? { name: net.name, gateway: net.gateway } : null;
+  // Only the app's own network (by its labels): one that merely has its name is never joined.
+  observed.network = net?.gateway && isAppNetwork(net, o.shortName, service.appId) ? { name: net.name, gateway: net.gateway } : null;
   return { desired, observed, redact };
 }
 

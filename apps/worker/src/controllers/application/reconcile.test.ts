@@ -39,6 +39,26 @@ describe("application controller: first deploy", () => {
     expect(t.engine.get(NEW)?.options.HostConfig?.Dns).toEqual([net!.gateway]);
   });
 
+  it("a network that only has the app network's name (not its labels) is never joined: the deploy fails, nothing is created", async () => {
+    const t = testbed();
+    await t.engine.removeNetwork(NETWORK);
+    t.engine.addNetwork({ name: NETWORK, labels: { "levelrail.managed": "true", "levelrail.instance": "lrt", "levelrail.app": "someone-else" }, subnet: "10.9.0.0/26", gateway: "10.9.0.1" });
+    await t.converge();
+    expect(t.names()).toEqual([]);
+    expect(t.store.release).toMatchObject({ outcome: "failed", message: `network ${NETWORK} exists but is not this app's (its labels do not say so); remove it and deploy again` });
+    expect((await t.engine.inspectNetwork(NETWORK))?.labels["levelrail.app"]).toBe("someone-else");
+  });
+
+  it("an image's own levelrail.* labels never change how its container is treated", async () => {
+    const t = testbed();
+    t.engine.imageLabels.set(IMAGE_ID, { [Labels.role]: "pre-deploy", [Labels.service]: "someone-else", [Labels.release]: "rel-x", [Labels.instance]: "other" });
+    await t.converge();
+    expect(t.names()).toEqual([NEW]);
+    expect(t.engine.get(NEW)).toMatchObject({ state: "running", restartPolicy: "unless-stopped", labels: expect.objectContaining({ [Labels.role]: "service", [Labels.service]: SVC_ID, [Labels.release]: "rel-2", [Labels.instance]: "lrt" }) });
+    expect(t.store.release).toMatchObject({ outcome: "succeeded" });
+    expect(t.mesh.get(SVC_ID)).toEqual(ENTRY_NEW);
+  });
+
   it("does not pull a fixed tag the engine has; pulls :latest every time, with the declared login", async () => {
     const t = testbed();
     t.engine.images.set(IMAGE_REF, IMAGE_ID);
