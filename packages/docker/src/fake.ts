@@ -202,7 +202,9 @@ export class FakeEngine implements Runtime {
     const id = this.registry.get(ref)!;
     onProgress({ status: "Downloading", id: "layer", current: 1, total: 1 });
     this.images.set(ref, id);
-    this.repoDigests.set(id, [`${ref.replace(/[:@].*$/, "")}@sha256:${id.replace(/^sha256:/, "").padEnd(64, "0")}`]);
+    // The engine's RepoDigest: the reference's repository (no tag, no digest) at the manifest's digest.
+    const repo = ref.split("@")[0]!.replace(/:[^/:]*$/, "");
+    this.repoDigests.set(id, [`${repo}@sha256:${id.replace(/^sha256:/, "").padEnd(64, "0")}`]);
   }
 
   async imageRepoDigests(idOrRef: string): Promise<string[] | null> {

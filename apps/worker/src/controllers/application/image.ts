@@ -15,11 +15,27 @@ export function pullPolicy(ref: string): PullPolicy {
 export type CachedImageAccess = { kind: "ok" } | { kind: "refused"; message: string } | { kind: "gone" };
 
 /**
+ * The repository a reference names, fully qualified as the engine normalizes it
+ * (`nginx:1` → `docker.io/library/nginx`, `127.0.0.1:5000/a/b@sha256:…` → `127.0.0.1:5000/a/b`).
+ */
+export function repositoryOf(ref: string): string {
+  const name = ref.split("@")[0]!;
+  const slash = name.lastIndexOf("/");
+  const colon = name.lastIndexOf(":");
+  const repo = colon > slash ? name.slice(0, colon) : name;
+  const first = repo.split("/")[0]!;
+  const hasDomain = repo.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
+  if (hasDomain) return repo;
+  return `docker.io/${repo.includes("/") ? repo : `library/${repo}`}`;
+}
+
+/**
  * The engine's cache is shared by every organization: an image pulled with one organization's
- * registry login must not run for another that names the same reference. An image that came from a
- * registry (it has RepoDigests) is usable only if that registry lets this service's own login (or
- * none) pull `ref` now: a manifest lookup through the engine, nothing downloaded. An image built on
- * the host (no RepoDigests) came from no registry and stays usable.
+ * registry login must not run for another that names the same reference. An image that came from
+ * `ref`'s own repository (a RepoDigest of it: pulled under that name) is usable only if that registry
+ * lets this service's own login (or none) pull `ref` now: a manifest lookup through the engine,
+ * nothing downloaded. An image built on the host (no RepoDigests), or a name the host gave it (a tag
+ * in a repository it was never pulled from), came from no registry under that name and stays usable.
  */
 export async function cachedImageAccess(
   runtime: Pick<Runtime, "imageRepoDigests" | "registryAccess">,
@@ -29,7 +45,8 @@ export async function cachedImageAccess(
 ): Promise<CachedImageAccess> {
   const digests = await runtime.imageRepoDigests(imageId);
   if (digests === null) return { kind: "gone" };
-  if (digests.length === 0) return { kind: "ok" };
+  const repository = repositoryOf(ref);
+  if (!digests.some((d) => repositoryOf(d) === repository)) return { kind: "ok" };
   const access = await runtime.registryAccess(ref, auth);
   if (access.ok) return { kind: "ok" };
   const login = auth ? "with this service's registry credential" : "without a registry credential";
