@@ -6,7 +6,7 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployMetrics } from "@levelrail/services/metrics/deploys";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
-import { createService, patchService } from "@levelrail/services/service/write";
+import { createService, deleteService, patchService } from "@levelrail/services/service/write";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { type LoadResult, startLoad } from "@levelrail/testkit/load";
 import { getByHost } from "@levelrail/testkit/http";
@@ -219,6 +219,18 @@ describe("the ingress controller", () => {
     await deploy("bad", IMAGES.v1.tag);
     await serves(dup, "v1\n");
     await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "bad", input: { domains: [] } });
+  });
+
+  it("a domain routes only to a ready container: 503 while a never-ready first deploy probes and after it fails; 404 once its service is deleted", async () => {
+    const slow = `slow-${s.shortName}.localhost`;
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "slow", app: "shop", image: IMAGES.never.tag, port: 8080, readyBudgetSeconds: 4, domains: [slow] } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow", input: {} });
+    await waitFor("slow to be probing", async () => ((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" })).step === "probing" ? true : undefined));
+    expect(await viaCaddy(slow)).toEqual({ status: 503, body: expect.stringMatching(/no ready container/) });
+    expect((await s.waitPhase("slow", ["failed", "running"])).phase).toBe("failed");
+    expect(await viaCaddy(slow)).toEqual({ status: 503, body: expect.stringMatching(/no ready container/) });
+    await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" });
+    await answers(slow, 404, /no service has this domain/);
   });
 
   it("a domain a second service claims stays with the service that routes it", async () => {
