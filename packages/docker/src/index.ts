@@ -86,8 +86,9 @@ export interface Runtime {
   imageRepoDigests(idOrRef: string): Promise<string[] | null>;
   /**
    * Whether the registry lets `auth` (or no login) pull `ref`: the engine looks up its manifest
-   * (`GET /distribution/{ref}/json`), nothing is downloaded. A refusal (unauthorized, denied, not
-   * found) resolves `{ok: false}`; a fault of the engine or of reaching the registry throws.
+   * (`GET /distribution/{ref}/json`), nothing is downloaded. Any answer but yes (unauthorized,
+   * denied, not found, the registry unreachable) resolves `{ok: false}` with the engine's reason;
+   * only an engine that does not answer throws.
    */
   registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess>;
   /** By name or id. */
@@ -237,9 +238,11 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
         await api.getImage(ref).distribution(auth ? { authconfig: auth } : {});
         return { ok: true };
       } catch (err) {
+        // The engine answers a registry's refusal as 4xx or, for a missing or wrong login, as 500
+        // ("no basic auth credentials", "unauthorized"); an engine that does not answer throws.
         const status = statusOf(err);
-        if (status === 401 || status === 403 || status === 404) return { ok: false, status, reason: engineMessage(err) };
-        throw err;
+        if (status === undefined) throw err;
+        return { ok: false, status, reason: engineMessage(err) };
       }
     },
     async inspectNetwork(name) {

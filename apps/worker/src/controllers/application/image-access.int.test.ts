@@ -62,7 +62,7 @@ async function deploy(p: Place, name: string, input: Record<string, unknown> = {
   const st = await waitFor(`${name} to finish deploying`, async () => {
     const x = await getStatus({ ctx: p, envId: p.envId, name });
     return (x.phase === "running" || x.phase === "failed") && x.lastDeploy?.outcome !== "pending" && x.lastDeploy?.outcome !== "deploying" ? x : undefined;
-  }, { timeoutMs: 60_000 });
+  }, { timeoutMs: 60_000, describe: async () => JSON.stringify(await getStatus({ ctx: p, envId: p.envId, name })) });
   return { st, containers: await s.runtime.listContainers(serviceFilter(s.shortName, id)) };
 }
 
@@ -78,7 +78,7 @@ describe("private images between organizations", () => {
     await svc(orgB, "web", ref);
     const b = await deploy(orgB, "web");
     expect(b.st.phase).toBe("failed");
-    expect(b.st.message).toContain(`image ${ref} is on this host, but its registry refused it without a registry credential`);
+    expect(b.st.message).toContain(`image ${ref} is on this host, but its registry did not confirm this service may pull it without a registry credential`);
     expect(b.st.message).toContain("attach a registry credential");
     expect(b.containers).toEqual([]);
 
@@ -92,14 +92,14 @@ describe("private images between organizations", () => {
     await svc(orgB, "guess", ref, { registryCredentialId: wrong.id });
     const guess = await deploy(orgB, "guess");
     expect(guess.st.phase).toBe("failed");
-    expect(guess.st.message).toContain("refused it with this service's registry credential");
+    expect(guess.st.message).toContain("did not confirm this service may pull it with this service's registry credential");
     expect(guess.containers).toEqual([]);
 
     const digestRef = (await s.runtime.imageRepoDigests(ref))!.find((d) => d.startsWith(`${registry.server}/`))!;
     await svc(orgB, "bydigest", digestRef);
     const byDigest = await deploy(orgB, "bydigest");
     expect(byDigest.st.phase).toBe("failed");
-    expect(byDigest.st.message).toContain("its registry refused it without a registry credential");
+    expect(byDigest.st.message).toContain("its registry did not confirm this service may pull it without a registry credential");
     expect(byDigest.containers).toEqual([]);
   });
 

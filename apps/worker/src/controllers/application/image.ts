@@ -52,6 +52,6 @@ export async function cachedImageAccess(
   const login = auth ? "with this service's registry credential" : "without a registry credential";
   return {
     kind: "refused",
-    message: `image ${ref} is on this host, but its registry refused it ${login} (${access.reason}): attach a registry credential that may pull ${ref}, then deploy again`,
+    message: `image ${ref} is on this host, but its registry did not confirm this service may pull it ${login} (${access.reason}): attach a registry credential that may pull ${ref}, then deploy again`,
   };
 }

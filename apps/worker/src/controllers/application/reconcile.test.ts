@@ -83,7 +83,7 @@ describe("application controller: first deploy", () => {
     await t.converge();
     expect(t.engine.pulls).toEqual([]);
     expect(t.names()).toEqual([]);
-    expect(t.store.release).toMatchObject({ outcome: "failed", imageId: null, message: expect.stringContaining(`image ${IMAGE_REF} is on this host, but its registry refused it without a registry credential`) });
+    expect(t.store.release).toMatchObject({ outcome: "failed", imageId: null, message: expect.stringContaining(`image ${IMAGE_REF} is on this host, but its registry did not confirm this service may pull it without a registry credential`) });
     expect(t.store.release?.message).toContain("attach a registry credential");
 
     // The same image with a login the registry accepts runs, still without a pull.
