@@ -221,18 +221,6 @@ describe("the ingress controller", () => {
     await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "bad", input: { domains: [] } });
   });
 
-  it("a domain routes only to a ready container: 503 while a never-ready first deploy probes and after it fails; 404 once its service is deleted", async () => {
-    const slow = `slow-${s.shortName}.localhost`;
-    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "slow", app: "shop", image: IMAGES.never.tag, port: 8080, readyBudgetSeconds: 4, domains: [slow] } });
-    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow", input: {} });
-    await waitFor("slow to be probing", async () => ((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" })).step === "probing" ? true : undefined));
-    expect(await viaCaddy(slow)).toEqual({ status: 503, body: expect.stringMatching(/no ready container/) });
-    expect((await s.waitPhase("slow", ["failed", "running"])).phase).toBe("failed");
-    expect(await viaCaddy(slow)).toEqual({ status: 503, body: expect.stringMatching(/no ready container/) });
-    await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" });
-    await answers(slow, 404, /no service has this domain/);
-  });
-
   it("a domain a second service claims stays with the service that routes it", async () => {
     // The API refuses it (409 naming domains); a write that slips past (a race) is settled by the controller.
     await expect(patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: { domains: [web, apiDomain] } })).rejects.toMatchObject({ code: "conflict", field: "domains" });
@@ -278,5 +266,21 @@ describe("deploy metrics", () => {
     expect(text).toMatch(/^levelrail_deploy_duration_seconds_count\{outcome="succeeded"\} 6$/m);
     expect(text).toMatch(/^levelrail_deploy_duration_seconds_count\{outcome="failed"\} 1$/m);
     expect(text).toMatch(/^levelrail_queue_depth\{controller="ingress"\} \d+/m);
+  });
+});
+
+// Last: its failed deploy must not change the deploy metrics counted above.
+describe("routes follow readiness", () => {
+  it("a domain routes only to a ready container: 503 while a never-ready first deploy probes and after it fails; 404 once its service is deleted", async () => {
+    const slow = `slow-${s.shortName}.localhost`;
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "slow", app: "shop", image: IMAGES.never.tag, port: 8080, healthPath: "/healthz", readyBudgetSeconds: 15, domains: [slow] } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow", input: {} });
+    await waitFor("slow to be probing", async () => ((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" })).step === "probing" ? true : undefined));
+    await answers(slow, 503, /no ready container/);
+    expect((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" })).phase).toBe("deploying"); // still probing its running container
+    expect((await s.waitPhase("slow", ["failed", "running"])).phase).toBe("failed");
+    expect(await viaCaddy(slow)).toEqual({ status: 503, body: expect.stringMatching(/no ready container/) });
+    await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" });
+    await answers(slow, 404, /no service has this domain/);
   });
 });
