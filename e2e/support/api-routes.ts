@@ -104,7 +104,8 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/tokens", kind: "own" },
   { method: "DELETE", path: "/api/v1/tokens/{id}", kind: "owned" },
   { method: "PUT", path: "/api/v1/me/environment", kind: "input", body: (i) => ({ environmentId: i.envId }) },
-  { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId }) },
+  // A fixed `since`: its default is "30 days before now", which differs between two calls.
+  { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId, since: "2026-01-01T00:00:00Z" }) },
 ];
 
 /** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */

@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import { resourceName } from "@levelrail/spec/rules";
+import { checkedName } from "@/lib/form";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { removalText } from "@/lib/format";
@@ -37,13 +37,8 @@ export function CloneEnvironmentForm({ environment }: { environment: Environment
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const parsed = resourceName.safeParse(name);
-    if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? "invalid name");
-      return;
-    }
-    setError(undefined);
-    clone.mutate({ name: parsed.data, deploy });
+    const parsed = checkedName(name, setError);
+    if (parsed !== null) clone.mutate({ name: parsed, deploy });
   }
 
   return (

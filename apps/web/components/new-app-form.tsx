@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { resourceName } from "@levelrail/spec/rules";
+import { checkedName } from "@/lib/form";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { Field } from "./field";
@@ -23,13 +23,8 @@ export function NewAppForm({ envId }: { envId: string }) {
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const parsed = resourceName.safeParse(name);
-    if (!parsed.success) {
-      setError(parsed.error.issues[0]?.message ?? "invalid name");
-      return;
-    }
-    setError(undefined);
-    create.mutate(parsed.data);
+    const parsed = checkedName(name, setError);
+    if (parsed !== null) create.mutate(parsed);
   }
 
   return (

@@ -1,4 +1,5 @@
 import type { ZodError } from "zod";
+import { resourceName } from "@levelrail/spec/rules";
 
 /** Field → message, the first problem of each field. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -60,3 +61,14 @@ export const bareMessage = (message: string, field: string | undefined) =>
 
 /** A number input's value: empty stays undefined so the schema can say "is required". */
 export const numberOrUndefined = (v: string) => (v.trim() === "" ? undefined : Number(v));
+
+/** A name field checked with the product's name rule: the name, or null after `onError` got the reason. */
+export function checkedName(name: string, onError: (message: string | undefined) => void): string | null {
+  const parsed = resourceName.safeParse(name);
+  if (!parsed.success) {
+    onError(parsed.error.issues[0]?.message ?? "invalid name");
+    return null;
+  }
+  onError(undefined);
+  return parsed.data;
+}

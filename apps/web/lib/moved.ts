@@ -12,7 +12,8 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
  */
 export function movedRoutes(kind: "apps" | "services") {
   const handler = route<Rest>(async ({ ctx, params }) => {
-    const [name, ...tail] = params.rest ?? [];
+    // The top-level POST /api/v1/services has no path parameters at all.
+    const [name, ...tail] = (params as Rest | undefined)?.rest ?? [];
     const suffix = [name, ...tail].filter(Boolean).join("/");
     let envId = "{envId}";
     if (name) {

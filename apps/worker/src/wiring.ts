@@ -6,6 +6,7 @@ import { pgEnvStores } from "@levelrail/services/env/sources";
 import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import { Labels } from "@levelrail/spec/naming";
 import { ContainerInformer } from "./containers/informer";
+import { describe } from "./describe";
 import { httpProber } from "./controllers/application/ports";
 import { ProberManager } from "./controllers/application/prober";
 import { applicationController } from "./controllers/application/reconcile";
@@ -211,7 +212,3 @@ export async function startWorker(o: WorkerOptions) {
 
 /** Container events that wake the container's service. */
 const WAKE = ["die", "destroy", "stop", "kill", "oom", "start"];
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -1,6 +1,6 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
-import type { ContainerEvent, ContainerSummary, ManagedContainer, NetworkInfo, PullProgress, RegistryAuth, Runtime } from "./index";
+import type { ContainerEvent, ContainerSummary, ManagedContainer, NetworkInfo, PullProgress, RegistryAccess, RegistryAuth, Runtime } from "./index";
 
 /**
  * A Docker engine in memory that keeps state, for unit tests: a test sets up what exists, runs the
@@ -48,6 +48,10 @@ export class FakeEngine implements Runtime {
   readonly images = new Map<string, string>();
   /** ref → image id: what a registry would give a pull. */
   readonly registry = new Map<string, string>();
+  /** ref → the password its registry wants (a private repository); other refs need no login. */
+  readonly logins = new Map<string, string>();
+  /** image id → its RepoDigests: set by a pull; an image put in `images` by a test was built on the host (none). */
+  readonly repoDigests = new Map<string, string[]>();
   /** Every pull and the login it used. */
   readonly pulls: { ref: string; auth: RegistryAuth | null }[] = [];
   /** Lifecycle operations in order; read it only where order is the behaviour. */
@@ -193,14 +197,35 @@ export class FakeEngine implements Runtime {
     const err = this.nextPullError;
     this.nextPullError = null;
     if (err !== null) throw new Error(err);
-    const id = this.registry.get(ref);
-    if (id === undefined) throw new Error(`manifest for ${ref} not found`);
+    const access = await this.registryAccess(ref, auth);
+    if (!access.ok) throw new Error(access.reason);
+    const id = this.registry.get(ref)!;
     onProgress({ status: "Downloading", id: "layer", current: 1, total: 1 });
     this.images.set(ref, id);
+    // The engine's RepoDigest: the reference's repository (no tag, no digest) at the manifest's digest.
+    const repo = ref.split("@")[0]!.replace(/:[^/:]*$/, "");
+    this.repoDigests.set(id, [`${repo}@sha256:${id.replace(/^sha256:/, "").padEnd(64, "0")}`]);
   }
 
-  async inspectNetwork(name: string): Promise<NetworkInfo | null> {
-    const n = this.networks.get(name);
+  async imageRepoDigests(idOrRef: string): Promise<string[] | null> {
+    const id = this.images.get(idOrRef) ?? ([...this.images.values()].includes(idOrRef) ? idOrRef : null);
+    return id === null ? null : (this.repoDigests.get(id) ?? []);
+  }
+
+  async registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess> {
+    if (!this.registry.has(ref)) return { ok: false, status: 404, reason: `manifest for ${ref} not found` };
+    const password = this.logins.get(ref);
+    if (password !== undefined && auth?.password !== password) return { ok: false, status: 401, reason: "unauthorized: authentication required" };
+    return { ok: true };
+  }
+
+  /** A network by name or id, as the engine looks one up. */
+  private network(nameOrId: string): FakeNetwork | undefined {
+    return this.networks.get(nameOrId) ?? [...this.networks.values()].find((n) => n.id === nameOrId);
+  }
+
+  async inspectNetwork(nameOrId: string): Promise<NetworkInfo | null> {
+    const n = this.network(nameOrId);
     return n ? networkInfo(n) : null;
   }
 
@@ -215,15 +240,16 @@ export class FakeEngine implements Runtime {
     return true;
   }
 
-  async disconnectNetwork(name: string, containerId: string): Promise<void> {
-    const n = this.networks.get(name);
+  async disconnectNetwork(nameOrId: string, containerId: string): Promise<void> {
+    const n = this.network(nameOrId);
     if (n) n.containers = n.containers.filter((id) => id !== containerId);
     const c = this.containers.get(containerId);
-    if (c) delete c.addresses[name];
+    if (c && n) delete c.addresses[n.name];
   }
 
-  async removeNetwork(name: string): Promise<void> {
-    this.networks.delete(name);
+  async removeNetwork(nameOrId: string): Promise<void> {
+    const n = this.network(nameOrId);
+    if (n) this.networks.delete(n.name);
   }
 
   async createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null> {

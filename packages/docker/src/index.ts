@@ -61,6 +61,9 @@ export interface RegistryAuth {
   serveraddress: string;
 }
 
+/** What a registry answered, through the engine, about a reference and a login. */
+export type RegistryAccess = { ok: true } | { ok: false; status: number; reason: string };
+
 export interface PullProgress {
   status: string;
   id?: string;
@@ -79,13 +82,25 @@ export interface Runtime {
   /** The image's id if the engine has it, else null. */
   imageId(ref: string): Promise<string | null>;
   pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void>;
-  inspectNetwork(name: string): Promise<NetworkInfo | null>;
+  /** The image's RepoDigests (empty: built or loaded on this host, never pulled); null when the engine has no such image. */
+  imageRepoDigests(idOrRef: string): Promise<string[] | null>;
+  /**
+   * Whether the registry lets `auth` (or no login) pull `ref`: the engine looks up its manifest
+   * (`GET /distribution/{ref}/json`), nothing is downloaded. Any answer but yes (unauthorized,
+   * denied, not found, the registry unreachable) resolves `{ok: false}` with the engine's reason;
+   * only an engine that does not answer throws.
+   */
+  registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess>;
+  /** By name or id. */
+  inspectNetwork(nameOrId: string): Promise<NetworkInfo | null>;
   /** Every network matching the label filters (all networks for `[]`); one call, so `containers` is empty: inspect a network to see them. */
   listNetworks(labelFilters: string[]): Promise<NetworkInfo[]>;
   /** Creates a bridge network with a fixed subnet; resolves to false when the name is taken. */
   createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string): Promise<boolean>;
-  disconnectNetwork(name: string, containerId: string): Promise<void>;
-  removeNetwork(name: string): Promise<void>;
+  /** By the network's name or id. */
+  disconnectNetwork(nameOrId: string, containerId: string): Promise<void>;
+  /** By name or id; one that is already gone is not an error. */
+  removeNetwork(nameOrId: string): Promise<void>;
   /** Creates the container; resolves to null when the name is already taken. */
   createContainer(opts: Docker.ContainerCreateOptions): Promise<string | null>;
   startContainer(id: string): Promise<void>;
@@ -121,6 +136,13 @@ const statusOf = (err: unknown): number | undefined =>
   typeof err === "object" && err !== null && "statusCode" in err && typeof err.statusCode === "number"
     ? err.statusCode
     : undefined;
+
+/** The engine's own message for a failed call (its JSON body's), else the error's. */
+const engineMessage = (err: unknown): string => {
+  const json = typeof err === "object" && err !== null && "json" in err ? (err as { json?: { message?: unknown } }).json : undefined;
+  if (typeof json?.message === "string") return json.message;
+  return err instanceof Error ? err.message : String(err);
+};
 
 /** Build a Runtime on dockerode. `DOCKER_HOST` is read by the caller and passed in. */
 export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): Runtime & { docker: Docker } {
@@ -202,6 +224,26 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
             }),
         );
       });
+    },
+    async imageRepoDigests(idOrRef) {
+      try {
+        return (await api.getImage(idOrRef).inspect()).RepoDigests ?? [];
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
+    },
+    async registryAccess(ref, auth) {
+      try {
+        await api.getImage(ref).distribution(auth ? { authconfig: auth } : {});
+        return { ok: true };
+      } catch (err) {
+        // The engine answers a registry's refusal as 4xx or, for a missing or wrong login, as 500
+        // ("no basic auth credentials", "unauthorized"); an engine that does not answer throws.
+        const status = statusOf(err);
+        if (status === undefined) throw err;
+        return { ok: false, status, reason: engineMessage(err) };
+      }
     },
     async inspectNetwork(name) {
       try {

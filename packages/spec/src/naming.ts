@@ -98,6 +98,14 @@ export function networkLabels(shortName: string, appId: string): Record<string, 
   return { [Labels.managed]: "true", [Labels.instance]: shortName, [Labels.app]: appId };
 }
 
+/**
+ * Whether an inspected object carries every one of `expected` (its owner's labels): whatever is
+ * adopted, changed or removed is checked by its labels after inspecting it, never trusted from its name.
+ */
+export function carriesLabels(actual: Record<string, string>, expected: Record<string, string>): boolean {
+  return Object.entries(expected).every(([k, v]) => actual[k] === v);
+}
+
 /** Docker label filter selecting everything one installation created. */
 export function instanceFilter(shortName: string): string[] {
   return [`${Labels.managed}=true`, `${Labels.instance}=${shortName}`];

@@ -145,6 +145,9 @@ describe("serviceCreate", () => {
     ["a $(...)", "nginx$(id)"],
     ["nothing", ""],
     ["a newline", "nginx\n"],
+    ["a bare sha256 id", "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
+    ["a short sha256 id", "sha256:0123456789ab"],
+    ["a bare 64-hex id", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
   ])("rejects an image reference with %s", (_why, image) => {
     expect(firstPath({ ...minimal, image })).toBe("image");
   });

@@ -24,7 +24,15 @@ export const imageRef = z
   .regex(
     /^[a-z0-9][a-z0-9._\-/:@]*$/i,
     "must be an image reference like registry.example.com/shop:1.4.2",
-  );
+  )
+  // A bare image id names whatever the engine has cached, whoever pulled it (another organization,
+  // with its own registry login): a service names an image by repository, so access can be checked.
+  .refine((ref) => !isBareImageId(ref), "must name a repository, not a bare image id (sha256:…)");
+
+/** `sha256:<hex>` or a 64-hex image id: what the engine's cache answers without any registry. */
+export function isBareImageId(ref: string): boolean {
+  return /^sha256:/i.test(ref) || /^[a-f0-9]{64}$/i.test(ref);
+}
 
 const argv = z.array(z.string().min(1).refine((s) => !s.includes("\0"), "must not contain NUL")).min(1);
 

@@ -17,11 +17,14 @@ export interface TestImage {
   files?: Record<string, string | { content: string; mode: number }>;
   /** Override the command (argv). */
   cmd?: readonly string[];
+  /** The image's own labels (`LABEL` in its Dockerfile), which Docker merges into its containers'. */
+  labels?: Record<string, string>;
 }
 
 function dockerfile(img: TestImage): string {
   const cmd: readonly string[] = img.cmd ?? ["/bin/busybox", "httpd", "-f", "-p", "8080", "-h", "/www"];
-  return ["FROM scratch", "COPY . /", `CMD ${JSON.stringify(cmd)}`, ""].join("\n");
+  const labels = Object.entries(img.labels ?? {}).map(([k, v]) => `LABEL ${JSON.stringify(k)}=${JSON.stringify(v)}`);
+  return ["FROM scratch", ...labels, "COPY . /", `CMD ${JSON.stringify(cmd)}`, ""].join("\n");
 }
 
 /** Builds `img` unless the engine has it already; returns its id. */

@@ -2,7 +2,8 @@ import { lookup } from "node:dns/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@levelrail/services/app/app";
 import { deployService } from "@levelrail/services/release/deploy";
-import { createService } from "@levelrail/services/service/write";
+import { createService, deleteService } from "@levelrail/services/service/write";
+import { waitFor } from "@levelrail/testkit/wait";
 import { meshName, networkName } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "../../test/harness";
 import { resolved, runInside, wgetArgv } from "../../test/inside";
@@ -80,6 +81,27 @@ describe("mesh DNS inside app containers", () => {
     const r = await inside("web", ["/bin/busybox", "nslookup", elsewhere]);
     expect(r.exitCode).not.toBe(0);
     expect(r.out).not.toContain(await address("api2", networkName(s.shortName, other)));
+  });
+
+  it("a deleted service's names stop answering, inside the app network and on the data plane", async () => {
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "gone", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "gone", input: {} });
+    expect((await s.waitPhase("gone", ["running", "failed"])).phase).toBe("running");
+    const name = meshName(s.shortName, "shop", "gone");
+    const ip = await address("gone", networkName(s.shortName, appId));
+    expect(await s.resolve(name)).toBe(ip);
+    expect(resolved((await inside("web", ["/bin/busybox", "nslookup", name])).out)).toEqual([ip]);
+
+    await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name: "gone" });
+    await waitFor("gone's containers to be removed", async () => ((await s.containers("gone")).length === 0 ? true : undefined));
+    await waitFor("the data plane to stop answering gone", async () => ((await s.resolve(name)) === null ? true : undefined), { describe: async () => String(await s.resolve(name)) });
+    for (const n of [name, "gone"]) {
+      const r = await inside("web", ["/bin/busybox", "nslookup", n]);
+      expect(r.exitCode, r.out).not.toBe(0);
+      expect(resolved(r.out)).toEqual([]);
+    }
+    // Nothing answers on its old address either (its container is gone).
+    expect((await inside("web", get(ip))).exitCode).not.toBe(0);
   });
 
   it("names outside the mesh zone resolve through the host's resolvers (the mesh DNS refuses them)", async (ctx) => {

@@ -4,9 +4,10 @@ import type { MeshPort } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { Labels } from "@levelrail/spec/naming";
 import type { ReconcileResult } from "../../reconcile/controller";
-import { ensureAppNetwork } from "../../network/app-network";
+import { NetworkTakenError, ensureAppNetwork } from "../../network/app-network";
 import type { SubnetPool } from "../../network/pool";
 import { type HookRecorder, runPostDeploy, runPreDeploy } from "./hooks";
+import { cachedImageAccess } from "./image";
 import type { Desired, Step } from "./plan";
 import type { ContainerIndex, DeployRecorder, DesiredRelease, DesiredService, RegistryStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
@@ -107,12 +108,23 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
     }
     case "pull":
       return pull(x, svc, rel, step.ref, step.active, fail);
-    case "pin-image":
-      await x.status.updateRelease(rel.id, { imageId: step.imageId });
+    case "pin-image": {
+      const login = await registryLogin(x.registry, svc);
+      if ("problem" in login) return void (await fail(login.problem, step.active));
+      const access = await cachedImageAccess(runtime, step.ref, step.imageId, login.auth);
+      if (access.kind === "refused") return void (await fail(access.message, step.active));
+      // Gone since the pass observed it: the next pass sees that and pulls.
+      if (access.kind === "ok") await x.status.updateRelease(rel.id, { imageId: step.imageId });
       return NEXT;
+    }
     case "ensure-network":
       // The app's network (subnet from our pool); its gateway is the containers' nameserver (the mesh DNS).
-      await ensureAppNetwork(runtime, x.shortName, svc.appId, x.networkPool);
+      try {
+        await ensureAppNetwork(runtime, x.shortName, svc.appId, x.networkPool);
+      } catch (err) {
+        if (err instanceof NetworkTakenError) return void (await fail(err.message, null));
+        throw err;
+      }
       return NEXT;
     case "begin":
       await x.status.updateRelease(rel.id, { outcome: "deploying" });

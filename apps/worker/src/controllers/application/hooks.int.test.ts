@@ -52,6 +52,9 @@ const WEB_IMAGE = {
 
 const SECRET_VALUE = `hook-s3cr3t-${Math.random().toString(36).slice(2)}`;
 
+/** A service that prints its TOKEN and exits before it is ready. */
+const LEAK_IMAGE = { tag: "levelrail-test/hooks-leak:v1", body: "leak\n", healthy: true, cmd: ["/bin/sh", "-c", 'echo "token=$TOKEN"; exit 1'] } as const;
+
 let s: Awaited<ReturnType<typeof setupSuite>>;
 let worker: Awaited<ReturnType<typeof s.startWorker>>;
 let appId: string;
@@ -59,7 +62,7 @@ let network: string;
 
 beforeAll(async () => {
   s = await setupSuite("hooks");
-  for (const img of [DB_IMAGE, WEB_IMAGE]) await ensureTestImage(s.runtime.docker, img);
+  for (const img of [DB_IMAGE, WEB_IMAGE, LEAK_IMAGE]) await ensureTestImage(s.runtime.docker, img);
   appId = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } })).id;
   network = networkName(s.shortName, appId);
   worker = await s.startWorker();
@@ -288,6 +291,33 @@ describe("deploy hooks on the real engine", () => {
     expect(JSON.stringify(runs)).not.toContain(SECRET_VALUE);
     const { runs: listed } = await listHookRuns({ ctx: s.ctx, envId: s.ctx.envId, app: "shop", input: { service: name } });
     for (const r of listed) expect(JSON.stringify(await getHookRun({ ctx: s.ctx, id: r.id }))).not.toContain(SECRET_VALUE);
+  });
+
+  it("a hook or container that echoes a secret leaves no plaintext in hook_run.output, release.message, the status or the worker's logs", async () => {
+    const name = `leak-${s.shortName}`;
+    const echo = ["/bin/sh", "-c", 'echo "token=$TOKEN"'];
+    const echoAndFail = ["/bin/sh", "-c", 'echo "token=$TOKEN" >&2; exit 5'];
+    await svc(name, { hooks: { preDeploy: echo, postDeploy: echoAndFail } });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name, key: "TOKEN", input: { value: SECRET_VALUE } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
+    expect((await s.waitPhase(name, ["running", "failed"])).phase).toBe("failed");
+
+    // The container itself prints it and exits: its last output goes into the release's message.
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { hooks: { preDeploy: null, postDeploy: null } } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: { image: LEAK_IMAGE.tag } });
+    const st = await s.waitPhase(name, ["running", "failed"]);
+    expect(st.phase).toBe("failed");
+
+    // Boolean checks only: a failing assertion never prints the secret.
+    const runs = await runsOf(name);
+    expect(runs.map((r) => [r.phase, r.outcome])).toEqual([["pre", "succeeded"], ["post", "failed"]]);
+    expect(runs.every((r) => r.output.includes("token=[redacted]"))).toBe(true);
+    const releases = await listReleases({ ctx: s.ctx, envId: s.ctx.envId, name });
+    expect(releases[0]!.message.includes("token=[redacted]")).toBe(true);
+    expect(st.message.includes("token=[redacted]")).toBe(true);
+    const rows = await Promise.all(["hook_run", "release", "service_status"].map((t) => s.sql.unsafe(`select * from "${t}"`)));
+    const haystacks = { database: JSON.stringify(rows), status: JSON.stringify(st), releases: JSON.stringify(releases), logs: s.logs.join("\n") };
+    for (const [where, text] of Object.entries(haystacks)) expect({ where, plaintext: text.includes(SECRET_VALUE) }).toEqual({ where, plaintext: false });
   });
 
   it("hook-run history: newest first, filtered by service, paginated; output with <script> and ANSI escapes is stored verbatim", async () => {

@@ -77,6 +77,8 @@ const serviceContainer = (): ContainerCreateOptions & { name: string } => ({
 
 const hookRun = (phase: HookPhase, over: Partial<HookRun> = {}): HookRun => ({ serviceId: "svc-1", releaseId: "rel-2", phase, argv: ARGV, timeoutSeconds: 300, ...over });
 const opts = () => preDeployContainer(serviceContainer(), ARGV);
+/** The labels the hook container of `opts()` carries. */
+const hookLabels = (): Record<string, string> => ({ ...opts().Labels });
 
 let engine: FakeEngine;
 let runs: Runs;
@@ -174,7 +176,7 @@ describe("runPreDeploy", () => {
   });
 
   it("adopts the hook container a crashed pass left running: the same run, not started again, its deadline kept", async () => {
-    engine.add({ name: HOOK_NAME, state: "running", createdAt: NOW - 100_000, startedAt: NOW - 100_000, output: "migrating\n" });
+    engine.add({ name: HOOK_NAME, labels: hookLabels(), state: "running", createdAt: NOW - 100_000, startedAt: NOW - 100_000, output: "migrating\n" });
     await runs.begin({ phase: "pre", command: ARGV, attempt: `id-${HOOK_NAME}` });
     const result = runPreDeploy(engine, runs, hookRun("pre"), opts());
     await vi.advanceTimersByTimeAsync(0);
@@ -185,24 +187,39 @@ describe("runPreDeploy", () => {
     expect(runs.rows).toEqual([expect.objectContaining({ outcome: "succeeded", output: "migrating\ndone\n" })]);
 
     // The deadline counts from the container's creation, not from the adoption.
-    engine.add({ name: HOOK_NAME, state: "running", createdAt: NOW - 299_000 });
+    engine.add({ name: HOOK_NAME, labels: hookLabels(), state: "running", createdAt: NOW - 299_000 });
     const late = runPreDeploy(engine, undefined, hookRun("pre"), opts());
     await vi.advanceTimersByTimeAsync(1_000);
     expect(await late).toEqual({ ok: false, message: `pre-deploy hook ${JSON.stringify(ARGV)} timed out after 300s and was killed` });
   });
 
   it("adopts a hook container left in 'created' and starts it", async () => {
-    engine.add({ name: HOOK_NAME, state: "created", labels: { [Labels.role]: "pre-deploy" } });
+    engine.add({ name: HOOK_NAME, state: "created", labels: hookLabels() });
     expect(await runPreDeploy(engine, undefined, hookRun("pre"), opts())).toEqual({ ok: true });
     expect(engine.calls).toEqual([`start ${HOOK_NAME}`, `remove ${HOOK_NAME}`]);
   });
 
   it("a hook this release already ran successfully is not run again; a container a crash left after it is removed", async () => {
     runs.succeededBefore.add("pre");
-    engine.add({ name: HOOK_NAME, state: "exited", exitCode: 0 });
+    engine.add({ name: HOOK_NAME, labels: hookLabels(), state: "exited", exitCode: 0 });
     expect(await runPreDeploy(engine, runs, hookRun("pre"), opts())).toEqual({ ok: true });
     expect(engine.calls).toEqual([`remove ${HOOK_NAME}`]);
     expect(runs.rows).toEqual([]);
+  });
+
+  it.each([
+    ["no labels at all", {}],
+    ["another release's labels", { ...hookLabels(), [Labels.release]: "rel-1" }],
+    ["another installation's labels", { ...hookLabels(), [Labels.instance]: "other" }],
+    ["the service role", { ...hookLabels(), [Labels.role]: "service" }],
+  ])("a container that only has the hook's name (%s) is neither adopted, started nor removed", async (_why, labels) => {
+    const message = `container name ${HOOK_NAME} is taken by a container that is not this release's pre-deploy hook; remove it and deploy again`;
+    engine.add({ name: HOOK_NAME, labels, state: "created" });
+    expect(await runPreDeploy(engine, runs, hookRun("pre"), opts())).toEqual({ ok: false, message });
+    runs.succeededBefore.add("pre");
+    expect(await runPreDeploy(engine, runs, hookRun("pre"), opts())).toEqual({ ok: true });
+    expect(engine.calls).toEqual([]);
+    expect(engine.get(HOOK_NAME)?.state).toBe("created");
   });
 
   it("with no recorder the hook still runs and still gates the deploy", async () => {

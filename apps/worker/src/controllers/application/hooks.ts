@@ -1,6 +1,6 @@
 import type { ContainerCreateOptions } from "dockerode";
 import type { ManagedContainer, Runtime } from "@levelrail/docker";
-import { Labels, Roles, preDeployName } from "@levelrail/spec/naming";
+import { Labels, Roles, carriesLabels, preDeployName } from "@levelrail/spec/naming";
 
 export type HookPhase = "pre" | "post";
 export type HookOutcome = "succeeded" | "failed" | "timed_out" | "error";
@@ -144,6 +144,17 @@ export function preDeployContainer(service: ContainerCreateOptions & { name: str
   };
 }
 
+/** The labels that make a container one release's pre-deploy hook container: its owner's, its release and its role. */
+const HOOK_OWNER_LABELS = [Labels.managed, Labels.instance, Labels.service, Labels.app, Labels.release, Labels.role] as const;
+
+/** Whether an inspected container is the hook container `opts` describes, by its labels. */
+function isHookContainerOf(c: ManagedContainer, opts: ContainerCreateOptions): boolean {
+  const want = opts.Labels ?? {};
+  return HOOK_OWNER_LABELS.every((k) => want[k] !== undefined) && carriesLabels(c.labels, Object.fromEntries(HOOK_OWNER_LABELS.map((k) => [k, want[k]!])));
+}
+
+const nameTaken = (name: string) => `container name ${name} is taken by a container that is not this release's pre-deploy hook; remove it and deploy again`;
+
 /**
  * Runs (or resumes, after a crash) the pre-deploy hook in its one-off
  * container, waits for it within the timeout, and removes the container once
@@ -155,16 +166,23 @@ export async function runPreDeploy(
   run: HookRun,
   opts: ContainerCreateOptions & { name: string },
 ): Promise<HookResult> {
+  // Whatever has the hook container's name is adopted or removed only if its labels say it is this
+  // release's hook container (a name alone proves nothing).
+  const found = await runtime.inspectContainer(opts.name);
+  const ours = found && isHookContainerOf(found, opts) ? found : null;
   if (recorder && (await recorder.succeeded(run.releaseId, "pre"))) {
     // A crash between recording the outcome and removing the container leaves it behind.
-    await runtime.removeContainer(opts.name);
+    if (ours) await runtime.removeContainer(ours.id);
     return { ok: true };
   }
-  let c: ManagedContainer | null = await runtime.inspectContainer(opts.name);
+  if (found && !ours) return { ok: false, message: nameTaken(opts.name) };
+  let c: ManagedContainer | null = ours;
   if (!c) {
     await runtime.createContainer(opts);
     c = await runtime.inspectContainer(opts.name);
     if (!c) throw new Error(`hook container ${opts.name} vanished right after it was created`);
+    // Another's, made in the moment between our look and our create.
+    if (!isHookContainerOf(c, opts)) return { ok: false, message: nameTaken(opts.name) };
   }
   const { id, state } = c;
   const remaining = run.timeoutSeconds * 1000 - (Date.now() - c.createdAt);

@@ -1,8 +1,10 @@
 import type { Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
+import { type Redactor, noRedaction, redactor } from "@levelrail/spec/redact";
 import { Labels, isPreDeployContainer, networkName } from "@levelrail/spec/naming";
+import { isAppNetwork } from "../../network/app-network";
 import { type Desired, type EnvObservation, type Observed, isLive, releaseContainerName } from "./plan";
-import type { ContainerIndex, ServiceStore } from "./ports";
+import type { ContainerIndex, DesiredService, RegistryStore, ServiceStore } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ObserveDeps {
@@ -11,6 +13,8 @@ export interface ObserveDeps {
   containers: Pick<ContainerIndex, "byService">;
   store: ServiceStore;
   envStores: EnvStores;
+  /** Registry logins: a declared one's password is redacted like a secret. */
+  registry: RegistryStore | undefined;
   prober: Pick<ProberManager, "result">;
   drainMs: number;
   upstreamDns: string[];
@@ -21,8 +25,9 @@ export interface ObserveDeps {
 /**
  * Reads what one pass needs, fresh: the desired service and release, the service's containers (from
  * the container index, which the executor keeps current), and, only while a container may still have to be made, its environment, image and network.
+ * `redact` hides the service's secret values (and registry password) from whatever the pass records or throws.
  */
-export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desired: Desired; observed: Observed }> {
+export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desired: Desired; observed: Observed; redact: Redactor }> {
   const service = await o.store.getDesiredService(serviceId);
   const all = o.containers.byService(serviceId);
   // Containers an earlier version labelled with the service's name (before keys by id) are still
@@ -54,23 +59,35 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
     if (r) observed.probes[c.id] = r;
   }
   const rel = service?.release;
-  if (!service || !rel || rel.outcome === "failed") return { desired, observed };
+  if (!service || !rel || rel.outcome === "failed") return { desired, observed, redact: noRedaction };
   const target = rel.imageId === null ? null : releaseContainerName(o.shortName, service, rel.imageId, rel.restartNonce);
-  if (rel.outcome === "succeeded" && observed.containers.some((c) => c.name === target && isLive(c))) return { desired, observed };
+  if (rel.outcome === "succeeded" && observed.containers.some((c) => c.name === target && isLive(c))) return { desired, observed, redact: noRedaction };
 
-  observed.env = await environment(o.envStores, service.envTarget, rel.spec.env);
-  if (!observed.env.ok) return { desired, observed };
+  const { env, secrets } = await environment(o.envStores, service.envTarget, rel.spec.env);
+  observed.env = env;
+  const redact = redactor([...secrets, ...(await registryPassword(o.registry, service))]);
+  if (!observed.env.ok) return { desired, observed, redact };
   if (rel.imageId === null) observed.localImageId = await o.runtime.imageId(rel.spec.image);
   const net = await o.runtime.inspectNetwork(networkName(o.shortName, service.appId));
-  observed.network = net?.gateway ? { name: net.name, gateway: net.gateway } : null;
-  return { desired, observed };
+  // Only the app's own network (by its labels): one that merely has its name is never joined.
+  observed.network = net?.gateway && isAppNetwork(net, o.shortName, service.appId) ? { name: net.name, gateway: net.gateway } : null;
+  return { desired, observed, redact };
 }
 
-async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<EnvObservation> {
+/** The resolved environment, and the values that must never be shown (secrets, credentials). */
+async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<{ env: EnvObservation; secrets: string[] }> {
   try {
-    return { ok: true, env: toEnvMap(await resolveEnv({ ...target, env }, stores)) };
+    const entries = await resolveEnv({ ...target, env }, stores);
+    return { env: { ok: true, env: toEnvMap(entries) }, secrets: entries.filter((e) => e.sensitive).map((e) => e.value) };
   } catch (err) {
-    if (err instanceof UnresolvableError) return { ok: false, problem: err.message };
+    if (err instanceof UnresolvableError) return { env: { ok: false, problem: err.message }, secrets: [] };
     throw err;
   }
+}
+
+/** The declared registry login's password, to redact; a login that cannot be had is the pull's to report. */
+async function registryPassword(registry: RegistryStore | undefined, svc: DesiredService): Promise<string[]> {
+  if (svc.registryCredentialId === null || !registry) return [];
+  const auth = await registry.registryAuth(svc.orgId, svc.registryCredentialId).catch(() => null);
+  return auth ? [auth.password] : [];
 }

@@ -3,7 +3,7 @@ import type { ManagedContainer } from "@levelrail/docker";
 import { Labels, type Role, Roles } from "@levelrail/spec/naming";
 import type { ReleaseSpec } from "@levelrail/spec/service";
 import { type Desired, type Observed, type Step, plan } from "./plan";
-import { APP_ID, ENV_ID, IMAGE_ID, NETWORK, NEW, NOW, OLD, SHORT, SVC_ID, labelsOf, spec } from "./testbed";
+import { APP_ID, ENV_ID, IMAGE_ID, IMAGE_REF, NETWORK, NEW, NOW, OLD, SHORT, SVC_ID, labelsOf, spec } from "./testbed";
 import type { DesiredRelease, DesiredService } from "./ports";
 import { legacyContainerName, legacyPreDeployLabels, legacyServiceLabels } from "@levelrail/testkit/legacy";
 
@@ -108,7 +108,7 @@ const failedRelease: Row[] = [
 const beforeContainers: Row[] = [
   ["a declared value cannot be resolved: fail before any pull", desired({ imageId: null, outcome: "pending" }), observed({ containers: [old()], env: { ok: false, problem: "secret API_KEY is declared but not set" } }), { kind: "fail", message: "secret API_KEY is declared but not set", remove: null, active: old() }],
   ["no image pinned, none on the engine: pull", desired({ imageId: null }), observed(), { kind: "pull", ref: "registry.example.com/shop:1.4.2", active: null }],
-  ["no image pinned, a fixed tag on the engine: pin it, no pull", desired({ imageId: null }), observed({ localImageId: IMAGE_ID }), { kind: "pin-image", imageId: IMAGE_ID }],
+  ["no image pinned, a fixed tag on the engine: pin it, no pull", desired({ imageId: null }), observed({ localImageId: IMAGE_ID }), { kind: "pin-image", ref: IMAGE_REF, imageId: IMAGE_ID, active: null }],
   [":latest is pulled on every deploy even when present", desired({ imageId: null, spec: { image: "shop:latest" } }), observed({ localImageId: IMAGE_ID }), { kind: "pull", ref: "shop:latest" }],
   ["no app network yet", desired(), observed({ network: null }), { kind: "ensure-network" }],
   ["an older release's hook container is a leftover", desired(), observed({ containers: [old()], hookContainers: [container(`${OLD}-pre-deploy`, { role: "pre-deploy", release: "rel-1" })] }), { kind: "remove-leftovers", remove: [container(`${OLD}-pre-deploy`, { role: "pre-deploy", release: "rel-1" })] }],

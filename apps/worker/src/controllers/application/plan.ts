@@ -53,7 +53,8 @@ export type Step =
   /** The deploy cannot go on: remove the new container if any, fail the release. `logsOf`: append that container's last output. */
   | { kind: "fail"; message: string; remove: ManagedContainer | null; logsOf: ManagedContainer | null; active: ManagedContainer | null }
   | { kind: "pull"; ref: string; active: ManagedContainer | null }
-  | { kind: "pin-image"; imageId: string }
+  /** The engine has the release's image: pin it once this service is proven to be allowed it (`cachedImageAccess`). */
+  | { kind: "pin-image"; ref: string; imageId: string; active: ManagedContainer | null }
   | { kind: "ensure-network" }
   /** Hook containers nothing explains (an older release's, or one left after the service container exists). */
   | { kind: "remove-leftovers"; remove: ManagedContainer[] }
@@ -130,7 +131,7 @@ export function plan(d: Desired, o: Observed): Step {
   if (pinned === null) {
     return o.localImageId === null || pullPolicy(image) === "always"
       ? { kind: "pull", ref: image, active: serving }
-      : { kind: "pin-image", imageId: o.localImageId };
+      : { kind: "pin-image", ref: image, imageId: o.localImageId, active: serving };
   }
   if (!o.network) return { kind: "ensure-network" };
 

@@ -3,7 +3,8 @@ import { createApp } from "@levelrail/services/app/app";
 import { deleteService, createService } from "@levelrail/services/service/write";
 import { deployService, listReleases, restartService } from "@levelrail/services/release/deploy";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
-import { networkName } from "@levelrail/spec/naming";
+import { Labels, Roles, networkName } from "@levelrail/spec/naming";
+import { ensureTestImage } from "@levelrail/testkit/images";
 import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../../../test/harness";
 import { ContainerInformer } from "../../containers/informer";
@@ -174,6 +175,36 @@ describe("application controller on the real engine", () => {
     );
     expect(back.name).toBe(st.activeContainer);
     expect((await s.waitPhase(name, ["running"])).activeContainer).toBe(back.name);
+  });
+
+  it("an image with its own LABEL levelrail.role=pre-deploy (and other levelrail.* labels) deploys and serves normally", async () => {
+    const name = `labelled-${s.shortName}`;
+    const tag = `levelrail-test/labelled-${s.shortName}:v1`;
+    const other = "00000000-0000-4000-8000-00000000beef";
+    await ensureTestImage(s.runtime.docker, {
+      tag,
+      body: "labelled\n",
+      healthy: true,
+      labels: { [Labels.role]: Roles.preDeploy, [Labels.service]: other, [Labels.release]: other, [Labels.app]: other, [Labels.instance]: "someone-else" },
+    });
+    try {
+      await svc(name, { image: tag });
+      await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
+      const st = await s.waitPhase(name, ["running", "failed"]);
+      expect(st.phase, st.message).toBe("running");
+      const cs = await s.containers(name);
+      expect(cs.map((c) => c.name)).toEqual([st.activeContainer]);
+      expect(cs[0]!.labels).toMatchObject({ [Labels.role]: Roles.service, [Labels.service]: await s.serviceId(name), [Labels.app]: appId, [Labels.instance]: s.shortName });
+      expect(await s.body(cs[0]!.id, networkName(s.shortName, appId))).toBe("labelled\n");
+      // Converged, not mistaken for a leftover hook container on a later pass.
+      await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
+      expect((await s.waitPhase(name, ["running", "failed"])).activeContainer).toBe(st.activeContainer);
+      expect((await s.containers(name)).map((c) => c.id)).toEqual([cs[0]!.id]);
+    } finally {
+      await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name });
+      await waitFor("its containers to go", async () => ((await s.containers(name)).length === 0 ? true : undefined));
+      await s.runtime.docker.getImage(tag).remove().catch(() => {});
+    }
   });
 
   it("leaves containers it did not create alone", async () => {

@@ -39,6 +39,26 @@ describe("application controller: first deploy", () => {
     expect(t.engine.get(NEW)?.options.HostConfig?.Dns).toEqual([net!.gateway]);
   });
 
+  it("a network that only has the app network's name (not its labels) is never joined: the deploy fails, nothing is created", async () => {
+    const t = testbed();
+    await t.engine.removeNetwork(NETWORK);
+    t.engine.addNetwork({ name: NETWORK, labels: { "levelrail.managed": "true", "levelrail.instance": "lrt", "levelrail.app": "someone-else" }, subnet: "10.9.0.0/26", gateway: "10.9.0.1" });
+    await t.converge();
+    expect(t.names()).toEqual([]);
+    expect(t.store.release).toMatchObject({ outcome: "failed", message: `network ${NETWORK} exists but is not this app's (its labels do not say so); remove it and deploy again` });
+    expect((await t.engine.inspectNetwork(NETWORK))?.labels["levelrail.app"]).toBe("someone-else");
+  });
+
+  it("an image's own levelrail.* labels never change how its container is treated", async () => {
+    const t = testbed();
+    t.engine.imageLabels.set(IMAGE_ID, { [Labels.role]: "pre-deploy", [Labels.service]: "someone-else", [Labels.release]: "rel-x", [Labels.instance]: "other" });
+    await t.converge();
+    expect(t.names()).toEqual([NEW]);
+    expect(t.engine.get(NEW)).toMatchObject({ state: "running", restartPolicy: "unless-stopped", labels: expect.objectContaining({ [Labels.role]: "service", [Labels.service]: SVC_ID, [Labels.release]: "rel-2", [Labels.instance]: "lrt" }) });
+    expect(t.store.release).toMatchObject({ outcome: "succeeded" });
+    expect(t.mesh.get(SVC_ID)).toEqual(ENTRY_NEW);
+  });
+
   it("does not pull a fixed tag the engine has; pulls :latest every time, with the declared login", async () => {
     const t = testbed();
     t.engine.images.set(IMAGE_REF, IMAGE_ID);
@@ -52,6 +72,37 @@ describe("application controller: first deploy", () => {
     await l.converge();
     expect(l.engine.pulls).toEqual([{ ref: "shop:latest", auth }]);
     expect(l.store.release?.imageId).toBe(IMAGE_ID);
+  });
+
+  it("an image another organization pulled with its login is refused to a service without one: no pull, no container", async () => {
+    const t = testbed();
+    t.engine.logins.set(IMAGE_REF, "their-password");
+    // Someone else's pull left it in the engine's cache (with its RepoDigests).
+    await t.engine.pullImage(IMAGE_REF, { username: "a", password: "their-password", serveraddress: "registry.example.com" }, () => {});
+    t.engine.pulls.length = 0;
+    await t.converge();
+    expect(t.engine.pulls).toEqual([]);
+    expect(t.names()).toEqual([]);
+    expect(t.store.release).toMatchObject({ outcome: "failed", imageId: null, message: expect.stringContaining(`image ${IMAGE_REF} is on this host, but its registry did not confirm this service may pull it without a registry credential`) });
+    expect(t.store.release?.message).toContain("attach a registry credential");
+
+    // The same image with a login the registry accepts runs, still without a pull.
+    const auth = { username: "b", password: "their-password", serveraddress: "registry.example.com" };
+    const ok = testbed({ service: { registryCredentialId: "cred-1" }, registry: { registryAuth: async () => auth } });
+    ok.engine.logins.set(IMAGE_REF, "their-password");
+    await ok.engine.pullImage(IMAGE_REF, auth, () => {});
+    ok.engine.pulls.length = 0;
+    await ok.converge();
+    expect(ok.engine.pulls).toEqual([]);
+    expect(ok.store.release).toMatchObject({ outcome: "succeeded", imageId: IMAGE_ID });
+  });
+
+  it("an image built on the host (no RepoDigests) is used by any service without asking a registry", async () => {
+    const t = testbed();
+    t.engine.logins.set(IMAGE_REF, "nobody-has-it");
+    t.engine.images.set(IMAGE_REF, IMAGE_ID);
+    await t.converge();
+    expect(t.store.release).toMatchObject({ outcome: "succeeded", imageId: IMAGE_ID });
   });
 
   it("a declared secret that cannot be resolved fails the release before anything is pulled or started", async () => {

@@ -2,12 +2,14 @@ import type { Runtime } from "@levelrail/docker";
 import type { MeshPort } from "@levelrail/spec/dataplane";
 import type { EnvStores } from "@levelrail/spec/env";
 import { isServiceId, parseKey } from "@levelrail/spec/keys";
+import { redactError } from "@levelrail/spec/redact";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import { TerminalError } from "../../reconcile/errors";
 import type { SubnetPool } from "../../network/pool";
 import { execute } from "./execute";
 import type { HookRecorder } from "./hooks";
 import { observe } from "./observe";
+import { redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
 import type { ContainerIndex, DeployRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
@@ -64,8 +66,15 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // An earlier version labelled containers with the service's name; such a label is not an id,
       // and acting on it would remove a live container its service still adopts.
       if (!isServiceId(key.id)) throw new TerminalError(`not a service id: ${JSON.stringify(key.id)}`);
-      const { desired, observed } = await observe(deps, key.id);
-      return execute(deps, desired, plan(desired, observed));
+      const { desired, observed, redact } = await observe(deps, key.id);
+      // What the pass stores (statuses, release messages, hook output) or throws (logged by the
+      // runner) never holds the service's secret values.
+      const recording = { ...deps, status: redactingStatus(deps.status, redact), hooks: deps.hooks && redactingHooks(deps.hooks, redact) };
+      try {
+        return await execute(recording, desired, plan(desired, observed));
+      } catch (err) {
+        throw redactError(err, redact);
+      }
     },
   };
 }

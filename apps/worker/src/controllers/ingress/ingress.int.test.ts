@@ -6,7 +6,7 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployMetrics } from "@levelrail/services/metrics/deploys";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
-import { createService, patchService } from "@levelrail/services/service/write";
+import { createService, deleteService, patchService } from "@levelrail/services/service/write";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { type LoadResult, startLoad } from "@levelrail/testkit/load";
 import { getByHost } from "@levelrail/testkit/http";
@@ -287,5 +287,21 @@ describe("deploy metrics", () => {
     expect(text).toMatch(/^levelrail_deploy_duration_seconds_count\{outcome="succeeded"\} 6$/m);
     expect(text).toMatch(/^levelrail_deploy_duration_seconds_count\{outcome="failed"\} 1$/m);
     expect(text).toMatch(/^levelrail_queue_depth\{controller="ingress"\} \d+/m);
+  });
+});
+
+// Last: its failed deploy must not change the deploy metrics counted above.
+describe("routes follow readiness", () => {
+  it("a domain routes only to a ready container: 503 while a never-ready first deploy probes and after it fails; 404 once its service is deleted", async () => {
+    const slow = `slow-${s.shortName}.localhost`;
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "slow", app: "shop", image: IMAGES.never.tag, port: 8080, healthPath: "/healthz", readyBudgetSeconds: 15, domains: [slow] } });
+    await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow", input: {} });
+    await waitFor("slow to be probing", async () => ((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" })).step === "probing" ? true : undefined));
+    await answers(slow, 503, /no ready container/);
+    expect((await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" })).phase).toBe("deploying"); // still probing its running container
+    expect((await s.waitPhase("slow", ["failed", "running"])).phase).toBe("failed");
+    expect(await viaCaddy(slow)).toEqual({ status: 503, body: expect.stringMatching(/no ready container/) });
+    await deleteService({ ctx: s.ctx, envId: s.ctx.envId, name: "slow" });
+    await answers(slow, 404, /no service has this domain/);
   });
 });

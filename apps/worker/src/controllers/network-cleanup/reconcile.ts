@@ -1,5 +1,5 @@
 import type { Runtime } from "@levelrail/docker";
-import { Labels, instanceFilter } from "@levelrail/spec/naming";
+import { Labels, carriesLabels, instanceFilter, networkLabels } from "@levelrail/spec/naming";
 import type { Controller } from "../../reconcile/controller";
 
 export interface AppStore {
@@ -27,9 +27,11 @@ export function networkCleanupController(o: NetworkCleanupOptions): Controller {
       for (const net of networks) {
         const appId = net.labels[Labels.app];
         if (!appId || apps.has(appId)) continue;
-        const attached = (await o.runtime.inspectNetwork(net.name))?.containers ?? [];
-        for (const c of attached) await o.runtime.disconnectNetwork(net.name, c);
-        await o.runtime.removeNetwork(net.name);
+        // By id, and only while it still carries our labels: never whatever holds its name by now.
+        const current = await o.runtime.inspectNetwork(net.id);
+        if (!current || !carriesLabels(current.labels, networkLabels(o.shortName, appId))) continue;
+        for (const c of current.containers) await o.runtime.disconnectNetwork(net.id, c);
+        await o.runtime.removeNetwork(net.id);
       }
     },
   };
