@@ -5,7 +5,7 @@ import { serviceFilter } from "@levelrail/spec/naming";
 import { E2E_IMAGES, IMAGE_PORT } from "../fixtures/images";
 import { DEPLOY_TIMEOUT, seedService } from "../fixtures/services";
 import { expect, test } from "../fixtures/test";
-import { hydrated, openService } from "../fixtures/ui";
+import { hydrated, openService, servicePage } from "../fixtures/ui";
 
 /**
  * A pre-deploy hook that prints a red word and a script tag, then fails. On the form it is one
@@ -119,5 +119,7 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   await expect(own).toHaveText(PRINTED);
   await expect(own.getByText("red", { exact: true })).toHaveClass("ansi-red");
   await expect(page.locator("[role=log] script")).toHaveCount(0);
+  // Its crumb leads back to the service under its own environment (names repeat across environments).
+  await expect(page.locator("p.crumbs").getByRole("link", { name: seeded.name, exact: true })).toHaveAttribute("href", servicePage(seeded));
   expect(dialogs).toEqual([]);
 });

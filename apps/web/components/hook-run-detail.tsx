@@ -1,12 +1,13 @@
 "use client";
 import Link from "next/link";
+import { serviceHref } from "@/lib/paths";
 import { useHookRun } from "@/lib/queries";
 import { HookRunView } from "./hook-run-view";
 
 /** A hook run on its own page: links back to its service, then the run and its live output. */
 export function HookRunDetail({ id }: { id: string }) {
   const run = useHookRun(id);
-  const service = run.data?.service;
+  const service = run.data ? { environmentId: run.data.environmentId, name: run.data.service } : null;
   return (
     <>
       <p className="crumbs">
@@ -14,7 +15,7 @@ export function HookRunDetail({ id }: { id: string }) {
         {service && (
           <>
             {" "}
-            / <Link href={`/services/${encodeURIComponent(service)}`}>{service}</Link>
+            / <Link href={serviceHref(service)}>{service.name}</Link>
           </>
         )}{" "}
         / hook run

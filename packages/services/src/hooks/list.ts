@@ -61,10 +61,11 @@ export async function listHookRuns({ ctx, envId, app, input }: { ctx: Ctx; envId
 export async function getHookRun({ ctx, id }: { ctx: Ctx; id: string }) {
   if (!isUuid(id)) throw new LevelrailError("not_found", "hook run not found");
   const [row] = await ctx.db
-    .select({ run: hookRun, name: service.name })
+    .select({ run: hookRun, name: service.name, environmentId: service.environmentId })
     .from(hookRun)
     .innerJoin(service, eq(service.id, hookRun.serviceId))
     .where(and(eq(hookRun.id, id), inArray(hookRun.orgId, scope(ctx))));
   if (!row) throw new LevelrailError("not_found", "hook run not found");
-  return { ...summary(row.run, row.name), output: row.run.output };
+  // The environment names the service (names repeat across environments): the page links to it.
+  return { ...summary(row.run, row.name), environmentId: row.environmentId, output: row.run.output };
 }
