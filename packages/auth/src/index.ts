@@ -7,6 +7,7 @@ import { account, apiToken, session, user, verification } from "@levelrail/db/sc
 import { membership } from "@levelrail/db/schema/orgs";
 import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { isUuid } from "@levelrail/spec/rules";
 
 export interface AuthOptions {
   db: Db;
@@ -139,11 +140,9 @@ export async function listApiTokens(db: Db, userId: string): Promise<TokenView[]
   }));
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Revokes a token: one of `userId`'s (the API), or any (the CLI on the host, `userId` null); 404 otherwise. */
 export async function revokeApiToken(db: Db, userId: string | null, id: string): Promise<void> {
-  const gone = UUID_RE.test(id)
+  const gone = isUuid(id)
     ? await db
         .delete(apiToken)
         .where(and(eq(apiToken.id, id), userId === null ? undefined : eq(apiToken.userId, userId)))

@@ -70,9 +70,8 @@ const NO_ORG = "00000000-0000-0000-0000-000000000000";
 /** The caller's organization ids for a `WHERE org_id IN (...)`; never empty. */
 export const scope = (ctx: Ctx): string[] => (ctx.actor.orgIds.length ? ctx.actor.orgIds : [NO_ORG]);
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs; anything else names nothing (and must not reach a uuid column). */
-export const isUuid = (id: string) => UUID_RE.test(id);
+export { isUuid } from "@levelrail/spec/rules";
 
 /**
  * The most rows a list without paging answers (CONTRACT §5); paged lists (`?limit=`) answer at most

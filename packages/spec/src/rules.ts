@@ -1,6 +1,10 @@
 import { z } from "zod";
 
 /** Service, app and database names: DNS labels. */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids are UUIDs; anything else names nothing (and must not reach a uuid column). */
+export const isUuid = (id: string) => UUID_RE.test(id);
+
 export const NAME_RE = /^[a-z][a-z0-9-]{0,62}$/;
 /** Env var keys. */
 export const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -131,9 +131,8 @@ async function runningRelease(ctx: Ctx, s: ServiceRow) {
  * with its own configuration; its release records where it came from.
  */
 export async function promoteService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ReleaseView> {
-  const { service: from } = await findService(ctx, envId, name);
+  const { service: from, environment: fromEnv } = await findService(ctx, envId, name);
   const { to } = parse(promoteInput, input);
-  const fromEnv = await findEnvironment(ctx, envId);
   const toEnv = await findEnvironment(ctx, to);
   if (toEnv.id === fromEnv.id) throw new LevelrailError("invalid_input", `to: service ${name} already runs in ${fromEnv.name}; name another environment`, { field: "to" });
   if (toEnv.projectId !== fromEnv.projectId) {

@@ -73,7 +73,7 @@ export async function findService(ctx: Ctx, envId: string, name: string) {
     .innerJoin(app, eq(app.id, service.appId))
     .where(and(eq(service.environmentId, env.id), eq(service.name, name), inArray(service.orgId, scope(ctx))));
   if (!row) throw new LevelrailError("not_found", `service ${name} not found`);
-  return row;
+  return { ...row, environment: env };
 }
 
 export async function getService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ServiceView> {
