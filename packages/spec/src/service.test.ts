@@ -18,6 +18,7 @@ const full = {
   registryCredentialId: "1c8b3f5a-7b4d-4e3f-9a21-3c4d5e6f7081",
   hooks: { preDeploy: ["npm", "run", "migrate"], postDeploy: ["sh", "-c", "echo ok"], timeoutSeconds: 120 },
   domains: ["shop.example.com", "www.shop.example.com"],
+  resources: { memoryMb: 512, cpus: 1.5, pids: 256, capAdd: ["CHOWN", "SETUID", "SETGID"] },
 };
 
 /** The first issue's path, joined like the service layer names a field. */
@@ -46,6 +47,7 @@ describe("serviceCreate", () => {
       registryCredentialId: null,
       hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 },
       domains: [],
+      resources: { memoryMb: null, cpus: null, pids: 4096, capAdd: [] },
     });
   });
 
@@ -199,7 +201,21 @@ describe("servicePatch and deployInput", () => {
     expect(deployInput.safeParse({ tag: "2" }).success).toBe(false);
   });
 
+  it.each([
+    ["a memory limit below 16 MiB", { memoryMb: 8 }, "resources.memoryMb"],
+    ["a fractional memory limit", { memoryMb: 100.5 }, "resources.memoryMb"],
+    ["no CPU at all", { cpus: 0 }, "resources.cpus"],
+    ["a process limit below 16", { pids: 4 }, "resources.pids"],
+    ["a capability beyond Docker's default set", { capAdd: ["SYS_ADMIN"] }, "resources.capAdd.0"],
+    ["a capability listed twice", { capAdd: ["CHOWN", "CHOWN"] }, "resources.capAdd"],
+    ["an unknown resource field", { swapMb: 10 }, "resources"],
+  ])("refuses %s, naming the field", (_why, resources, field) => {
+    const r = servicePatch.safeParse({ resources });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path.map(String).join(".")).toBe(field);
+  });
+
   it("a release spec is the service's runtime fields", () => {
-    expect(Object.keys(releaseSpec.shape).sort()).toEqual(["env", "healthPath", "hooks", "image", "port", "readyBudgetSeconds", "strategy"]);
+    expect(Object.keys(releaseSpec.shape).sort()).toEqual(["env", "healthPath", "hooks", "image", "port", "readyBudgetSeconds", "resources", "strategy"]);
   });
 });

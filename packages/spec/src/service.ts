@@ -45,6 +45,60 @@ export const hooksSpec = z
   .strict();
 export type Hooks = z.infer<typeof hooksSpec>;
 
+/**
+ * Capabilities a service may add back (`capAdd`): Docker's own default set, nothing beyond it. A
+ * capability outside it (SYS_ADMIN, NET_ADMIN, SYS_PTRACE, …) weakens the wall between tenants.
+ */
+export const ADDABLE_CAPABILITIES = [
+  "AUDIT_WRITE",
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "MKNOD",
+  "NET_BIND_SERVICE",
+  "NET_RAW",
+  "SETFCAP",
+  "SETGID",
+  "SETPCAP",
+  "SETUID",
+  "SYS_CHROOT",
+] as const;
+export type Capability = (typeof ADDABLE_CAPABILITIES)[number];
+
+/** The process limit of a service that sets none: high enough for JVMs and worker pools, low enough to stop a fork bomb. */
+export const DEFAULT_PIDS_LIMIT = 4096;
+
+/**
+ * What one container of the service may use. `memoryMb`/`cpus` null: no limit (the default, so
+ * existing services keep running as they did); `pids` always has one.
+ */
+export const resourcesSpec = z
+  .object({
+    memoryMb: z.number({ error: "must be a number of MiB" }).int("must be a whole number of MiB").min(16, "must be at least 16 MiB").max(1_048_576, "must be at most 1 TiB").nullable().default(null),
+    cpus: z.number({ error: "must be a number of CPUs" }).min(0.01, "must be at least 0.01").max(1024, "must be at most 1024").nullable().default(null),
+    pids: z.number({ error: "must be a number" }).int("must be a whole number").min(16, "must be at least 16").max(1_000_000, "must be at most 1000000").default(DEFAULT_PIDS_LIMIT),
+    capAdd: z
+      .array(z.enum(ADDABLE_CAPABILITIES, { error: `must be one of ${ADDABLE_CAPABILITIES.join(", ")}` }))
+      .max(ADDABLE_CAPABILITIES.length)
+      .refine((cs) => new Set(cs).size === cs.length, "must not list a capability twice")
+      .default([]),
+  })
+  .strict();
+export type Resources = z.infer<typeof resourcesSpec>;
+export const DEFAULT_RESOURCES: Resources = { memoryMb: null, cpus: null, pids: DEFAULT_PIDS_LIMIT, capAdd: [] };
+
+/** A stored (possibly partial, possibly absent: older rows) resources value with every default filled in. */
+export function resourcesOf(stored: Partial<Resources> | undefined | null): Resources {
+  return { ...DEFAULT_RESOURCES, ...stored };
+}
+
+/** Whether `r` is every default: such a spec leaves `resources` out of a release, so older releases' fingerprints stay equal. */
+export function isDefaultResources(r: Resources): boolean {
+  return r.memoryMb === null && r.cpus === null && r.pids === DEFAULT_PIDS_LIMIT && r.capAdd.length === 0;
+}
+
 /** Why a well-formed name may still not route to a service (CONTRACT §5), or null when it may. */
 export function reservedDomain(domain: string): string | null {
   const d = domain.toLowerCase().replace(/\.$/, "");
@@ -90,6 +144,7 @@ const serviceFields = {
   registryCredentialId: z.string().uuid().nullable().default(null),
   hooks: hooksSpec.default({ preDeploy: null, postDeploy: null, timeoutSeconds: 300 }),
   domains: domainList.default([]),
+  resources: resourcesSpec.default(DEFAULT_RESOURCES),
 };
 
 export const serviceCreate = z
@@ -116,6 +171,7 @@ export const servicePatch = z
     registryCredentialId: z.string().uuid().nullable().optional(),
     hooks: hooksSpec.optional(),
     domains: domainList.optional(),
+    resources: resourcesSpec.optional(),
   })
   .strict();
 export type ServicePatch = z.infer<typeof servicePatch>;
@@ -129,6 +185,8 @@ export const releaseSpec = z.object({
   strategy: z.enum(STRATEGIES),
   env: envMap,
   hooks: hooksSpec,
+  /** Absent in releases made before limits existed: read as `DEFAULT_RESOURCES`. */
+  resources: resourcesSpec.optional(),
 });
 export type ReleaseSpec = z.infer<typeof releaseSpec>;
 
@@ -160,6 +218,7 @@ export interface ServiceView {
   registryCredentialId: string | null;
   hooks: Hooks;
   domains: string[];
+  resources: Resources;
   createdAt: string;
   updatedAt: string;
 }

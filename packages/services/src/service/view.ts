@@ -5,7 +5,7 @@ import { environment, project } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
-import type { ReleaseSpec, ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
+import { type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope } from "../context";
 import { findEnvironment } from "../project/list";
 
@@ -29,6 +29,7 @@ export function serviceView(s: ServiceRow, appName: string): ServiceView {
     registryCredentialId: s.registryCredentialId,
     hooks: s.hooks,
     domains: s.domains,
+    resources: resourcesOf(s.resources),
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };
@@ -44,6 +45,8 @@ export function releaseSpecOf(s: ServiceRow): ReleaseSpec {
     strategy: s.strategy,
     env: s.env,
     hooks: s.hooks,
+    // Left out when every default, so a release of an unchanged service fingerprints as before limits existed.
+    ...(isDefaultResources(resourcesOf(s.resources)) ? {} : { resources: resourcesOf(s.resources) }),
   };
 }
 

@@ -17,6 +17,7 @@ const spec = {
   strategy: "recreate",
   env: { LOG_LEVEL: "info", FROM_SPEC: "spec" },
   hooks: { preDeploy: ["npm", "run", "migrate"], postDeploy: ["sh", "-c", "echo done"], timeoutSeconds: 120 },
+  resources: { memoryMb: 256, cpus: 0.5, pids: 512, capAdd: ["NET_BIND_SERVICE"] },
 } satisfies Required<ReleaseSpec>;
 
 const plan = {
@@ -38,7 +39,7 @@ const plan = {
 describe("containerOptions", () => {
   it("covers every ReleaseSpec and ContainerPlan field", () => {
     expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
-    expect(Object.keys(spec)).toHaveLength(7);
+    expect(Object.keys(spec)).toHaveLength(8);
     expect(Object.keys(plan)).toHaveLength(12);
     expect(releaseSpec.parse(spec)).toEqual(spec);
   });
@@ -74,6 +75,13 @@ describe("containerOptions", () => {
         DnsOptions: ["ndots:1"],
         RestartPolicy: { Name: "no" },
         LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
+        Memory: 256 * 1024 * 1024,
+        MemorySwap: 256 * 1024 * 1024,
+        NanoCpus: 500_000_000,
+        PidsLimit: 512,
+        SecurityOpt: ["no-new-privileges:true"],
+        CapDrop: ["ALL"],
+        CapAdd: ["CHOWN", "NET_BIND_SERVICE", "SETGID", "SETUID"],
       },
       // No `<service>` alias: the mesh DNS (through DnsSearch) answers a bare name with the active container only.
       NetworkingConfig: { EndpointsConfig: { [network]: {} } },
@@ -90,6 +98,14 @@ describe("containerOptions", () => {
     // What does not change the container's identity does not change its name.
     expect(other({ releaseId: "another-release", env: {} })).toBe(containerOptions(plan).name);
     expect(other({ environmentId: "another-env", appId: "another-app" })).toBe(containerOptions(plan).name);
+  });
+
+  it("a release made before limits existed gets the defaults: no memory or CPU limit, 4096 processes, the service role's capabilities", () => {
+    const { resources: _r, ...older } = spec;
+    const host = containerOptions({ ...plan, spec: older }).HostConfig!;
+    expect(host).not.toHaveProperty("Memory");
+    expect(host).not.toHaveProperty("NanoCpus");
+    expect(host).toMatchObject({ PidsLimit: 4096, CapDrop: ["ALL"], CapAdd: ["CHOWN", "SETGID", "SETUID"], SecurityOpt: ["no-new-privileges:true"] });
   });
 
   it("takes the environment from the resolved env, not the spec's own", () => {

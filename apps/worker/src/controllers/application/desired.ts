@@ -1,6 +1,7 @@
 import type { ContainerCreateOptions } from "dockerode";
 import { Roles, containerName, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
-import type { ReleaseSpec } from "@levelrail/spec/service";
+import { type ReleaseSpec, resourcesOf } from "@levelrail/spec/service";
+import { hostLimits } from "../../containers/limits";
 
 export interface ContainerPlan {
   shortName: string;
@@ -44,6 +45,7 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & 
       // The cutover switches it to `unless-stopped`.
       RestartPolicy: { Name: "no" },
       LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
+      ...hostLimits("service", resourcesOf(plan.spec.resources)),
     },
     NetworkingConfig: { EndpointsConfig: { [network]: {} } },
   };

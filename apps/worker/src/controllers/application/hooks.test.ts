@@ -71,6 +71,12 @@ const serviceContainer = (): ContainerCreateOptions & { name: string } => ({
     DnsOptions: ["ndots:1"],
     RestartPolicy: { Name: "no" },
     LogConfig: { Type: "json-file", Config: {} },
+    Memory: 128 * 1024 * 1024,
+    MemorySwap: 128 * 1024 * 1024,
+    PidsLimit: 100,
+    SecurityOpt: ["no-new-privileges:true"],
+    CapDrop: ["ALL"],
+    CapAdd: ["CHOWN"],
   },
   NetworkingConfig: { EndpointsConfig: { [NETWORK]: {} } },
 });
@@ -134,7 +140,21 @@ describe("preDeployContainer", () => {
       Cmd: ["run", "migrate; rm -rf /"],
       Env: ["DATABASE_URL=postgres://db/shop", "LOG_LEVEL=info"],
       Labels: { ...svc.Labels, [Labels.role]: "pre-deploy" },
-      HostConfig: { NetworkMode: NETWORK, Dns: ["10.201.0.1"], DnsSearch: ["shop.lrt.internal"], DnsOptions: ["ndots:1"], RestartPolicy: { Name: "no" } },
+      HostConfig: {
+        NetworkMode: NETWORK,
+        Dns: ["10.201.0.1"],
+        DnsSearch: ["shop.lrt.internal"],
+        DnsOptions: ["ndots:1"],
+        RestartPolicy: { Name: "no" },
+        // Its own log rotation; the service's limits and privileges (a hook is that image's code).
+        LogConfig: { Type: "json-file", Config: { "max-size": "2m", "max-file": "2" } },
+        Memory: 128 * 1024 * 1024,
+        MemorySwap: 128 * 1024 * 1024,
+        PidsLimit: 100,
+        SecurityOpt: ["no-new-privileges:true"],
+        CapDrop: ["ALL"],
+        CapAdd: ["CHOWN"],
+      },
     });
   });
 

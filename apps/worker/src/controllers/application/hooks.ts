@@ -120,6 +120,9 @@ async function recorded(
   }
 }
 
+/** The service container's limits and security options, which its pre-deploy hook container shares. */
+const LIMIT_KEYS = ["Memory", "MemorySwap", "NanoCpus", "PidsLimit", "SecurityOpt", "CapDrop", "CapAdd"] as const;
+
 /**
  * The one-off container a pre-deploy hook runs in: the new image, the new env, the app network and its
  * nameservers (so mesh names resolve as in the service); argv exactly, no shell.
@@ -140,6 +143,10 @@ export function preDeployContainer(service: ContainerCreateOptions & { name: str
       DnsSearch: service.HostConfig?.DnsSearch,
       DnsOptions: service.HostConfig?.DnsOptions,
       RestartPolicy: { Name: "no" },
+      // The engine keeps at most the last few MiB of a hook that prints without end (the run keeps the last 1 MiB).
+      LogConfig: { Type: "json-file", Config: { "max-size": "2m", "max-file": "2" } },
+      // The service's own limits and privileges: a hook is that image, that code.
+      ...Object.fromEntries(LIMIT_KEYS.flatMap((k) => (service.HostConfig?.[k] === undefined ? [] : [[k, service.HostConfig[k]]]))),
     },
   };
 }

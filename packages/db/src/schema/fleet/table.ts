@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organization } from "../orgs/table";
 import { release, service } from "../services/table";
 
@@ -23,4 +23,18 @@ export const deploySample = pgTable(
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("deploy_sample_at").on(t.at)],
+);
+
+/**
+ * Images this installation pulled onto the engine (the pull brought that image id to the host under
+ * that reference). Image collection removes only these, never an image anything else put there.
+ */
+export const pulledImage = pgTable(
+  "pulled_image",
+  {
+    imageId: text("image_id").notNull(),
+    ref: text("ref").notNull(),
+    pulledAt: timestamp("pulled_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.imageId, t.ref] })],
 );

@@ -1,4 +1,4 @@
-import { pgTable, primaryKey, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { integer, pgTable, primaryKey, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import { user } from "../auth/table";
 
 export const organization = pgTable("organization", {
@@ -40,3 +40,16 @@ export const environment = pgTable(
   },
   (t) => [unique("environment_project_name").on(t.projectId, t.name)],
 );
+
+/**
+ * An organization's own quotas, set by the installation's administrator (`levelrail quota set`);
+ * a null column, or no row, means the installation-wide default.
+ */
+export const orgQuota = pgTable("org_quota", {
+  orgId: uuid("org_id").primaryKey().references(() => organization.id, { onDelete: "cascade" }),
+  apps: integer("apps"),
+  services: integer("services"),
+  databases: integer("databases"),
+  domains: integer("domains"),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,5 +1,5 @@
 import { boolean, foreignKey, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
-import type { DeployStep, Hooks, Phase, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Strategy } from "@levelrail/spec/service";
+import type { DeployStep, Hooks, Phase, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Resources, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
 export const app = pgTable(
@@ -44,6 +44,8 @@ export const service = pgTable(
   registryCredentialId: uuid("registry_credential_id"),
   hooks: jsonb("hooks").$type<Hooks>().notNull(),
   domains: jsonb("domains").$type<string[]>().notNull(),
+  /** Memory, CPU and process limits and added capabilities; `{}` (every default) for services made before limits existed. */
+  resources: jsonb("resources").$type<Partial<Resources>>().notNull().default({}),
   restartNonce: text("restart_nonce").notNull().default(""),
   currentReleaseId: uuid("current_release_id"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
