@@ -3,13 +3,13 @@ import type { ContainerCreateOptions } from "dockerode";
 import { FakeEngine } from "@levelrail/docker/fake";
 import { Labels, Roles, serviceLabels } from "@levelrail/spec/naming";
 import {
-  CappedOutput,
+  OutputTail,
+  TRUNCATED_MARKER,
   type HookOutcome,
   type HookPhase,
   type HookRecorder,
   type HookRun,
   MAX_OUTPUT_BYTES,
-  TRUNCATED_MARKER,
   preDeployContainer,
   runPostDeploy,
   runPreDeploy,
@@ -98,35 +98,56 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe("CappedOutput", () => {
-  it("keeps everything below the cap, in order", () => {
-    const out = new CappedOutput();
+describe("OutputTail", () => {
+  const MARKER = /^\[levelrail: output truncated: earlier output was dropped; the last 1 MiB follows\]\n/;
+
+  it("keeps everything below the cap, in order, without a marker", () => {
+    const out = new OutputTail();
     for (const c of ["out 1\n", "err 1\n", "", "out 2\n"]) out.append(c);
     expect(out.toString()).toBe("out 1\nerr 1\nout 2\n");
   });
 
-  it("keeps exactly 1 MiB and appends the marker once, however much more arrives", () => {
-    const out = new CappedOutput();
-    for (let i = 0; i < 40; i++) out.append("x".repeat(64 * 1024)); // 2.5 MiB
+  it("exactly at the cap nothing is dropped", () => {
+    const out = new OutputTail();
+    out.append("a".repeat(MAX_OUTPUT_BYTES));
+    expect(out.toString()).toBe("a".repeat(MAX_OUTPUT_BYTES));
+  });
+
+  it("keeps the last 1 MiB of far more, from a whole line, after a marker with the bytes dropped", () => {
+    const out = new OutputTail();
+    const line = `${"x".repeat(99)}\n`; // 100 bytes
+    for (let i = 0; i < 30_000; i++) out.append(line); // 3,000,000 bytes
     out.append("the tail\n");
     const text = out.toString();
-    expect(text.split(TRUNCATED_MARKER)).toEqual(["x".repeat(MAX_OUTPUT_BYTES), ""]);
+    expect(text).toMatch(MARKER);
+    const kept = text.replace(MARKER, "");
+    expect(kept.endsWith(`${line}the tail\n`)).toBe(true);
+    expect(kept.startsWith(line)).toBe(true);
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
+    expect(Buffer.byteLength(kept)).toBeGreaterThan(MAX_OUTPUT_BYTES - line.length);
+    expect(out.totalBytes).toBe(3_000_009);
   });
 
-  it("exactly at the cap: nothing is cut until one more byte arrives", () => {
-    const out = new CappedOutput();
-    out.append("a".repeat(MAX_OUTPUT_BYTES));
-    expect(out.toString()).toHaveLength(MAX_OUTPUT_BYTES);
-    out.append("b");
-    out.append("c");
-    expect(out.toString()).toBe(`${"a".repeat(MAX_OUTPUT_BYTES)}${TRUNCATED_MARKER}`);
+  it("holds about 1 MiB whatever passes through", () => {
+    const out = new OutputTail();
+    for (let i = 0; i < 2000; i++) out.append("y".repeat(16 * 1024)); // 32 MiB
+    expect(out.totalBytes).toBe(2000 * 16 * 1024);
+    expect(Buffer.byteLength(out.toString().replace(MARKER, ""))).toBe(MAX_OUTPUT_BYTES);
   });
 
-  it("never cuts a multi-byte character in half", () => {
-    const out = new CappedOutput();
-    out.append("a".repeat(MAX_OUTPUT_BYTES - 2));
-    out.append("€uro"); // € is 3 bytes: it does not fit in the 2 left
-    expect(out.toString()).toBe(`${"a".repeat(MAX_OUTPUT_BYTES - 2)}${TRUNCATED_MARKER}`);
+  it("one long line: cut at a whole character, never half of one", () => {
+    const out = new OutputTail();
+    out.append("€".repeat(MAX_OUTPUT_BYTES)); // 3 bytes each, no newline
+    const kept = out.toString().replace(MARKER, "");
+    expect(kept).toMatch(/^€+$/);
+    expect(Buffer.byteLength(kept)).toBe(MAX_OUTPUT_BYTES - 1); // 1 MiB is not a multiple of 3: the partial € goes
+  });
+});
+
+describe("OutputTail.of", () => {
+  it("marks a text that is only the end of a longer output, even when it is short", () => {
+    expect(OutputTail.of("last words\n", true).toString()).toBe(`${TRUNCATED_MARKER}last words\n`);
+    expect(OutputTail.of("all of it\n", false).toString()).toBe("all of it\n");
   });
 });
 
@@ -147,7 +168,7 @@ describe("preDeployContainer", () => {
         DnsOptions: ["ndots:1"],
         RestartPolicy: { Name: "no" },
         // Its own log rotation; the service's limits and privileges (a hook is that image's code).
-        LogConfig: { Type: "json-file", Config: { "max-size": "2m", "max-file": "2" } },
+        LogConfig: { Type: "json-file", Config: { "max-size": "4m", "max-file": "2" } },
         Memory: 128 * 1024 * 1024,
         MemorySwap: 128 * 1024 * 1024,
         PidsLimit: 100,

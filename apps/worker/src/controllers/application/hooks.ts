@@ -15,30 +15,70 @@ export interface HookRecorder {
   succeeded(releaseId: string, phase: HookPhase): Promise<boolean>;
 }
 
+/** How much of a hook's output a run keeps: its last 1 MiB. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
-export const TRUNCATED_MARKER = "\n[levelrail: output truncated at 1 MiB]\n";
+/** How far past the cut the kept output may start, to begin at a whole line. */
+const LINE_ALIGN_BYTES = 64 * 1024;
 
-/** Combined output, capped at 1 MiB with a clear marker where it was cut. */
-export class CappedOutput {
-  private text = "";
-  private bytes = 0;
-  private cut = false;
+/** What starts a kept output whose beginning was dropped. */
+export const TRUNCATED_MARKER = "[levelrail: output truncated: earlier output was dropped; the last 1 MiB follows]\n";
+
+/**
+ * A hook's combined output as it streams past: only its last 1 MiB is held (memory stays flat
+ * however much a hook prints), and a marker saying how much was dropped starts it when anything was.
+ */
+export class OutputTail {
+  private readonly chunks: Buffer[] = [];
+  private held = 0;
+  private dropped = 0;
+  /** Output before what went past was dropped elsewhere (by the engine's log rotation). */
+  private before = false;
+
+  /** A tail of `text`, which is itself only the end of a longer output when `earlierDropped`. */
+  static of(text: string, earlierDropped: boolean): OutputTail {
+    const t = new OutputTail();
+    t.before = earlierDropped;
+    t.append(text);
+    return t;
+  }
+
+  /** Whether anything that went past (or before) is not kept. */
+  get truncated(): boolean {
+    return this.before || this.dropped > 0 || this.held > MAX_OUTPUT_BYTES;
+  }
 
   append(chunk: string): void {
-    if (this.cut) return;
-    const size = Buffer.byteLength(chunk);
-    if (this.bytes + size <= MAX_OUTPUT_BYTES) {
-      this.text += chunk;
-      this.bytes += size;
-      return;
+    if (chunk === "") return;
+    const b = Buffer.from(chunk, "utf8");
+    this.chunks.push(b);
+    this.held += b.length;
+    // Whole chunks leave the front while the rest still fills the cap.
+    while (this.chunks.length > 1 && this.held - this.chunks[0]!.length >= MAX_OUTPUT_BYTES) {
+      const first = this.chunks.shift()!;
+      this.held -= first.length;
+      this.dropped += first.length;
     }
-    const room = MAX_OUTPUT_BYTES - this.bytes;
-    this.text += Buffer.from(chunk).subarray(0, room).toString("utf8").replace(/\uFFFD$/, "") + TRUNCATED_MARKER;
-    this.cut = true;
+  }
+
+  /** Every byte that went past, kept or not. */
+  get totalBytes(): number {
+    return this.held + this.dropped;
   }
 
   toString(): string {
-    return this.text;
+    let buf = Buffer.concat(this.chunks);
+    let dropped = this.dropped;
+    if (buf.length > MAX_OUTPUT_BYTES) {
+      dropped += buf.length - MAX_OUTPUT_BYTES;
+      buf = buf.subarray(buf.length - MAX_OUTPUT_BYTES);
+    }
+    if (dropped === 0) return (this.before ? TRUNCATED_MARKER : "") + buf.toString("utf8");
+    // Start at a whole line where one is near: a secret cut in half at the edge would show its end,
+    // which redaction cannot recognize. Else at least at a whole character.
+    const nl = buf.indexOf(0x0a);
+    let skip = nl >= 0 && nl < LINE_ALIGN_BYTES ? nl + 1 : 0;
+    if (skip === 0) while (skip < buf.length && (buf[skip]! & 0xc0) === 0x80) skip++;
+    return TRUNCATED_MARKER + buf.subarray(skip).toString("utf8");
   }
 }
 
@@ -76,7 +116,7 @@ async function recorded(
   /** The whole output so far, read before a kill: the follow stream may lag behind on a busy engine. */
   snapshot?: () => Promise<string>,
 ): Promise<HookResult> {
-  let output = new CappedOutput();
+  let output = new OutputTail();
   const runId = recorder ? await recorder.begin({ serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.argv, attempt }) : null;
   let last = 0;
   const onChunk = (text: string) => {
@@ -93,18 +133,25 @@ async function recorded(
     timer = setTimeout(() => resolve("timeout"), Math.max(0, remainingMs));
   });
   try {
+    /**
+     * The engine's own log is the last word on what the hook printed: the stream lags behind it while
+     * the hook runs, and loses its end when the log rotates under it. Rotation keeps that log to a few
+     * MiB, so this read is bounded too; what the stream saw but the log no longer holds was dropped before it.
+     */
+    const fromEngine = async () => {
+      const seen = await snapshot?.().catch(() => null);
+      if (seen) output = OutputTail.of(seen, output.truncated || output.totalBytes > Buffer.byteLength(seen));
+    };
     const result = await Promise.race([start(onChunk), timedOut]);
     if (result === "timeout") {
-      const seen = await snapshot?.().catch(() => null);
-      if (seen && seen.length > output.toString().length) {
-        output = new CappedOutput();
-        output.append(seen);
-      }
+      await fromEngine();
       await kill();
       const message = `${name} hook ${describe(run.argv)} timed out after ${run.timeoutSeconds}s and was killed`;
       if (runId && recorder) await recorder.finish(runId, { exitCode: null, outcome: "timed_out", output: output.toString(), message });
       return { ok: false, message };
     }
+    // A small output streamed whole; a large one may have lost its end to the log's rotation.
+    if (output.truncated) await fromEngine();
     const ok = result === 0;
     const message = ok ? "" : `${name} hook ${describe(run.argv)} failed with exit code ${result}`;
     if (runId && recorder) await recorder.finish(runId, { exitCode: result, outcome: ok ? "succeeded" : "failed", output: output.toString(), message });
@@ -144,7 +191,7 @@ export function preDeployContainer(service: ContainerCreateOptions & { name: str
       DnsOptions: service.HostConfig?.DnsOptions,
       RestartPolicy: { Name: "no" },
       // The engine keeps at most the last few MiB of a hook that prints without end (the run keeps the last 1 MiB).
-      LogConfig: { Type: "json-file", Config: { "max-size": "2m", "max-file": "2" } },
+      LogConfig: { Type: "json-file", Config: { "max-size": "4m", "max-file": "2" } },
       // The service's own limits and privileges: a hook is that image, that code.
       ...Object.fromEntries(LIMIT_KEYS.flatMap((k) => (service.HostConfig?.[k] === undefined ? [] : [[k, service.HostConfig[k]]]))),
     },
