@@ -232,13 +232,13 @@ describe("deploy hooks on the real engine", () => {
     await svc(name, { hooks: { preDeploy: argv, timeoutSeconds: 2 } });
     await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: {} });
 
-    // While it runs, the status says which step the deploy is in, and its container exists.
-    const during = await waitFor("the pre-deploy step", async () => {
+    // While it runs, the status says which step the deploy is in, and its container exists (the
+    // status is written just before the container is made: wait for both).
+    const during = await waitFor("the pre-deploy step and its container", async () => {
       const st = await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name });
-      return st.step === "pre-deploy" ? st : undefined;
+      return st.step === "pre-deploy" && (await hookContainers()).length === 1 ? st : undefined;
     });
     expect(during.phase).toBe("deploying");
-    expect(await hookContainers()).toHaveLength(1);
 
     const st = await s.waitPhase(name, ["failed", "running"]);
     expect(st.phase).toBe("failed");

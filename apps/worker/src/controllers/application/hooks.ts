@@ -119,12 +119,21 @@ async function recorded(
   let output = new OutputTail();
   const runId = recorder ? await recorder.begin({ serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.argv, attempt }) : null;
   let last = 0;
+  let writing = false;
+  /** Set once the engine's log has the last word: what the stream still delivers is in it already. */
+  let settled = false;
   const onChunk = (text: string) => {
+    if (settled) return;
     output.append(text);
     const now = Date.now();
-    if (runId && recorder && now - last > 500) {
+    // At most one progress write in flight: a slow database does not pile up 1 MiB copies.
+    if (runId && recorder && !writing && now - last > 500) {
       last = now;
-      void recorder.progress(runId, output.toString()).catch(() => {});
+      writing = true;
+      void recorder
+        .progress(runId, output.toString())
+        .catch(() => {})
+        .finally(() => (writing = false));
     }
   };
   const name = phaseName(run.phase);
@@ -140,7 +149,9 @@ async function recorded(
      */
     const fromEngine = async () => {
       const seen = await snapshot?.().catch(() => null);
-      if (seen) output = OutputTail.of(seen, output.truncated || output.totalBytes > Buffer.byteLength(seen));
+      if (!seen) return;
+      output = OutputTail.of(seen, output.truncated || output.totalBytes > Buffer.byteLength(seen));
+      settled = true;
     };
     const result = await Promise.race([start(onChunk), timedOut]);
     if (result === "timeout") {
