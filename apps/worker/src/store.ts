@@ -7,7 +7,7 @@ import { app, release, service, serviceStatus } from "@levelrail/db/schema/servi
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
 
 /** The PostgreSQL side of the application controller's ports. */
-export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceIds(): Promise<string[]> } {
+export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceIds(): Promise<string[]>; orgOf(serviceId: string): Promise<string | null> } {
   return {
     async getDesiredService(id): Promise<DesiredService | null> {
       // Not an id at all (an old name-keyed wake-up): no such service, rather than a query error retried forever.
@@ -37,6 +37,12 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
           ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null, message: r.message }
           : null,
       };
+    },
+    /** The service's organization (its key's tenant in the runner), null when there is no such service. */
+    async orgOf(id) {
+      if (!isServiceId(id)) return null;
+      const [row] = await db.select({ orgId: service.orgId }).from(service).where(eq(service.id, id));
+      return row?.orgId ?? null;
     },
     async listServiceIds() {
       const rows = await db.select({ id: service.id }).from(service);

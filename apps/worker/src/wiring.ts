@@ -22,6 +22,7 @@ import { hostNameservers } from "./mesh/upstream";
 import { workerMetrics } from "./metrics";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
+import { serviceTenants } from "./reconcile/tenants";
 import { pgServiceStore } from "./store";
 
 export interface WorkerOptions {
@@ -34,6 +35,8 @@ export interface WorkerOptions {
   probeIntervalMs?: number;
   /** Timeout of a hook whose service sets none (seconds). */
   defaultHookTimeoutSeconds?: number;
+  /** The longest one image pull may take (seconds); default 600. */
+  pullTimeoutSeconds?: number;
   /** Subnets for app networks. */
   networkPool?: SubnetPool;
   /** The data plane's loopback port (DNS for Caddy, its `ask` endpoint); containers ask it on their network's gateway, port 53. */
@@ -63,8 +66,9 @@ export async function startWorker(o: WorkerOptions) {
   const dataPlane = new StatePublisher(o.dataPlaneStateFile);
 
   const runners: Runner[] = [];
-  const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void) => {
+  const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void, tenantOf?: (key: string) => string | Promise<string>) => {
     const r: Runner = new Runner(controller, {
+      ...(tenantOf ? { tenantOf } : {}),
       log: (e) => {
         extraLog?.(e);
         metrics.observe(controller.name, () => r.depth)(e);
@@ -109,6 +113,7 @@ export async function startWorker(o: WorkerOptions) {
       registry: stores,
       hooks: pgHookRecorder(o.db),
       defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
+      pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
       networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
       mesh: dataPlane,
       upstreamDns: o.upstreamDns ?? hostNameservers(),
@@ -121,6 +126,8 @@ export async function startWorker(o: WorkerOptions) {
       },
     }),
     o.onEvent,
+    // Slots are shared fairly across organizations: one with many services deploying does not starve another.
+    serviceTenants((id) => store.orgOf(id)),
   );
   const networks = runner(
     networkCleanupController({

@@ -81,7 +81,11 @@ export interface Runtime {
   inspectContainer(nameOrId: string): Promise<ManagedContainer | null>;
   /** The image's id if the engine has it, else null. */
   imageId(ref: string): Promise<string | null>;
-  pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void>;
+  /**
+   * Pulls `ref` until the engine reports it complete. When `signal` aborts, the pull's stream to the
+   * engine is destroyed (so the engine cancels the pull) and the promise rejects with the signal's reason.
+   */
+  pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void, signal?: AbortSignal): Promise<void>;
   /** The image's RepoDigests (empty: built or loaded on this host, never pulled); null when the engine has no such image. */
   imageRepoDigests(idOrRef: string): Promise<string[] | null>;
   /**
@@ -204,12 +208,24 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
         throw err;
       }
     },
-    async pullImage(ref, auth, onProgress) {
-      const stream = await docker.pull(ref, auth ? { authconfig: auth } : {});
+    async pullImage(ref, auth, onProgress, signal) {
+      signal?.throwIfAborted();
+      // The signal also ends the request itself, should the engine not have answered yet.
+      const opts = { ...(auth ? { authconfig: auth } : {}), ...(signal ? { abortSignal: signal } : {}) };
+      const stream = (await docker.pull(ref, opts).catch((err: unknown) => {
+        throw signal?.aborted && signal.reason instanceof Error ? signal.reason : err;
+      })) as NodeJS.ReadableStream & { destroy(): void };
       await new Promise<void>((resolve, reject) => {
+        const abort = () => {
+          stream.destroy();
+          reject(signal?.reason instanceof Error ? signal.reason : new Error("the pull was cancelled"));
+        };
+        if (signal?.aborted) return abort();
+        signal?.addEventListener("abort", abort, { once: true });
         docker.modem.followProgress(
           stream,
           (err: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
+            signal?.removeEventListener("abort", abort);
             const failed = output?.find((o) => o.error);
             if (err) reject(err);
             else if (failed) reject(new Error(failed.errorDetail?.message ?? failed.error));

@@ -1,5 +1,6 @@
-import type { Controller } from "./controller";
+import type { Controller, Pass } from "./controller";
 import { type FinalError, isFinal } from "./errors";
+import { FairQueue, SHARED_TENANT } from "./fair-queue";
 
 export interface RunnerOptions {
   /** Keys reconciled at once (each key is still one at a time). */
@@ -7,6 +8,12 @@ export interface RunnerOptions {
   baseBackoffMs?: number;
   maxBackoffMs?: number;
   log?: (event: RunnerEvent) => void;
+  /**
+   * The tenant (organization) whose share of the slots a key's passes use; queued keys are taken
+   * fairly across tenants. A string (a cache hit) queues the key at once. Absent, or failing: one
+   * shared tenant.
+   */
+  tenantOf?: (key: string) => string | Promise<string>;
 }
 
 export type RunnerEvent =
@@ -22,10 +29,19 @@ export type RunnerEvent =
  * runs it again right after), errors requeue with capped exponential backoff,
  * and an error that says retrying cannot help (`isFinal`) is recorded, not retried.
  * This is the worker's one adapter from a thrown error to a retry policy.
+ *
+ * `concurrency` slots are shared fairly: the next queued key is the oldest of the tenant holding the
+ * fewest slots. A pass that only waits on the engine (`pass.waiting`) gives its slot up meanwhile
+ * and takes one back ahead of queued keys.
  */
 export class Runner {
-  private readonly queue: string[] = [];
-  private readonly queued = new Map<string, number>(); // key → enqueue time
+  private readonly queue = new FairQueue<string>();
+  /** Keys queued (or having their tenant looked up) → enqueue time. */
+  private readonly queued = new Map<string, number>();
+  /** Passes done waiting, each to be handed a slot. */
+  private readonly resumers = new FairQueue<() => void>();
+  /** Slots held, by tenant. */
+  private readonly slots = new Map<string, number>();
   private readonly running = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
@@ -57,7 +73,27 @@ export class Runner {
     }
     if (this.queued.has(key)) return;
     this.queued.set(key, Date.now());
-    this.queue.push(key);
+    const tenant = this.tenant(key);
+    if (typeof tenant === "string") return this.admit(key, tenant);
+    void tenant.then(
+      (t) => this.admit(key, t),
+      () => this.admit(key, SHARED_TENANT),
+    );
+  }
+
+  private tenant(key: string): string | Promise<string> {
+    if (!this.opts.tenantOf) return SHARED_TENANT;
+    try {
+      return this.opts.tenantOf(key);
+    } catch {
+      return SHARED_TENANT;
+    }
+  }
+
+  private admit(key: string, tenant: string): void {
+    // Dropped by `stop` while its tenant was being looked up.
+    if (this.stopped || !this.queued.has(key)) return;
+    this.queue.push(tenant, key);
     this.pump();
   }
 
@@ -97,12 +133,16 @@ export class Runner {
   }
 
   get depth(): number {
-    return this.queue.length;
+    return this.queued.size;
   }
 
-  /** Resolves when nothing is queued or running (delayed requeues do not count). */
+  private get isIdle(): boolean {
+    return this.running.size === 0 && this.queued.size === 0;
+  }
+
+  /** Resolves when nothing is queued or running, waiting passes included (delayed requeues do not count). */
   idle(): Promise<void> {
-    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
+    if (this.isIdle) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -110,7 +150,7 @@ export class Runner {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const key of [...this.timers.keys()]) this.clearTimer(key);
-    this.queue.length = 0;
+    this.queue.clear();
     this.queued.clear();
     await this.idle();
   }
@@ -121,28 +161,86 @@ export class Runner {
     this.timers.delete(key);
   }
 
+  private readonly held = (tenant: string) => this.slots.get(tenant) ?? 0;
+
+  private take(tenant: string): void {
+    this.active++;
+    this.slots.set(tenant, this.held(tenant) + 1);
+  }
+
+  private give(tenant: string): void {
+    this.active--;
+    const n = this.held(tenant) - 1;
+    if (n > 0) this.slots.set(tenant, n);
+    else this.slots.delete(tenant);
+  }
+
+  /** Hands free slots out: first to passes done waiting (even while stopping, so they can finish), then to queued keys. */
   private pump(): void {
-    while (!this.stopped && this.active < this.concurrency) {
-      const idx = this.queue.findIndex((k) => !this.running.has(k));
-      if (idx < 0) break;
-      const [key] = this.queue.splice(idx, 1);
-      if (key === undefined) break;
+    while (this.active < this.concurrency) {
+      const resumer = this.resumers.take(this.held);
+      if (resumer) {
+        this.take(resumer.tenant);
+        resumer.item();
+        continue;
+      }
+      if (this.stopped) break;
+      const next = this.queue.take(this.held);
+      if (!next) break;
+      const key = next.item;
       const enqueuedAt = this.queued.get(key) ?? Date.now();
       this.queued.delete(key);
-      this.active++;
+      this.take(next.tenant);
       this.running.add(key);
-      void this.process(key, enqueuedAt);
+      void this.process(key, next.tenant, enqueuedAt);
     }
-    if (this.active === 0 && this.queue.length === 0) {
+    if (this.isIdle) {
       for (const w of this.idleWaiters.splice(0)) w();
     }
   }
 
-  private async process(key: string, enqueuedAt: number): Promise<void> {
+  /** The pass's handle on its slot: given up while it waits, taken back (fairly, before queued keys) after. */
+  private passFor(tenant: string): Pass & { end(): void } {
+    let holding = true;
+    let ended = false;
+    let waits = 0;
+    const regain = () =>
+      new Promise<void>((resolve) => {
+        this.resumers.push(tenant, () => {
+          // A pass that ended without awaiting its wait has no use for the slot.
+          if (ended) return this.give(tenant);
+          holding = true;
+          resolve();
+        });
+        this.pump();
+      });
+    return {
+      waiting: async (work) => {
+        if (waits++ === 0 && holding) {
+          holding = false;
+          this.give(tenant);
+          this.pump();
+        }
+        try {
+          return await work();
+        } finally {
+          if (--waits === 0 && !holding && !ended) await regain();
+        }
+      },
+      end: () => {
+        ended = true;
+        if (holding) this.give(tenant);
+        holding = false;
+      },
+    };
+  }
+
+  private async process(key: string, tenant: string, enqueuedAt: number): Promise<void> {
     const started = Date.now();
     this.opts.log?.({ type: "start", key, waitedMs: started - enqueuedAt });
+    const pass = this.passFor(tenant);
     try {
-      const result = await this.controller.reconcile(key);
+      const result = await this.controller.reconcile(key, { waiting: pass.waiting });
       this.failures.delete(key);
       const requeueAfterMs = result?.requeueAfterMs;
       this.opts.log?.({
@@ -165,7 +263,7 @@ export class Runner {
       }
     } finally {
       this.running.delete(key);
-      this.active--;
+      pass.end();
       if (this.dirty.delete(key)) this.enqueue(key);
       this.pump();
     }

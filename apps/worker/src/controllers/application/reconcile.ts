@@ -3,12 +3,13 @@ import type { MeshPort } from "@levelrail/spec/dataplane";
 import type { EnvStores } from "@levelrail/spec/env";
 import { isServiceId, parseKey } from "@levelrail/spec/keys";
 import { redactError } from "@levelrail/spec/redact";
-import type { Controller, ReconcileResult } from "../../reconcile/controller";
+import { type Controller, type ReconcileResult, UNSLOTTED } from "../../reconcile/controller";
 import { TerminalError } from "../../reconcile/errors";
 import type { SubnetPool } from "../../network/pool";
 import { execute } from "./execute";
 import type { HookRecorder } from "./hooks";
 import { observe } from "./observe";
+import { passRuntime } from "./pass-runtime";
 import { redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
 import type { ContainerIndex, DeployRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
@@ -33,6 +34,8 @@ export interface ApplicationControllerOptions {
   hooks: HookRecorder | undefined;
   /** Timeout for a hook whose service sets none. */
   defaultHookTimeoutSeconds: number;
+  /** The longest one image pull may take (`LEVELRAIL_PULL_TIMEOUT_SECONDS`); default 600. */
+  pullTimeoutSeconds?: number;
   /** Where app networks get their subnets. */
   networkPool: SubnetPool;
   /** The data plane: told which container is active for each service (by id). */
@@ -49,6 +52,8 @@ export interface ApplicationControllerOptions {
   now?: () => number;
 }
 
+const DEFAULT_PULL_TIMEOUT_SECONDS = 600;
+
 /**
  * Converges one service (key `service:<id>`) to its current release: one running, ready container
  * named from the release's image and nonce. Each pass observes, plans the one next step (pure) and
@@ -59,7 +64,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
   const deps = { ...o, upstreamDns: o.upstreamDns ?? [], now };
   return {
     name: "application",
-    async reconcile(text): Promise<ReconcileResult | void> {
+    async reconcile(text, pass = UNSLOTTED): Promise<ReconcileResult | void> {
       const key = parseKey(text);
       // A key that names no service can never converge, whatever is retried.
       if (key?.kind !== "service") throw new TerminalError(`not a service key: ${JSON.stringify(text)}`);
@@ -69,7 +74,13 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const { desired, observed, redact } = await observe(deps, key.id);
       // What the pass stores (statuses, release messages, hook output) or throws (logged by the
       // runner) never holds the service's secret values.
-      const recording = { ...deps, status: redactingStatus(deps.status, redact), hooks: deps.hooks && redactingHooks(deps.hooks, redact) };
+      // Waiting on a hook or a pull gives the runner's slot up meanwhile; a pull has a deadline.
+      const recording = {
+        ...deps,
+        runtime: passRuntime(deps.runtime, pass, deps.pullTimeoutSeconds ?? DEFAULT_PULL_TIMEOUT_SECONDS),
+        status: redactingStatus(deps.status, redact),
+        hooks: deps.hooks && redactingHooks(deps.hooks, redact),
+      };
       try {
         return await execute(recording, desired, plan(desired, observed));
       } catch (err) {
