@@ -19,6 +19,7 @@ const schema = envSchema
     LEVELRAIL_MESH_DNS_PORT: true,
     LEVELRAIL_DRAIN_MS: true,
     LEVELRAIL_HOOK_TIMEOUT_SECONDS: true,
+    LEVELRAIL_IMAGE_KEEP_RELEASES: true,
     LEVELRAIL_CADDY_ADMIN: true,
     LEVELRAIL_INGRESS_HTTP_PORT: true,
     LEVELRAIL_INGRESS_HTTPS_PORT: true,
@@ -62,6 +63,7 @@ const options = {
   dataPlaneStateFile: join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, DATAPLANE_STATE_FILE),
   drainMs: env.LEVELRAIL_DRAIN_MS,
   defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
+  images: { keepReleases: env.LEVELRAIL_IMAGE_KEEP_RELEASES },
   ingress: {
     caddyAdmin: env.LEVELRAIL_CADDY_ADMIN,
     httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
