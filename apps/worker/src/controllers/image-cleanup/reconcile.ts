@@ -49,7 +49,11 @@ export function imageCleanupController(o: ImageCleanupOptions): Controller {
         // Another tag of ours goes first (an id with several tags is refused), only while it still names this image.
         for (const tag of img.untag) if ((await o.runtime.imageId(tag)) === img.id) await o.runtime.removeImage(tag);
         const outcome = await o.runtime.removeImage(img.id);
-        if (outcome === "conflict") continue; // something started using it since we looked: it stays, and so do its records
+        if (outcome === "conflict") {
+          // Something started using it since we looked: it stays, and so do its records.
+          o.log(`[image-cleanup] ${img.refs.join(", ")} is in use after all: left`);
+          continue;
+        }
         await o.store.forgetPulled(img.refs.map((ref) => ({ imageId: img.id, ref })));
         if (outcome === "removed") {
           bytes += img.size;
