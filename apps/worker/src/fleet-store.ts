@@ -1,12 +1,14 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
-import { deploySample, ingressStatus } from "@levelrail/db/schema/fleet";
+import { deploySample, ingressStatus, pulledImage } from "@levelrail/db/schema/fleet";
 import { app, release, service } from "@levelrail/db/schema/services";
+import type { PullRecorder } from "./controllers/application/ports";
+import type { ImageStore } from "./controllers/image-cleanup/reconcile";
 import type { IngressStore } from "./controllers/ingress/reconcile";
 import type { AppStore } from "./controllers/network-cleanup/reconcile";
 
 /** The PostgreSQL side of the whole-fleet controllers and deploy metrics. */
-export function pgFleetStore(db: Db): IngressStore & AppStore & { recordDeploy(releaseId: string, outcome: "succeeded" | "failed"): Promise<number | null> } {
+export function pgFleetStore(db: Db): IngressStore & AppStore & ImageStore & PullRecorder & { recordDeploy(releaseId: string, outcome: "succeeded" | "failed"): Promise<number | null> } {
   return {
     async listRoutes() {
       const rows = await db
@@ -31,6 +33,38 @@ export function pgFleetStore(db: Db): IngressStore & AppStore & { recordDeploy(r
     },
     async appIds() {
       return new Set((await db.select({ id: app.id }).from(app)).map((r) => r.id));
+    },
+    async neededImages(keepReleases) {
+      // Per service: its last `keepReleases` succeeded releases, its current one, any still in flight.
+      const rows = await db.execute<{ image_id: string | null; image: string | null }>(sql`
+        select r.image_id, r.spec ->> 'image' as image from ${release} r
+        where r.outcome in ('pending', 'deploying')
+          or r.id in (select current_release_id from ${service} where current_release_id is not null)
+          or r.id in (
+            select id from (
+              select id, row_number() over (partition by service_id order by coalesce(finished_at, created_at) desc) as n
+              from ${release} where outcome = 'succeeded'
+            ) last where n <= ${keepReleases}
+          )`);
+      const ids = new Set<string>();
+      const refs = new Set<string>();
+      for (const r of rows) {
+        if (r.image_id) ids.add(r.image_id);
+        if (r.image) refs.add(r.image);
+      }
+      return { ids, refs };
+    },
+    async pulledImages() {
+      const rows = await db.select().from(pulledImage);
+      return rows.map((r) => ({ imageId: r.imageId, ref: r.ref, pulledAt: r.pulledAt.getTime() }));
+    },
+    async forgetPulled(rows) {
+      if (rows.length === 0) return;
+      await db.delete(pulledImage).where(or(...rows.map((r) => and(eq(pulledImage.imageId, r.imageId), eq(pulledImage.ref, r.ref)))));
+    },
+    async recordPull(imageId, ref) {
+      const now = new Date();
+      await db.insert(pulledImage).values({ imageId, ref, pulledAt: now }).onConflictDoUpdate({ target: [pulledImage.imageId, pulledImage.ref], set: { pulledAt: now } });
     },
     async recordDeploy(releaseId, outcome) {
       const [r] = await db

@@ -20,6 +20,7 @@ const schema = envSchema
     LEVELRAIL_DRAIN_MS: true,
     LEVELRAIL_HOOK_TIMEOUT_SECONDS: true,
     LEVELRAIL_PULL_TIMEOUT_SECONDS: true,
+    LEVELRAIL_IMAGE_KEEP_RELEASES: true,
     LEVELRAIL_CADDY_ADMIN: true,
     LEVELRAIL_INGRESS_HTTP_PORT: true,
     LEVELRAIL_INGRESS_HTTPS_PORT: true,
@@ -64,6 +65,7 @@ const options = {
   drainMs: env.LEVELRAIL_DRAIN_MS,
   defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
   pullTimeoutSeconds: env.LEVELRAIL_PULL_TIMEOUT_SECONDS,
+  images: { keepReleases: env.LEVELRAIL_IMAGE_KEEP_RELEASES },
   ingress: {
     caddyAdmin: env.LEVELRAIL_CADDY_ADMIN,
     httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,

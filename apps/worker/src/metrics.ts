@@ -27,9 +27,17 @@ export function workerMetrics() {
     registers: [registry],
   });
 
+  const imagesRemoved = new Counter({ name: "levelrail_images_removed_total", help: "Pulled images removed by image collection.", registers: [registry] });
+  const imageBytesFreed = new Counter({ name: "levelrail_image_bytes_freed_total", help: "Bytes of the pulled images removed by image collection (their size as the engine lists it).", registers: [registry] });
+
   return {
     registry,
     deploySeconds,
+    /** One pulled image removed, `bytes` its size. */
+    imagesRemoved(bytes: number) {
+      imagesRemoved.inc();
+      imageBytesFreed.inc(bytes);
+    },
     /** A runner log hook for one controller. */
     observe(controller: string, depth: () => number) {
       return (e: RunnerEvent) => {

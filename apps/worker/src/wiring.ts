@@ -3,7 +3,7 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
+import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import { Labels } from "@levelrail/spec/naming";
 import { ContainerInformer } from "./containers/informer";
 import { describe } from "./describe";
@@ -13,6 +13,7 @@ import { applicationController } from "./controllers/application/reconcile";
 import { caddyAdmin } from "./controllers/ingress/caddy";
 import type { IngressSettings } from "./controllers/ingress/desired";
 import { ingressController } from "./controllers/ingress/reconcile";
+import { imageCleanupController } from "./controllers/image-cleanup/reconcile";
 import { networkCleanupController } from "./controllers/network-cleanup/reconcile";
 import type { Controller } from "./reconcile/controller";
 import { pgFleetStore } from "./fleet-store";
@@ -49,6 +50,8 @@ export interface WorkerOptions {
   upstreamDns?: string[];
   /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
   ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
+  /** Pulled-image collection: how many succeeded releases per service keep their image (3), how long a fresh pull is left alone (10 min), how often it runs besides after each successful deploy (hourly). */
+  images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
   log: (line: string) => void;
@@ -97,6 +100,18 @@ export async function startWorker(o: WorkerOptions) {
     onReconnected: () => engineBack(),
   });
 
+  // Images this installation pulled and no kept release needs go: after each successful deploy and on a timer.
+  const images = runner(
+    imageCleanupController({
+      runtime: o.runtime,
+      store: fleet,
+      keepReleases: o.images?.keepReleases ?? 3,
+      graceMs: o.images?.graceMs ?? 600_000,
+      log: o.log,
+      onRemoved: (bytes) => metrics.imagesRemoved(bytes),
+    }),
+  );
+
   const stores = pgEnvStores(o.db, o.keyring);
   // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
   const prober = new ProberManager({ prober: httpProber, intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
@@ -122,8 +137,10 @@ export async function startWorker(o: WorkerOptions) {
         async recordDeploy(releaseId, outcome) {
           const ms = await fleet.recordDeploy(releaseId, outcome);
           if (ms !== null) metrics.deploySeconds.observe({ outcome }, ms / 1000);
+          if (outcome === "succeeded") images.enqueue(formatKey(IMAGES_KEY)); // an older release may no longer be needed
         },
       },
+      pulls: fleet,
     }),
     o.onEvent,
     // Slots are shared fairly across organizations: one with many services deploying does not starve another.
@@ -158,6 +175,9 @@ export async function startWorker(o: WorkerOptions) {
         return;
       case "networks":
         networks.enqueue(formatKey(key));
+        return;
+      case "images":
+        images.enqueue(formatKey(key));
         return;
       case "ingress":
         ingress?.enqueue(formatKey(key));
@@ -197,17 +217,23 @@ export async function startWorker(o: WorkerOptions) {
     resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
   }, o.resyncMs);
   timer.unref();
+  const collect = () => route(IMAGES_KEY);
+  collect();
+  const imageTimer = setInterval(collect, o.images?.intervalMs ?? 3_600_000);
+  imageTimer.unref();
   const metricsServer = o.metricsPort === undefined ? null : await metrics.serve(o.metricsPort);
 
   return {
     application,
     networks,
+    images,
     ingress,
     dataPlane,
     metrics,
     resync,
     async stop() {
       clearInterval(timer);
+      clearInterval(imageTimer);
       informer.stop();
       prober.stop();
       await unlisten();

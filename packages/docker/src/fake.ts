@@ -1,6 +1,6 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
-import type { ContainerEvent, ContainerSummary, ManagedContainer, NetworkInfo, PullProgress, RegistryAccess, RegistryAuth, Runtime } from "./index";
+import type { ContainerEvent, ContainerSummary, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, PullProgress, RegistryAccess, RegistryAuth, Runtime } from "./index";
 
 /**
  * A Docker engine in memory that keeps state, for unit tests: a test sets up what exists, runs the
@@ -52,6 +52,8 @@ export class FakeEngine implements Runtime {
   readonly logins = new Map<string, string>();
   /** image id → its RepoDigests: set by a pull; an image put in `images` by a test was built on the host (none). */
   readonly repoDigests = new Map<string, string[]>();
+  /** image id → its size in bytes (0 when unset). */
+  readonly imageSizes = new Map<string, number>();
   /** Every pull and the login it used. */
   readonly pulls: { ref: string; auth: RegistryAuth | null }[] = [];
   /** Lifecycle operations in order; read it only where order is the behaviour. */
@@ -205,6 +207,32 @@ export class FakeEngine implements Runtime {
     // The engine's RepoDigest: the reference's repository (no tag, no digest) at the manifest's digest.
     const repo = ref.split("@")[0]!.replace(/:[^/:]*$/, "");
     this.repoDigests.set(id, [`${repo}@sha256:${id.replace(/^sha256:/, "").padEnd(64, "0")}`]);
+  }
+
+  async listImages(): Promise<ImageInfo[]> {
+    const byId = new Map<string, string[]>();
+    for (const [ref, id] of this.images) byId.set(id, [...(byId.get(id) ?? []), ref]);
+    return [...byId].map(([id, repoTags]) => ({ id, repoTags, size: this.imageSizes.get(id) ?? 0 }));
+  }
+
+  async containerImageIds(): Promise<Set<string>> {
+    return new Set([...this.containers.values()].map((c) => (c.options.Image ? (this.images.get(c.options.Image) ?? c.options.Image) : "")));
+  }
+
+  async removeImage(nameOrId: string): Promise<ImageRemoval> {
+    const byTag = this.images.has(nameOrId);
+    const id = this.images.get(nameOrId) ?? nameOrId;
+    const tags = [...this.images].filter(([, i]) => i === id).map(([ref]) => ref);
+    if (tags.length === 0) return "gone";
+    if (byTag && tags.length > 1) {
+      this.images.delete(nameOrId);
+      return "removed";
+    }
+    if (!byTag && tags.length > 1) return "conflict";
+    if ((await this.containerImageIds()).has(id)) return "conflict";
+    this.calls.push(`remove-image ${id}`);
+    for (const t of tags) this.images.delete(t);
+    return "removed";
   }
 
   async imageRepoDigests(idOrRef: string): Promise<string[] | null> {

@@ -55,6 +55,18 @@ export interface NetworkInfo {
   containers: string[];
 }
 
+/** One image as the engine's list shows it. */
+export interface ImageInfo {
+  id: string;
+  /** Its tags (`repo:tag`, as the engine spells them); empty for an untagged image. */
+  repoTags: string[];
+  /** Bytes on disk, its layers shared with other images included. */
+  size: number;
+}
+
+/** What removing an image came to: removed, already gone, or refused because something uses or names it (a container, another tag). */
+export type ImageRemoval = "removed" | "gone" | "conflict";
+
 export interface RegistryAuth {
   username: string;
   password: string;
@@ -86,6 +98,16 @@ export interface Runtime {
    * engine is destroyed (so the engine cancels the pull) and the promise rejects with the signal's reason.
    */
   pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void, signal?: AbortSignal): Promise<void>;
+  /** Every image on the engine (one call). */
+  listImages(): Promise<ImageInfo[]>;
+  /** The image ids of every container on the engine, in any state, whoever made it (one call). */
+  containerImageIds(): Promise<Set<string>>;
+  /**
+   * By tag or id, never forced (`docker rmi` semantics, untagged parents pruned): a tag the image has
+   * others besides is only untagged; an image a container uses, or an id with several tags, is a
+   * conflict, left as it was.
+   */
+  removeImage(nameOrId: string): Promise<ImageRemoval>;
   /** The image's RepoDigests (empty: built or loaded on this host, never pulled); null when the engine has no such image. */
   imageRepoDigests(idOrRef: string): Promise<string[] | null>;
   /**
@@ -240,6 +262,25 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
             }),
         );
       });
+    },
+    async listImages() {
+      const list = await api.listImages({ all: false });
+      return list.map((i) => ({ id: i.Id, repoTags: (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"), size: i.Size }));
+    },
+    async containerImageIds() {
+      const list = await api.listContainers({ all: true });
+      return new Set(list.map((c) => c.ImageID));
+    },
+    async removeImage(nameOrId) {
+      try {
+        await api.getImage(nameOrId).remove({ force: false, noprune: false });
+        return "removed";
+      } catch (err) {
+        const s = statusOf(err);
+        if (s === 404) return "gone";
+        if (s === 409) return "conflict";
+        throw err;
+      }
     },
     async imageRepoDigests(idOrRef) {
       try {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, parseKey, serviceKey } from "./keys";
+import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, parseKey, serviceKey } from "./keys";
 
 describe("reconcile keys", () => {
   it.each<[ReconcileKey, string]>([
     [serviceKey("0b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"), "service:0b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"],
     [INGRESS_KEY, "ingress"],
     [NETWORKS_KEY, "networks"],
+    [IMAGES_KEY, "images"],
   ])("%j is %s on the wire and back", (key, wire) => {
     expect(formatKey(key)).toBe(wire);
     expect(parseKey(wire)).toEqual(key);

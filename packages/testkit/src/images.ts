@@ -14,17 +14,19 @@ export interface TestImage {
   /** Whether GET /healthz answers 200 (otherwise 404: never ready). */
   healthy: boolean;
   /** Extra files, path → content (mode 0644), or content and mode (e.g. 0o755 for a CGI script). */
-  files?: Record<string, string | { content: string; mode: number }>;
+  files?: Record<string, string | Buffer | { content: string | Buffer; mode: number }>;
   /** Override the command (argv). */
   cmd?: readonly string[];
   /** The image's own labels (`LABEL` in its Dockerfile), which Docker merges into its containers'. */
   labels?: Record<string, string>;
+  /** Build on this image (one of ours, with busybox) instead of scratch: only `body`, `healthz` and `files` go in a layer of their own. */
+  from?: string;
 }
 
 function dockerfile(img: TestImage): string {
   const cmd: readonly string[] = img.cmd ?? ["/bin/busybox", "httpd", "-f", "-p", "8080", "-h", "/www"];
   const labels = Object.entries(img.labels ?? {}).map(([k, v]) => `LABEL ${JSON.stringify(k)}=${JSON.stringify(v)}`);
-  return ["FROM scratch", ...labels, "COPY . /", `CMD ${JSON.stringify(cmd)}`, ""].join("\n");
+  return [`FROM ${img.from ?? "scratch"}`, ...labels, "COPY . /", `CMD ${JSON.stringify(cmd)}`, ""].join("\n");
 }
 
 /** Builds `img` unless the engine has it already; returns its id. */
@@ -37,13 +39,15 @@ export async function ensureTestImage(docker: Docker, img: TestImage): Promise<s
   if (!existsSync(BUSYBOX)) throw new Error(`${BUSYBOX} is missing: install Debian's busybox-static package`);
   const tar = pack();
   tar.entry({ name: "Dockerfile" }, dockerfile(img));
-  tar.entry({ name: "bin/busybox", mode: 0o755 }, readFileSync(BUSYBOX));
-  tar.entry({ name: "bin/sh", type: "symlink", linkname: "busybox" });
+  if (!img.from) {
+    tar.entry({ name: "bin/busybox", mode: 0o755 }, readFileSync(BUSYBOX));
+    tar.entry({ name: "bin/sh", type: "symlink", linkname: "busybox" });
+  }
   tar.entry({ name: "www/index.html" }, img.body);
   if (img.healthy) tar.entry({ name: "www/healthz" }, "ok\n");
-  tar.entry({ name: "tmp/.keep" }, "");
+  if (!img.from) tar.entry({ name: "tmp/.keep" }, "");
   for (const [path, file] of Object.entries(img.files ?? {})) {
-    const { content, mode } = typeof file === "string" ? { content: file, mode: 0o644 } : file;
+    const { content, mode } = typeof file === "string" || Buffer.isBuffer(file) ? { content: file, mode: 0o644 } : file;
     tar.entry({ name: path.replace(/^\//, ""), mode }, content);
   }
   tar.finalize();

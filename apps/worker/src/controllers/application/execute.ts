@@ -9,7 +9,7 @@ import type { SubnetPool } from "../../network/pool";
 import { type HookRecorder, runPostDeploy, runPreDeploy } from "./hooks";
 import { cachedImageAccess } from "./image";
 import type { Desired, Step } from "./plan";
-import type { ContainerIndex, DeployRecorder, DesiredRelease, DesiredService, RegistryStore, StatusWriter } from "./ports";
+import type { ContainerIndex, DeployRecorder, DesiredRelease, DesiredService, PullRecorder, RegistryStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 import * as st from "./status";
 
@@ -25,6 +25,7 @@ export interface ExecuteDeps {
   mesh: MeshPort;
   prober: Pick<ProberManager, "register" | "forget">;
   deploys: DeployRecorder | undefined;
+  pulls: PullRecorder | undefined;
   /** Used only while a started container has no address yet (it gets one as it starts). */
   probeIntervalMs: number;
   drainMs: number;
@@ -218,6 +219,8 @@ async function pull(
   let last = 0;
   const report = (message: string) => x.status.setStatus(svc.id, st.deploying(ref, "pulling", active?.name ?? null, message));
   await report(`pulling ${ref}`);
+  // What the reference named before: an image already here under it is not ours to collect later.
+  const before = await x.runtime.imageId(ref);
   try {
     await x.runtime.pullImage(ref, login.auth, (p) => {
       const now = x.now();
@@ -231,6 +234,7 @@ async function pull(
   }
   const id = await x.runtime.imageId(ref);
   if (id === null) return void (await fail(`image ${ref} is not on the engine after pulling`, active));
+  if (id !== before) await x.pulls?.recordPull(id, ref);
   await x.status.updateRelease(rel.id, { imageId: id });
   return NEXT;
 }

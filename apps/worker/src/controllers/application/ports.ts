@@ -114,3 +114,12 @@ export const httpProber: Prober = {
 export interface DeployRecorder {
   recordDeploy(releaseId: string, outcome: "succeeded" | "failed"): Promise<void>;
 }
+
+/**
+ * Where the images this installation pulled are recorded (the only ones image collection may
+ * remove). Optional: without one, pulls work and nothing they bring is ever collected.
+ */
+export interface PullRecorder {
+  /** The pull brought `imageId` to the host as `ref` (it was not there under that reference before). */
+  recordPull(imageId: string, ref: string): Promise<void>;
+}

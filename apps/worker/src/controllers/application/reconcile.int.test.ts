@@ -292,6 +292,7 @@ describe("application controller on the real engine", () => {
       mesh: { async setActive() {} },
       drainMs: 0,
       deploys: undefined,
+      pulls: undefined,
     });
     await waitFor("the dying worker to reach the removal", async () => {
       try {

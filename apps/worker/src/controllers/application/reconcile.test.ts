@@ -26,6 +26,7 @@ describe("application controller: first deploy", () => {
     expect(t.store.release).toMatchObject({ outcome: "succeeded", imageId: IMAGE_ID });
     expect(t.store.status).toMatchObject({ phase: "running", activeContainer: NEW, message: "", crashLooping: false, restarts: 0, lastExit: null });
     expect(t.deploys).toEqual([["rel-2", "succeeded"]]);
+    expect(t.pulled).toEqual([[IMAGE_ID, IMAGE_REF]]); // it brought the image: ours to collect once no release needs it
     // The probe was asked of the prober manager, on the container's address: no polling pass.
     expect(t.probes.registered).toEqual([expect.objectContaining({ key: KEY, url: `http://${c.addresses[NETWORK]}:8080/healthz`, budgetMs: 60_000 })]);
   });
@@ -72,6 +73,15 @@ describe("application controller: first deploy", () => {
     await l.converge();
     expect(l.engine.pulls).toEqual([{ ref: "shop:latest", auth }]);
     expect(l.store.release?.imageId).toBe(IMAGE_ID);
+    expect(l.pulled).toEqual([[IMAGE_ID, "shop:latest"]]); // a new image under the tag: ours
+
+    // A pull that finds the engine already had that very image under the tag brings nothing: not ours.
+    const same = testbed({ release: { spec: spec({ image: "shop:latest" }) } });
+    same.engine.images.set("shop:latest", IMAGE_ID);
+    same.engine.registry.set("shop:latest", IMAGE_ID);
+    await same.converge();
+    expect(same.engine.pulls).toHaveLength(1);
+    expect(same.pulled).toEqual([]);
   });
 
   it("an image another organization pulled with its login is refused to a service without one: no pull, no container", async () => {

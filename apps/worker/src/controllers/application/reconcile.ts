@@ -12,7 +12,7 @@ import { observe } from "./observe";
 import { passRuntime } from "./pass-runtime";
 import { redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
-import type { ContainerIndex, DeployRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
+import type { ContainerIndex, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ApplicationControllerOptions {
@@ -49,6 +49,8 @@ export interface ApplicationControllerOptions {
   drainMs: number;
   /** Deploy metrics; without one, deploys work and are not measured. */
   deploys: DeployRecorder | undefined;
+  /** Where pulls that brought an image to the host are recorded; without one, nothing pulled is ever collected. */
+  pulls: PullRecorder | undefined;
   now?: () => number;
 }
 

@@ -166,6 +166,7 @@ export function testbed(o: TestbedOptions = {}) {
   };
   const probes = new ScriptedProbes();
   const deploys: [string, string][] = [];
+  const pulled: [string, string][] = [];
   const informer = new ContainerInformer({ runtime: engine, shortName: SHORT, log: () => {} });
   let started: Promise<void> | null = null;
   const controller = applicationController({
@@ -185,6 +186,7 @@ export function testbed(o: TestbedOptions = {}) {
     upstreamDns: [],
     drainMs: o.drainMs ?? DRAIN_MS,
     deploys: { recordDeploy: async (id, outcome) => void deploys.push([id, outcome]) },
+    pulls: { recordPull: async (id, ref) => void pulled.push([id, ref]) },
   });
   const pass = async () => {
     await (started ??= informer.start());
@@ -198,6 +200,8 @@ export function testbed(o: TestbedOptions = {}) {
     mesh,
     probes,
     deploys,
+    /** [image id, ref] of every pull that brought an image to the host. */
+    pulled,
     controller,
     pass,
     /** Runs passes while each asks to go on at once or the prober woke the key; returns the last pass's result. */
