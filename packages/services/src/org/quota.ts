@@ -6,7 +6,7 @@ import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { DEFAULT_QUOTAS, QUOTA_KINDS, type QuotaKind, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 import { isUuid } from "@levelrail/spec/rules";
-import { type Ctx, orgOf, parse } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, orgOf, parse } from "../context";
 
 /**
  * Per-organization quotas: the most apps, services, databases and domains one organization may
@@ -144,6 +144,14 @@ export interface AdminQuotasView extends QuotasView {
 export async function showOrgQuotas(db: Db, orgId: string, defaults: QuotaLimits | undefined): Promise<AdminQuotasView> {
   const org = await organizationFor(db, orgId);
   return { org: { id: org.id, name: org.name }, ...(await quotasOf(db, org.id, defaults)) };
+}
+
+/** `levelrail quota show` without `--org`: every organization, oldest first (at most MAX_LIST_ROWS). */
+export async function showAllOrgQuotas(db: Db, defaults: QuotaLimits | undefined): Promise<AdminQuotasView[]> {
+  const orgs = await db.select().from(organization).orderBy(organization.createdAt).limit(MAX_LIST_ROWS + 1);
+  const out: AdminQuotasView[] = [];
+  for (const org of bounded(orgs, "organizations", "name one with --org")) out.push({ org: { id: org.id, name: org.name }, ...(await quotasOf(db, org.id, defaults)) });
+  return out;
 }
 
 /** Each kind: a limit, `null` for the installation default again, or left out to keep it. */
