@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { actorFor, createAuth, createOperator } from "@levelrail/auth";
 import { createApp } from "@levelrail/services/app/app";
 import { bootstrapOrg } from "@levelrail/services/org/create";
+import { setOrgQuotas } from "@levelrail/services/org/quota";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService, patchService } from "@levelrail/services/service/write";
 import type { Runtime } from "@levelrail/docker";
@@ -78,6 +79,8 @@ const who = { email: `scale-${randomBytes(4).toString("hex")}@bench.levelrail.lo
 const operator = await createOperator(createAuth({ db: s.db, masterKey: Buffer.from(s.kit.masterKey, "base64"), baseURL: "http://127.0.0.1", trustedOrigins: [] }), who.email, who.password);
 const { org, environment } = await bootstrapOrg(s.db, operator.id, `scale-${randomBytes(3).toString("hex")}`);
 const ctx = { db: s.db, actor: await actorFor(s.db, operator.id, operator.email), kit: s.kit, envId: environment!.id };
+// A fleet beyond the default quotas (200 services): raised for this organization, as the administrator would.
+await setOrgQuotas(s.db, org.id, { apps: APPS, services: SERVICES }, undefined);
 const counted = countingRuntime(s.runtime);
 let cleaning: Promise<void> | null = null;
 const cleanup = () =>

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { createApiToken, createAuth, createOperator, listApiTokens, parseLifetime, revokeApiToken } from "@levelrail/auth";
-import { envSchema, parseEnv, publicUrl } from "@levelrail/config/env";
+import { QUOTA_VARS, envSchema, parseEnv, publicUrl, quotaDefaults } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { runMigrations } from "@levelrail/db/migrate";
@@ -12,7 +12,9 @@ import { organization } from "@levelrail/db/schema/orgs";
 import { rotateKeyFile } from "@levelrail/secrets";
 import { resealAll } from "@levelrail/services/env/rotate";
 import { bootstrapOrg } from "@levelrail/services/org/create";
+import { type AdminQuotasView, setOrgQuotas, showAllOrgQuotas, showOrgQuotas } from "@levelrail/services/org/quota";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { QUOTA_KINDS, type QuotaKind } from "@levelrail/spec/quotas";
 
 const USAGE = `usage: levelrail <command>
 
@@ -23,6 +25,11 @@ const USAGE = `usage: levelrail <command>
   token revoke --id ID                      revoke a token at once
   migrate                                   apply pending database migrations
   rotate-key                                re-encrypt every secret under a new master key (old keys keep decrypting)
+  quota show [--org ID]                     an organization's quotas (without --org: every organization's):
+                                            use, limit, and whether the limit is its own or the default
+  quota set --org ID [--apps N] [--services N] [--databases N] [--domains N] [--reset]
+                                            set an organization's own quotas (N or \`default\`); --reset: all back to
+                                            the installation defaults (LEVELRAIL_QUOTA_*)
 
 The database is DATABASE_URL, else the embedded one of \`npm start\` (in LEVELRAIL_DATA_DIR, default ./.levelrail),
 started for the command when \`npm start\` is not running.`;
@@ -37,6 +44,7 @@ const cliEnv = envSchema.pick({
   LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
   PORT: true,
   LEVELRAIL_PUBLIC_URL: true,
+  ...QUOTA_VARS,
 });
 const env = (() => {
   try {
@@ -182,6 +190,50 @@ async function rotateKey(args: string[]) {
   if (!env.LEVELRAIL_MASTER_KEY) console.log("running processes pick up the new key by themselves; restart them to sign everyone in again with the new session key");
 }
 
+function printQuotas(view: AdminQuotasView) {
+  console.log(`organization ${view.org.name} (${view.org.id})`);
+  for (const kind of QUOTA_KINDS) {
+    const q = view.quotas[kind];
+    const source = q.source === "default" ? "installation default" : "set for this organization";
+    console.log(`  ${kind.padEnd(10)} ${`${q.used} of ${q.limit}`.padEnd(14)} ${source}`);
+    if (q.used > q.limit) console.log(`  ${"".padEnd(10)} over the limit: nothing is removed; creating more is refused until it is below`);
+  }
+}
+
+const orgFlag = (value: string | undefined) => {
+  if (!value) throw new UsageError("--org is required (the organization's id)");
+  return value.trim();
+};
+
+async function quotaShow(args: string[]) {
+  const f = flags(args, { org: "string" });
+  if (f.org === undefined) {
+    const all = await withDb((db) => showAllOrgQuotas(db, quotaDefaults(env)));
+    if (all.length === 0) console.log("no organizations yet");
+    all.forEach(printQuotas);
+    return;
+  }
+  const org = orgFlag(f.org);
+  printQuotas(await withDb((db) => showOrgQuotas(db, org, quotaDefaults(env))));
+}
+
+/** Sets an organization's own quotas: installation administrators only (whoever runs the CLI on the host). */
+async function quotaSet(args: string[]) {
+  const f = flags(args, { org: "string", apps: "string", services: "string", databases: "string", domains: "string", reset: "boolean" });
+  const org = orgFlag(f.org);
+  const input: Partial<Record<QuotaKind, number | null>> & { reset?: boolean } = {};
+  for (const kind of QUOTA_KINDS) {
+    const value = f[kind]?.trim();
+    if (value === undefined) continue;
+    if (value === "default") input[kind] = null;
+    else if (/^\d+$/.test(value)) input[kind] = Number(value);
+    else throw new UsageError(`--${kind} ${value}: must be a whole number or \`default\``);
+  }
+  if (f.reset) input.reset = true;
+  if (Object.keys(input).length === 0) throw new UsageError("nothing to set: give --apps, --services, --databases, --domains (N or `default`) or --reset");
+  printQuotas(await withDb((db) => setOrgQuotas(db, org, input, quotaDefaults(env))));
+}
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   "admin create": adminCreate,
   "token create": tokenCreate,
@@ -189,6 +241,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   "token revoke": tokenRevoke,
   migrate,
   "rotate-key": rotateKey,
+  "quota show": quotaShow,
+  "quota set": quotaSet,
 };
 
 /** One line naming what went wrong; a database that does not answer gets a hint. */

@@ -7,6 +7,7 @@ import { keys } from "@/lib/keys";
 import { tierEnvPath, useEnvironments, useOrgs, useProjects, useTierEnv } from "@/lib/queries";
 import type { TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
+import { QuotasCard } from "./quotas-card";
 
 /** One tier's editor: loads the set, PUTs the whole set, and refreshes every service's effective env. */
 export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
@@ -76,6 +77,7 @@ export function OrgEnvSettings() {
         title="Organization env"
         description={`Every service of the organization ${org.name} gets these, unless a higher tier sets the same key.`}
       />
+      <QuotasCard org={org} />
     </div>
   );
 }

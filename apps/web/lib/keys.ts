@@ -37,6 +37,8 @@ export const keys = {
   /** The operator's current environment (remembered server-side). */
   currentEnvironment: () => ["me", "environment"] as const,
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
+  /** An organization's quotas: limit, use and source of each. */
+  quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
   backupTargets: () => ["backup-targets"] as const,
   registryCredentials: () => ["registry-credentials"] as const,
   storageEnvKeys: () => ["storage-env-keys"] as const,

@@ -16,6 +16,7 @@ import type {
   HookRunDetail,
   HookRunPage,
   OrgItem,
+  OrgQuotas,
   ProjectItem,
   RegistryCredentialItem,
   SecretItem,
@@ -99,6 +100,8 @@ export const useCurrentEnvironment = () =>
   useQuery({ queryKey: keys.currentEnvironment(), queryFn: () => api<CurrentEnvironment>("/me/environment") });
 
 export const useOrgs = () => useQuery({ queryKey: keys.orgs(), queryFn: () => api<OrgItem[]>("/orgs") });
+
+export const useQuotas = (orgId: string) => useQuery({ queryKey: keys.quotas(orgId), queryFn: () => api<OrgQuotas>(`/orgs/${enc(orgId)}/quotas`) });
 
 export const useProjects = () => useQuery({ queryKey: keys.projects(), queryFn: () => api<ProjectItem[]>("/projects") });
 

@@ -1,10 +1,11 @@
 import "server-only";
-import { envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "@levelrail/config/env";
+import { QUOTA_VARS, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import type { SecretsKit } from "@levelrail/services/env/sources";
 import type { OrgCreationPolicy } from "@levelrail/services/org/create";
+import type { QuotaLimits } from "@levelrail/spec/quotas";
 
 /**
  * The web app's wiring: environment parsed with zod once, at the first request
@@ -21,6 +22,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_INGRESS_HTTP_PORT: true,
     LEVELRAIL_ORG_CREATION: true,
     LEVELRAIL_MAX_ORGS_PER_OPERATOR: true,
+    ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
 
@@ -38,6 +40,8 @@ export interface Server {
   trustedOrigins: string[];
   /** `LEVELRAIL_ORG_CREATION` and `LEVELRAIL_MAX_ORGS_PER_OPERATOR`. */
   orgCreation: OrgCreationPolicy;
+  /** The installation's default quotas (`LEVELRAIL_QUOTA_*`), for every verb's `Ctx`. */
+  quotas: QuotaLimits;
 }
 
 function build(): Server {
@@ -58,6 +62,7 @@ function build(): Server {
     publicUrl: baseURL,
     trustedOrigins,
     orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
+    quotas: quotaDefaults(env),
   };
 }
 

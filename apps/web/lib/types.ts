@@ -7,6 +7,7 @@ import type { getTierEnv } from "@levelrail/services/env/vars";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
 import type { listOrgs } from "@levelrail/services/org/list";
+import type { getQuotas } from "@levelrail/services/org/quota";
 import type { getCurrentEnvironment } from "@levelrail/services/operator/preference";
 import type { listEnvironments, listProjects } from "@levelrail/services/project/list";
 import type { listServices, listServicesPage } from "@levelrail/services/service/view";
@@ -23,6 +24,9 @@ export type ServicePage = Awaited<ReturnType<typeof listServicesPage>>;
 
 /** GET /api/v1/orgs. */
 export type OrgItem = Awaited<ReturnType<typeof listOrgs>>[number];
+
+/** GET /api/v1/orgs/{id}/quotas. */
+export type OrgQuotas = Awaited<ReturnType<typeof getQuotas>>;
 
 /** GET /api/v1/projects. */
 export type ProjectItem = Awaited<ReturnType<typeof listProjects>>[number];

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "./env";
+import { envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "./env";
 
 describe("envSchema", () => {
   it("gives every variable its documented default", () => {
@@ -28,6 +28,10 @@ describe("envSchema", () => {
       LEVELRAIL_METRICS_PORT: 9464,
       LEVELRAIL_ORG_CREATION: "owners",
       LEVELRAIL_MAX_ORGS_PER_OPERATOR: 5,
+      LEVELRAIL_QUOTA_APPS: 50,
+      LEVELRAIL_QUOTA_SERVICES: 200,
+      LEVELRAIL_QUOTA_DATABASES: 20,
+      LEVELRAIL_QUOTA_DOMAINS: 200,
       LEVELRAIL_RESYNC_SECONDS: 30,
     });
     expect(publicUrl(env)).toBe("http://localhost:3000");
@@ -59,6 +63,15 @@ describe("envSchema", () => {
     expect(env).toMatchObject({ LEVELRAIL_ORG_CREATION: "anyone", LEVELRAIL_MAX_ORGS_PER_OPERATOR: 20 });
     expect(() => parseEnv(envSchema, { LEVELRAIL_ORG_CREATION: "everyone" }, "the web app")).toThrow(/LEVELRAIL_ORG_CREATION: must be owners, anyone or none/);
     expect(() => parseEnv(envSchema, { LEVELRAIL_MAX_ORGS_PER_OPERATOR: "-1" }, "the web app")).toThrow(/LEVELRAIL_MAX_ORGS_PER_OPERATOR/);
+  });
+
+  it("reads the default quotas as whole numbers and refuses anything else, naming the variable", () => {
+    const env = parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "3", LEVELRAIL_QUOTA_DOMAINS: "0" }, "a test");
+    expect(quotaDefaults(env)).toEqual({ apps: 3, services: 200, databases: 20, domains: 0 });
+    expect(() => parseEnv(envSchema, { LEVELRAIL_QUOTA_SERVICES: "-1" }, "the web app")).toThrow(/LEVELRAIL_QUOTA_SERVICES: must be 0 or more/);
+    expect(() => parseEnv(envSchema, { LEVELRAIL_QUOTA_DATABASES: "2.5" }, "the web app")).toThrow(/LEVELRAIL_QUOTA_DATABASES: must be a whole number/);
+    expect(parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "" }, "a test").LEVELRAIL_QUOTA_APPS).toBe(50);
+    expect(() => parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "lots" }, "the web app")).toThrow(/LEVELRAIL_QUOTA_APPS/);
   });
 
   it("names every wrong variable at once", () => {

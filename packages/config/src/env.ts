@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type ZodObject, type ZodRawShape, z } from "zod";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+import { DEFAULT_QUOTAS, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 
 /**
  * Every environment variable Levelrail reads, with its default, in one place (the README's
@@ -11,6 +12,8 @@ import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
 const port = z.coerce.number().int().min(1).max(65535);
 /** An optional variable set to the empty string (`DOCKER_HOST=`) counts as unset. */
 const optional = <T extends z.ZodType<string>>(schema: T) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+/** A quota default; set to the empty string it counts as unset (not as 0, which would allow nothing). */
+const quotaVar = (fallback: number) => z.preprocess((v) => (v === "" ? undefined : v), quotaLimit.default(fallback));
 const address = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: "must be an IP address or a CIDR range" });
 
 export const DEFAULT_PORT = 3000;
@@ -70,6 +73,11 @@ export const envSchema = z.object({
   LEVELRAIL_ORG_CREATION: z.enum(["owners", "anyone", "none"], { error: "must be owners, anyone or none" }).default("owners"),
   /** The most organizations one operator may own (creating more is a 409). */
   LEVELRAIL_MAX_ORGS_PER_OPERATOR: z.coerce.number().int().min(0).max(10_000).default(5),
+  /** Per-organization quotas: the installation defaults (`levelrail quota set` overrides one organization's). */
+  LEVELRAIL_QUOTA_APPS: quotaVar(DEFAULT_QUOTAS.apps),
+  LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
+  LEVELRAIL_QUOTA_DATABASES: quotaVar(DEFAULT_QUOTAS.databases),
+  LEVELRAIL_QUOTA_DOMAINS: quotaVar(DEFAULT_QUOTAS.domains),
   /** How often the worker re-reads every service as a safety net for lost wake-ups. */
   LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
 });
@@ -83,6 +91,24 @@ export const requiredDatabaseUrl = z
 export function publicUrl(env: { PORT: number; LEVELRAIL_PUBLIC_URL?: string | undefined }): string {
   return env.LEVELRAIL_PUBLIC_URL ?? `http://localhost:${env.PORT}`;
 }
+
+/** The installation's default quotas (`LEVELRAIL_QUOTA_*`), for the service layer's `Ctx.quotas`. */
+export function quotaDefaults(env: {
+  LEVELRAIL_QUOTA_APPS: number;
+  LEVELRAIL_QUOTA_SERVICES: number;
+  LEVELRAIL_QUOTA_DATABASES: number;
+  LEVELRAIL_QUOTA_DOMAINS: number;
+}): QuotaLimits {
+  return { apps: env.LEVELRAIL_QUOTA_APPS, services: env.LEVELRAIL_QUOTA_SERVICES, databases: env.LEVELRAIL_QUOTA_DATABASES, domains: env.LEVELRAIL_QUOTA_DOMAINS };
+}
+
+/** The `LEVELRAIL_QUOTA_*` variables, for an entrypoint's `envSchema.pick`. */
+export const QUOTA_VARS = {
+  LEVELRAIL_QUOTA_APPS: true,
+  LEVELRAIL_QUOTA_SERVICES: true,
+  LEVELRAIL_QUOTA_DATABASES: true,
+  LEVELRAIL_QUOTA_DOMAINS: true,
+} as const;
 
 /**
  * Parses `source` (an entrypoint passes `process.env`) with `schema`; a bad or missing variable

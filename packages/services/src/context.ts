@@ -3,6 +3,7 @@ import type { Actor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
 import type { SecretsKit } from "./env/sources";
 import { LevelrailError } from "@levelrail/spec/errors";
+import type { QuotaLimits } from "@levelrail/spec/quotas";
 
 /** Every verb gets the database, who is asking, and the keys that seal and fingerprint secrets. */
 export interface Ctx {
@@ -11,6 +12,8 @@ export interface Ctx {
   kit: SecretsKit;
   /** The host operators reach the panel at: no service may claim it as a domain (it would get the panel's cookies). */
   panelHost?: string;
+  /** The installation's default quotas (`LEVELRAIL_QUOTA_*`); unset: their documented defaults (DEFAULT_QUOTAS). */
+  quotas?: QuotaLimits;
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */

@@ -7,6 +7,8 @@ export type ErrorCode =
   | "unauthenticated"
   | "not_found"
   | "conflict"
+  /** An organization's quota (apps, services, databases, domains) would be exceeded: a 409 naming it and its value. */
+  | "quota_exceeded"
   /** A route that moved for good (the flat routes before environments): the message names the new path. */
   | "gone"
   /** A request body over the cap. */
@@ -47,6 +49,7 @@ export function httpStatus(code: ErrorCode): number {
     case "not_found":
       return 404;
     case "conflict":
+    case "quota_exceeded":
       return 409;
     case "gone":
       return 410;

@@ -6,6 +6,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../context";
+import { assertQuota } from "../org/quota";
 import { findEnvironment } from "../project/list";
 
 const createInput = z.object({ name: resourceName }).strict();
@@ -66,10 +67,13 @@ export async function getApp({ ctx, envId, name }: { ctx: Ctx; envId: string; na
 export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<AppView> {
   const env = await findEnvironment(ctx, envId);
   const { name } = parse(createInput, input);
-  return uniquely("name", `app ${name}`, async () => {
-    const [row] = await ctx.db.insert(app).values({ orgId: env.orgId, environmentId: env.id, name }).returning();
-    return toAppView(row!);
-  });
+  return uniquely("name", `app ${name}`, () =>
+    ctx.db.transaction(async (tx) => {
+      await assertQuota(ctx, tx, env.orgId, { apps: 1 });
+      const [row] = await tx.insert(app).values({ orgId: env.orgId, environmentId: env.id, name }).returning();
+      return toAppView(row!);
+    }),
+  );
 }
 
 /** Deletes an app that has no services left; its network goes on the next cleanup pass. */

@@ -8,6 +8,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, parse, uniquely } from "../context";
+import { assertQuota } from "../org/quota";
 import { deployService } from "../release/deploy";
 import { type EnvironmentView, findEnvironment, getProject, toEnvironmentView } from "./list";
 
@@ -57,13 +58,15 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
   if (vars.length) await tx.insert(envVar).values(vars.map((v) => ({ orgId: to.orgId, scope: v.scope, scopeId: to.id, key: v.key, value: v.value })));
 
   const apps = await tx.select().from(app).where(and(eq(app.environmentId, from.id), eq(app.orgId, from.orgId)));
+  const services = await tx.select().from(service).where(and(eq(service.environmentId, from.id), eq(service.orgId, from.orgId)));
+  // All or nothing: over a quota, the whole clone (the environment included) is refused.
+  await assertQuota(ctx, tx, to.orgId, { apps: apps.length, services: services.length });
   const appIds = new Map<string, string>();
   for (const a of apps) {
     const [copy] = await tx.insert(app).values({ orgId: to.orgId, environmentId: to.id, name: a.name }).returning({ id: app.id });
     appIds.set(a.id, copy!.id);
   }
 
-  const services = await tx.select().from(service).where(and(eq(service.environmentId, from.id), eq(service.orgId, from.orgId)));
   const serviceIds = new Map<string, string>();
   for (const s of services) {
     const { id: _id, appId, environmentId: _env, currentReleaseId: _rel, restartNonce: _nonce, domains: _domains, createdAt: _c, updatedAt: _u, ...fields } = s;

@@ -7,6 +7,7 @@ import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { findApp } from "../app/app";
 import { type Ctx, parse, scope, uniquely } from "../context";
+import { assertDomainQuota, assertQuota } from "../org/quota";
 import { findEnvironment } from "../project/list";
 import { findService, serviceView } from "./view";
 
@@ -64,6 +65,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
   const { name, app: _app, environmentId: _env, ...fields } = spec;
   const row = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
+      await assertQuota(ctx, tx, a.orgId, { services: 1, domains: fields.domains?.length ?? 0 });
       const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
       await notifyDesired(tx, serviceKey(r!.id));
       return r!;
@@ -78,6 +80,7 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
   await checkAttachments(ctx, s.orgId, patch);
   await checkDomains(ctx, patch.domains, s.id);
   const row = await ctx.db.transaction(async (tx) => {
+    if (patch.domains) await assertDomainQuota(ctx, tx, s.orgId, s.id, patch.domains.length);
     const [r] = await tx
       .update(service)
       .set({ ...patch, updatedAt: new Date() })

@@ -3,6 +3,7 @@ import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
 import { getTierEnv } from "@levelrail/services/env/vars";
 import { listOrgs } from "@levelrail/services/org/list";
+import { getQuotas } from "@levelrail/services/org/quota";
 import { listEnvironments, listProjects } from "@levelrail/services/project/list";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
@@ -24,6 +25,7 @@ export default async function SettingsPage() {
     qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
     org && qc.prefetchQuery({ queryKey: keys.tierEnv("organization", org.id), queryFn: () => getTierEnv({ ctx, tier: "organization", id: org.id }) }),
+    org && qc.prefetchQuery({ queryKey: keys.quotas(org.id), queryFn: () => getQuotas({ ctx, orgId: org.id }) }),
     project && qc.prefetchQuery({ queryKey: keys.tierEnv("project", project.id), queryFn: () => getTierEnv({ ctx, tier: "project", id: project.id }) }),
     project &&
       (async () => {

@@ -1,0 +1,49 @@
+"use client";
+import { QUOTA_KINDS } from "@levelrail/spec/quotas";
+import { useQuotas } from "@/lib/queries";
+import type { OrgItem } from "@/lib/types";
+
+/** An organization's quotas: how many apps, services, databases and domains it has of how many it may. */
+export function QuotasCard({ org }: { org: OrgItem }) {
+  const quotas = useQuotas(org.id);
+  return (
+    <section className="card" aria-labelledby="quotas-title">
+      <h2 id="quotas-title">Quotas</h2>
+      <p className="muted">
+        The most the organization {org.name} may have. The installation&apos;s administrator sets them (
+        <code>npx levelrail quota set</code>); creating more is refused.
+      </p>
+      {quotas.isError && (
+        <p className="error" role="alert">
+          {quotas.error.message}
+        </p>
+      )}
+      {!quotas.data && !quotas.isError && <p className="muted">Loading…</p>}
+      {quotas.data && (
+        <table aria-labelledby="quotas-title">
+          <thead>
+            <tr>
+              <th scope="col">Quota</th>
+              <th scope="col">Used</th>
+              <th scope="col">Limit</th>
+            </tr>
+          </thead>
+          <tbody>
+            {QUOTA_KINDS.map((kind) => {
+              const q = quotas.data.quotas[kind];
+              return (
+                <tr key={kind}>
+                  <th scope="row">{kind}</th>
+                  <td className={q.used >= q.limit ? "error" : undefined}>{q.used}</td>
+                  <td>
+                    {q.limit} <span className="muted">{q.source === "default" ? "(installation default)" : "(set for this organization)"}</span>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
