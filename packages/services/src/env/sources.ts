@@ -77,7 +77,7 @@ export interface RegistryAuthStore {
 export const secretKeysColumn = () => sql<string[] | null>`(select array_agg(${secret.key}) from ${secret} where ${secret.serviceId} = ${service.id})`;
 
 /** The env target of a service row, its environment's project and its secret keys (in any order). */
-export function envTargetFrom(s: typeof service.$inferSelect, projectId: string, secretKeys: string[] | null): EnvTarget {
+export function envTargetFrom(s: Pick<typeof service.$inferSelect, EnvTargetColumn>, projectId: string, secretKeys: string[] | null): EnvTarget {
   return {
     serviceId: s.id,
     orgId: s.orgId,
@@ -90,10 +90,21 @@ export function envTargetFrom(s: typeof service.$inferSelect, projectId: string,
   };
 }
 
+/** The service columns env resolution reads (and only those: a later column does not change it). */
+type EnvTargetColumn = "id" | "orgId" | "environmentId" | "env" | "storageTargetId" | "databaseEnv";
+const envTargetColumns = {
+  id: service.id,
+  orgId: service.orgId,
+  environmentId: service.environmentId,
+  env: service.env,
+  storageTargetId: service.storageTargetId,
+  databaseEnv: service.databaseEnv,
+} satisfies Record<EnvTargetColumn, unknown>;
+
 /** Everything env resolution needs to know about one service. */
 export async function envTargetOf(db: Db, serviceId: string): Promise<EnvTarget | null> {
   const [row] = await db
-    .select({ s: service, projectId: environment.projectId, secretKeys: secretKeysColumn() })
+    .select({ s: envTargetColumns, projectId: environment.projectId, secretKeys: secretKeysColumn() })
     .from(service)
     .innerJoin(environment, eq(environment.id, service.environmentId))
     .where(eq(service.id, serviceId));
