@@ -238,7 +238,8 @@ describe("deploy hooks on the real engine", () => {
       return st.step === "pre-deploy" ? st : undefined;
     });
     expect(during.phase).toBe("deploying");
-    expect(await hookContainers()).toHaveLength(1);
+    // The step is recorded just before the container is made: on a busy engine, wait for it.
+    await waitFor("the hook container", async () => ((await hookContainers()).length === 1 ? true : undefined), { intervalMs: 20 });
 
     const st = await s.waitPhase(name, ["failed", "running"]);
     expect(st.phase).toBe("failed");

@@ -79,7 +79,10 @@ async function recorded(
   let output = new CappedOutput();
   const runId = recorder ? await recorder.begin({ serviceId: run.serviceId, releaseId: run.releaseId, phase: run.phase, command: run.argv, attempt }) : null;
   let last = 0;
+  // Set on a timeout: the output is then the snapshot, and what the lagging follow stream still delivers is already in it.
+  let settled = false;
   const onChunk = (text: string) => {
+    if (settled) return;
     output.append(text);
     const now = Date.now();
     if (runId && recorder && now - last > 500) {
@@ -95,6 +98,7 @@ async function recorded(
   try {
     const result = await Promise.race([start(onChunk), timedOut]);
     if (result === "timeout") {
+      settled = true;
       const seen = await snapshot?.().catch(() => null);
       if (seen && seen.length > output.toString().length) {
         output = new CappedOutput();
