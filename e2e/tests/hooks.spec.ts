@@ -123,3 +123,69 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   await expect(page.locator("p.crumbs").getByRole("link", { name: seeded.name, exact: true })).toHaveAttribute("href", servicePage(seeded));
   expect(dialogs).toEqual([]);
 });
+
+test("limits set in the configuration form are checked next to their field, shown, and applied to the next container", async ({
+  signedIn: page,
+  operator,
+  images: _images,
+  stack,
+}) => {
+  const seeded = await seedService(operator, { prefix: "limits", deployed: true });
+  await openService(page, seeded);
+  const active = page.getByTestId("active-container");
+  await expect(page.getByTestId("phase")).toHaveText("running");
+  const serving = (await active.textContent()) ?? "";
+
+  const config = page.getByRole("region", { name: "Configuration" });
+  // The defaults, as the page shows them and as the form offers them.
+  await expect(config.getByTestId("limit-memory")).toHaveText("no limit");
+  await expect(config.getByTestId("limit-cpus")).toHaveText("no limit");
+  await expect(config.getByTestId("limit-pids")).toHaveText("4096");
+  await expect(config.getByTestId("limit-caps")).toHaveText("none");
+  const form = config.getByRole("form", { name: "Limits" });
+  const save = form.getByRole("button", { name: "Save limits" });
+  await hydrated(save);
+  const memory = form.getByLabel("Memory (MiB)", { exact: true });
+  const pids = form.getByLabel("Processes", { exact: true });
+  await expect(memory).toHaveValue("");
+  await expect(memory).toHaveAttribute("placeholder", "no limit");
+  await expect(pids).toHaveValue("4096");
+
+  // Too little memory: the error is next to the field and nothing is saved.
+  await memory.fill("8");
+  await save.click();
+  await expect(memory).toHaveAttribute("aria-invalid", "true");
+  await expect(memory).toHaveAccessibleDescription(/must be at least 16 MiB/);
+  await expect(pids).toHaveAttribute("aria-invalid", "false");
+  await expect(config.getByRole("status")).toHaveCount(0);
+  expect((await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: seeded.name })).resources.memoryMb).toBeNull();
+
+  await memory.fill("256");
+  await pids.fill("200");
+  await form.getByRole("checkbox", { name: "NET_RAW" }).check();
+  await save.click();
+  await expect(config.getByRole("status")).toHaveText("Saved limits");
+  await expect(memory).toHaveAttribute("aria-invalid", "false");
+  await expect(config.getByTestId("limit-memory")).toHaveText("256 MiB");
+  await expect(config.getByTestId("limit-pids")).toHaveText("200");
+  await expect(config.getByTestId("limit-caps")).toHaveText("NET_RAW");
+  expect((await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: seeded.name })).resources).toEqual({
+    memoryMb: 256,
+    cpus: null,
+    pids: 200,
+    capAdd: ["NET_RAW"],
+  });
+
+  // Nothing restarts until a deploy, which the drift banner asks for; the deploy's container has the limits.
+  const actions = page.getByRole("region", { name: "Actions" });
+  await expect(actions.getByText("resources", { exact: true })).toBeVisible();
+  await actions.getByRole("button", { name: "Deploy", exact: true }).click();
+  await expect(active).not.toHaveText(serving, { timeout: DEPLOY_TIMEOUT });
+  await expect(page.getByTestId("phase")).toHaveText("running", { timeout: DEPLOY_TIMEOUT });
+  const host = (await stack.docker.getContainer((await active.textContent()) ?? "").inspect()).HostConfig;
+  expect({ memory: host.Memory, pids: host.PidsLimit, capAdd: host.CapAdd?.map((c: string) => c.replace(/^CAP_/, "")) }).toEqual({
+    memory: 256 * 1024 * 1024,
+    pids: 200,
+    capAdd: ["CHOWN", "NET_RAW", "SETGID", "SETUID"],
+  });
+});

@@ -6,13 +6,15 @@ import type { ServiceView } from "@levelrail/spec/service";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useService } from "@/lib/queries";
+import { capabilitiesText, cpusText, memoryText } from "@/lib/limits-form";
 import { HooksDomainsForm } from "./hooks-domains-form";
+import { LimitsForm } from "./limits-form";
 import { type Scoped, environmentHref, serviceApi } from "@/lib/paths";
 
 /** The desired state the operator asked for (what the next Deploy runs). */
 export function ServiceConfig({ service: ref }: { service: Scoped }) {
   const service = useService(ref);
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
   const s = service.data;
   return (
     <section className="card" aria-labelledby="config-title">
@@ -39,14 +41,25 @@ export function ServiceConfig({ service: ref }: { service: Scoped }) {
           <dd>{s.strategy}</dd>
           <dt>Ready budget</dt>
           <dd>{s.readyBudgetSeconds} s</dd>
+          <dt>Memory</dt>
+          <dd data-testid="limit-memory">{memoryText(s.resources.memoryMb)}</dd>
+          <dt>CPUs</dt>
+          <dd data-testid="limit-cpus">{cpusText(s.resources.cpus)}</dd>
+          <dt>Processes</dt>
+          <dd data-testid="limit-pids">{s.resources.pids}</dd>
+          <dt>Added capabilities</dt>
+          <dd data-testid="limit-caps" className="mono">
+            {capabilitiesText(s.resources.capAdd)}
+          </dd>
         </dl>
       )}
       {s && (
         <div className="stack section">
-          <HooksDomainsForm key={savedShape(s)} service={s} onSaved={() => setSaved(true)} onEdit={() => setSaved(false)} />
+          <HooksDomainsForm key={savedShape(s)} service={s} onSaved={() => setSaved("Saved hooks and routing")} onEdit={() => setSaved(null)} />
+          <LimitsForm key={JSON.stringify(s.resources)} service={s} onSaved={() => setSaved("Saved limits")} onEdit={() => setSaved(null)} />
           {saved && (
             <p className="success" role="status">
-              Saved hooks and routing
+              {saved}
             </p>
           )}
         </div>

@@ -10,7 +10,7 @@ import {
   envFingerprints,
   resolveEnv,
 } from "@levelrail/spec/env";
-import type { ReleaseSpec } from "@levelrail/spec/service";
+import { type ReleaseSpec, releaseSpec } from "@levelrail/spec/service";
 import type { Ctx } from "../context";
 import { findService, releaseSpecOf } from "../service/view";
 import { envTargetOf, pgEnvStores } from "./sources";
@@ -78,7 +78,8 @@ export async function configDrift({ ctx, envId, name }: { ctx: Ctx; envId: strin
     : [];
   if (!rel) return { deployed: false, changedKeys: [], changedFields: [], problem: null };
   const draft = releaseSpecOf(s);
-  const fields = (Object.keys(draft) as (keyof ReleaseSpec)[]).filter(
+  // Every field a spec may have: one left out of either side (default `resources`) differs from one set.
+  const fields = (Object.keys(releaseSpec.shape) as (keyof ReleaseSpec)[]).filter(
     (k) => k !== "env" && canonicalJson(draft[k]) !== canonicalJson(rel.spec[k]),
   );
   const now = await fingerprintConfig(ctx, s.id, draft);

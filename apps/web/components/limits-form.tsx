@@ -1,0 +1,103 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ADDABLE_CAPABILITIES, type Capability, DEFAULT_PIDS_LIMIT, type ServiceView, servicePatch } from "@levelrail/spec/service";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, issueErrors } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import { type LimitValues, SERVICE_CAPABILITIES, limitApiError, limitErrors, limitInput, limitValues } from "@/lib/limits-form";
+import { serviceApi } from "@/lib/paths";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+
+const CAPS_HINT = `Every container drops all capabilities but ${SERVICE_CAPABILITIES.join(", ")} and runs with no-new-privileges; add back what the image needs.`;
+
+/**
+ * The service's memory, CPU and process limits and added capabilities, checked with the API's own
+ * patch schema and saved with one PATCH {resources} (which replaces them all). Its parent keys it by
+ * the saved values, so it restarts from them after a save.
+ */
+export function LimitsForm({ service, onSaved, onEdit }: { service: ServiceView; onSaved: () => void; onEdit: () => void }) {
+  const qc = useQueryClient();
+  const [values, setValues] = useState<LimitValues>(() => limitValues(service.resources));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const save = useMutation({
+    mutationFn: (input: unknown) => api<ServiceView>(serviceApi(service), { method: "PATCH", body: input }),
+    onSuccess: async () => {
+      onSaved();
+      await qc.invalidateQueries({ queryKey: keys.service(service) });
+    },
+    onError: (err) => {
+      const placed = err instanceof ApiError ? limitApiError(err.field, err.message) : null;
+      setErrors(placed ? { [placed.field]: placed.message } : { form: err instanceof ApiError ? err.message : "could not save" });
+    },
+  });
+
+  function change<K extends keyof LimitValues>(key: K, value: LimitValues[K]) {
+    setValues((v) => ({ ...v, [key]: value }));
+    onEdit();
+    setErrors((er) => ({ ...er, [key]: undefined, form: undefined }));
+  }
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const input = limitInput(values);
+    const parsed = servicePatch.safeParse(input);
+    if (!parsed.success) {
+      const { errors: byField, rest } = limitErrors(parsed.error);
+      const other = Object.values(issueErrors(rest))[0];
+      setErrors({ ...byField, ...(other ? { form: other } : {}) });
+      return;
+    }
+    setErrors({});
+    save.mutate(parsed.data);
+  }
+
+  const toggle = (cap: Capability, on: boolean) =>
+    change("capAdd", on ? ADDABLE_CAPABILITIES.filter((c) => c === cap || values.capAdd.includes(c)) : values.capAdd.filter((c) => c !== cap));
+  const text = (key: "memoryMb" | "cpus" | "pids") => (e: { target: { value: string } }) => change(key, e.target.value);
+
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="limits-title" noValidate>
+      <h3 id="limits-title">Limits</h3>
+      <div className="row">
+        <Field id="limits-memory" label="Memory (MiB)" error={errors.memoryMb} hint="Empty: no limit. At least 16; swap included.">
+          {(a) => <input {...a} value={values.memoryMb} onChange={text("memoryMb")} inputMode="numeric" placeholder="no limit" />}
+        </Field>
+        <Field id="limits-cpus" label="CPUs" error={errors.cpus} hint="e.g. 0.5 or 2. Empty: no limit.">
+          {(a) => <input {...a} value={values.cpus} onChange={text("cpus")} inputMode="decimal" placeholder="no limit" />}
+        </Field>
+      </div>
+      <div className="row">
+        <Field id="limits-pids" label="Processes" error={errors.pids} hint={`Processes and threads at once. Default ${DEFAULT_PIDS_LIMIT}.`}>
+          {(a) => <input {...a} value={values.pids} onChange={text("pids")} inputMode="numeric" placeholder={String(DEFAULT_PIDS_LIMIT)} />}
+        </Field>
+        <fieldset className="field" aria-describedby="limits-caps-hint" aria-invalid={errors.capAdd !== undefined}>
+          <legend>Added capabilities</legend>
+          <div className="inline">
+            {ADDABLE_CAPABILITIES.filter((c) => !(SERVICE_CAPABILITIES as readonly string[]).includes(c)).map((cap) => (
+              <label key={cap} className="mono">
+                <input type="checkbox" checked={values.capAdd.includes(cap)} onChange={(e) => toggle(cap, e.target.checked)} /> {cap}
+              </label>
+            ))}
+          </div>
+          <small id="limits-caps-hint" className="muted">
+            {CAPS_HINT}
+          </small>
+          {errors.capAdd && (
+            <small className="error" role="alert">
+              {errors.capAdd}
+            </small>
+          )}
+        </fieldset>
+      </div>
+      <FormMessages error={errors.form} />
+      <div className="buttons">
+        <button type="submit" disabled={save.isPending}>
+          Save limits
+        </button>
+        <span className="muted">Limits take effect from the next deploy.</span>
+      </div>
+    </form>
+  );
+}
