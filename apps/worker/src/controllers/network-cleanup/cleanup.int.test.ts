@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, deleteApp, getApp } from "@levelrail/services/app/app";
+import { setOrgQuotas } from "@levelrail/services/org/quota";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService, deleteService } from "@levelrail/services/service/write";
 import { Labels, networkName } from "@levelrail/spec/naming";
@@ -76,6 +77,8 @@ describe("network cleanup", () => {
   it("200 apps on one engine get distinct subnets from the pool, and deleting them removes all 200 networks", async () => {
     const pool = parseCidr(POOL.pool);
     const apps: { id: string; name: string }[] = [];
+    // More than the default apps quota (50): the administrator raised this organization's.
+    await setOrgQuotas(s.db, s.ctx.orgId, { apps: 250 }, undefined);
     for (let i = 0; i < 200; i++) apps.push(await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: `scale-${i}` } }));
     const nets: { name: string; gateway: string }[] = [];
     const started = Date.now();
