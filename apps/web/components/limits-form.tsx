@@ -75,7 +75,7 @@ export function LimitsForm({ service, onSaved, onEdit }: { service: ServiceView;
         <fieldset className="field" aria-describedby="limits-caps-hint" aria-invalid={errors.capAdd !== undefined}>
           <legend>Added capabilities</legend>
           <div className="inline">
-            {ADDABLE_CAPABILITIES.filter((c) => !(SERVICE_CAPABILITIES as readonly string[]).includes(c)).map((cap) => (
+            {ADDABLE_CAPABILITIES.filter((c) => !SERVICE_CAPABILITIES.includes(c)).map((cap) => (
               <label key={cap} className="mono">
                 <input type="checkbox" checked={values.capAdd.includes(cap)} onChange={(e) => toggle(cap, e.target.checked)} /> {cap}
               </label>

@@ -1,5 +1,5 @@
 import type { ZodError } from "zod";
-import { type Capability, DEFAULT_PIDS_LIMIT, type Resources } from "@levelrail/spec/service";
+import { type Capability, DEFAULT_PIDS_LIMIT, ROLE_CAPABILITIES, type Resources } from "@levelrail/spec/service";
 import { type FieldErrors, bareMessage } from "./form";
 
 /** A service's limits as the form edits them: numbers as typed, empty meaning "the default". */
@@ -13,8 +13,8 @@ export interface LimitValues {
 export const LIMIT_FIELDS = ["memoryMb", "cpus", "pids", "capAdd"] as const;
 type LimitField = (typeof LIMIT_FIELDS)[number];
 
-/** The capabilities every service container keeps (the worker's role set); `capAdd` adds to these. */
-export const SERVICE_CAPABILITIES = ["CHOWN", "SETGID", "SETUID"] as const;
+/** The capabilities every service container keeps (its role's); `capAdd` adds to these. */
+export const SERVICE_CAPABILITIES = ROLE_CAPABILITIES.service;
 
 export function limitValues(r: Resources): LimitValues {
   return { memoryMb: r.memoryMb === null ? "" : String(r.memoryMb), cpus: r.cpus === null ? "" : String(r.cpus), pids: String(r.pids), capAdd: [...r.capAdd] };

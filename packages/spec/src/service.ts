@@ -67,6 +67,23 @@ export const ADDABLE_CAPABILITIES = [
 ] as const;
 export type Capability = (typeof ADDABLE_CAPABILITIES)[number];
 
+/** What a container is for, as far as its privileges go. */
+export type LimitRole = "service" | "pre-deploy" | "database";
+
+/**
+ * The capabilities each role keeps after dropping all of Docker's default set (a spec's `capAdd`
+ * adds to these). A service or its hook keeps what an image needs to start as root and step down to
+ * its own user (nginx, redis and most official images do): no raw sockets, device nodes, chroot or
+ * file-capability games. Binding a port below 1024 needs nothing (the engine sets
+ * `ip_unprivileged_port_start=0` in every container). A database also owns and reads its data
+ * directory whoever made the files.
+ */
+export const ROLE_CAPABILITIES: Record<LimitRole, readonly Capability[]> = {
+  service: ["CHOWN", "SETGID", "SETUID"],
+  "pre-deploy": ["CHOWN", "SETGID", "SETUID"],
+  database: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"],
+};
+
 /** The process limit of a service that sets none: high enough for JVMs and worker pools, low enough to stop a fork bomb. */
 export const DEFAULT_PIDS_LIMIT = 4096;
 

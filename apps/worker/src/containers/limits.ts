@@ -1,22 +1,5 @@
 import type { HostConfig } from "dockerode";
-import type { Capability, Resources } from "@levelrail/spec/service";
-
-/** What a container is for, as far as its privileges go. */
-export type LimitRole = "service" | "pre-deploy" | "database";
-
-/**
- * The capabilities each role keeps after dropping all of Docker's default set (a spec's `capAdd`
- * adds to these). A service or its hook keeps what an image needs to start as root and step down to
- * its own user (nginx, redis and most official images do): no raw sockets, device nodes, chroot or
- * file-capability games. Binding a port below 1024 needs nothing (the engine sets
- * `ip_unprivileged_port_start=0` in every container). A database also owns and reads its data
- * directory whoever made the files.
- */
-export const ROLE_CAPABILITIES: Record<LimitRole, readonly Capability[]> = {
-  service: ["CHOWN", "SETGID", "SETUID"],
-  "pre-deploy": ["CHOWN", "SETGID", "SETUID"],
-  database: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"],
-};
+import { type LimitRole, ROLE_CAPABILITIES, type Resources } from "@levelrail/spec/service";
 
 const MiB = 1024 * 1024;
 
