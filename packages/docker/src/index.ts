@@ -1,5 +1,7 @@
 import Docker from "dockerode";
 import { Labels } from "@levelrail/spec/naming";
+import { statusOf } from "./engine-errors";
+import { imageCalls } from "./images";
 
 export interface ManagedContainer {
   id: string;
@@ -158,18 +160,6 @@ export interface Runtime {
 /** How long a request/response call to the engine may take before it fails (streams have no deadline). */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-const statusOf = (err: unknown): number | undefined =>
-  typeof err === "object" && err !== null && "statusCode" in err && typeof err.statusCode === "number"
-    ? err.statusCode
-    : undefined;
-
-/** The engine's own message for a failed call (its JSON body's), else the error's. */
-const engineMessage = (err: unknown): string => {
-  const json = typeof err === "object" && err !== null && "json" in err ? (err as { json?: { message?: unknown } }).json : undefined;
-  if (typeof json?.message === "string") return json.message;
-  return err instanceof Error ? err.message : String(err);
-};
-
 /** Build a Runtime on dockerode. `DOCKER_HOST` is read by the caller and passed in. */
 export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): Runtime & { docker: Docker } {
   const base: Docker.DockerOptions = opts.dockerHost ? parseDockerHost(opts.dockerHost) : {};
@@ -221,87 +211,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       return list.map(toSummary);
     },
     inspectContainer,
-    async imageId(ref) {
-      try {
-        const info = await api.getImage(ref).inspect();
-        return info.Id;
-      } catch (err) {
-        if (statusOf(err) === 404) return null;
-        throw err;
-      }
-    },
-    async pullImage(ref, auth, onProgress, signal) {
-      signal?.throwIfAborted();
-      // The signal also ends the request itself, should the engine not have answered yet.
-      const opts = { ...(auth ? { authconfig: auth } : {}), ...(signal ? { abortSignal: signal } : {}) };
-      const stream = (await docker.pull(ref, opts).catch((err: unknown) => {
-        throw signal?.aborted && signal.reason instanceof Error ? signal.reason : err;
-      })) as NodeJS.ReadableStream & { destroy(): void };
-      await new Promise<void>((resolve, reject) => {
-        const abort = () => {
-          stream.destroy();
-          reject(signal?.reason instanceof Error ? signal.reason : new Error("the pull was cancelled"));
-        };
-        if (signal?.aborted) return abort();
-        signal?.addEventListener("abort", abort, { once: true });
-        docker.modem.followProgress(
-          stream,
-          (err: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
-            signal?.removeEventListener("abort", abort);
-            const failed = output?.find((o) => o.error);
-            if (err) reject(err);
-            else if (failed) reject(new Error(failed.errorDetail?.message ?? failed.error));
-            else resolve();
-          },
-          (event: PullProgress & { progressDetail?: { current?: number; total?: number } }) =>
-            onProgress({
-              status: event.status,
-              ...(event.id === undefined ? {} : { id: event.id }),
-              ...(event.progressDetail?.current === undefined ? {} : { current: event.progressDetail.current }),
-              ...(event.progressDetail?.total === undefined ? {} : { total: event.progressDetail.total }),
-            }),
-        );
-      });
-    },
-    async listImages() {
-      const list = await api.listImages({ all: false });
-      return list.map((i) => ({ id: i.Id, repoTags: (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"), size: i.Size }));
-    },
-    async containerImageIds() {
-      const list = await api.listContainers({ all: true });
-      return new Set(list.map((c) => c.ImageID));
-    },
-    async removeImage(nameOrId) {
-      try {
-        await api.getImage(nameOrId).remove({ force: false, noprune: false });
-        return "removed";
-      } catch (err) {
-        const s = statusOf(err);
-        if (s === 404) return "gone";
-        if (s === 409) return "conflict";
-        throw err;
-      }
-    },
-    async imageRepoDigests(idOrRef) {
-      try {
-        return (await api.getImage(idOrRef).inspect()).RepoDigests ?? [];
-      } catch (err) {
-        if (statusOf(err) === 404) return null;
-        throw err;
-      }
-    },
-    async registryAccess(ref, auth) {
-      try {
-        await api.getImage(ref).distribution(auth ? { authconfig: auth } : {});
-        return { ok: true };
-      } catch (err) {
-        // The engine answers a registry's refusal as 4xx or, for a missing or wrong login, as 500
-        // ("no basic auth credentials", "unauthorized"); an engine that does not answer throws.
-        const status = statusOf(err);
-        if (status === undefined) throw err;
-        return { ok: false, status, reason: engineMessage(err) };
-      }
-    },
+    ...imageCalls(api, docker),
     async inspectNetwork(name) {
       try {
         return toNetwork(await api.getNetwork(name).inspect());

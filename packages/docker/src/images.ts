@@ -1,0 +1,96 @@
+import type Docker from "dockerode";
+import { engineMessage, statusOf } from "./engine-errors";
+import type { PullProgress, Runtime } from "./index";
+
+/** The image calls of the Runtime: look up, pull (with a cancel signal), list, remove, and ask a registry. */
+export type ImageCalls = Pick<Runtime, "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "registryAccess">;
+
+/**
+ * `api` answers request/response calls under a deadline; `docker` carries streams (a pull takes as
+ * long as it takes, unless its signal cancels it).
+ */
+export function imageCalls(api: Docker, docker: Docker): ImageCalls {
+  return {
+    async imageId(ref) {
+      try {
+        const info = await api.getImage(ref).inspect();
+        return info.Id;
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
+    },
+    async pullImage(ref, auth, onProgress, signal) {
+      signal?.throwIfAborted();
+      // The signal also ends the request itself, should the engine not have answered yet.
+      const opts = { ...(auth ? { authconfig: auth } : {}), ...(signal ? { abortSignal: signal } : {}) };
+      const stream = (await docker.pull(ref, opts).catch((err: unknown) => {
+        throw signal?.aborted && signal.reason instanceof Error ? signal.reason : err;
+      })) as NodeJS.ReadableStream & { destroy(): void };
+      await new Promise<void>((resolve, reject) => {
+        const abort = () => {
+          stream.destroy();
+          reject(signal?.reason instanceof Error ? signal.reason : new Error("the pull was cancelled"));
+        };
+        if (signal?.aborted) return abort();
+        signal?.addEventListener("abort", abort, { once: true });
+        docker.modem.followProgress(
+          stream,
+          (err: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
+            signal?.removeEventListener("abort", abort);
+            const failed = output?.find((o) => o.error);
+            if (err) reject(err);
+            else if (failed) reject(new Error(failed.errorDetail?.message ?? failed.error));
+            else resolve();
+          },
+          (event: PullProgress & { progressDetail?: { current?: number; total?: number } }) =>
+            onProgress({
+              status: event.status,
+              ...(event.id === undefined ? {} : { id: event.id }),
+              ...(event.progressDetail?.current === undefined ? {} : { current: event.progressDetail.current }),
+              ...(event.progressDetail?.total === undefined ? {} : { total: event.progressDetail.total }),
+            }),
+        );
+      });
+    },
+    async listImages() {
+      const list = await api.listImages({ all: false });
+      return list.map((i) => ({ id: i.Id, repoTags: (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"), size: i.Size }));
+    },
+    async containerImageIds() {
+      const list = await api.listContainers({ all: true });
+      return new Set(list.map((c) => c.ImageID));
+    },
+    async removeImage(nameOrId) {
+      try {
+        await api.getImage(nameOrId).remove({ force: false, noprune: false });
+        return "removed";
+      } catch (err) {
+        const s = statusOf(err);
+        if (s === 404) return "gone";
+        if (s === 409) return "conflict";
+        throw err;
+      }
+    },
+    async imageRepoDigests(idOrRef) {
+      try {
+        return (await api.getImage(idOrRef).inspect()).RepoDigests ?? [];
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
+    },
+    async registryAccess(ref, auth) {
+      try {
+        await api.getImage(ref).distribution(auth ? { authconfig: auth } : {});
+        return { ok: true };
+      } catch (err) {
+        // The engine answers a registry's refusal as 4xx or, for a missing or wrong login, as 500
+        // ("no basic auth credentials", "unauthorized"); an engine that does not answer throws.
+        const status = statusOf(err);
+        if (status === undefined) throw err;
+        return { ok: false, status, reason: engineMessage(err) };
+      }
+    },
+  };
+}
