@@ -14,7 +14,6 @@ import { createEnvironment, deleteEnvironment } from "@levelrail/services/projec
 import { deployService, listReleases, promoteService } from "@levelrail/services/release/deploy";
 import { getService, getStatus, listServices } from "@levelrail/services/service/view";
 import { createService, patchService } from "@levelrail/services/service/write";
-import { LevelrailError } from "@levelrail/spec/errors";
 import { meshName, networkName, serviceFilter } from "@levelrail/spec/naming";
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { ensureTestImage } from "@levelrail/testkit/images";
@@ -25,6 +24,7 @@ import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../test/harness";
 import { resolved, runInside, wgetArgv } from "../test/inside";
+import { refusalBody as refusal } from "@levelrail/testkit/refusal";
 
 /**
  * Issue 10's operator stories against the real engine, PostgreSQL, Caddy, worker and data plane:
@@ -129,17 +129,6 @@ const appNetwork = async (p: Place, appName: string) => networkName(s.shortName,
 
 const inside = (containerId: string, argv: string[]) => runInside(s.runtime, containerId, argv);
 const wget = wgetArgv;
-
-/** The error a call throws, as an API caller sees it. */
-async function refusal(run: () => Promise<unknown>) {
-  try {
-    await run();
-  } catch (err) {
-    if (err instanceof LevelrailError) return { code: err.code, message: err.message, field: err.field };
-    throw err;
-  }
-  throw new Error("expected a refusal, but the call succeeded");
-}
 
 describe("(a, b) the same names in two environments and two organizations, at once", () => {
   it("shop/web in production, staging and another organization's production, each with its own image and domain", async () => {

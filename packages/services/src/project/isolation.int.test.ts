@@ -6,7 +6,6 @@ import { envVar, secret } from "@levelrail/db/schema/config";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { environment } from "@levelrail/db/schema/orgs";
 import { app, release, service } from "@levelrail/db/schema/services";
-import { LevelrailError } from "@levelrail/spec/errors";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { createApp, deleteApp, getApp, listApps } from "../app/app";
@@ -19,6 +18,7 @@ import { getService, getStatus, listServices, listServicesPage } from "../servic
 import { createService, deleteService, patchService } from "../service/write";
 import { createEnvironment, deleteEnvironment } from "./environment";
 import { getEnvironment, listEnvironments } from "./list";
+import { refusalBody as refusal } from "@levelrail/testkit/refusal";
 
 /**
  * Story 5 of issue 10 at the service layer: two organizations each have `shop/web` in `production`.
@@ -65,17 +65,6 @@ afterAll(async () => {
   await sql?.end({ timeout: 5 });
   await database?.drop();
 });
-
-/** What a refusal looks like from outside: the HTTP body is built from exactly these. */
-async function refusal(run: () => Promise<unknown>): Promise<{ code: string; message: string; field: string | undefined }> {
-  try {
-    await run();
-  } catch (err) {
-    if (err instanceof LevelrailError) return { code: err.code, message: err.message, field: err.field };
-    throw err;
-  }
-  throw new Error("expected a LevelrailError, but the call succeeded");
-}
 
 /** Everything of A's that a verb could change, to compare before and after B's attempts. */
 async function snapshotOfA() {

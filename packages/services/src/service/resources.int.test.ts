@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { release, service } from "@levelrail/db/schema/services";
-import { LevelrailError } from "@levelrail/spec/errors";
 import { DEFAULT_RESOURCES } from "@levelrail/spec/service";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg, uniq } from "@levelrail/testkit/seed";
@@ -11,6 +10,7 @@ import { configDrift } from "../env/effective";
 import { deployService } from "../release/deploy";
 import { getService } from "./view";
 import { createService, patchService } from "./write";
+import { refusal } from "@levelrail/testkit/refusal";
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let db: Db;
@@ -33,16 +33,6 @@ async function newService(extra: Record<string, unknown> = {}) {
   const name = `web-${uniq()}`;
   await createService({ ctx: a, envId: a.envId, input: { name, app: "shop", image: "registry.example.com/shop:1.0", port: 8080, ...extra } });
   return name;
-}
-
-async function refusal(run: () => Promise<unknown>): Promise<LevelrailError> {
-  try {
-    await run();
-  } catch (err) {
-    if (err instanceof LevelrailError) return err;
-    throw err;
-  }
-  throw new Error("expected a LevelrailError, but the call succeeded");
 }
 
 const serviceRow = async (name: string) => {

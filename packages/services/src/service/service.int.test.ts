@@ -3,7 +3,6 @@ import { count, eq } from "drizzle-orm";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { environment } from "@levelrail/db/schema/orgs";
 import { app, release, service } from "@levelrail/db/schema/services";
-import { LevelrailError } from "@levelrail/spec/errors";
 import type { ReleaseOutcome } from "@levelrail/spec/service";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg, uniq } from "@levelrail/testkit/seed";
@@ -12,6 +11,7 @@ import { putTierEnv } from "../env/vars";
 import { deployService, listReleases, restartService, rollbackService } from "../release/deploy";
 import { getService, getStatus } from "./view";
 import { createService, deleteService, patchService } from "./write";
+import { refusal } from "@levelrail/testkit/refusal";
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let db: Db;
@@ -38,17 +38,6 @@ async function newService(extra: Record<string, unknown> = {}) {
   const name = `web-${uniq()}`;
   await createService({ ctx: a, envId: a.envId, input: { name, app: "shop", image: "registry.example.com/shop:1.0", port: 8080, ...extra } });
   return name;
-}
-
-/** The LevelrailError `run` throws; fails the test if it throws something else or nothing. */
-async function refusal(run: () => Promise<unknown>): Promise<LevelrailError> {
-  try {
-    await run();
-  } catch (err) {
-    if (err instanceof LevelrailError) return err;
-    throw err;
-  }
-  throw new Error("expected a LevelrailError, but the call succeeded");
 }
 
 const rowCounts = async () => {
