@@ -1,14 +1,11 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { type ServiceView, servicePatch } from "@levelrail/spec/service";
-import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, issueErrors } from "@/lib/form";
 import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput, hookDomainValues } from "@/lib/hooks-form";
-import { keys } from "@/lib/keys";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
-import { serviceApi } from "@/lib/paths";
+import { useServicePatch } from "./use-service-patch";
 
 /**
  * The service's hooks and domains, checked with the API's own patch schema
@@ -16,20 +13,9 @@ import { serviceApi } from "@/lib/paths";
  * values whenever they change (its parent keys it by them).
  */
 export function HooksDomainsForm({ service, onSaved, onEdit }: { service: ServiceView; onSaved: () => void; onEdit: () => void }) {
-  const qc = useQueryClient();
   const [values, setValues] = useState<HookDomainValues>(() => hookDomainValues(service.hooks, service.domains));
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useMutation({
-    mutationFn: (input: unknown) => api<ServiceView>(serviceApi(service), { method: "PATCH", body: input }),
-    onSuccess: async () => {
-      onSaved();
-      await qc.invalidateQueries({ queryKey: keys.service(service) });
-    },
-    onError: (err) => {
-      const placed = err instanceof ApiError ? hookDomainApiError(err.field, err.message) : null;
-      setErrors(placed ? { [placed.field]: placed.message } : { form: err instanceof ApiError ? err.message : "could not save" });
-    },
-  });
+  const save = useServicePatch(service, { onSaved, place: hookDomainApiError, setErrors });
 
   function submit(e: FormEvent) {
     e.preventDefault();

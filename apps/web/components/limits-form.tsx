@@ -1,14 +1,11 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ADDABLE_CAPABILITIES, type Capability, DEFAULT_PIDS_LIMIT, type ServiceView, servicePatch } from "@levelrail/spec/service";
-import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, issueErrors } from "@/lib/form";
-import { keys } from "@/lib/keys";
 import { type LimitValues, SERVICE_CAPABILITIES, limitApiError, limitErrors, limitInput, limitValues } from "@/lib/limits-form";
-import { serviceApi } from "@/lib/paths";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { useServicePatch } from "./use-service-patch";
 
 const CAPS_HINT = `Every container drops all capabilities but ${SERVICE_CAPABILITIES.join(", ")} and runs with no-new-privileges; add back what the image needs.`;
 
@@ -18,20 +15,9 @@ const CAPS_HINT = `Every container drops all capabilities but ${SERVICE_CAPABILI
  * the saved values, so it restarts from them after a save.
  */
 export function LimitsForm({ service, onSaved, onEdit }: { service: ServiceView; onSaved: () => void; onEdit: () => void }) {
-  const qc = useQueryClient();
   const [values, setValues] = useState<LimitValues>(() => limitValues(service.resources));
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useMutation({
-    mutationFn: (input: unknown) => api<ServiceView>(serviceApi(service), { method: "PATCH", body: input }),
-    onSuccess: async () => {
-      onSaved();
-      await qc.invalidateQueries({ queryKey: keys.service(service) });
-    },
-    onError: (err) => {
-      const placed = err instanceof ApiError ? limitApiError(err.field, err.message) : null;
-      setErrors(placed ? { [placed.field]: placed.message } : { form: err instanceof ApiError ? err.message : "could not save" });
-    },
-  });
+  const save = useServicePatch(service, { onSaved, place: limitApiError, setErrors });
 
   function change<K extends keyof LimitValues>(key: K, value: LimitValues[K]) {
     setValues((v) => ({ ...v, [key]: value }));
