@@ -148,9 +148,11 @@ async function context(list: readonly Entry[], entrypoint: Buffer): Promise<Buff
 export async function ensurePostgresImage(docker: Docker): Promise<string> {
   const entrypoint = readFileSync(ENTRYPOINT);
   const hash = inputsHash(entrypoint);
+  let stale: string | null = null;
   try {
     const have = await docker.getImage(POSTGRES_TEST_IMAGE).inspect();
     if (have.Config.Labels?.[POSTGRES_IMAGE_INPUTS_LABEL] === hash) return have.Id;
+    stale = have.Id;
   } catch {
     // not there yet: build it
   }
@@ -168,5 +170,8 @@ export async function ensurePostgresImage(docker: Docker): Promise<string> {
       else resolve();
     });
   });
-  return (await docker.getImage(POSTGRES_TEST_IMAGE).inspect()).Id;
+  const id = (await docker.getImage(POSTGRES_TEST_IMAGE).inspect()).Id;
+  // the build from older inputs is untagged now; a container still using it keeps it
+  if (stale && stale !== id) await docker.getImage(stale).remove().catch(() => {});
+  return id;
 }
