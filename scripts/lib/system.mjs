@@ -173,6 +173,7 @@ const TEST_TOOLS = [
   { pkg: "busybox-static", file: "/bin/busybox", why: "busybox for the test images" },
   { pkg: "docker-registry", file: "/usr/bin/docker-registry", why: "a registry for the private-registry tests" },
   { pkg: "apache2-utils", file: "/usr/bin/htpasswd", why: "htpasswd for the private-registry tests" },
+  { pkg: "postgresql-15", file: "/usr/lib/postgresql/15/bin/postgres", why: "PostgreSQL 15, which the managed-database test image is built from" },
 ];
 
 /** Whether a Debian package is installed (where there is no dpkg: whether its file exists). */
