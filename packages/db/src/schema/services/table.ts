@@ -1,4 +1,4 @@
-import { boolean, foreignKey, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { boolean, foreignKey, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import type { DeployStep, Hooks, Phase, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Resources, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
@@ -14,6 +14,8 @@ export const app = pgTable(
   },
   (t) => [
     unique("app_environment_name").on(t.environmentId, t.name),
+    // Every tenant query and the apps quota count filter by organization.
+    index("app_org").on(t.orgId),
     // The target of service's (app_id, environment_id) key: a service's app is in the service's environment.
     unique("app_id_environment").on(t.id, t.environmentId),
   ],
@@ -53,6 +55,8 @@ export const service = pgTable(
   },
   (t) => [
     unique("service_environment_name").on(t.environmentId, t.name),
+    // Every tenant query and the services and domains quota counts filter by organization.
+    index("service_org").on(t.orgId),
     foreignKey({ name: "service_app_environment", columns: [t.appId, t.environmentId], foreignColumns: [app.id, app.environmentId] }),
   ],
 );
