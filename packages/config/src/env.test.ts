@@ -74,6 +74,12 @@ describe("envSchema", () => {
     expect(() => parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "lots" }, "the web app")).toThrow(/LEVELRAIL_QUOTA_APPS/);
   });
 
+  it("keeps at least the live release's image and its rollback target's, and bounds the pull deadline", () => {
+    expect(parseEnv(envSchema, { LEVELRAIL_IMAGE_KEEP_RELEASES: "2", LEVELRAIL_PULL_TIMEOUT_SECONDS: "30" }, "a test")).toMatchObject({ LEVELRAIL_IMAGE_KEEP_RELEASES: 2, LEVELRAIL_PULL_TIMEOUT_SECONDS: 30 });
+    expect(() => parseEnv(envSchema, { LEVELRAIL_IMAGE_KEEP_RELEASES: "1" }, "the worker")).toThrow(/LEVELRAIL_IMAGE_KEEP_RELEASES: must be at least 2/);
+    expect(() => parseEnv(envSchema, { LEVELRAIL_PULL_TIMEOUT_SECONDS: "0" }, "the worker")).toThrow(/LEVELRAIL_PULL_TIMEOUT_SECONDS/);
+  });
+
   it("names every wrong variable at once", () => {
     const run = () =>
       parseEnv(

@@ -66,7 +66,8 @@ export const envSchema = z.object({
   /** How long one image pull may take before the worker cancels it and fails the deploy. */
   LEVELRAIL_PULL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   /** How many of each service's last succeeded releases keep their image (rollback targets) when pulled images are collected. */
-  LEVELRAIL_IMAGE_KEEP_RELEASES: z.coerce.number().int().min(1).max(100).default(3),
+  // At least 2: the live release and the one a rollback goes back to.
+  LEVELRAIL_IMAGE_KEEP_RELEASES: z.coerce.number().int().min(2, "must be at least 2 (the live release and its rollback target)").max(100).default(3),
   /** Prometheus metrics on 127.0.0.1. */
   LEVELRAIL_METRICS_PORT: port.default(9464),
   /** Who may create organizations through the API: `owners` (operators who own one already), `anyone`, `none`. */
