@@ -189,8 +189,9 @@ export class FakeEngine implements Runtime {
     return c ? snapshot(c) : null;
   }
 
+  /** By reference, or by id as the engine also answers. */
   async imageId(ref: string): Promise<string | null> {
-    return this.images.get(ref) ?? null;
+    return this.images.get(ref) ?? ([...this.images.values()].includes(ref) ? ref : null);
   }
 
   async pullImage(ref: string, auth: RegistryAuth | null, onProgress: (p: PullProgress) => void): Promise<void> {

@@ -68,6 +68,7 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
   const redact = redactor([...secrets, ...(await registryPassword(o.registry, service))]);
   if (!observed.env.ok) return { desired, observed, redact };
   if (rel.imageId === null) observed.localImageId = await o.runtime.imageId(rel.spec.image);
+  else if (!observed.containers.some((c) => c.name === target)) observed.pinnedImageGone = (await o.runtime.imageId(rel.imageId)) === null;
   const net = await o.runtime.inspectNetwork(networkName(o.shortName, service.appId));
   // Only the app's own network (by its labels): one that merely has its name is never joined.
   observed.network = net?.gateway && isAppNetwork(net, o.shortName, service.appId) ? { name: net.name, gateway: net.gateway } : null;

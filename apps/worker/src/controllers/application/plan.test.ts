@@ -110,6 +110,12 @@ const beforeContainers: Row[] = [
   ["no image pinned, none on the engine: pull", desired({ imageId: null }), observed(), { kind: "pull", ref: "registry.example.com/shop:1.4.2", active: null }],
   ["no image pinned, a fixed tag on the engine: pin it, no pull", desired({ imageId: null }), observed({ localImageId: IMAGE_ID }), { kind: "pin-image", ref: IMAGE_REF, imageId: IMAGE_ID, active: null }],
   [":latest is pulled on every deploy even when present", desired({ imageId: null, spec: { image: "shop:latest" } }), observed({ localImageId: IMAGE_ID }), { kind: "pull", ref: "shop:latest" }],
+  ["the pinned image left the host before its container was made: fail naming it, the old one serves on", desired({ restartNonce: "n1" }), observed({ containers: [old()], pinnedImageGone: true }), {
+    kind: "fail",
+    message: `image ${IMAGE_ID} (${IMAGE_REF}), which this release runs, is no longer on this host; deploy ${IMAGE_REF} again to pull it`,
+    remove: null,
+    active: old(),
+  }],
   ["no app network yet", desired(), observed({ network: null }), { kind: "ensure-network" }],
   ["an older release's hook container is a leftover", desired(), observed({ containers: [old()], hookContainers: [container(`${OLD}-pre-deploy`, { role: "pre-deploy", release: "rel-1" })] }), { kind: "remove-leftovers", remove: [container(`${OLD}-pre-deploy`, { role: "pre-deploy", release: "rel-1" })] }],
   ["a hook container of the same name made by another release is a leftover", desired({ spec: { hooks: HOOKS } }), observed({ hookContainers: [container(PRE, { role: "pre-deploy", release: "rel-0" })] }), { kind: "remove-leftovers" }],

@@ -34,6 +34,8 @@ export interface Observed {
   env: EnvObservation | null;
   /** The engine's image id for the release's ref, read only while the release has none pinned. */
   localImageId: string | null;
+  /** The release pins an image id the engine no longer has, and its container is still to be made. */
+  pinnedImageGone?: boolean;
   /** The app network; null when missing or not needed. */
   network: { name: string; gateway: string } | null;
   /** Latest readiness probe per container id (from the prober manager). */
@@ -170,6 +172,12 @@ export function plan(d: Desired, o: Observed): Step {
   });
 
   if (!target) {
+    // Removed from the host since it was pinned (by hand, or collected): an exact image id cannot be
+    // pulled again by its tag, which may name another image by now.
+    if (o.pinnedImageGone) {
+      const message = `image ${pinned} (${image}), which this release runs, is no longer on this host; deploy ${image} again to pull it`;
+      return { kind: "fail", message, remove: null, logsOf: null, active: othersServing };
+    }
     const stopFirst = rel.spec.strategy === "recreate" ? others : [];
     return {
       kind: "create",

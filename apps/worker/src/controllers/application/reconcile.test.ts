@@ -290,6 +290,15 @@ describe("application controller: a live release's container crashes (the engine
     await t.converge();
     expect(t.engine.get(NEW)).toMatchObject({ state: "running", restartPolicy: "unless-stopped" });
   });
+
+  it("removed by hand with its image: fails naming the image instead of retrying a create the engine refuses", async () => {
+    const { t } = live();
+    await t.engine.removeContainer(NEW);
+    t.engine.images.delete(IMAGE_REF);
+    await t.converge();
+    expect(t.engine.get(NEW)).toBeUndefined();
+    expect(t.store.status).toMatchObject({ phase: "failed", message: `image ${IMAGE_ID} (${IMAGE_REF}), which this release runs, is no longer on this host; deploy ${IMAGE_REF} again to pull it` });
+  });
 });
 
 describe("application controller: nothing to run", () => {

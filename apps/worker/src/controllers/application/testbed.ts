@@ -215,7 +215,9 @@ export function testbed(o: TestbedOptions = {}) {
     },
     /** The release that ran as an earlier pass left it: its container live (unless-stopped), the mesh on it. */
     live(name = OLD, releaseId = "rel-1") {
-      engine.images.set(OLD_REF, OLD_IMAGE_ID);
+      // A live container's image is on the engine.
+      if (name === NEW) engine.images.set(IMAGE_REF, IMAGE_ID);
+      else engine.images.set(OLD_REF, OLD_IMAGE_ID);
       return engine.add({
         name,
         labels: labelsOf(releaseId),
