@@ -108,11 +108,7 @@ export async function assertQuota(ctx: Pick<Ctx, "quotas">, tx: Tx, orgId: strin
 export async function assertDomainQuota(ctx: Pick<Ctx, "quotas">, tx: Tx, orgId: string, serviceId: string, next: number): Promise<void> {
   await lockOrganization(tx, orgId);
   const [own] = await tx.select({ domains: service.domains }).from(service).where(eq(service.id, serviceId));
-  const adding = next - (own?.domains.length ?? 0);
-  if (adding <= 0) return;
-  const { domains } = await effectiveQuotas(tx, orgId, ctx.quotas);
-  const used = await counters.domains(tx, orgId);
-  if (used + adding > domains.limit) throw exceeded("domains", domains.limit, used, adding);
+  await assertQuota(ctx, tx, orgId, { domains: next - (own?.domains.length ?? 0) });
 }
 
 /** Limits and use of one organization. */
