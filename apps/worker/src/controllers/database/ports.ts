@@ -1,0 +1,83 @@
+import type { Readable } from "node:stream";
+
+/**
+ * The seams of the database controller. An engine (PostgreSQL today; MySQL or Redis later) is one
+ * module implementing `DatabaseEngine`; where backups go is one `ObjectStore`. The controller
+ * composes them and never knows which engine or which S3 server it drives.
+ */
+
+/** How the product logs into a managed database (the password is never logged or returned). */
+export interface DatabaseCredentials {
+  user: string;
+  password: string;
+  /** The database inside the server the apps use (PostgreSQL: `POSTGRES_DB`). */
+  database: string;
+}
+
+/**
+ * What a database holds, compared between a source and its restore: every table's exact row count
+ * and the schema (one line per column, constraint and index, sorted), both read in one snapshot.
+ */
+export interface Inventory {
+  /** `schema.table` → rows. */
+  tables: Record<string, number>;
+  /** Sorted description lines; equal lines mean equal schemas. */
+  schema: string[];
+}
+
+/** A read snapshot held open while a dump is taken from it (PostgreSQL: `pg_export_snapshot()`). */
+export interface HeldSnapshot {
+  /** What the dump is told to read (PostgreSQL: the exported snapshot's id). */
+  id: string;
+  /** The inventory counted inside that very snapshot. */
+  inventory: Inventory;
+  /** Ends the snapshot's transaction and session; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** A process's output streaming out of a container, and how it ended. */
+export interface OutputStream {
+  /** The process's stdout, as bytes (never buffered whole). */
+  stdout: Readable;
+  /** Exit code once the process ended, with the last few KiB of stderr (for the failure's reason). */
+  done: Promise<{ exitCode: number; stderrTail: string }>;
+}
+
+export interface DatabaseEngine {
+  readonly engine: "postgres";
+  /** The image a version runs by default (`postgres:<version>`). */
+  defaultImage(version: string): string;
+  readonly port: number;
+  /** Where the data volume is mounted in the container. */
+  readonly dataPath: string;
+  /** The container's env (`KEY=value`) making a fresh volume into a server with these credentials. */
+  containerEnv(creds: DatabaseCredentials): string[];
+  /** The URL an attached service gets, `host` resolving on its app network. */
+  connectionUrl(creds: DatabaseCredentials, host: string): string;
+  /** Whether the server in the container accepts connections over TCP now (one quick check). */
+  ready(containerId: string, creds: DatabaseCredentials): Promise<boolean>;
+  /** Opens a snapshot and counts its inventory; the caller must `close()` it. */
+  holdSnapshot(containerId: string, creds: DatabaseCredentials): Promise<HeldSnapshot>;
+  /** Starts a dump of exactly that snapshot (PostgreSQL: `pg_dump -Fc --snapshot`), streamed. */
+  dump(containerId: string, creds: DatabaseCredentials, snapshotId: string): Promise<OutputStream>;
+  /** Restores a dump read from `input` into the (empty) server; rejects with the engine's reason. */
+  restore(containerId: string, creds: DatabaseCredentials, input: Readable): Promise<void>;
+  /** The inventory of the server as it is now (after a restore). */
+  inventory(containerId: string, creds: DatabaseCredentials): Promise<Inventory>;
+}
+
+/** One S3-compatible backup target, opened with its (unsealed) credentials. */
+export interface ObjectStore {
+  /**
+   * Streams `body` to `key` (multipart: memory stays bounded whatever the size) and returns its size
+   * and sha256, computed while streaming. Rejects with the target's reason (never a credential); an
+   * aborted or failed upload leaves no object behind. `signal` aborts it.
+   */
+  upload(key: string, body: Readable, signal?: AbortSignal): Promise<{ sizeBytes: number; sha256: string }>;
+  /** The object's bytes, streamed; rejects with the target's reason (missing object, refused, down). */
+  download(key: string): Promise<Readable>;
+  /** Removes the object; a missing one is fine. */
+  remove(key: string): Promise<void>;
+  /** Whether the object exists (HEAD). */
+  exists(key: string): Promise<boolean>;
+}
