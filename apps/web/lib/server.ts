@@ -22,6 +22,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_INGRESS_HTTP_PORT: true,
     LEVELRAIL_ORG_CREATION: true,
     LEVELRAIL_MAX_ORGS_PER_OPERATOR: true,
+    LEVELRAIL_SHORT_NAME: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -42,6 +43,8 @@ export interface Server {
   orgCreation: OrgCreationPolicy;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`), for every verb's `Ctx`. */
   quotas: QuotaLimits;
+  /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
+  shortName: string;
 }
 
 function build(): Server {
@@ -63,6 +66,7 @@ function build(): Server {
     trustedOrigins,
     orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
     quotas: quotaDefaults(env),
+    shortName: env.LEVELRAIL_SHORT_NAME,
   };
 }
 

@@ -14,6 +14,8 @@ export interface Ctx {
   panelHost?: string;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`); unset: their documented defaults (DEFAULT_QUOTAS). */
   quotas?: QuotaLimits;
+  /** `LEVELRAIL_SHORT_NAME`, the prefix of Docker object names (a database's volumes); unset: `levelrail`. */
+  shortName?: string;
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */

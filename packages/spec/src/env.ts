@@ -52,8 +52,8 @@ export interface StorageStore {
   storageTarget(orgId: string, id: string): Promise<StorageTarget | null>;
 }
 export interface DatabaseStore {
-  /** Connection URL of the organization's managed database, or null. */
-  databaseUrl(orgId: string, name: string): Promise<string | null>;
+  /** Connection URL of the managed database of that name in the service's environment, or null. */
+  databaseUrl(target: { orgId: string; environmentId: string }, name: string): Promise<string | null>;
 }
 
 /**
@@ -117,8 +117,8 @@ export async function resolveEnv(target: EnvTarget, stores: EnvStores): Promise<
     }
     const vars: Record<string, string> = {};
     for (const [key, { from }] of dbKeys) {
-      const url = await stores.databases.databaseUrl(target.orgId, from);
-      if (url === null) throw new UnresolvableError(`database ${from} (for ${key}) does not exist`);
+      const url = await stores.databases.databaseUrl(target, from);
+      if (url === null) throw new UnresolvableError(`database ${from} (for ${key}) does not exist in this environment`);
       vars[key] = url;
     }
     tiers.push(["database", vars]);

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, parseKey, serviceKey } from "./keys";
+import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, backupKey, databaseKey, formatKey, parseKey, serviceKey } from "./keys";
 
 describe("reconcile keys", () => {
   it.each<[ReconcileKey, string]>([
     [serviceKey("0b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"), "service:0b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"],
+    [databaseKey("1b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"), "database:1b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"],
+    [backupKey("2b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"), "backup:2b6f1c9e-7d1a-4c55-9a51-3f1d2c7b8e90"],
     [INGRESS_KEY, "ingress"],
     [NETWORKS_KEY, "networks"],
     [IMAGES_KEY, "images"],
@@ -12,7 +14,7 @@ describe("reconcile keys", () => {
     expect(parseKey(wire)).toEqual(key);
   });
 
-  it.each(["", "service:", "service:a b", "Ingress", "app:x", `service:${"x".repeat(65)}`])("ignores %j", (wire) => {
+  it.each(["", "service:", "service:a b", "Ingress", "app:x", "database:", "backup:a/b", `service:${"x".repeat(65)}`])("ignores %j", (wire) => {
     expect(parseKey(wire)).toBeNull();
   });
 });

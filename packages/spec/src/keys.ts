@@ -3,18 +3,30 @@
  * with `formatKey`, the worker parses with `parseKey` and routes with one exhaustive switch.
  * A service's key carries its id, never its name (names are unique only within an environment).
  */
-export type ReconcileKey = { kind: "service"; id: string } | { kind: "ingress" } | { kind: "networks" } | { kind: "images" };
+export type ReconcileKey =
+  | { kind: "service"; id: string }
+  | { kind: "database"; id: string }
+  | { kind: "backup"; id: string }
+  | { kind: "ingress" }
+  | { kind: "networks" }
+  | { kind: "images" };
 
 export const serviceKey = (id: string): ReconcileKey => ({ kind: "service", id });
+/** A managed database: its container, volumes, attachments, schedule and restores. */
+export const databaseKey = (id: string): ReconcileKey => ({ kind: "database", id });
+/** One backup run (or its verification again). */
+export const backupKey = (id: string): ReconcileKey => ({ kind: "backup", id });
 export const INGRESS_KEY: ReconcileKey = { kind: "ingress" };
 export const NETWORKS_KEY: ReconcileKey = { kind: "networks" };
 export const IMAGES_KEY: ReconcileKey = { kind: "images" };
 
-/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `ingress`, `networks`, `images`. */
+/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `ingress`, `networks`, `images`. */
 export function formatKey(key: ReconcileKey): string {
   switch (key.kind) {
     case "service":
-      return `service:${key.id}`;
+    case "database":
+    case "backup":
+      return `${key.kind}:${key.id}`;
     case "ingress":
     case "networks":
     case "images":
@@ -27,8 +39,10 @@ export function parseKey(text: string): ReconcileKey | null {
   if (text === "ingress") return INGRESS_KEY;
   if (text === "networks") return NETWORKS_KEY;
   if (text === "images") return IMAGES_KEY;
-  const m = /^service:([A-Za-z0-9_-]{1,64})$/.exec(text);
-  return m ? serviceKey(m[1]!) : null;
+  const m = /^(service|database|backup):([A-Za-z0-9_-]{1,64})$/.exec(text);
+  if (!m) return null;
+  const id = m[2]!;
+  return m[1] === "service" ? serviceKey(id) : m[1] === "database" ? databaseKey(id) : backupKey(id);
 }
 
 const SERVICE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

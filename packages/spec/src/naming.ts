@@ -15,6 +15,8 @@ export const Labels = {
   role: "levelrail.role",
   /** The short name of the installation that owns the object, so two installations can share an engine. */
   instance: "levelrail.instance",
+  /** The managed database a container or volume belongs to (its id). */
+  database: "levelrail.database",
 } as const;
 
 export const DEFAULT_SHORT_NAME = "levelrail";
@@ -124,4 +126,47 @@ export function meshZone(shortName: string): string {
 /** `<service>.<app>.<short>.internal`: resolves to the service's active container only. */
 export function meshName(shortName: string, app: string, service: string): string {
   return `${service}.${app}.${meshZone(shortName)}`;
+}
+
+/** What a managed database's containers are for: the server itself, a restore filling a fresh volume, a backup's throwaway restore. */
+export const DatabaseRoles = { database: "database", restore: "database-restore", verify: "backup-verify" } as const;
+export type DatabaseRole = (typeof DatabaseRoles)[keyof typeof DatabaseRoles];
+
+/** The inputs of a database container's name: which database, which image, which volume. */
+export interface DatabaseContainerKey {
+  databaseId: string;
+  image: string;
+  volume: string;
+}
+
+/** `<short>-db-<name>-<hash>`: the hash covers the database's id, image and volume (a restore that replaces the data makes a new container). */
+export function databaseContainerName(shortName: string, name: string, k: DatabaseContainerKey): string {
+  const hash = createHash("sha256").update(`${k.databaseId}\n${k.image}\n${k.volume}`).digest("hex").slice(0, 12);
+  return `${shortName}-db-${name}-${hash}`;
+}
+
+/** `<short>-db-<name>-<purpose>-<first 8 of an id>`: a restore's or a verification's one-off container. */
+export function databaseHelperName(shortName: string, name: string, purpose: "restore" | "verify", id: string): string {
+  return `${shortName}-db-${name}-${purpose}-${id.slice(0, 8)}`;
+}
+
+/** `<short>-db-<databaseId>`: a database's first volume; a restore that replaces the data adds `-<first 8 of the restore's id>`. */
+export function databaseVolumeName(shortName: string, databaseId: string, restoreId?: string): string {
+  return restoreId ? `${shortName}-db-${databaseId}-${restoreId.slice(0, 8)}` : `${shortName}-db-${databaseId}`;
+}
+
+/** The labels of every container and volume of a managed database, its role included (containers only). */
+export function databaseLabels(shortName: string, db: { databaseId: string; environmentId: string }, role?: DatabaseRole): Record<string, string> {
+  return {
+    [Labels.managed]: "true",
+    [Labels.instance]: shortName,
+    [Labels.database]: db.databaseId,
+    [Labels.environment]: db.environmentId,
+    ...(role ? { [Labels.role]: role } : {}),
+  };
+}
+
+/** Docker label filter selecting every container or volume of one database. */
+export function databaseFilter(shortName: string, databaseId: string): string[] {
+  return [...instanceFilter(shortName), `${Labels.database}=${databaseId}`];
 }

@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { backupTarget } from "@levelrail/db/schema/config";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { service } from "@levelrail/db/schema/services";
 import { backupTargetInput } from "@levelrail/spec/config";
 import { LevelrailError } from "@levelrail/spec/errors";
@@ -38,6 +39,13 @@ export async function deleteBackupTarget({ ctx, id }: { ctx: Ctx; id: string }) 
   await ctx.db.transaction(async (tx) => {
     const users = await tx.select({ name: service.name }).from(service).where(and(eq(service.storageTargetId, id), inArray(service.orgId, scope(ctx))));
     if (users.length) throw new LevelrailError("conflict", `backup target is attached to ${users.map((u) => u.name).join(", ")}; detach it first`);
+    const schedules = await tx
+      .select({ name: managedDatabase.name })
+      .from(managedDatabase)
+      .where(and(eq(managedDatabase.scheduleTargetId, id), inArray(managedDatabase.orgId, scope(ctx))));
+    if (schedules.length) {
+      throw new LevelrailError("conflict", `backup target is used by the backup schedule of database ${schedules.map((d) => d.name).join(", ")}; change that schedule first`);
+    }
     const gone = await tx.delete(backupTarget).where(and(eq(backupTarget.id, id), inArray(backupTarget.orgId, scope(ctx)))).returning({ id: backupTarget.id });
     if (!gone.length) throw new LevelrailError("not_found", "backup target not found");
   });

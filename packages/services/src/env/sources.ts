@@ -1,9 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { backupTarget, envVar, type EnvScope, registryCredential, secret } from "@levelrail/db/schema/config";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { environment } from "@levelrail/db/schema/orgs";
 import { service } from "@levelrail/db/schema/services";
 import type { Keyring } from "@levelrail/secrets";
+import { postgresUrl } from "@levelrail/spec/database";
 import { type EnvStores, type EnvTarget, type TierEnvStore, UnresolvableError } from "@levelrail/spec/env";
 
 /** What sealing and fingerprinting need; built once per process from the master key. */
@@ -21,7 +23,7 @@ export function tierStore(db: Db, scope: EnvScope): TierEnvStore {
   };
 }
 
-/** Every store env resolution can use, on PostgreSQL. Managed databases do not exist yet, so attachments fail loudly. */
+/** Every store env resolution can use, on PostgreSQL. */
 export function pgEnvStores(db: Db, keyring: Keyring): EnvStores & { registryAuth: RegistryAuthStore["registryAuth"] } {
   return {
     organizationEnv: tierStore(db, "organization"),
@@ -52,6 +54,24 @@ export function pgEnvStores(db: Db, keyring: Keyring): EnvStores & { registryAut
           throw new UnresolvableError(`the secret key of storage target ${t.name} cannot be decrypted with the configured master key`);
         }
         return { endpoint: t.endpoint, bucket: t.bucket, region: t.region, accessKey: t.accessKey, secretKey };
+      },
+    },
+    databases: {
+      // The database of that name in the service's own environment (and organization): never another's.
+      async databaseUrl(target, name) {
+        const [d] = await db
+          .select({ name: managedDatabase.name, username: managedDatabase.username, passwordSealed: managedDatabase.passwordSealed })
+          .from(managedDatabase)
+          .where(and(eq(managedDatabase.environmentId, target.environmentId), eq(managedDatabase.orgId, target.orgId), eq(managedDatabase.name, name)));
+        if (!d) return null;
+        let password: string;
+        try {
+          password = keyring.open(d.passwordSealed);
+        } catch {
+          throw new UnresolvableError(`the password of database ${d.name} cannot be decrypted with the configured master key`);
+        }
+        // Its name is its alias on every app network it is attached to.
+        return postgresUrl({ user: d.username, password, database: d.name }, d.name);
       },
     },
     async registryAuth(orgId, id) {

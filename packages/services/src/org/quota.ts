@@ -6,6 +6,7 @@ import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { DEFAULT_QUOTAS, QUOTA_KINDS, type QuotaKind, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 import { isUuid } from "@levelrail/spec/rules";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { type Ctx, MAX_LIST_ROWS, bounded, orgOf, parse } from "../context";
 
 /**
@@ -47,9 +48,7 @@ const counters: Record<QuotaKind, (db: Reader, orgId: string) => Promise<number>
   services: async (db, orgId) => one(await db.select({ n: count() }).from(service).where(eq(service.orgId, orgId))),
   domains: async (db, orgId) =>
     one(await db.select({ n: sql<number>`coalesce(sum(jsonb_array_length(${service.domains})), 0)::int` }).from(service).where(eq(service.orgId, orgId))),
-  // Managed databases (issue 13) count here once their table exists; creating one then calls
-  // `assertQuota(ctx, tx, orgId, { databases: 1 })` in its transaction.
-  databases: async () => 0,
+  databases: async (db, orgId) => one(await db.select({ n: count() }).from(managedDatabase).where(eq(managedDatabase.orgId, orgId))),
 };
 
 /** Each kind's limit for one organization, and whether it is the organization's own or the default. */

@@ -3,11 +3,13 @@ import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { envVar, secret } from "@levelrail/db/schema/config";
 import { environment, project } from "@levelrail/db/schema/orgs";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, parse, uniquely } from "../context";
+import { insertDatabase, tearDownDatabases } from "../database/write";
 import { assertQuota } from "../org/quota";
 import { deployService } from "../release/deploy";
 import { type EnvironmentView, findEnvironment, getProject, toEnvironmentView } from "./list";
@@ -61,6 +63,11 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
   const services = await tx.select().from(service).where(and(eq(service.environmentId, from.id), eq(service.orgId, from.orgId)));
   // All or nothing: over a quota, the whole clone (the environment included) is refused.
   await assertQuota(ctx, tx, to.orgId, { apps: apps.length, services: services.length });
+  // Databases are created empty (same engine, version and image; no schedule): attachments resolve by name.
+  const dbs = await tx.select().from(managedDatabase).where(and(eq(managedDatabase.environmentId, from.id), eq(managedDatabase.orgId, from.orgId)));
+  for (const d of dbs) {
+    await insertDatabase(ctx, tx, { orgId: to.orgId, environmentId: to.id, name: d.name, engine: d.engine, version: d.version, image: d.image, backupSchedule: null });
+  }
   const appIds = new Map<string, string>();
   for (const a of apps) {
     const [copy] = await tx.insert(app).values({ orgId: to.orgId, environmentId: to.id, name: a.name }).returning({ id: app.id });
@@ -88,26 +95,30 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
 
 /**
  * Deletes an environment with everything in it: its services (the worker then removes their
- * containers), its apps (their networks go on the next cleanup pass), its tier vars and the record.
+ * containers), its apps (their networks go on the next cleanup pass), its databases (their volumes
+ * only with `dropData`), its tier vars and the record.
  */
-export async function deleteEnvironment({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<void> {
+export async function deleteEnvironment({ ctx, envId, dropData = false }: { ctx: Ctx; envId: string; dropData?: boolean }): Promise<void> {
   const env = await findEnvironment(ctx, envId);
-  await ctx.db.transaction((tx) => removeEnvironments(tx, [env]));
+  await ctx.db.transaction((tx) => removeEnvironments(tx, [env], dropData));
 }
 
 /** Deletes a project with its environments (as deleteEnvironment does each) and its tier vars. */
-export async function deleteProject({ ctx, projectId }: { ctx: Ctx; projectId: string }): Promise<void> {
+export async function deleteProject({ ctx, projectId, dropData = false }: { ctx: Ctx; projectId: string; dropData?: boolean }): Promise<void> {
   const p = await getProject(ctx, projectId);
   await ctx.db.transaction(async (tx) => {
     const envs = await tx.select().from(environment).where(and(eq(environment.projectId, p.id), eq(environment.orgId, p.orgId)));
-    await removeEnvironments(tx, envs);
+    await removeEnvironments(tx, envs, dropData);
     await tx.delete(envVar).where(and(eq(envVar.scope, "project"), eq(envVar.scopeId, p.id), eq(envVar.orgId, p.orgId)));
     await tx.delete(project).where(and(eq(project.id, p.id), eq(project.orgId, p.orgId)));
   });
 }
 
-async function removeEnvironments(tx: Tx, envs: EnvironmentRow[]): Promise<void> {
+async function removeEnvironments(tx: Tx, envs: EnvironmentRow[], dropData: boolean): Promise<void> {
   for (const env of envs) {
+    // Their containers go; their data only when asked (`?dropData=true`).
+    const dbs = await tx.select({ id: managedDatabase.id }).from(managedDatabase).where(and(eq(managedDatabase.environmentId, env.id), eq(managedDatabase.orgId, env.orgId)));
+    await tearDownDatabases(tx, dbs.map((d) => d.id), dropData);
     const gone = await tx
       .delete(service)
       .where(and(eq(service.environmentId, env.id), eq(service.orgId, env.orgId)))

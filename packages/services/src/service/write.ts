@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { notifyDesired } from "@levelrail/db/notify";
 import { backupTarget, registryCredential } from "@levelrail/db/schema/config";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
@@ -8,11 +9,29 @@ import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/s
 import { findApp } from "../app/app";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertDomainQuota, assertQuota } from "../org/quota";
+import { wakeDatabases } from "../database/write";
 import { findEnvironment } from "../project/list";
 import { findService, serviceView } from "./view";
 
 /** Attachments must name an object of the service's own organization: 400 naming the field otherwise. */
-async function checkAttachments(ctx: Ctx, orgId: string, refs: { storageTargetId?: string | null | undefined; registryCredentialId?: string | null | undefined }) {
+async function checkAttachments(
+  ctx: Ctx,
+  at: { orgId: string; environmentId: string },
+  refs: { storageTargetId?: string | null | undefined; registryCredentialId?: string | null | undefined; databaseEnv?: Record<string, { from: string }> | undefined },
+) {
+  const orgId = at.orgId;
+  const wanted = [...new Set(Object.values(refs.databaseEnv ?? {}).map((v) => v.from))];
+  if (wanted.length) {
+    // Only this environment's databases: whether one of that name exists elsewhere is not said.
+    const found = await ctx.db
+      .select({ name: managedDatabase.name })
+      .from(managedDatabase)
+      .where(and(eq(managedDatabase.environmentId, at.environmentId), eq(managedDatabase.orgId, orgId), inArray(managedDatabase.name, wanted)));
+    const missing = wanted.filter((n) => !found.some((f) => f.name === n));
+    if (missing.length) {
+      throw new LevelrailError("invalid_input", `databaseEnv: no database named ${missing.join(", ")} in this environment; create it first`, { field: "databaseEnv" });
+    }
+  }
   if (refs.storageTargetId) {
     const [t] = await ctx.db.select({ id: backupTarget.id }).from(backupTarget).where(and(eq(backupTarget.id, refs.storageTargetId), eq(backupTarget.orgId, orgId)));
     if (!t) throw new LevelrailError("invalid_input", "storageTargetId: no such backup target in this organization", { field: "storageTargetId" });
@@ -60,7 +79,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
     throw err;
   });
   const environmentId = env.id;
-  await checkAttachments(ctx, a.orgId, spec);
+  await checkAttachments(ctx, { orgId: a.orgId, environmentId }, spec);
   await checkDomains(ctx, spec.domains, null);
   const { name, app: _app, environmentId: _env, ...fields } = spec;
   const row = await uniquely("name", `service ${name}`, () =>
@@ -68,6 +87,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
       await assertQuota(ctx, tx, a.orgId, { services: 1, domains: fields.domains?.length ?? 0 });
       const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
       await notifyDesired(tx, serviceKey(r!.id));
+      await wakeDatabases(tx, environmentId, fields.databaseEnv);
       return r!;
     }),
   );
@@ -77,7 +97,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
 export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ServiceView> {
   const { service: s, appName } = await findService(ctx, envId, name);
   const patch = parse(servicePatch, input);
-  await checkAttachments(ctx, s.orgId, patch);
+  await checkAttachments(ctx, s, patch);
   await checkDomains(ctx, patch.domains, s.id);
   const row = await ctx.db.transaction(async (tx) => {
     if (patch.domains) await assertDomainQuota(ctx, tx, s.orgId, s.id, patch.domains.length);
@@ -88,6 +108,7 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
       .returning();
     // Nothing restarts (Deploy applies a change), but routes follow domains at once.
     await notifyDesired(tx, serviceKey(s.id));
+    if (patch.databaseEnv) await wakeDatabases(tx, s.environmentId, s.databaseEnv, patch.databaseEnv);
     return r!;
   });
   return serviceView(row, appName);
@@ -103,5 +124,6 @@ export async function deleteService({ ctx, envId, name }: { ctx: Ctx; envId: str
     if ((left?.n ?? 0) === 0) await tx.delete(app).where(and(eq(app.id, s.appId), eq(app.orgId, s.orgId)));
     await notifyDesired(tx, serviceKey(s.id));
     await notifyDesired(tx, NETWORKS_KEY);
+    await wakeDatabases(tx, s.environmentId, s.databaseEnv);
   });
 }

@@ -1,0 +1,163 @@
+import { and, asc, desc, eq, inArray, isNotNull, isNull, max, or, sql } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { backupTarget } from "@levelrail/db/schema/config";
+import { backup, databaseRestore, databaseStatus, databaseTeardown, databaseVolume, managedDatabase } from "@levelrail/db/schema/databases";
+import { service } from "@levelrail/db/schema/services";
+import type { Keyring } from "@levelrail/secrets";
+import type { BackupRecord, DatabaseStore } from "./controllers/database/store";
+
+type BackupRow = typeof backup.$inferSelect;
+const record = (b: BackupRow): BackupRecord => ({
+  id: b.id,
+  orgId: b.orgId,
+  databaseId: b.databaseId,
+  targetId: b.targetId,
+  status: b.status,
+  runner: b.runner,
+  scheduledFor: b.scheduledFor,
+  objectKey: b.objectKey,
+  sha256: b.sha256,
+  inventory: b.inventory,
+  verifyRequestedAt: b.verifyRequestedAt,
+  prunedAt: b.prunedAt,
+  createdAt: b.createdAt,
+});
+
+/** A foreign-key or missing-row race (the database was deleted meanwhile) is not an error of the pass. */
+const ignoreGone = (err: unknown) => {
+  if ((err as { cause?: { code?: string } }).cause?.code !== "23503") throw err;
+};
+
+/** The PostgreSQL side of the database controller. Passwords and secret keys are opened in memory only. */
+export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore {
+  return {
+    async database(id) {
+      const [d] = await db.select().from(managedDatabase).where(eq(managedDatabase.id, id));
+      if (!d) return null;
+      const apps = await db
+        .selectDistinct({ appId: service.appId })
+        .from(service)
+        .where(
+          and(
+            eq(service.environmentId, d.environmentId),
+            eq(service.orgId, d.orgId),
+            sql`exists (select 1 from jsonb_each(${service.databaseEnv}) e where e.value->>'from' = ${d.name})`,
+          ),
+        );
+      const removing = await db
+        .select({ name: databaseVolume.name })
+        .from(databaseVolume)
+        .where(and(eq(databaseVolume.databaseId, id), isNotNull(databaseVolume.removeRequestedAt)));
+      const [into] = await db
+        .select({ status: databaseRestore.status, message: databaseRestore.message })
+        .from(databaseRestore)
+        .where(and(eq(databaseRestore.databaseId, id), eq(databaseRestore.mode, "into")))
+        .orderBy(desc(databaseRestore.createdAt))
+        .limit(1);
+      return {
+        id: d.id,
+        orgId: d.orgId,
+        environmentId: d.environmentId,
+        name: d.name,
+        engine: d.engine,
+        version: d.version,
+        image: d.image,
+        credentials: { user: d.username, password: keyring.open(d.passwordSealed), database: d.name },
+        volume: d.volume,
+        backupSchedule: d.backupSchedule,
+        scheduleSince: d.scheduleSince,
+        attachedApps: apps.map((a) => a.appId).sort(),
+        volumesToRemove: removing.map((v) => v.name),
+        failedInto: into?.status === "failed" ? into.message : null,
+      };
+    },
+    async databaseIds() {
+      const ids = await db.select({ id: managedDatabase.id }).from(managedDatabase);
+      const gone = await db.select({ id: databaseTeardown.databaseId }).from(databaseTeardown);
+      return [...ids, ...gone].map((r) => r.id);
+    },
+    async teardown(id) {
+      const [t] = await db.select().from(databaseTeardown).where(eq(databaseTeardown.databaseId, id));
+      return t ? { dropData: t.dropData } : null;
+    },
+    async finishTeardown(id) {
+      await db.delete(databaseTeardown).where(eq(databaseTeardown.databaseId, id));
+    },
+    async setStatus(id, phase, message, container) {
+      const now = new Date();
+      await db
+        .insert(databaseStatus)
+        .values({ databaseId: id, phase, message, container, updatedAt: now })
+        .onConflictDoUpdate({ target: databaseStatus.databaseId, set: { phase, message, container, updatedAt: now } })
+        .catch(ignoreGone);
+    },
+    async pendingRestore(databaseId) {
+      const [r] = await db
+        .select()
+        .from(databaseRestore)
+        .where(and(eq(databaseRestore.databaseId, databaseId), eq(databaseRestore.status, "running")))
+        .orderBy(asc(databaseRestore.createdAt))
+        .limit(1);
+      return r ? { id: r.id, databaseId: r.databaseId, backupId: r.backupId, mode: r.mode, volume: r.volume, runner: r.runner } : null;
+    },
+    async updateRestore(id, p) {
+      await db
+        .update(databaseRestore)
+        .set({
+          ...(p.status ? { status: p.status } : {}),
+          ...(p.message !== undefined ? { message: p.message } : {}),
+          ...(p.runner !== undefined ? { runner: p.runner } : {}),
+          ...(p.finished ? { finishedAt: new Date() } : {}),
+        })
+        .where(eq(databaseRestore.id, id));
+    },
+    async switchVolume(databaseId, orgId, volume, previous) {
+      await db.transaction(async (tx) => {
+        await tx.update(managedDatabase).set({ volume, updatedAt: new Date() }).where(eq(managedDatabase.id, databaseId));
+        await tx.insert(databaseVolume).values({ name: previous, orgId, databaseId }).onConflictDoNothing();
+      });
+    },
+    async volumeRemoved(name) {
+      await db.delete(databaseVolume).where(eq(databaseVolume.name, name));
+    },
+    async backup(id) {
+      const [b] = await db.select().from(backup).where(eq(backup.id, id));
+      return b ? record(b) : null;
+    },
+    async updateBackup(id, patch) {
+      await db.update(backup).set(patch).where(eq(backup.id, id));
+    },
+    async openBackups(databaseId) {
+      const rows = await db
+        .select({ id: backup.id })
+        .from(backup)
+        .where(and(eq(backup.databaseId, databaseId), or(eq(backup.status, "running"), isNotNull(backup.verifyRequestedAt))));
+      return rows.map((r) => r.id);
+    },
+    async lastScheduledFor(databaseId) {
+      const [r] = await db.select({ at: max(backup.scheduledFor) }).from(backup).where(eq(backup.databaseId, databaseId));
+      return r?.at ?? null;
+    },
+    async insertScheduled(d, scheduledFor) {
+      const rows = await db
+        .insert(backup)
+        .values({ orgId: d.orgId, databaseId: d.databaseId, targetId: d.targetId, status: "running", step: "queued", message: "scheduled", scheduledFor })
+        .onConflictDoNothing()
+        .returning({ id: backup.id });
+      return rows[0]?.id ?? null;
+    },
+    async storedBackups(databaseId) {
+      const rows = await db
+        .select()
+        .from(backup)
+        .where(and(eq(backup.databaseId, databaseId), inArray(backup.status, ["verified", "unverified"]), isNull(backup.prunedAt), isNotNull(backup.objectKey)))
+        .orderBy(desc(backup.createdAt));
+      return rows.map((b) => ({ ...record(b), status: b.status as "verified" | "unverified" }));
+    },
+    async target(orgId, id) {
+      const [t] = await db.select().from(backupTarget).where(and(eq(backupTarget.id, id), eq(backupTarget.orgId, orgId)));
+      if (!t) return null;
+      return { id: t.id, name: t.name, endpoint: t.endpoint, bucket: t.bucket, region: t.region, accessKey: t.accessKey, secretKey: keyring.open(t.secretKeySealed) };
+    },
+  };
+}
