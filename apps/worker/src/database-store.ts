@@ -4,7 +4,7 @@ import { backupTarget } from "@levelrail/db/schema/config";
 import { backup, databaseRestore, databaseStatus, databaseTeardown, databaseVolume, managedDatabase } from "@levelrail/db/schema/databases";
 import { service } from "@levelrail/db/schema/services";
 import type { Keyring } from "@levelrail/secrets";
-import type { BackupRecord, DatabaseStore } from "./controllers/database/store";
+import type { AttachmentStore, BackupRecord, DatabaseStore } from "./controllers/database/store";
 
 type BackupRow = typeof backup.$inferSelect;
 const record = (b: BackupRow): BackupRecord => ({
@@ -29,8 +29,19 @@ const ignoreGone = (err: unknown) => {
 };
 
 /** The PostgreSQL side of the database controller. Passwords and secret keys are opened in memory only. */
-export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore {
+export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore & AttachmentStore {
   return {
+    async attachedTo(serviceId) {
+      const [s] = await db.select({ appId: service.appId, environmentId: service.environmentId, orgId: service.orgId, databaseEnv: service.databaseEnv }).from(service).where(eq(service.id, serviceId));
+      if (!s) return null;
+      const names = [...new Set(Object.values(s.databaseEnv).map((v) => v.from))];
+      if (!names.length) return { appId: s.appId, databases: [] };
+      const dbs = await db
+        .select({ id: managedDatabase.id, name: managedDatabase.name, image: managedDatabase.image, volume: managedDatabase.volume })
+        .from(managedDatabase)
+        .where(and(eq(managedDatabase.environmentId, s.environmentId), eq(managedDatabase.orgId, s.orgId), inArray(managedDatabase.name, names)));
+      return { appId: s.appId, databases: dbs };
+    },
     async database(id) {
       const [d] = await db.select().from(managedDatabase).where(eq(managedDatabase.id, id));
       if (!d) return null;

@@ -3,7 +3,9 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import { Labels } from "@levelrail/spec/naming";
 import { ContainerInformer } from "./containers/informer";
 import { describe } from "./describe";
@@ -11,6 +13,11 @@ import { httpProber } from "./controllers/application/ports";
 import { ProberManager } from "./controllers/application/prober";
 import { applicationController } from "./controllers/application/reconcile";
 import { caddyAdmin } from "./controllers/ingress/caddy";
+import { engineFor } from "./controllers/database/engines";
+import { s3ObjectStore } from "./controllers/database/object-store";
+import { databaseController } from "./controllers/database/reconcile";
+import { databaseAttacher } from "./controllers/database/server";
+import { pgDatabaseStore } from "./database-store";
 import type { IngressSettings } from "./controllers/ingress/desired";
 import { ingressController } from "./controllers/ingress/reconcile";
 import { imageCleanupController } from "./controllers/image-cleanup/reconcile";
@@ -64,6 +71,9 @@ export interface WorkerOptions {
  */
 export async function startWorker(o: WorkerOptions) {
   const store = pgServiceStore(o.db);
+  const databaseStore = pgDatabaseStore(o.db, o.keyring);
+  // This process: a backup still marked running by another one was cut short when that one stopped.
+  const runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const fleet = pgFleetStore(o.db);
   const metrics = workerMetrics();
   const dataPlane = new StatePublisher(o.dataPlaneStateFile);
@@ -113,6 +123,7 @@ export async function startWorker(o: WorkerOptions) {
   );
 
   const stores = pgEnvStores(o.db, o.keyring);
+  const serverDeps = { shortName: o.shortName, runtime: o.runtime, engine: engineFor(o.runtime) };
   // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
   const prober = new ProberManager({ prober: httpProber, intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
   const application: Runner = runner(
@@ -141,10 +152,24 @@ export async function startWorker(o: WorkerOptions) {
         },
       },
       pulls: fleet,
+      databases: databaseAttacher(serverDeps, (id) => databaseStore.attachedTo(id)),
     }),
     o.onEvent,
     // Slots are shared fairly across organizations: one with many services deploying does not starve another.
     serviceTenants((id) => store.orgOf(id)),
+  );
+  // Managed databases and their backups: one runner, its keys `database:<id>` and `backup:<id>`.
+  const databases: Runner = runner(
+    databaseController({
+      ...serverDeps,
+      store: databaseStore,
+      objects: s3ObjectStore,
+      runner: runnerId,
+      now: () => new Date(),
+      wake: (key) => databases.enqueue(key),
+      pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
+      log: o.log,
+    }),
   );
   const networks = runner(
     networkCleanupController({
@@ -173,6 +198,10 @@ export async function startWorker(o: WorkerOptions) {
         application.enqueue(formatKey(key));
         ingress?.enqueue(formatKey(INGRESS_KEY)); // domains may have changed
         return;
+      case "database":
+      case "backup":
+        databases.enqueue(formatKey(key));
+        return;
       case "networks":
         networks.enqueue(formatKey(key));
         return;
@@ -200,6 +229,8 @@ export async function startWorker(o: WorkerOptions) {
     // A service deleted while no worker ran: its data-plane entry goes.
     await dataPlane.retain(new Set(known));
     for (const id of ids) application.enqueue(formatKey(serviceKey(id)));
+    // Every database (and every deleted one still to tear down); their passes wake their open backups.
+    for (const id of await databaseStore.databaseIds()) route(databaseKey(id));
     route(NETWORKS_KEY);
     route(INGRESS_KEY);
   };
@@ -225,6 +256,7 @@ export async function startWorker(o: WorkerOptions) {
 
   return {
     application,
+    databases,
     networks,
     images,
     ingress,

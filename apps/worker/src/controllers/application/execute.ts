@@ -9,7 +9,7 @@ import type { SubnetPool } from "../../network/pool";
 import { type HookRecorder, runPostDeploy, runPreDeploy } from "./hooks";
 import { cachedImageAccess } from "./image";
 import type { Desired, Step } from "./plan";
-import type { ContainerIndex, DeployRecorder, DesiredRelease, DesiredService, PullRecorder, RegistryStore, StatusWriter } from "./ports";
+import type { ContainerIndex, DatabaseAttacher, DeployRecorder, DesiredRelease, DesiredService, PullRecorder, RegistryStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 import * as st from "./status";
 
@@ -26,6 +26,8 @@ export interface ExecuteDeps {
   prober: Pick<ProberManager, "register" | "forget">;
   deploys: DeployRecorder | undefined;
   pulls: PullRecorder | undefined;
+  /** Joins the managed databases a service attaches to its app's network before its containers start; absent: none. */
+  databases?: DatabaseAttacher | undefined;
   /** Used only while a started container has no address yet (it gets one as it starts). */
   probeIntervalMs: number;
   drainMs: number;
@@ -132,6 +134,8 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       return NEXT;
     case "create": {
       let active = step.active;
+      // Its databases answer on the app network before the hook (a migration) or the container needs them.
+      await x.databases?.attach(svc.id);
       if (step.preDeploy) {
         const argv = JSON.stringify(step.preDeploy.run.argv);
         await x.status.setStatus(svc.id, st.deploying(rel.spec.image, "pre-deploy", active?.name ?? null, `running the pre-deploy hook ${argv}`));

@@ -123,3 +123,12 @@ export interface PullRecorder {
   /** The pull brought `imageId` to the host as `ref` (it was not there under that reference before). */
   recordPull(imageId: string, ref: string): Promise<void>;
 }
+
+export interface DatabaseAttacher {
+  /**
+   * Connects the servers of the managed databases the service attaches to its app's network (under
+   * each database's name); rejects, naming the database, while one is not running yet, so the
+   * deploy waits for it instead of starting a container that cannot reach it.
+   */
+  attach(serviceId: string): Promise<void>;
+}

@@ -12,7 +12,7 @@ import { observe } from "./observe";
 import { passRuntime } from "./pass-runtime";
 import { redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
-import type { ContainerIndex, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
+import type { ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ApplicationControllerOptions {
@@ -51,6 +51,8 @@ export interface ApplicationControllerOptions {
   deploys: DeployRecorder | undefined;
   /** Where pulls that brought an image to the host are recorded; without one, nothing pulled is ever collected. */
   pulls: PullRecorder | undefined;
+  /** Joins a service's managed databases to its app network before its containers start; absent: none. */
+  databases?: DatabaseAttacher | undefined;
   now?: () => number;
 }
 

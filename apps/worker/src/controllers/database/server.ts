@@ -95,3 +95,26 @@ export async function attachDatabase(x: Pick<ServerDeps, "runtime">, c: ManagedC
   await x.runtime.disconnectNetwork("none", c.id).catch(() => {});
   await x.runtime.connectNetwork(network, c.id, [alias]);
 }
+
+/** One database a service attaches, as connecting it needs. */
+export type AttachedDatabase = Pick<DesiredDatabase, "id" | "name" | "image" | "volume">;
+
+/**
+ * The application controller's `DatabaseAttacher`: joins each database the service attaches to the
+ * service's app network; rejects (the deploy retries) while one has no running server.
+ */
+export function databaseAttacher(x: ServerDeps, attachedTo: (serviceId: string) => Promise<{ appId: string; databases: AttachedDatabase[] } | null>) {
+  return {
+    async attach(serviceId: string): Promise<void> {
+      const found = await attachedTo(serviceId);
+      if (!found) return;
+      const network = networkName(x.shortName, found.appId);
+      for (const d of found.databases) {
+        const want = serverName(x, d);
+        const server = (await containersOf(x, d.id, DatabaseRoles.database)).find((c) => c.name === want && c.state === "running");
+        if (!server) throw new Error(`database ${d.name} is not running yet; the deploy goes on once it is`);
+        await attachDatabase(x, server, network, d.name);
+      }
+    },
+  };
+}

@@ -103,3 +103,8 @@ export interface DatabaseStore {
   storedBackups(databaseId: string): Promise<(BackupRecord & { status: "verified" | "unverified" })[]>;
   target(orgId: string, id: string): Promise<TargetCredentials | null>;
 }
+
+/** The databases a service attaches (by its `databaseEnv`), in its environment, with its app. */
+export interface AttachmentStore {
+  attachedTo(serviceId: string): Promise<{ appId: string; databases: Pick<DesiredDatabase, "id" | "name" | "image" | "volume">[] } | null>;
+}
