@@ -1,10 +1,46 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import S3rver from "s3rver";
 import { startSigV4Front } from "./sigv4-front";
+
+/** Starts s3rver's own CLI in a child process (so its memory is not the test's) and reads its port. */
+async function spawnS3rver(dir: string, buckets: string[]): Promise<{ proc: ChildProcess; port: number }> {
+  const bin = createRequire(import.meta.url).resolve("s3rver/bin/s3rver.js");
+  const args = [bin, "-d", dir, "-a", "127.0.0.1", "-p", "0", "-s", "--no-vhost-buckets"];
+  for (const b of buckets) args.push("--configure-bucket", b);
+  const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`s3rver did not start in 20 s: ${output.slice(-2000)}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on [^:\s]+:(\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", onData);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`s3rver exited with ${String(code)}: ${output.slice(-2000)}`));
+    });
+  });
+  proc.stdout?.resume();
+  proc.stderr?.resume();
+  return { proc, port };
+}
+
+const stopProcess = (proc: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    proc.once("exit", () => resolve());
+    proc.kill("SIGTERM");
+  });
 
 export interface S3Server {
   /** `http://127.0.0.1:<port>`: path-style addressing (`<endpoint>/<bucket>/<key>`). */
@@ -21,10 +57,11 @@ export interface S3Server {
 }
 
 /**
- * A real S3-protocol server on loopback (the `s3rver` npm package), with `buckets` created, in a
- * temp dir, silent. A signature-checking front sits before it (see `sigv4-front.ts`), so a wrong
- * access key is refused with `InvalidAccessKeyId` and a wrong secret key with
- * `SignatureDoesNotMatch`, as a real target does.
+ * A real S3-protocol server on loopback (the `s3rver` npm package, its CLI in a child process), with
+ * `buckets` created, in a temp dir, silent. A front sits before it (see `sigv4-front.ts`) that checks
+ * signatures, so a wrong access key is refused with `InvalidAccessKeyId` and a wrong secret key with
+ * `SignatureDoesNotMatch` as a real target does, and that answers AbortMultipartUpload, which s3rver
+ * lacks (it keeps the parts and answers 405).
  */
 export async function startS3Server(opts: { buckets: string[] }): Promise<S3Server> {
   const dir = mkdtempSync(join(tmpdir(), "lr-s3-"));
@@ -32,24 +69,30 @@ export async function startS3Server(opts: { buckets: string[] }): Promise<S3Serv
   // signature with this secret, generated per server.
   const accessKey = "S3RVER";
   const secretKey = `s3-secret-${randomBytes(12).toString("hex")}`;
-  const s3rver = new S3rver({
-    address: "127.0.0.1",
-    port: 0,
-    silent: true,
-    directory: dir,
-    vhostBuckets: false,
-    configureBuckets: opts.buckets.map((name) => ({ name, configs: [] })),
-  });
+  let server: { proc: ChildProcess; port: number } | undefined;
   let front: { port: number; close(): Promise<void> } | undefined;
   try {
-    const { port: upstreamPort }: AddressInfo = await s3rver.run();
-    front = await startSigV4Front({ upstreamPort, accessKeyId: accessKey, secretAccessKey: secretKey });
+    server = await spawnS3rver(dir, opts.buckets);
+    front = await startSigV4Front({
+      upstreamPort: server.port,
+      accessKeyId: accessKey,
+      secretAccessKey: secretKey,
+      // s3rver keeps a multipart upload's parts in <dir>/<bucket>/._S3rver_uploads/<uploadId>/
+      abortMultipart(bucket, uploadId) {
+        if (!/^[0-9a-f]+$/.test(uploadId) || bucket.includes("..") || bucket.includes("/")) return false;
+        const path = join(dir, bucket, "._S3rver_uploads", uploadId);
+        if (!existsSync(path)) return false;
+        rmSync(path, { recursive: true, force: true });
+        return true;
+      },
+    });
   } catch (err) {
-    await s3rver.close().catch(() => undefined);
+    if (server) await stopProcess(server.proc);
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
   const started = front;
+  const { proc } = server;
   return {
     endpoint: `http://127.0.0.1:${started.port}`,
     region: "us-east-1",
@@ -64,7 +107,7 @@ export async function startS3Server(opts: { buckets: string[] }): Promise<S3Serv
     },
     async stop() {
       await started.close();
-      await s3rver.close().catch(() => undefined);
+      await stopProcess(proc);
       rmSync(dir, { recursive: true, force: true });
     },
   };

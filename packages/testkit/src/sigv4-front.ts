@@ -103,8 +103,17 @@ async function expectedSignature(req: IncomingMessage, auth: ParsedAuthorization
   return authorization ? parseAuthorization(authorization)?.signature : undefined;
 }
 
-/** Starts the front on a free loopback port, forwarding to `upstreamPort` on 127.0.0.1. */
-export async function startSigV4Front(opts: { upstreamPort: number; accessKeyId: string; secretAccessKey: string }): Promise<{ port: number; close(): Promise<void> }> {
+/**
+ * Starts the front on a free loopback port, forwarding to `upstreamPort` on 127.0.0.1.
+ * `abortMultipart` answers AbortMultipartUpload (`DELETE /<bucket>/<key>?uploadId=…`) for a server
+ * that lacks it (s3rver answers 405 and keeps the parts); it returns whether the upload existed.
+ */
+export async function startSigV4Front(opts: {
+  upstreamPort: number;
+  accessKeyId: string;
+  secretAccessKey: string;
+  abortMultipart?: (bucket: string, uploadId: string) => boolean;
+}): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const header = req.headers["authorization"];
@@ -117,6 +126,19 @@ export async function startSigV4Front(opts: { upstreamPort: number; accessKeyId:
       const expected = await expectedSignature(req, auth, opts.secretAccessKey);
       if (expected !== auth.signature) {
         return refuse(req, res, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided. Check your key and signing method.");
+      }
+      const url = new URL(req.url ?? "/", "http://front.invalid");
+      const uploadId = url.searchParams.get("uploadId");
+      if (req.method === "DELETE" && uploadId !== null && opts.abortMultipart) {
+        const bucket = decodeURIComponent(url.pathname.split("/")[1] ?? "");
+        req.resume();
+        if (opts.abortMultipart(bucket, uploadId)) {
+          res.writeHead(204).end();
+        } else {
+          res.writeHead(404, { "content-type": "application/xml" });
+          res.end(xmlError("NoSuchUpload", "The specified upload does not exist."));
+        }
+        return;
       }
       const up = httpRequest(
         { host: "127.0.0.1", port: opts.upstreamPort, method: req.method, path: req.url, headers: req.headers },

@@ -56,7 +56,7 @@ function classify(err: unknown): { code: string; message: string; status?: numbe
   if (typeof err !== "object" || err === null) return { code: "UnknownError", message: String(err), network: false };
   const meta = field(err, "$metadata");
   const status = typeof meta === "object" && meta !== null ? field(meta, "httpStatusCode") : undefined;
-  const message = str(field(err, "message")) ?? "";
+  const message = (str(field(err, "message")) ?? "").replace(/^@smithy\/node-http-handler - /, "");
   // Node's network errors carry `code`; an AggregateError (several addresses tried) carries it too.
   const sysCode = str(field(err, "code"));
   if (sysCode && NETWORK_CODES.has(sysCode)) return { code: sysCode, message, network: true };
