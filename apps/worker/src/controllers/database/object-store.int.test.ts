@@ -198,6 +198,35 @@ describe("s3ObjectStore against a real S3 server on loopback", () => {
     }
   });
 
+  it("a download whose reader pauses is not a stall; a target that stops sending mid-body is", async () => {
+    const store = s3ObjectStore(target, { idleTimeoutMs: 1000 });
+    const stored = await store.upload("lr/slow-reader.dump", bytes(3 * MiB, "slow"));
+    const body = await store.download("lr/slow-reader.dump");
+    await new Promise((r) => setTimeout(r, 2500)); // like a restore busy building an index
+    expect(await sha256Of(body)).toEqual({ sha256: stored.sha256, size: stored.sizeBytes });
+    await store.remove("lr/slow-reader.dump");
+
+    const sockets: Socket[] = [];
+    const stalling: Server = createServer((s) => {
+      sockets.push(s);
+      s.once("data", () => s.write("HTTP/1.1 200 OK\r\ncontent-length: 1000000\r\ncontent-type: application/octet-stream\r\n\r\n" + "x".repeat(100)));
+    });
+    await new Promise<void>((r) => stalling.listen(0, "127.0.0.1", r));
+    const { port } = stalling.address() as { port: number };
+    try {
+      const half = s3ObjectStore({ ...target, endpoint: `http://127.0.0.1:${port}` }, { idleTimeoutMs: 1000, maxAttempts: 1 });
+      const started = Date.now();
+      const err = await caught(sha256Of(await half.download("lr/x.dump")));
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as StorageError).reason).toBe("TimeoutError");
+      expect(err.message).toContain(`http://127.0.0.1:${port}`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => stalling.close(() => r()));
+    }
+  });
+
   it("an object corrupted on the server's disk downloads with a different sha256", async () => {
     const store = s3ObjectStore(target);
     const stored = await store.upload("lr/db/2026-01-01T00:00:00.000Z.dump", bytes(3 * MiB, "corrupt"));
