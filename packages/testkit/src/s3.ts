@@ -6,18 +6,40 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSigV4Front } from "./sigv4-front";
 
-/** Starts s3rver's own CLI in a child process (so its memory is not the test's) and reads its port. */
+/**
+ * Runs s3rver in a child process (so its memory is not the test's), which exits when its stdin
+ * closes: a test process that dies does not leave it behind. Prints `listening on <port>`.
+ */
+const CHILD = `
+const S3rver = require(process.argv[1]);
+const opts = JSON.parse(process.argv[2]);
+process.stdin.on("end", () => process.exit(0)).on("error", () => process.exit(0)).resume();
+new S3rver(opts).run().then(
+  (a) => console.log("listening on " + a.port),
+  (e) => { console.error(String(e && e.stack || e)); process.exit(1); },
+);
+`;
+
 async function spawnS3rver(dir: string, buckets: string[]): Promise<{ proc: ChildProcess; port: number }> {
-  const bin = createRequire(import.meta.url).resolve("s3rver/bin/s3rver.js");
-  const args = [bin, "-d", dir, "-a", "127.0.0.1", "-p", "0", "-s", "--no-vhost-buckets"];
-  for (const b of buckets) args.push("--configure-bucket", b);
-  const proc = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const main = createRequire(import.meta.url).resolve("s3rver");
+  const opts = {
+    address: "127.0.0.1",
+    port: 0,
+    silent: true,
+    directory: dir,
+    vhostBuckets: false,
+    configureBuckets: buckets.map((name) => ({ name, configs: [] })),
+  };
+  const proc = spawn(process.execPath, ["-e", CHILD, main, JSON.stringify(opts)], { stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`s3rver did not start in 20 s: ${output.slice(-2000)}`)), 20_000);
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`s3rver did not start in 20 s: ${output.slice(-2000)}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /listening on [^:\s]+:(\d+)/.exec(output);
+      const m = /listening on (\d+)/.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]));
