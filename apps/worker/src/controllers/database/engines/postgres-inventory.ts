@@ -60,24 +60,3 @@ export function parseInventory(lines: readonly string[]): Inventory {
   const tables = Object.fromEntries(Object.entries(parsed.data.tables).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { tables, schema: [...parsed.data.schema].sort() };
 }
-
-/**
- * How `actual` (a restore) differs from `expected` (the snapshot the dump was taken from), one
- * sentence per difference, tables first; empty when they are equal.
- */
-export function diffInventory(expected: Inventory, actual: Inventory): string[] {
-  const out: string[] = [];
-  for (const [table, rows] of Object.entries(expected.tables)) {
-    const got = actual.tables[table];
-    if (got === undefined) out.push(`table ${table} (${rows} rows) is missing from the restore`);
-    else if (got !== rows) out.push(`table ${table} has ${got} rows restored, ${rows} in the snapshot`);
-  }
-  for (const table of Object.keys(actual.tables)) {
-    if (!(table in expected.tables)) out.push(`table ${table} is in the restore only`);
-  }
-  const want = new Set(expected.schema);
-  const got = new Set(actual.schema);
-  for (const line of expected.schema) if (!got.has(line)) out.push(`schema: missing from the restore: ${line}`);
-  for (const line of actual.schema) if (!want.has(line)) out.push(`schema: in the restore only: ${line}`);
-  return out;
-}

@@ -1,7 +1,7 @@
 import { FakeEngine } from "@levelrail/docker/fake";
 import { describe, expect, it } from "vitest";
 import { connectionUrl, dbnameConninfo, isSnapshotId, postgresEngine, redact } from "./postgres";
-import { diffInventory, parseInventory } from "./postgres-inventory";
+import { parseInventory } from "./postgres-inventory";
 
 describe("connectionUrl", () => {
   it("percent-encodes user, password and database, so any character survives a URL parser", () => {
@@ -95,24 +95,5 @@ describe("parseInventory", () => {
     [[], "not JSON"],
   ])("refuses %j", (lines, message) => {
     expect(() => parseInventory(lines)).toThrow(message);
-  });
-});
-
-describe("diffInventory", () => {
-  const snap = { tables: { "public.a": 3, "public.b": 0 }, schema: ["column public.a id integer", "column public.b id integer"] };
-
-  it("is empty for equal inventories", () => {
-    expect(diffInventory(snap, structuredClone(snap))).toEqual([]);
-  });
-
-  it("names every difference: counts, missing and extra tables, schema lines either way", () => {
-    const restored = { tables: { "public.a": 2, "public.c": 1 }, schema: ["column public.a id bigint", "column public.b id integer"] };
-    expect(diffInventory(snap, restored)).toEqual([
-      "table public.a has 2 rows restored, 3 in the snapshot",
-      "table public.b (0 rows) is missing from the restore",
-      "table public.c is in the restore only",
-      "schema: missing from the restore: column public.a id integer",
-      "schema: in the restore only: column public.a id bigint",
-    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { Runtime } from "@levelrail/docker";
+import { postgresUrl, urlEncode as encode } from "@levelrail/spec/database";
 import type { DatabaseCredentials, DatabaseEngine, HeldSnapshot, Inventory, OutputStream } from "../ports";
 import { INVENTORY_SQL, parseInventory } from "./postgres-inventory";
 import { PsqlSession } from "./psql-session";
@@ -29,11 +30,9 @@ export function isSnapshotId(id: string): boolean {
   return SNAPSHOT_ID.test(id);
 }
 
-/** Percent-encodes everything but RFC 3986's unreserved characters (`encodeURIComponent` leaves `!'()*`). */
-const encode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 export function connectionUrl(creds: DatabaseCredentials, host: string): string {
-  return `postgres://${encode(creds.user)}:${encode(creds.password)}@${host}:${PORT}/${encode(creds.database)}`;
+  return postgresUrl(creds, host, PORT);
 }
 
 /**
