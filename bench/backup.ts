@@ -58,7 +58,7 @@ async function filledDatabase(name: string, mb: number) {
   const c = await serverOf(d.id);
   // ~1 KiB per row: 32 random hex md5s.
   const rows = Math.round((mb * MiB) / 1100);
-  await psql(c.id, name, `create table big (id int primary key, body text); insert into big select g, (select string_agg(md5(random()::text || g), '') from generate_series(1, 32)) from generate_series(1, ${rows}) g; create table small (id int); insert into small select generate_series(1, 1000)`);
+  await psql(c.id, name, `create table big (id int primary key, body text); insert into big select g, array_to_string(array(select md5(random()::text || g || i) from generate_series(1, 32) i), '') from generate_series(1, ${rows}) g; create table small (id int); insert into small select generate_series(1, 1000)`);
   const size = Number(await psql(c.id, name, "select pg_database_size(current_database())"));
   return { ...d, container: c, sizeBytes: size };
 }
@@ -68,13 +68,21 @@ async function product(name: string): Promise<{ ms: number; rssGrowthMiB: number
   global.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  let step = "queued";
+  const byStep: Record<string, number> = {};
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage().rss;
+    peak = Math.max(peak, rss);
+    byStep[step] = Math.max(byStep[step] ?? 0, rss);
+  }, 20);
   const t0 = performance.now();
   const b = await requestBackup({ ctx: s.ctx, envId: s.ctx.envId, name, input: { targetId: target } });
   const done = await waitFor(`backup of ${name}`, async () => {
     const x = await getBackup({ ctx: s.ctx, envId: s.ctx.envId, name, id: b.id });
+    step = x.step ?? step;
     return x.status !== "running" ? x : undefined;
   }, { timeoutMs: 900_000, intervalMs: 50 });
+  console.log(`  rss growth by step: ${Object.entries(byStep).map(([k, v]) => `${k} ${((v - before) / MiB).toFixed(1)} MiB`).join(", ")}`);
   const ms = performance.now() - t0;
   clearInterval(sampler);
   if (done.status !== "verified") throw new Error(`backup of ${name} ended ${done.status}: ${done.message}`);

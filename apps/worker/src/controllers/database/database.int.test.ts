@@ -25,6 +25,7 @@ import { runInside } from "../../../test/inside";
 let s: Awaited<ReturnType<typeof setupSuite>>;
 let s3: S3Server;
 let targetId: string;
+let worker: Awaited<ReturnType<typeof s.startWorker>>;
 const BUCKET = "backups";
 
 /** A service image that has psql: the PostgreSQL test image serving GET / and /healthz with busybox httpd. */
@@ -36,7 +37,7 @@ beforeAll(async () => {
   await ensureTestImage(s.runtime.docker, CLIENT);
   s3 = await startS3Server({ buckets: [BUCKET] });
   targetId = (await createBackupTarget({ ctx: s.ctx, input: { name: "local-s3", endpoint: s3.endpoint, bucket: BUCKET, region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey } })).id;
-  await s.startWorker({ probeIntervalMs: 100 });
+  worker = await s.startWorker({ probeIntervalMs: 100 });
 }, 240_000);
 
 afterAll(async () => {
@@ -116,6 +117,24 @@ describe("a managed database", () => {
     expect(Object.keys(c.addresses)).toContain(networkName(s.shortName, (await s.runtime.inspectContainer((await s.containers("web"))[0]!.id))!.labels[Labels.app]!));
     expect(d.attachedBy).toEqual([{ service: "web", app: "shop", key: "DATABASE_URL" }]);
   }, 180_000);
+
+  it("keeps its data on its volume when its container is removed behind its back, and across a worker restart", async () => {
+    const gone = await serverOf("shop-db");
+    await s.runtime.removeContainer(gone.id);
+    // The resync (or the next wake-up) recreates it on the same volume.
+    await worker.resync();
+    const back = await waitFor("a new server", async () => {
+      const c = await serverOf("shop-db").catch(() => null);
+      return c && c.id !== gone.id && (await database("shop-db")).phase === "running" ? c : undefined;
+    }, { timeoutMs: 120_000 });
+    expect(back.name).toBe(gone.name);
+    await waitFor("the service to reach it again", async () => (await viaService("web", "select count(*) from notes").catch(() => "")) === "3" || undefined, { timeoutMs: 60_000 });
+    await s.stopWorker();
+    worker = await s.startWorker({ probeIntervalMs: 100 });
+    await waitRunning("shop-db");
+    expect((await serverOf("shop-db")).id).toBe(back.id);
+    expect(await inServer("shop-db", "select string_agg(body, ',' order by id) from notes")).toBe("a,b,c");
+  }, 240_000);
 
   it("backs up now: the object is on the target with the recorded size and sha256, and the backup is verified by a restore", async () => {
     const asked = await requestBackup({ ctx: s.ctx, envId: s.ctx.envId, name: "shop-db", input: { targetId } });
