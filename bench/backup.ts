@@ -93,7 +93,7 @@ async function baseline(d: Awaited<ReturnType<typeof filledDatabase>>): Promise<
   const t0 = performance.now();
   const key = `baseline/${d.name}-${randomBytes(4).toString("hex")}.dump`;
   const dump = await runtime.execStream(d.container.id, ["pg_dump", "-Fc", "-U", "postgres", "-d", d.name], {});
-  await new Upload({ client, params: { Bucket: BUCKET, Key: key, Body: dump.stdout }, partSize: 8 * MiB, queueSize: 2 }).done();
+  await new Upload({ client, params: { Bucket: BUCKET, Key: key, Body: dump.stdout }, partSize: 5 * MiB, queueSize: 2 }).done();
   if ((await dump.done).exitCode !== 0) throw new Error("baseline pg_dump failed");
   // A plain restore into a fresh server of the same image, started the same way.
   const name = `${s.shortName}-bench-restore-${d.name}`;

@@ -11,7 +11,10 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter, isPreDeployContainer } from "@levelrail/spec/naming";
+import { getDatabase } from "@levelrail/services/database/view";
+import { createDatabase } from "@levelrail/services/database/write";
+import { Labels, databaseFilter, instanceFilter, isPreDeployContainer } from "@levelrail/spec/naming";
+import { POSTGRES_TEST_IMAGE, ensurePostgresImage } from "@levelrail/testkit/postgres-image";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
@@ -145,7 +148,7 @@ beforeAll(async () => {
   panel = new Panel(panelEnv);
   await panel.start();
   db = createDb(readFileSync(join(dataDir, "database.url"), "utf8").trim());
-  ctx = await seedOrg(db.db, "faults", testKit(masterKey));
+  ctx = { ...(await seedOrg(db.db, "faults", testKit(masterKey))), shortName: short };
   await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
   await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.web] } });
   await createService({ ctx, envId: ctx.envId, input: { name: "api", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz", domains: [domains.api] } });
@@ -153,7 +156,22 @@ beforeAll(async () => {
   for (const name of ["web", "api", "caller"]) await deployService({ ctx, envId: ctx.envId, name, input: {} });
   for (const name of ["web", "api", "caller"]) await running(name);
   await waitFor("the caller to reach api", async () => ((await callerLog()).ok > 3 ? true : undefined), { timeoutMs: 30_000 });
+  // A managed database with rows of its own: its data must come back with the engine.
+  await ensurePostgresImage(runtime.docker);
+  await createDatabase({ ctx, envId: ctx.envId, input: { name: "orders", version: "15", image: POSTGRES_TEST_IMAGE } });
+  await waitFor("orders to run", async () => ((await getDatabase({ ctx, envId: ctx.envId, name: "orders" })).phase === "running" ? true : undefined), { timeoutMs: 120_000 });
+  expect(await ordersSql("create table t (n int); insert into t select generate_series(1, 42); select count(*) from t")).toBe("42");
 }, 400_000);
+
+/** SQL in the `orders` database's server container (over its socket), and the container's id. */
+async function ordersSql(sqlText: string): Promise<string> {
+  const d = await getDatabase({ ctx, envId: ctx.envId, name: "orders" });
+  const [c] = (await runtime.listContainers(databaseFilter(short, d.id))).filter((x) => x.labels[Labels.role] === "database");
+  let out = "";
+  const r = await runtime.exec(c!.id, ["psql", "-X", "-q", "-U", "postgres", "-d", "orders", "-Atc", sqlText], (t) => (out += t));
+  if (r.exitCode !== 0) throw new Error(`psql: ${out}`);
+  return out.trim();
+}
 
 afterAll(async () => {
   await db?.sql.end({ timeout: 5 }).catch(() => {});
@@ -247,6 +265,8 @@ describe("the apps keep serving whatever happens to the panel", () => {
     const okBefore = (await callerLog()).ok;
     await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > okBefore + 3 ? true : undefined), { timeoutMs: 120_000 });
     expect(await containerIds()).toEqual(before); // the same containers, restarted by the engine
+    // The managed database is back on its volume, with its rows.
+    await waitFor("orders to run again", async () => ((await ordersSql("select count(*) from t").catch(() => "")) === "42" ? true : undefined), { timeoutMs: 120_000 });
   }, 600_000);
 });
 

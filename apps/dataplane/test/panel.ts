@@ -131,5 +131,6 @@ export async function removeInstallation(panel: Panel | undefined, o: { runtime:
   await new Promise((r) => stop.once("exit", r));
   for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) await o.runtime.removeContainer(c.id);
   for (const n of await o.runtime.listNetworks(instanceFilter(o.shortName))) await o.runtime.removeNetwork(n.name);
+  for (const v of await o.runtime.listVolumes(instanceFilter(o.shortName))) await o.runtime.removeVolume(v.name);
   rmSync(o.dataDir, { recursive: true, force: true });
 }

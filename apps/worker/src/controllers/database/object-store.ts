@@ -19,15 +19,20 @@ export interface ObjectStoreOptions {
   connectTimeoutMs?: number;
   /** How long a connection may stay silent while a request waits or data should flow (default 30 s); not a cap on the total. */
   idleTimeoutMs?: number;
-  /** Multipart part size (default 8 MiB; at least 5 MiB). */
+  /** Multipart part size (default 5 MiB, S3's least: 10,000 parts make an object of up to 48.8 GiB). */
   partSize?: number;
-  /** Parts uploaded at once (default 2). Memory stays about `partSize × (queueSize + 1)` whatever the object's size. */
+  /**
+   * Parts uploaded at once (default 2). Memory stays about `partSize × (queueSize + 2)` whatever the
+   * object's size (the parts in flight, the one being filled, and its copy as it is joined).
+   */
   queueSize?: number;
   /** Attempts per request, the SDK's retries included (default 3). */
   maxAttempts?: number;
 }
 
 const MiB = 1024 * 1024;
+/** S3's smallest part: the least memory per part in flight. */
+const DEFAULT_PART_SIZE = 5 * MiB;
 
 /** An error named like the platform's aborts, carrying the signal's reason when it has one. */
 function abortError(signal: AbortSignal): Error {
@@ -78,7 +83,7 @@ function watchBody(body: Readable, idleMs: number, describe: (err: unknown) => S
 export function s3ObjectStore(target: StorageTarget, opts: ObjectStoreOptions = {}): ObjectStore {
   const origin = endpointOrigin(target.endpoint);
   const idleMs = opts.idleTimeoutMs ?? 30_000;
-  const partSize = opts.partSize ?? 8 * MiB;
+  const partSize = opts.partSize ?? DEFAULT_PART_SIZE;
   const queueSize = opts.queueSize ?? 2;
   const redact = [target.secretKey];
   const fail = (err: unknown, key?: string) =>
