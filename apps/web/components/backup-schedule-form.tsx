@@ -53,8 +53,8 @@ function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSche
     <form className="card stack" onSubmit={submit} aria-labelledby="schedule-title" noValidate>
       <h2 id="schedule-title">Backup schedule</h2>
       <p className="muted" data-testid="schedule-summary">
-        {saved ? scheduleText(saved, targetName) : "No schedule: back up now below, or set one here."} Every backup is restored into a
-        throwaway copy and compared before it counts as verified.
+        {saved ? `${scheduleText(saved, targetName)}.` : "No schedule: back up now below, or set one here."} Every backup is restored
+        into a throwaway copy and compared before it counts as verified.
       </p>
       <ScheduleFields
         idPrefix="schedule"

@@ -125,9 +125,9 @@ function BackupRow({ database, backup: b, selected, onRestore }: { database: Sco
       <td>
         <Timestamp iso={time} />
       </td>
-      <td>{b.trigger === "schedule" ? "schedule" : "manual"}</td>
-      <td>{formatBytes(b.sizeBytes)}</td>
-      <td>{backupDuration(b)}</td>
+      <td>{b.trigger}</td>
+      <td className="nowrap">{formatBytes(b.sizeBytes)}</td>
+      <td className="nowrap">{backupDuration(b)}</td>
       <td>{b.sha256 ? <Sha256 sha={b.sha256} /> : "—"}</td>
       <td>
         <span className={`badge ${badge.className}`} data-testid="backup-status">
@@ -141,7 +141,7 @@ function BackupRow({ database, backup: b, selected, onRestore }: { database: Sco
         )}
       </td>
       <td>
-        <span className="inline">
+        <span className="inline nowrap">
           <button type="button" className="secondary" disabled={!readable || verify.isPending} onClick={() => verify.mutate()}>
             Verify again
           </button>
