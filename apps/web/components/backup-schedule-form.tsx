@@ -7,7 +7,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import type { FieldErrors } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { type Scoped, databaseApi } from "@/lib/paths";
-import { useBackupTargets, useDatabase } from "@/lib/queries";
+import { useEnvironmentBackupTargets, useDatabase } from "@/lib/queries";
 import { type ScheduleValues, scheduleApiError, scheduleInput, scheduleValues } from "@/lib/database-form";
 import type { DatabaseView } from "@/lib/types";
 import { FormMessages } from "./form-messages";
@@ -23,7 +23,7 @@ export function BackupScheduleCard({ database }: { database: Scoped }) {
 
 function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSchedule | null }) {
   const qc = useQueryClient();
-  const targets = useBackupTargets();
+  const targets = useEnvironmentBackupTargets(database.environmentId);
   const [values, setValues] = useState<ScheduleValues>(scheduleValues(saved));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState<string | null>(null);
@@ -48,7 +48,7 @@ function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSche
     save.mutate(result.schedule);
   }
 
-  const targetName = targets.data?.find((t) => t.id === saved?.targetId)?.name;
+  const targetName = targets?.find((t) => t.id === saved?.targetId)?.name;
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="schedule-title" noValidate>
       <h2 id="schedule-title">Backup schedule</h2>
@@ -60,7 +60,7 @@ function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSche
         idPrefix="schedule"
         values={values}
         errors={errors}
-        targets={targets.data ?? []}
+        targets={targets}
         onChange={(key, value) => {
           setDone(null);
           setErrors((er) => ({ ...er, [key]: undefined }));

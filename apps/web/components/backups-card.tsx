@@ -6,7 +6,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { type Scoped, databaseApi } from "@/lib/paths";
-import { useBackupTargets, useBackups, useDatabase } from "@/lib/queries";
+import { useEnvironmentBackupTargets, useBackups, useDatabase } from "@/lib/queries";
 import type { BackupView } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
@@ -59,7 +59,7 @@ export function BackupsCard({ database }: { database: Scoped }) {
 function BackUpNow({ database }: { database: Scoped }) {
   const qc = useQueryClient();
   const d = useDatabase(database);
-  const targets = useBackupTargets();
+  const targets = useEnvironmentBackupTargets(database.environmentId);
   const [targetId, setTargetId] = useState("");
   const [error, setError] = useState<string | undefined>();
   const scheduled = d.data?.backupSchedule ?? null;
@@ -80,7 +80,7 @@ function BackUpNow({ database }: { database: Scoped }) {
     take.mutate({ targetId });
   }
 
-  const targetName = targets.data?.find((t) => t.id === scheduled?.targetId)?.name;
+  const targetName = targets?.find((t) => t.id === scheduled?.targetId)?.name;
   return (
     <form className="inline" onSubmit={submit} aria-label="Back up now" noValidate>
       {scheduled ? (
@@ -90,7 +90,7 @@ function BackUpNow({ database }: { database: Scoped }) {
           {(a) => (
             <select {...a} value={targetId} onChange={(e) => setTargetId(e.target.value)}>
               <option value="">Choose a backup target</option>
-              {(targets.data ?? []).map((t) => (
+              {(targets ?? []).map((t) => (
                 <option key={t.id} value={t.id}>
                   {t.name}
                 </option>

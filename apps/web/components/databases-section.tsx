@@ -8,7 +8,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, issueErrors, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { databaseHref, envApi } from "@/lib/paths";
-import { useBackupTargets, useDatabases } from "@/lib/queries";
+import { useEnvironmentBackupTargets, useDatabases } from "@/lib/queries";
 import { DEFAULT_SCHEDULE, type ScheduleValues, scheduleApiError, scheduleInput } from "@/lib/database-form";
 import type { DatabaseView } from "@/lib/types";
 import { Field } from "./field";
@@ -19,8 +19,8 @@ import { ScheduleFields } from "./schedule-fields";
 /** An environment's managed databases (phase, message, schedule) and the form that adds one. */
 export function DatabasesSection({ envId }: { envId: string }) {
   const databases = useDatabases(envId);
-  const targets = useBackupTargets();
-  const targetName = (id: string | undefined) => targets.data?.find((t) => t.id === id)?.name;
+  const targets = useEnvironmentBackupTargets(envId);
+  const targetName = (id: string | undefined) => targets?.find((t) => t.id === id)?.name;
   return (
     <section className="stack" aria-labelledby="databases-title">
       <h2 id="databases-title">Databases</h2>
@@ -85,7 +85,7 @@ function toInput(v: Values, scheduled: boolean, schedule: ScheduleValues): { inp
 /** Creates a PostgreSQL database in environment `envId`, optionally with a backup schedule. */
 function NewDatabaseForm({ envId }: { envId: string }) {
   const qc = useQueryClient();
-  const targets = useBackupTargets();
+  const targets = useEnvironmentBackupTargets(envId);
   const [values, setValues] = useState<Values>(EMPTY);
   const [scheduled, setScheduled] = useState(false);
   const [schedule, setSchedule] = useState<ScheduleValues>(DEFAULT_SCHEDULE);
@@ -141,7 +141,7 @@ function NewDatabaseForm({ envId }: { envId: string }) {
           idPrefix="new-database"
           values={schedule}
           errors={errors}
-          targets={targets.data ?? []}
+          targets={targets}
           onChange={(key, value) => setSchedule((s) => ({ ...s, [key]: value }))}
         />
       )}

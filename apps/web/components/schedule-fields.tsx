@@ -17,7 +17,8 @@ export function ScheduleFields({
   idPrefix: string;
   values: ScheduleValues;
   errors: FieldErrors;
-  targets: BackupTargetItem[];
+  /** The organization's backup targets (undefined while they load). */
+  targets: BackupTargetItem[] | undefined;
   onChange: (key: keyof ScheduleValues, value: string) => void;
 }) {
   const cronError = errors.cron ?? cronHint(values.cron);
@@ -31,7 +32,7 @@ export function ScheduleFields({
           {(a) => (
             <select {...a} value={values.targetId} onChange={(e) => onChange("targetId", e.target.value)}>
               <option value="">Choose a backup target</option>
-              {targets.map((t) => (
+              {(targets ?? []).map((t) => (
                 <option key={t.id} value={t.id}>
                   {t.name}
                 </option>
@@ -43,7 +44,7 @@ export function ScheduleFields({
           {(a) => <input {...a} value={values.keep} onChange={(e) => onChange("keep", e.target.value)} inputMode="numeric" />}
         </Field>
       </div>
-      {targets.length === 0 && (
+      {targets?.length === 0 && (
         <p className="muted">
           <Link href="/settings">Add a backup target in Settings.</Link>
         </p>

@@ -129,6 +129,13 @@ export const useTierEnv = (tier: EnvScope, id: string | undefined) =>
 export const useBackupTargets = () =>
   useQuery({ queryKey: keys.backupTargets(), queryFn: () => api<BackupTargetItem[]>("/backup-targets") });
 
+/** The backup targets environment `envId`'s databases may use: its organization's (an operator may belong to several). */
+export function useEnvironmentBackupTargets(envId: string): BackupTargetItem[] | undefined {
+  const targets = useBackupTargets();
+  const orgId = useEnvironment(envId).data?.orgId;
+  return orgId === undefined ? undefined : targets.data?.filter((t) => t.orgId === orgId);
+}
+
 export const useRegistryCredentials = () =>
   useQuery({ queryKey: keys.registryCredentials(), queryFn: () => api<RegistryCredentialItem[]>("/registry-credentials") });
 
