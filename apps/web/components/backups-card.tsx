@@ -61,7 +61,7 @@ function BackUpNow({ database }: { database: Scoped }) {
   const d = useDatabase(database);
   const targets = useEnvironmentBackupTargets(database.environmentId);
   const [targetId, setTargetId] = useState("");
-  const [error, setError] = useState<string | undefined>();
+  const [errors, setErrors] = useState<{ targetId?: string; form?: string }>({});
   const scheduled = d.data?.backupSchedule ?? null;
   const take = useMutation({
     mutationFn: (body: { targetId?: string }) => api<BackupView>(databaseApi(database, "/backups"), { method: "POST", body }),
@@ -69,14 +69,19 @@ function BackUpNow({ database }: { database: Scoped }) {
       qc.setQueryData<BackupView[]>(keys.backups(database), (list) => [b, ...(list ?? []).filter((x) => x.id !== b.id)]);
       return qc.invalidateQueries({ queryKey: keys.backups(database) });
     },
-    onError: (err) => setError(err instanceof ApiError ? bareMessage(err.message, err.field) : "could not start the backup"),
+    onError: (err) =>
+      setErrors(
+        err instanceof ApiError && err.field === "targetId" && !scheduled
+          ? { targetId: bareMessage(err.message, err.field) }
+          : { form: err instanceof ApiError ? err.message : "could not start the backup" },
+      ),
   });
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    setError(undefined);
+    setErrors({});
     if (scheduled) return take.mutate({});
-    if (targetId === "") return setError("choose a backup target");
+    if (targetId === "") return setErrors({ targetId: "choose a backup target" });
     take.mutate({ targetId });
   }
 
@@ -86,7 +91,7 @@ function BackUpNow({ database }: { database: Scoped }) {
       {scheduled ? (
         <span className="muted">To the schedule&apos;s target{targetName ? `, ${targetName}` : ""}.</span>
       ) : (
-        <Field id="backup-now-target" label="Backup target" error={error}>
+        <Field id="backup-now-target" label="Backup target" error={errors.targetId}>
           {(a) => (
             <select {...a} value={targetId} onChange={(e) => setTargetId(e.target.value)}>
               <option value="">Choose a backup target</option>
@@ -102,7 +107,7 @@ function BackUpNow({ database }: { database: Scoped }) {
       <button type="submit" disabled={take.isPending || !d.data}>
         Back up now
       </button>
-      {scheduled && <FormMessages error={error} />}
+      <FormMessages error={errors.form} />
     </form>
   );
 }
