@@ -78,8 +78,8 @@ export const databaseInput = z
   .strict();
 export type DatabaseInput = z.infer<typeof databaseInput>;
 
-/** PATCH: only the schedule changes (null removes it). */
-export const databasePatch = z.object({ backupSchedule: backupScheduleInput.nullable() }).strict();
+/** PATCH: only the schedule changes (null removes it; absent leaves it). */
+export const databasePatch = z.object({ backupSchedule: backupScheduleInput.nullable().optional() }).strict();
 
 export const backupRequest = z
   .object({ targetId: z.string().refine(isUuid, "must be a backup target's id").optional() })

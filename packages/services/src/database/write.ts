@@ -11,7 +11,7 @@ import { databaseVolumeName } from "@levelrail/spec/naming";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
 import { findEnvironment } from "../project/list";
-import { type DatabaseRow, type DatabaseView, attachmentsOf, databaseView, findDatabase, shortNameOf } from "./view";
+import { type DatabaseRow, type DatabaseView, attachmentsOf, databaseView, findDatabase, getDatabase, shortNameOf } from "./view";
 
 type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
 
@@ -86,6 +86,7 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
 export async function patchDatabase({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<DatabaseView> {
   const d = await findDatabase(ctx, envId, name);
   const { backupSchedule } = parse(databasePatch, input);
+  if (backupSchedule === undefined) return getDatabase({ ctx, envId, name });
   await checkSchedule(ctx, d.orgId, backupSchedule);
   const row = await ctx.db.transaction(async (tx) => {
     const [r] = await tx

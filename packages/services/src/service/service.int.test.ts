@@ -6,6 +6,7 @@ import { app, release, service } from "@levelrail/db/schema/services";
 import type { ReleaseOutcome } from "@levelrail/spec/service";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg, uniq } from "@levelrail/testkit/seed";
+import { createDatabase } from "../database/write";
 import { createApp } from "../app/app";
 import { putTierEnv } from "../env/vars";
 import { deployService, listReleases, restartService, rollbackService } from "../release/deploy";
@@ -26,6 +27,8 @@ beforeAll(async () => {
   b = await seedOrg(db, "orgb");
   await createApp({ ctx: a, envId: a.envId, input: { name: "shop" } });
   await createApp({ ctx: b, envId: b.envId, input: { name: "other" } });
+  // What the services below attach (`databaseEnv` must name a database of their environment).
+  await createDatabase({ ctx: a, envId: a.envId, input: { name: "shop-db" } });
 }, 120_000);
 
 afterAll(async () => {

@@ -90,7 +90,7 @@ export async function takeBackup(x: BackupDeps, d: DesiredDatabase, b: BackupRec
 }
 
 /** A Transform that hashes what passes through it. */
-function hashing(): { stream: Transform; digest: () => string } {
+export function hashing(): { stream: Transform; digest: () => string } {
   const hash = createHash("sha256");
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -99,6 +99,23 @@ function hashing(): { stream: Transform; digest: () => string } {
     },
   });
   return { stream, digest: () => hash.digest("hex") };
+}
+
+/** The body as it streams on, hashed; `rest()` reads what the consumer left (it still counts) and gives the hash. */
+export function hashedBody(body: Readable): { stream: Transform; rest: () => Promise<string> } {
+  const hashed = hashing();
+  body.on("error", (err: Error) => hashed.stream.destroy(err));
+  body.pipe(hashed.stream);
+  return {
+    stream: hashed.stream,
+    async rest() {
+      if (!hashed.stream.readableEnded) {
+        hashed.stream.resume();
+        await finished(hashed.stream);
+      }
+      return hashed.digest();
+    },
+  };
 }
 
 /**
@@ -122,21 +139,14 @@ export async function verifyBackup(
   try {
     const id = await startOneOff(x, d, { name, role: DatabaseRoles.verify, volume: name, credentials });
     body = await x.objects(target).download(b.objectKey);
-    const hashed = hashing();
-    body.on("error", (err: Error) => hashed.stream.destroy(err));
-    body.pipe(hashed.stream);
+    const hashed = hashedBody(body);
     const engine = x.engine(d.engine);
     try {
       await engine.restore(id, credentials, hashed.stream);
     } catch (err) {
       return { at: at(), ok: false, differences: [`the restore failed: ${redact(message(err))}`], sha256: null };
     }
-    // Whatever the restore left unread still counts for the object's hash.
-    if (!hashed.stream.readableEnded) {
-      hashed.stream.resume();
-      await finished(hashed.stream);
-    }
-    const sha256 = hashed.digest();
+    const sha256 = await hashed.rest();
     const differences: string[] = [];
     if (sha256 !== b.sha256) differences.push(`the stored object's sha256 is ${sha256}, not the ${b.sha256} recorded when it was written: it changed since`);
     differences.push(...compareInventories(b.inventory, await engine.inventory(id, credentials)));

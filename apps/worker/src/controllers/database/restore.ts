@@ -1,7 +1,7 @@
 import { compareInventories } from "@levelrail/spec/database";
 import { DatabaseRoles, databaseHelperName } from "@levelrail/spec/naming";
 import type { Redactor } from "@levelrail/spec/redact";
-import type { BackupDeps } from "./backup";
+import { type BackupDeps, hashedBody } from "./backup";
 import { removeOneOff, startOneOff } from "./oneoff";
 import { containersOf } from "./server";
 import type { DesiredDatabase, RestoreRecord } from "./store";
@@ -40,7 +40,10 @@ export async function runRestore(x: BackupDeps, d: DesiredDatabase, r: RestoreRe
     const engine = x.engine(d.engine);
     const body = await x.objects(target).download(b.objectKey);
     try {
-      await engine.restore(id, d.credentials, body);
+      const hashed = hashedBody(body);
+      await engine.restore(id, d.credentials, hashed.stream);
+      const sha256 = await hashed.rest();
+      if (sha256 !== b.sha256) return fail(`the stored object changed since it was written (its sha256 is ${sha256}, not ${b.sha256})`);
     } finally {
       body.destroy();
     }
