@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { FakeEngine } from "./fake";
 
@@ -92,5 +93,46 @@ describe("FakeEngine", () => {
     expect(await e.createNetwork(NET, {}, "10.201.0.64/26", "10.201.0.65")).toBe(false);
     expect(await e.createNetwork("lrt-app-b", { "levelrail.app": "b" }, "10.201.0.64/26", "10.201.0.65")).toBe(true);
     expect((await e.listNetworks(["levelrail.app=b"])).map((n) => [n.name, n.gateway, n.containers])).toEqual([["lrt-app-b", "10.201.0.65", []]]);
+  });
+});
+
+describe("FakeEngine: streams, volumes, network aliases", () => {
+  it("execStream runs the script on what stdin held; a failing input fails done", async () => {
+    const e = engine();
+    await e.createContainer({ name: "db-1", Labels: labels });
+    e.execScript = (argv, stdin) => ({ chunks: [`${argv.join(" ")}:`, stdin ?? Buffer.from("-")], exit: 3, stderr: "oops" });
+    const out = await e.execStream("db-1", ["wc", "-c"], { stdin: Readable.from([Buffer.from("abc")]) });
+    expect(Buffer.concat(await out.stdout.toArray()).toString()).toBe("wc -c:abc");
+    expect(await out.done).toEqual({ exitCode: 3, stderrTail: "oops" });
+
+    const failing = new Readable({ read() {} });
+    const broken = await e.execStream("db-1", ["cat"], { stdin: failing });
+    failing.destroy(new Error("download failed"));
+    await expect(broken.done).rejects.toThrow("download failed");
+    expect(await broken.stdout.toArray()).toEqual([]);
+  });
+
+  it("keeps volumes: an existing name answers as it is; one a container mounts cannot be removed", async () => {
+    const e = engine();
+    expect(await e.createVolume("v1", { "levelrail.database": "d1" })).toEqual({ name: "v1", labels: { "levelrail.database": "d1" } });
+    expect((await e.createVolume("v1", { other: "x" })).labels).toEqual({ "levelrail.database": "d1" });
+    await e.createVolume("v2", {});
+    expect((await e.listVolumes(["levelrail.database=d1"])).map((v) => v.name)).toEqual(["v1"]);
+    const id = await e.createContainer({ name: "db-1", HostConfig: { Binds: ["v1:/var/lib/postgresql/data"] } });
+    await expect(e.removeVolume("v1")).rejects.toMatchObject({ statusCode: 409 });
+    await e.removeContainer(id!);
+    await e.removeVolume("v1");
+    await e.removeVolume("v1");
+    expect(await e.inspectVolume("v1")).toBeNull();
+  });
+
+  it("connectNetwork joins a container under its aliases, once", async () => {
+    const e = engine();
+    const id = await e.createContainer({ name: "db-1", Labels: labels });
+    await e.connectNetwork(NET, id!, ["shop-db"]);
+    await e.connectNetwork(NET, id!, ["shop-db"]);
+    expect(e.networks.get(NET)).toMatchObject({ containers: [id], aliases: { [id!]: ["shop-db"] } });
+    expect(Object.keys((await e.inspectContainer(id!))!.addresses)).toEqual([NET]);
+    await expect(e.connectNetwork("nope", id!, [])).rejects.toMatchObject({ statusCode: 404 });
   });
 });

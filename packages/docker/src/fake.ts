@@ -1,6 +1,9 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
-import type { ContainerEvent, ContainerSummary, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, PullProgress, RegistryAccess, RegistryAuth, Runtime } from "./index";
+import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
+import type { ContainerEvent, ContainerSummary, ExecStreamOptions, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, OutputStream, PullProgress, RegistryAccess, RegistryAuth, Runtime, VolumeInfo } from "./index";
+
+export type { ExecScript } from "./fake-parts";
 
 /**
  * A Docker engine in memory that keeps state, for unit tests: a test sets up what exists, runs the
@@ -37,6 +40,8 @@ export interface FakeNetwork {
   gateway: string;
   /** Ids of the containers attached. */
   containers: string[];
+  /** container id → the aliases it joined with (`connectNetwork`). */
+  aliases: Record<string, string[]>;
 }
 
 type Waiter = (code: number) => void;
@@ -62,8 +67,10 @@ export class FakeEngine implements Runtime {
   readonly imageLabels = new Map<string, Record<string, string>>();
   /** What a started container does; by default a pre-deploy hook's exits 0 and any other keeps running. */
   script: (c: FakeContainer) => ProcessScript = (c) => (isPreDeployContainer(c) ? { chunks: [], exit: 0 } : { chunks: [], exit: "runs" });
-  /** What an exec does: its output and exit code, or `"runs"` (it never ends by itself). */
-  execScript: (argv: string[]) => ProcessScript = () => ({ chunks: [], exit: 0 });
+  /** What an exec does: its output and exit code, or `"runs"` (it never ends by itself); `execStream` passes what it read from stdin. */
+  execScript: (argv: string[], stdin?: Buffer) => ExecScript = () => ({ chunks: [], exit: 0 });
+  /** The named volumes; one a container's options mount cannot be removed. */
+  readonly volumes = new FakeVolumes((name) => [...this.containers.values()].find((c) => mounts(c.options, name))?.id ?? null);
   now: () => number = () => Date.now();
 
   private seq = 0;
@@ -93,7 +100,7 @@ export class FakeEngine implements Runtime {
 
   /** Puts a network in place as an earlier pass would have. */
   addNetwork(n: { name: string; labels?: Record<string, string>; subnet: string; gateway: string }): FakeNetwork {
-    const net: FakeNetwork = { id: `net-${++this.seq}`, labels: {}, containers: [], ...n };
+    const net: FakeNetwork = { id: `net-${++this.seq}`, labels: {}, containers: [], aliases: {}, ...n };
     this.networks.set(n.name, net);
     return net;
   }
@@ -269,9 +276,20 @@ export class FakeEngine implements Runtime {
     return true;
   }
 
+  async connectNetwork(nameOrId: string, containerId: string, aliases: string[]): Promise<void> {
+    const n = this.network(nameOrId);
+    if (!n) throw Object.assign(new Error(`network ${nameOrId} not found`), { statusCode: 404 });
+    const c = this.must(containerId);
+    if (n.containers.includes(c.id)) return;
+    n.containers.push(c.id);
+    n.aliases[c.id] = [...aliases];
+    c.addresses[n.name] = `${n.gateway.slice(0, n.gateway.lastIndexOf("."))}.${n.containers.length + 1}`;
+  }
+
   async disconnectNetwork(nameOrId: string, containerId: string): Promise<void> {
     const n = this.network(nameOrId);
     if (n) n.containers = n.containers.filter((id) => id !== containerId);
+    if (n) delete n.aliases[containerId];
     const c = this.containers.get(containerId);
     if (c && n) delete c.addresses[n.name];
   }
@@ -348,11 +366,22 @@ export class FakeEngine implements Runtime {
     const c = this.must(id);
     this.calls.push(`exec ${c.name}`);
     const script = this.execScript(argv);
-    for (const chunk of script.chunks) onChunk(chunk);
+    for (const chunk of script.chunks) onChunk(chunk.toString());
     if (script.exit !== "runs") return { exitCode: script.exit };
     // It never ends by itself: only the container's end (removal) ends it.
     return { exitCode: await new Promise<number>((resolve) => this.waitFor(c.id, resolve)) };
   }
+
+  async execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<OutputStream> {
+    const c = this.must(id);
+    this.calls.push(`exec ${c.name}`);
+    return scriptedStream(opts.stdin, (stdin) => this.execScript(argv, stdin), () => new Promise<number>((resolve) => this.waitFor(c.id, resolve)));
+  }
+
+  createVolume = (name: string, labels: Record<string, string>): Promise<VolumeInfo> => this.volumes.create(name, labels);
+  inspectVolume = (name: string): Promise<VolumeInfo | null> => this.volumes.inspect(name);
+  listVolumes = (labelFilters: string[]): Promise<VolumeInfo[]> => this.volumes.list(labelFilters);
+  removeVolume = (name: string): Promise<void> => this.volumes.remove(name);
 
   /** Connects at once (`onConnected` runs in a microtask, as after the engine answered). */
   watchContainers(labelFilters: string[], onEvent: (e: ContainerEvent) => void, onConnected?: () => void): () => void {
@@ -392,37 +421,7 @@ export class FakeEngine implements Runtime {
   }
 }
 
-/** `key=value` or bare `key` filters, all of which must hold (Docker's label filter). */
-function matches(labels: Record<string, string>, filters: string[]): boolean {
-  return filters.every((f) => {
-    const eq = f.indexOf("=");
-    return eq < 0 ? f in labels : labels[f.slice(0, eq)] === f.slice(eq + 1);
-  });
-}
-
-function snapshot(c: FakeContainer): ManagedContainer {
-  return {
-    id: c.id,
-    name: c.name,
-    state: c.state,
-    labels: { ...c.labels },
-    startedAt: c.startedAt,
-    finishedAt: c.finishedAt,
-    exitCode: c.state === "exited" || c.state === "dead" || c.state === "restarting" || c.restartCount > 0 ? c.exitCode : null,
-    createdAt: c.createdAt,
-    restartCount: c.restartCount,
-    restartPolicy: c.restartPolicy,
-    addresses: { ...c.addresses },
-  };
-}
-
-/** What the engine's list shows: its status text without the durations (`Up`, `Exited (1)`). */
-function summary(c: FakeContainer): ContainerSummary {
-  const code = c.exitCode ?? 0;
-  const status = { created: "Created", running: "Up", paused: "Up (Paused)", restarting: `Restarting (${code})`, removing: "Removal In Progress", exited: `Exited (${code})`, dead: "Dead" }[c.state];
-  return { id: c.id, name: c.name, state: c.state, status, labels: { ...c.labels }, createdAt: c.createdAt, addresses: { ...c.addresses } };
-}
-
-function networkInfo(n: FakeNetwork): NetworkInfo {
-  return { id: n.id, name: n.name, labels: { ...n.labels }, subnets: [n.subnet], gateway: n.gateway, containers: [...n.containers] };
+/** Whether a container made with these options mounts the named volume. */
+function mounts(opts: Docker.ContainerCreateOptions, volume: string): boolean {
+  return (opts.HostConfig?.Binds ?? []).some((b) => b.split(":")[0] === volume) || (opts.HostConfig?.Mounts ?? []).some((m) => m.Source === volume);
 }

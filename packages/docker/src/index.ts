@@ -2,6 +2,11 @@ import Docker from "dockerode";
 import { Labels } from "@levelrail/spec/naming";
 import { statusOf } from "./engine-errors";
 import { imageCalls } from "./images";
+import { demuxLogs, demuxStream, type ExecStreamOptions, execStream, type OutputStream } from "./streams";
+import { type VolumeInfo, volumeCalls } from "./volumes";
+
+export { demuxLogs, type ExecStreamOptions, type OutputStream } from "./streams";
+export type { VolumeInfo } from "./volumes";
 
 export interface ManagedContainer {
   id: string;
@@ -125,6 +130,8 @@ export interface Runtime {
   listNetworks(labelFilters: string[]): Promise<NetworkInfo[]>;
   /** Creates a bridge network with a fixed subnet; resolves to false when the name is taken. */
   createNetwork(name: string, labels: Record<string, string>, subnet: string, gateway: string): Promise<boolean>;
+  /** Joins a running container to the network, known there by `aliases`; one already joined is left as it is. */
+  connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void>;
   /** By the network's name or id. */
   disconnectNetwork(nameOrId: string, containerId: string): Promise<void>;
   /** By name or id; one that is already gone is not an error. */
@@ -141,6 +148,18 @@ export interface Runtime {
   waitExit(id: string): Promise<number>;
   /** Runs argv inside a running container (no shell) and streams its combined output. */
   exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
+  /** Runs argv inside a running container (no shell): stdout as a byte stream, stdin from `opts.stdin` (see `OutputStream`). */
+  execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<OutputStream>;
+  /**
+   * Creates a named volume. A name the engine has already answers with that volume as it is (its
+   * labels, whoever made it), so the caller can tell whether it is its own.
+   */
+  createVolume(name: string, labels: Record<string, string>): Promise<VolumeInfo>;
+  inspectVolume(name: string): Promise<VolumeInfo | null>;
+  /** Every volume matching the label filters (all for `[]`). */
+  listVolumes(labelFilters: string[]): Promise<VolumeInfo[]>;
+  /** One that is already gone is not an error; one a container uses is (the engine's 409). */
+  removeVolume(name: string): Promise<void>;
   /**
    * Calls `onEvent` for each container event (start, die, destroy, …) matching the label filters,
    * until the returned function is called. The stream reconnects by itself after an engine restart;
@@ -212,6 +231,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     inspectContainer,
     ...imageCalls(api, docker),
+    ...volumeCalls(api),
     async inspectNetwork(name) {
       try {
         return toNetwork(await api.getNetwork(name).inspect());
@@ -300,6 +320,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const info = await ex.inspect();
       return { exitCode: info.ExitCode ?? -1 };
     },
+    execStream: (id, argv, opts) => execStream(docker, id, argv, opts),
     watchContainers(labelFilters, onEvent, onConnected) {
       let stopped = false;
       let current: NodeJS.ReadableStream | null = null;
@@ -374,37 +395,6 @@ function toNetwork(n: Docker.NetworkInspectInfo): NetworkInfo {
     gateway: config.find((c) => c.Gateway)?.Gateway ?? null,
     containers: Object.keys(n.Containers ?? {}),
   };
-}
-
-/** Strip Docker's 8-byte stream frame headers from a non-TTY log buffer. */
-export function demuxLogs(buf: Buffer): string {
-  const parts: string[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length && (buf[i] === 1 || buf[i] === 2 || buf[i] === 0)) {
-    const len = buf.readUInt32BE(i + 4);
-    parts.push(buf.subarray(i + 8, i + 8 + len).toString("utf8"));
-    i += 8 + len;
-  }
-  return i === 0 ? buf.toString("utf8") : parts.join("");
-}
-
-/** Reads Docker's multiplexed stream (8-byte frame headers) in order, calling `onChunk` with each frame's text. */
-function demuxStream(stream: NodeJS.ReadableStream, onChunk: (text: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    stream.on("data", (data: Buffer) => {
-      buf = Buffer.concat([buf, data]);
-      while (buf.length >= 8) {
-        const len = buf.readUInt32BE(4);
-        if (buf.length < 8 + len) break;
-        onChunk(buf.subarray(8, 8 + len).toString("utf8"));
-        buf = buf.subarray(8 + len);
-      }
-    });
-    stream.on("end", () => resolve());
-    stream.on("close", () => resolve());
-    stream.on("error", reject);
-  });
 }
 
 function parseDockerHost(host: string): Docker.DockerOptions {

@@ -132,7 +132,10 @@ export function compareInventories(expected: InventoryRecord, actual: InventoryR
 }
 
 /** `postgres://<user>:<password>@<host>:5432/<database>`, each part percent-encoded: what an attached service gets. */
+/** Percent-encodes everything but RFC 3986's unreserved characters (`encodeURIComponent` leaves `!'()*`). */
+export const urlEncode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+
 export function postgresUrl(c: { user: string; password: string; database: string }, host: string, port = 5432): string {
-  const e = encodeURIComponent;
+  const e = urlEncode;
   return `postgres://${e(c.user)}:${e(c.password)}@${host}:${port}/${e(c.database)}`;
 }

@@ -29,6 +29,10 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 function untilClean(out: OutputStream): Readable {
   const gate = new PassThrough();
   out.stdout.on("error", (err: Error) => gate.destroy(err));
+  // The upload gave up (the target refused): the dump's reader leaves too, so the engine ends it.
+  gate.on("close", () => {
+    if (!out.stdout.readableEnded) out.stdout.destroy();
+  });
   out.stdout.pipe(gate, { end: false });
   out.stdout.on("end", () => {
     out.done.then(
@@ -61,6 +65,8 @@ export async function takeBackup(x: BackupDeps, d: DesiredDatabase, b: BackupRec
     const snapshot = await engine.holdSnapshot(server.id, d.credentials);
     try {
       const out = await engine.dump(server.id, d.credentials, snapshot.id);
+      // Its outcome is read through the gate; a dump cut off by a failed upload rejects unobserved otherwise.
+      out.done.catch(() => {});
       const { sizeBytes, sha256 } = await objects.upload(key, untilClean(out));
       stored = { sizeBytes, sha256, inventory: snapshot.inventory };
     } finally {

@@ -1,0 +1,180 @@
+import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
+import type { Runtime } from "@levelrail/docker";
+import { postgresUrl, urlEncode as encode } from "@levelrail/spec/database";
+import type { DatabaseCredentials, DatabaseEngine, HeldSnapshot, Inventory, OutputStream } from "../ports";
+import { INVENTORY_SQL, parseInventory } from "./postgres-inventory";
+import { PsqlSession } from "./psql-session";
+
+/**
+ * PostgreSQL, as the official `postgres` image runs it: `POSTGRES_USER`, `POSTGRES_PASSWORD`,
+ * `POSTGRES_DB`, data in `/var/lib/postgresql/data`, port 5432. Every client runs inside the
+ * database's own container by exec (argv, no shell) over the local socket, which the image trusts;
+ * the password still goes along, only in the exec's env (`PGPASSWORD`), for images that do not.
+ */
+export type PostgresRuntime = Pick<Runtime, "exec" | "execStream">;
+
+const PORT = 5432;
+const DATA_PATH = "/var/lib/postgresql/data";
+/** psql as a program reads it: no psqlrc, no banners or command tags, unaligned tuples only, stop at the first error. */
+const PSQL = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"];
+const BEGIN_SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;";
+
+/**
+ * What `pg_export_snapshot()` answers: `XXXXXXXX-XXXXXXXX-N` (PostgreSQL 10 and later; hex backend
+ * id and local transaction id, then a counter) or `XXXXXXXX-N` (older servers).
+ */
+const SNAPSHOT_ID = /^[0-9A-F]{8}-(?:[0-9A-F]{8}-)?[0-9]{1,10}$/;
+
+export function isSnapshotId(id: string): boolean {
+  return SNAPSHOT_ID.test(id);
+}
+
+
+export function connectionUrl(creds: DatabaseCredentials, host: string): string {
+  return postgresUrl(creds, host, PORT);
+}
+
+/**
+ * The database as a libpq connection string (`dbname='…'`): a bare `-d` value that looks like a
+ * connection string or URL would be read as one, so the name always goes in quoted.
+ */
+export function dbnameConninfo(database: string): string {
+  return `dbname='${database.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+}
+
+/** `text` with the password (as is and percent-encoded) replaced by `***`. */
+export function redact(text: string, password: string): string {
+  if (password === "") return text;
+  let out = text.split(password).join("***");
+  const encoded = encode(password);
+  if (encoded !== password) out = out.split(encoded).join("***");
+  return out;
+}
+
+/** Who a client logs in as: user and database as arguments, the password in the env only; `app` names its session. */
+function login(creds: DatabaseCredentials, app = "levelrail"): { args: string[]; env: string[] } {
+  return {
+    args: [`--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`],
+    env: [`PGPASSWORD=${creds.password}`, "PGCLIENTENCODING=UTF8", `PGAPPNAME=${app}`],
+  };
+}
+
+export function postgresEngine(runtime: PostgresRuntime): DatabaseEngine {
+  const session = (containerId: string, creds: DatabaseCredentials) => {
+    const { args, env } = login(creds);
+    return PsqlSession.open(runtime, containerId, [...PSQL, ...args], env, (t) => redact(t, creds.password));
+  };
+
+  /** Terminates the server sessions named `app` (one of ours: `levelrail-dump-<hex>`, never a user's value). */
+  const endSessions = async (containerId: string, creds: DatabaseCredentials, app: string) => {
+    if (!/^levelrail-dump-[0-9a-f]+$/.test(app)) throw new Error("not a session name of ours");
+    const psql = await session(containerId, creds);
+    try {
+      await psql.run(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '${app}';`);
+    } finally {
+      await psql.close();
+    }
+  };
+
+  return {
+    engine: "postgres",
+    defaultImage: (version) => `postgres:${version}`,
+    port: PORT,
+    dataPath: DATA_PATH,
+    containerEnv: (creds) => [
+      `POSTGRES_USER=${creds.user}`,
+      `POSTGRES_PASSWORD=${creds.password}`,
+      `POSTGRES_DB=${creds.database}`,
+      // From 18 on, the official image keeps its data under /var/lib/postgresql/<major>/docker and
+      // refuses to start on a volume at the old path unless PGDATA names that path.
+      `PGDATA=${DATA_PATH}`,
+    ],
+    connectionUrl,
+
+    async ready(containerId, creds) {
+      // Over TCP: while the image initialises a fresh volume, its temporary server listens on the socket only.
+      const argv = ["pg_isready", "-q", "-h", "127.0.0.1", "-p", String(PORT), `--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`, "-t", "3"];
+      try {
+        return (await runtime.exec(containerId, argv, () => {})).exitCode === 0;
+      } catch (err) {
+        if (isNotRunning(err)) return false;
+        throw err;
+      }
+    },
+
+    async holdSnapshot(containerId, creds): Promise<HeldSnapshot> {
+      const psql = await session(containerId, creds);
+      try {
+        const answer = await psql.run(`${BEGIN_SNAPSHOT}\nSELECT pg_export_snapshot();`);
+        const id = answer.length === 1 ? answer[0]! : "";
+        if (!isSnapshotId(id)) throw new Error(`pg_export_snapshot() answered an unexpected snapshot id (${answer.length} lines)`);
+        const inventory = parseInventory(await psql.run(INVENTORY_SQL));
+        let closing: Promise<void> | null = null;
+        return {
+          id,
+          inventory,
+          // A read-only transaction: how it ends changes nothing, so closing only waits for psql to go.
+          close: () => (closing ??= psql.close("COMMIT;").then(
+            () => {},
+            () => {},
+          )),
+        };
+      } catch (err) {
+        await psql.close().catch(() => {});
+        throw err;
+      }
+    },
+
+    async dump(containerId, creds, snapshotId): Promise<OutputStream> {
+      if (!isSnapshotId(snapshotId)) throw new Error("not a snapshot id pg_export_snapshot() gives");
+      // Its own session name, so a dump whose reader gives up can be ended: the engine would let
+      // pg_dump run to the end, holding its snapshot and its locks, with its output going nowhere.
+      const app = `levelrail-dump-${randomBytes(8).toString("hex")}`;
+      const { args, env } = login(creds, app);
+      const out = await runtime.execStream(containerId, ["pg_dump", "-Fc", `--snapshot=${snapshotId}`, ...args], { env });
+      out.stdout.once("close", () => {
+        if (!out.stdout.readableEnded) void endSessions(containerId, creds, app).catch(() => {});
+      });
+      const done = out.done.then((r) => ({ ...r, stderrTail: redact(r.stderrTail, creds.password) }));
+      done.catch(() => {});
+      return { stdout: out.stdout, done };
+    },
+
+    async restore(containerId, creds, input: Readable): Promise<void> {
+      const { args, env } = login(creds);
+      let out: OutputStream;
+      try {
+        out = await runtime.execStream(containerId, ["pg_restore", "--exit-on-error", "--no-owner", ...args], { env, stdin: input });
+      } catch (err) {
+        input.destroy();
+        throw err;
+      }
+      out.stdout.resume(); // it restores into the server; whatever it prints there is not needed
+      let result: { exitCode: number; stderrTail: string };
+      try {
+        result = await out.done;
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new Error(`the dump could not be read: ${redact(reason, creds.password)}`, { cause: err });
+      }
+      if (result.exitCode !== 0) {
+        throw new Error(`pg_restore failed (exit ${result.exitCode}): ${redact(result.stderrTail, creds.password).trim() || "no output"}`);
+      }
+    },
+
+    async inventory(containerId, creds): Promise<Inventory> {
+      const psql = await session(containerId, creds);
+      try {
+        return parseInventory(await psql.run(`${BEGIN_SNAPSHOT}\n${INVENTORY_SQL}`));
+      } finally {
+        await psql.close("COMMIT;").catch(() => {});
+      }
+    },
+  };
+}
+
+/** The engine refused an exec because the container is not running (or is restarting, paused). */
+function isNotRunning(err: unknown): boolean {
+  return typeof err === "object" && err !== null && "statusCode" in err && err.statusCode === 409;
+}
