@@ -172,7 +172,7 @@ function Sha256({ sha }: { sha: string }) {
   }
   return (
     <span className="inline">
-      <code className="mono" title={sha} data-sha256={sha}>
+      <code className="mono nowrap" title={sha} data-sha256={sha}>
         {copied === "no" ? sha : shortSha(sha)}
       </code>
       {copied !== "no" && (
