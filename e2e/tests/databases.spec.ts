@@ -1,8 +1,14 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Locator, Page } from "@playwright/test";
+import { createBackupTarget } from "@levelrail/services/config/backup-targets";
+import { requestBackup } from "@levelrail/services/database/backups";
+import { getBackup, getDatabase } from "@levelrail/services/database/view";
+import { createDatabase } from "@levelrail/services/database/write";
 import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
+import { waitFor } from "@levelrail/testkit/wait";
 import { seedService } from "../fixtures/services";
-import { uniqueName } from "../fixtures/stack";
-import { expect, test } from "../fixtures/test";
+import { type Operator, uniqueName } from "../fixtures/stack";
+import { type E2eS3, expect, test } from "../fixtures/test";
 import { hydrated, openService, rowOf } from "../fixtures/ui";
 
 /** A database's page in the UI. */
@@ -118,4 +124,91 @@ test("a database is created, attached on a service's page, backed up and verifie
   await del.getByRole("button", { name: `Delete ${restored}` }).click();
   await expect(page).toHaveURL(new RegExp(`/environments/${envId}$`));
   await expect(page.getByRole("region", { name: "Databases" }).getByRole("link", { name: restored, exact: true })).toHaveCount(0);
+});
+
+/** A running database with one verified backup on the test S3 server, seeded through the service layer. */
+async function seedBackedUp(op: Operator, s3: E2eS3): Promise<{ name: string; backupId: string; objectKey: string }> {
+  const ctx = op.ctx;
+  const target = await createBackupTarget({
+    ctx,
+    input: { name: uniqueName("s3"), endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey },
+  });
+  const name = uniqueName("orders");
+  await createDatabase({ ctx, envId: ctx.envId, input: { name, version: "15", image: POSTGRES_TEST_IMAGE } });
+  await waitFor(`database ${name} to run`, async () => ((await getDatabase({ ctx, envId: ctx.envId, name })).phase === "running" ? true : undefined), {
+    timeoutMs: DATABASE_TIMEOUT,
+    intervalMs: 500,
+  });
+  const { id } = await requestBackup({ ctx, envId: ctx.envId, name, input: { targetId: target.id } });
+  const done = await waitFor(
+    `the backup of ${name} to finish`,
+    async () => {
+      const b = await getBackup({ ctx, envId: ctx.envId, name, id });
+      return b.status === "running" ? undefined : b;
+    },
+    { timeoutMs: DATABASE_TIMEOUT, intervalMs: 500 },
+  );
+  expect(done.status, done.message).toBe("verified");
+  return { name, backupId: id, objectKey: done.objectKey! };
+}
+
+test("replace keeps the old volume until its name is typed; a corrupted dump verified again is unverified and restores only after “restore anyway”", async ({
+  signedIn: page,
+  operator,
+  postgresImage: _postgresImage,
+  s3,
+}) => {
+  const envId = operator.environmentId;
+  const { name, objectKey } = await seedBackedUp(operator, s3);
+  await openDatabase(page, envId, name);
+  const backup = newestBackup(page);
+  await expect(backup.getByTestId("backup-status")).toHaveText("verified");
+
+  // Replace the data with the verified backup: the database's name must be typed first.
+  await backup.getByRole("button", { name: "Restore…" }).click();
+  const restore = page.getByRole("form", { name: /^Restore the backup of/ });
+  await expect(restore.getByRole("alert")).toHaveCount(0);
+  await restore.getByRole("radio", { name: /replacing its current data/ }).check();
+  await restore.getByRole("button", { name: `Replace ${name}'s data` }).click();
+  await expect(restore.getByRole("alert")).toHaveText(`type ${name} to replace its data`);
+  await restore.getByLabel(`Type ${name} to confirm`).fill(name);
+  await restore.getByRole("button", { name: `Replace ${name}'s data` }).click();
+  await expect(restore.getByRole("status")).toContainText("fresh volume");
+  await expect(page.getByRole("table", { name: "Restores" }).getByTestId("restore-status").first()).toHaveText("succeeded", { timeout: DATABASE_TIMEOUT });
+  await expect(page.getByTestId("database-phase")).toHaveText("running", { timeout: DATABASE_TIMEOUT });
+
+  // The volume it replaced is kept and listed; removing it takes its exact name.
+  const kept = page.getByRole("list", { name: "Kept volumes" }).getByRole("listitem");
+  await expect(kept).toHaveCount(1);
+  const volume = (await kept.locator(".mono").first().textContent()) ?? "";
+  expect(volume).toMatch(/-db-/);
+  await kept.getByRole("button", { name: "Remove…" }).click();
+  const removal = page.getByRole("form", { name: `Remove volume ${volume}` });
+  await removal.getByLabel(`Type ${volume} to remove its data for good`).fill(volume.slice(0, -1));
+  await removal.getByRole("button", { name: "Remove volume" }).click();
+  await expect(removal.getByRole("alert")).toHaveText(`type ${volume} to remove it`);
+  await removal.getByLabel(`Type ${volume} to remove its data for good`).fill(volume);
+  await removal.getByRole("button", { name: "Remove volume" }).click();
+  await expect(page.getByRole("list", { name: "Kept volumes" })).toHaveCount(0, { timeout: DATABASE_TIMEOUT });
+
+  // Flip bytes of the stored dump on the S3 server's disk: "Verify again" finds it unverified, saying what went wrong.
+  const file = s3.objectPath(s3.bucket, objectKey);
+  const bytes = readFileSync(file);
+  for (let i = bytes.length >> 1; i < (bytes.length >> 1) + 64 && i < bytes.length; i++) bytes[i] = bytes[i]! ^ 0xff;
+  writeFileSync(file, bytes);
+  await backup.getByRole("button", { name: "Verify again" }).click();
+  await expect(backup.getByTestId("backup-status")).toHaveText("unverified", { timeout: DATABASE_TIMEOUT });
+  await expect(backup.getByRole("cell").nth(5)).not.toHaveText(/^unverified$/);
+
+  // Restoring it warns, and is sent (with acceptUnverified) only once "restore anyway" is ticked.
+  await backup.getByRole("button", { name: "Restore…" }).click();
+  const again = page.getByRole("form", { name: /^Restore the backup of/ });
+  await expect(again.getByRole("alert").first()).toContainText("This backup is unverified");
+  const copy = uniqueName("copy");
+  await again.getByLabel("New database name").fill(copy);
+  await again.getByRole("button", { name: "Restore into new database" }).click();
+  await expect(again.getByText("tick “restore anyway” to restore it")).toBeVisible();
+  await again.getByLabel("Restore anyway").check();
+  await again.getByRole("button", { name: "Restore into new database" }).click();
+  await expect(again.getByRole("status").getByRole("link", { name: copy })).toBeVisible();
 });

@@ -16,8 +16,9 @@ import { Timestamp } from "./timestamp";
 /** The database's backups, newest first, with "Back up now", and per backup "Verify again" and "Restore…". */
 export function BackupsCard({ database }: { database: Scoped }) {
   const backups = useBackups(database);
-  const [restoring, setRestoring] = useState<string | null>(null);
-  const chosen = backups.data?.find((b) => b.id === restoring);
+  // Which backup "Restore…" opened, and how many times: each click starts the form afresh.
+  const [restoring, setRestoring] = useState<{ id: string; opened: number } | null>(null);
+  const chosen = backups.data?.find((b) => b.id === restoring?.id);
   return (
     <section className="card stack" aria-labelledby="backups-title">
       <h2 id="backups-title">Backups</h2>
@@ -45,12 +46,12 @@ export function BackupsCard({ database }: { database: Scoped }) {
           </thead>
           <tbody>
             {backups.data.map((b) => (
-              <BackupRow key={b.id} database={database} backup={b} selected={b.id === restoring} onRestore={() => setRestoring(b.id)} />
+              <BackupRow key={b.id} database={database} backup={b} selected={b.id === restoring?.id} onRestore={() => setRestoring((r) => ({ id: b.id, opened: (r?.opened ?? 0) + 1 }))} />
             ))}
           </tbody>
         </table>
       )}
-      {chosen && <RestoreForm key={chosen.id} database={database} backup={chosen} onClose={() => setRestoring(null)} />}
+      {chosen && restoring && <RestoreForm key={`${chosen.id}-${restoring.opened}`} database={database} backup={chosen} onClose={() => setRestoring(null)} />}
     </section>
   );
 }
