@@ -37,7 +37,7 @@ const s3 = await startS3Server({ buckets: [BUCKET] });
 const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey } });
 
 async function psql(containerId: string, db: string, sqlText: string): Promise<string> {
-  const out = await runtime.execStream(containerId, ["psql", "-X", "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atc", sqlText], {});
+  const out = await runtime.execStream(containerId, ["psql", "-X", "-q", "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atc", sqlText], {});
   const chunks: Buffer[] = [];
   for await (const c of out.stdout) chunks.push(c as Buffer);
   const { exitCode, stderrTail } = await out.done;

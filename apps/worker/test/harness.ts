@@ -31,7 +31,8 @@ export async function setupSuite(label: string) {
   for (const img of Object.values(IMAGES)) await ensureTestImage(runtime.docker, img);
   const shortName = `lrt${randomBytes(3).toString("hex")}`;
   const kit = testKit();
-  const ctx = await seedOrg(db, label, kit);
+  // Its verbs name Docker objects (a database's volumes) with the suite's short name, as the web app does with its own.
+  const ctx = { ...(await seedOrg(db, label, kit)), shortName };
   const logs: string[] = [];
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   // The suite's own data plane (in this process, as the launcher runs it in its own): mesh DNS on

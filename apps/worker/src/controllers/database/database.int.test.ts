@@ -68,7 +68,7 @@ async function serverOf(name: string) {
 /** SQL through the service's own DATABASE_URL, inside the service's container (psql, no shell on the host). */
 async function viaService(service: string, sqlText: string): Promise<string> {
   const [c] = (await s.containers(service)).filter((x) => x.state === "running" && x.labels[Labels.role] === "service");
-  const r = await runInside(s.runtime, c!.id, ["sh", "-c", 'exec psql "$DATABASE_URL" -X -v ON_ERROR_STOP=1 -Atc "$0"', sqlText]);
+  const r = await runInside(s.runtime, c!.id, ["sh", "-c", 'exec psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -Atc "$0"', sqlText]);
   if (r.exitCode !== 0) throw new Error(`psql failed: ${r.out}`);
   return r.out.trim();
 }
@@ -76,7 +76,7 @@ async function viaService(service: string, sqlText: string): Promise<string> {
 /** SQL inside a database's own server, over its socket. */
 async function inServer(name: string, sqlText: string): Promise<string> {
   const c = await serverOf(name);
-  const r = await runInside(s.runtime, c.id, ["psql", "-X", "-U", "postgres", "-d", name, "-v", "ON_ERROR_STOP=1", "-Atc", sqlText]);
+  const r = await runInside(s.runtime, c.id, ["psql", "-X", "-q", "-U", "postgres", "-d", name, "-v", "ON_ERROR_STOP=1", "-Atc", sqlText]);
   if (r.exitCode !== 0) throw new Error(`psql failed: ${r.out}`);
   return r.out.trim();
 }
