@@ -15,6 +15,10 @@ export interface Ids {
   backupTargetId: string;
   registryCredentialId: string;
   tokenId: string;
+  /** A database's name, one of its backups and a volume it keeps. */
+  database: string;
+  backupId: string;
+  volume: string;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -35,6 +39,7 @@ export interface ApiRoute {
 }
 
 const S = "/api/v1/environments/{envId}/services/{service}";
+const D = "/api/v1/environments/{envId}/databases/{db}";
 
 export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/orgs", kind: "own" },
@@ -81,6 +86,17 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "PUT", path: `${S}/secrets/{key}`, kind: "owned", body: () => ({ value: "intruder" }) },
   { method: "DELETE", path: `${S}/secrets/{key}`, kind: "owned" },
   { method: "GET", path: `${S}/hook-runs`, kind: "owned" },
+  { method: "GET", path: "/api/v1/environments/{envId}/databases", kind: "owned" },
+  { method: "POST", path: "/api/v1/environments/{envId}/databases", kind: "owned", body: () => ({ name: "intruder", version: "15" }) },
+  { method: "GET", path: D, kind: "owned" },
+  { method: "PATCH", path: D, kind: "owned", body: () => ({ backupSchedule: null }) },
+  { method: "DELETE", path: D, kind: "owned" },
+  { method: "GET", path: `${D}/backups`, kind: "owned" },
+  { method: "POST", path: `${D}/backups`, kind: "owned", body: (i) => ({ targetId: i.backupTargetId }) },
+  { method: "GET", path: `${D}/backups/{id}`, kind: "owned" },
+  { method: "POST", path: `${D}/backups/{id}/verify`, kind: "owned" },
+  { method: "POST", path: `${D}/restore`, kind: "owned", body: (i) => ({ backupId: i.backupId, into: "intruder" }) },
+  { method: "DELETE", path: `${D}/volumes/{volume}`, kind: "owned", body: (i) => ({ confirm: i.volume }) },
   { method: "GET", path: "/api/v1/services", kind: "input", query: (i) => ({ environmentId: i.envId }) },
   { method: "POST", path: "/api/v1/services", kind: "gone" },
   { method: "GET", path: "/api/v1/hook-runs/{id}", kind: "owned" },
@@ -111,6 +127,7 @@ export const API_ROUTES: ApiRoute[] = [
 
 /** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */
 function idFor(path: string, ids: Ids): string {
+  if (path.includes("/backups/{id}")) return ids.backupId;
   if (path.startsWith("/api/v1/orgs/")) return ids.orgId;
   if (path.startsWith("/api/v1/projects/")) return ids.projectId;
   if (path.startsWith("/api/v1/hook-runs/")) return ids.hookRunId;
@@ -127,7 +144,9 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
     .replace("{envId}", ids.envId)
     .replace("{app}", ids.app)
     .replace("{service}", ids.service)
-    .replace("{key}", ids.key);
+    .replace("{key}", ids.key)
+    .replace("{db}", ids.database)
+    .replace("{volume}", ids.volume);
   const query = route.query ? `?${new URLSearchParams(route.query(ids)).toString()}` : "";
   return `${path}${query}`;
 }

@@ -4,13 +4,16 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { createApiToken, listApiTokens } from "@levelrail/auth";
+import { backup, databaseVolume } from "@levelrail/db/schema/databases";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { release } from "@levelrail/db/schema/services";
 import { createApp } from "@levelrail/services/app/app";
 import { createBackupTarget } from "@levelrail/services/config/backup-targets";
 import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
+import { createDatabase } from "@levelrail/services/database/write";
 import { putSecret } from "@levelrail/services/env/secrets";
 import { createService } from "@levelrail/services/service/write";
+import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
 import { expect, test } from "../fixtures/test";
 import { type Operator, removeOperator, seedOperator } from "../fixtures/stack";
 import { API_ROUTES, type ApiRoute, type Ids, servedRoutes, urlOf } from "../support/api-routes";
@@ -43,6 +46,14 @@ async function seedResources(op: Operator): Promise<Ids> {
     .insert(hookRun)
     .values({ orgId: op.orgId, serviceId: web.id, releaseId: rel!.id, phase: "pre", command: ["true"], attempt: "a", outcome: "succeeded" })
     .returning();
+  // A database with a stored backup and a kept volume (rows only: no route here needs them to exist in Docker).
+  const db = await createDatabase({ ctx, envId: ctx.envId, input: { name: "shop-db", version: "15", image: POSTGRES_TEST_IMAGE } });
+  const [stored] = await ctx.db
+    .insert(backup)
+    .values({ orgId: op.orgId, databaseId: db.id, targetId: target.id, status: "verified", message: "verified", objectKey: "x.dump", sha256: "0".repeat(64), sizeBytes: 1 })
+    .returning();
+  const volume = `${db.volume}-kept`;
+  await ctx.db.insert(databaseVolume).values({ name: volume, orgId: op.orgId, databaseId: db.id });
   await createApiToken(ctx.db, op.email, "a-spare");
   const spare = (await listApiTokens(ctx.db, ctx.actor.userId)).find((t) => t.name === "a-spare")!;
   return {
@@ -56,6 +67,9 @@ async function seedResources(op: Operator): Promise<Ids> {
     hookRunId: run!.id,
     backupTargetId: target.id,
     registryCredentialId: cred.id,
+    database: "shop-db",
+    backupId: stored!.id,
+    volume,
   };
 }
 
@@ -68,6 +82,7 @@ const randomIds = (like: Ids): Ids => ({
   backupTargetId: randomUUID(),
   registryCredentialId: randomUUID(),
   tokenId: randomUUID(),
+  backupId: randomUUID(),
 });
 
 async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
@@ -125,6 +140,9 @@ test("another organization's resources answer exactly like ones that do not exis
       { key: "API_KEY", updatedAt: expect.any(String) },
     ]);
     expect((await bearer.get(`/api/v1/projects/${a.projectId}`)).status()).toBe(200);
+    const db = await bearer.get(`/api/v1/environments/${a.envId}/databases/${a.database}`);
+    expect(db.status()).toBe(200);
+    expect((await db.json()) as { previousVolumes: { name: string; removing: boolean }[] }).toMatchObject({ previousVolumes: [{ name: a.volume, removing: false }] });
     expect(await (await bearer.get(`/api/v1/orgs/${a.orgId}/env`)).json()).toEqual({ vars: {} });
     expect((await (await bearer.get("/api/v1/tokens")).json()) as { id: string }[]).toContainEqual(expect.objectContaining({ id: a.tokenId }));
   } finally {

@@ -7,7 +7,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { removalText } from "@/lib/format";
 import { environmentHref } from "@/lib/paths";
-import { useApps, useEnvironmentServices, withQuery } from "@/lib/queries";
+import { useApps, useDatabases, useEnvironmentServices, withQuery } from "@/lib/queries";
 import type { EnvironmentItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
@@ -61,22 +61,27 @@ export function CloneEnvironmentForm({ environment }: { environment: Environment
   );
 }
 
-/** "Delete environment", then a confirmation that names everything it removes. */
+/**
+ * "Delete environment", then a confirmation that names everything it removes; its databases' data
+ * volumes are kept unless "also delete the databases' data" is ticked (`?dropData=true`).
+ */
 export function DeleteEnvironment({ environment }: { environment: EnvironmentItem }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [armed, setArmed] = useState(false);
+  const [dropData, setDropData] = useState(false);
   const apps = useApps(environment.id);
   const services = useEnvironmentServices(environment.id);
+  const databases = useDatabases(environment.id);
   const remove = useMutation({
-    mutationFn: () => api(`/environments/${encodeURIComponent(environment.id)}`, { method: "DELETE" }),
+    mutationFn: () => api(withQuery(`/environments/${encodeURIComponent(environment.id)}`, { dropData: dropData ? "true" : null }), { method: "DELETE" }),
     onSuccess: async () => {
       await Promise.all([qc.invalidateQueries({ queryKey: keys.projects() }), qc.invalidateQueries({ queryKey: keys.currentEnvironment() })]);
       router.push("/");
       router.refresh();
     },
   });
-  const ready = apps.data && services.data;
+  const ready = apps.data && services.data && databases.data;
   return (
     <section className="card stack" aria-labelledby="delete-env-title">
       <h2 id="delete-env-title">Delete environment</h2>
@@ -94,9 +99,16 @@ export function DeleteEnvironment({ environment }: { environment: EnvironmentIte
                   environment.name,
                   apps.data.map((a) => a.name),
                   services.data.map((s) => s.name),
+                  databases.data.map((d) => d.name),
+                  dropData,
                 )
               : "Loading what it holds…"}
           </p>
+          {databases.data && databases.data.length > 0 && (
+            <label className="check">
+              <input type="checkbox" checked={dropData} onChange={(e) => setDropData(e.target.checked)} /> Also delete the databases&apos; data
+            </label>
+          )}
           <div className="buttons">
             <button type="button" className="danger" disabled={!ready || remove.isPending} onClick={() => remove.mutate()}>
               Delete {environment.name}
@@ -107,7 +119,7 @@ export function DeleteEnvironment({ environment }: { environment: EnvironmentIte
           </div>
         </div>
       )}
-      <FormMessages error={remove.isError ? remove.error.message : apps.error?.message ?? services.error?.message} />
+      <FormMessages error={remove.isError ? remove.error.message : (apps.error?.message ?? services.error?.message ?? databases.error?.message)} />
     </section>
   );
 }

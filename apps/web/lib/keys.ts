@@ -39,6 +39,14 @@ export const keys = {
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
   /** An organization's quotas: limit, use and source of each. */
   quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
+  /** An environment's databases (and, as ["databases"], every environment's). */
+  databases: (envId: string) => ["databases", envId] as const,
+  /** Prefix of everything about one database: its detail (attachments, volumes, restores) and its backups. */
+  database: (d: Scoped) => [...keys.environmentDatabases(d.environmentId), d.name] as const,
+  /** Prefix of every database's queries in one environment (an attachment changes who attaches one). */
+  environmentDatabases: (envId: string) => ["database", envId] as const,
+  databaseDetail: (d: Scoped) => [...keys.database(d), "detail"] as const,
+  backups: (d: Scoped) => [...keys.database(d), "backups"] as const,
   backupTargets: () => ["backup-targets"] as const,
   registryCredentials: () => ["registry-credentials"] as const,
   storageEnvKeys: () => ["storage-env-keys"] as const,

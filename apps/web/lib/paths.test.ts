@@ -55,4 +55,13 @@ describe("removalText", () => {
     );
     expect(removalText("empty", [], [])).toBe("Deleting empty removes the environment's env vars. This cannot be undone.");
   });
+
+  it("says whether the databases' data goes too", () => {
+    expect(removalText("staging", [], [], ["shop-db"])).toBe(
+      "Deleting staging removes database shop-db with its container (its data volume is kept); the environment's env vars. This cannot be undone.",
+    );
+    expect(removalText("staging", [], [], ["shop-db", "reports"], true)).toBe(
+      "Deleting staging removes databases shop-db and reports with their containers and their data; the environment's env vars. This cannot be undone.",
+    );
+  });
 });

@@ -16,9 +16,14 @@ export const serviceApi = (s: Scoped, suffix = "") => envApi(s.environmentId, `/
 /** The API path of an app, or of its `suffix`. */
 export const appApi = (a: Scoped, suffix = "") => envApi(a.environmentId, `/apps/${enc(a.name)}${suffix}`);
 
+/** The API path of a database, or of its `suffix` (`/backups`, `/restore`). */
+export const databaseApi = (d: Scoped, suffix = "") => envApi(d.environmentId, `/databases/${enc(d.name)}${suffix}`);
+
 /** The UI page of an environment. */
 export const environmentHref = (envId: string) => `/environments/${enc(envId)}`;
 /** The UI page of a service. */
 export const serviceHref = (s: Scoped) => `${environmentHref(s.environmentId)}/services/${enc(s.name)}`;
 /** The UI page of an app. */
 export const appHref = (a: Scoped) => `${environmentHref(a.environmentId)}/apps/${enc(a.name)}`;
+/** The UI page of a database. */
+export const databaseHref = (d: Scoped) => `${environmentHref(d.environmentId)}/databases/${enc(d.name)}`;

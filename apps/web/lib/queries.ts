@@ -3,13 +3,16 @@ import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@t
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
-import { type Scoped, appApi, envApi, serviceApi } from "./paths";
+import { type Scoped, appApi, databaseApi, envApi, serviceApi } from "./paths";
 import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
+  BackupView,
   ConfigDrift,
   CurrentEnvironment,
+  DatabaseDetail,
+  DatabaseView,
   DeployMetrics,
   EffectiveEnvEntry,
   EnvironmentItem,
@@ -126,8 +129,46 @@ export const useTierEnv = (tier: EnvScope, id: string | undefined) =>
 export const useBackupTargets = () =>
   useQuery({ queryKey: keys.backupTargets(), queryFn: () => api<BackupTargetItem[]>("/backup-targets") });
 
+/** The backup targets environment `envId`'s databases may use: its organization's (an operator may belong to several). */
+export function useEnvironmentBackupTargets(envId: string): BackupTargetItem[] | undefined {
+  const targets = useBackupTargets();
+  const orgId = useEnvironment(envId).data?.orgId;
+  return orgId === undefined ? undefined : targets.data?.filter((t) => t.orgId === orgId);
+}
+
 export const useRegistryCredentials = () =>
   useQuery({ queryKey: keys.registryCredentials(), queryFn: () => api<RegistryCredentialItem[]>("/registry-credentials") });
+
+/** Whether a database is on its way somewhere: starting, or restoring. */
+const databaseBusy = (d: DatabaseView | DatabaseDetail | undefined) =>
+  d?.phase === "pending" || d?.phase === "starting" || (d !== undefined && "restores" in d && d.restores.some((r) => r.status === "running"));
+
+/** An environment's databases with their live phases, polled every second while one starts, at the fleet's pace otherwise. */
+export const useDatabases = (envId: string) =>
+  useQuery({
+    queryKey: keys.databases(envId),
+    queryFn: () => api<DatabaseView[]>(envApi(envId, "/databases")),
+    refetchInterval: (q) => (q.state.data?.some(databaseBusy) ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS),
+  });
+
+/** One database with who attaches it, its kept volumes and latest restores; polled like a service's status. */
+export const useDatabase = (d: Scoped) =>
+  useQuery({
+    queryKey: keys.databaseDetail(d),
+    queryFn: () => api<DatabaseDetail>(databaseApi(d)),
+    refetchInterval: (q) => (databaseBusy(q.state.data) ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS),
+  });
+
+/** Whether a backup is being taken or verified (again). */
+export const backupBusy = (b: BackupView) => b.status === "running" || b.step !== null;
+
+/** A database's backups, newest first, polled every second while one runs or is verified. */
+export const useBackups = (d: Scoped) =>
+  useQuery({
+    queryKey: keys.backups(d),
+    queryFn: () => api<BackupView[]>(databaseApi(d, "/backups")),
+    refetchInterval: (q) => (q.state.data?.some(backupBusy) ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS),
+  });
 
 /** The env keys a storage attachment injects, as the API defines them (never a copy in the UI). */
 export const useStorageEnvKeys = () =>

@@ -13,6 +13,8 @@ import type { listEnvironments, listProjects } from "@levelrail/services/project
 import type { listServices, listServicesPage } from "@levelrail/services/service/view";
 
 export type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
+/** GET …/databases (DatabaseView), GET …/databases/{db} (DatabaseDetail), GET …/backups (BackupView): never a password. */
+export type { BackupView, DatabaseDetail, DatabaseView, RestoreView } from "@levelrail/services/database/view";
 
 /** GET /api/v1/environments/{envId}/apps: an app with its number of services. */
 export type AppItem = Awaited<ReturnType<typeof listApps>>[number];

@@ -10,6 +10,8 @@ type Row = typeof backupTarget.$inferSelect;
 /** Never the secret key: it is write-only. */
 const view = (t: Row) => ({
   id: t.id,
+  /** The organization it belongs to: only its databases and services may use it. */
+  orgId: t.orgId,
   name: t.name,
   endpoint: t.endpoint,
   bucket: t.bucket,

@@ -1,5 +1,8 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import { listBackupTargets } from "@levelrail/services/config/backup-targets";
+import { listDatabases } from "@levelrail/services/database/view";
 import { getTierEnv } from "@levelrail/services/env/vars";
+import { DatabasesSection } from "@/components/databases-section";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
 import { CloneEnvironmentForm, DeleteEnvironment } from "@/components/environment-actions";
 import { EnvironmentFleet } from "@/components/environment-fleet";
@@ -12,7 +15,7 @@ type Props = { params: Promise<{ envId: string }> };
 
 export const metadata = { title: "Environment · Levelrail" };
 
-/** One environment: its env tier, its apps and services, and clone and delete. */
+/** One environment: its env tier, its apps and services, its databases, and clone and delete. */
 export default async function EnvironmentPage({ params }: Props) {
   const { envId } = await params;
   const ctx = await requireCtx();
@@ -23,6 +26,8 @@ export default async function EnvironmentPage({ params }: Props) {
   await Promise.all([
     prefetchFleet(qc, ctx, envId),
     qc.prefetchQuery({ queryKey: keys.tierEnv("environment", envId), queryFn: () => getTierEnv({ ctx, tier: "environment", id: envId }) }),
+    qc.prefetchQuery({ queryKey: keys.databases(envId), queryFn: () => listDatabases({ ctx, envId }) }),
+    qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>
@@ -40,6 +45,7 @@ export default async function EnvironmentPage({ params }: Props) {
       />
       <h2>Apps and services</h2>
       <EnvironmentFleet envId={envId} />
+      <DatabasesSection envId={envId} />
     </HydrationBoundary>
   );
 }

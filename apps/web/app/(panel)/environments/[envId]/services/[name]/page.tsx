@@ -2,12 +2,14 @@ import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query
 import Link from "next/link";
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
+import { listDatabases } from "@levelrail/services/database/view";
 import { configDrift, effectiveEnv } from "@levelrail/services/env/effective";
 import { listSecrets } from "@levelrail/services/env/secrets";
 import { listHookRuns } from "@levelrail/services/hooks/list";
 import { listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { Attachments } from "@/components/attachments";
+import { DatabaseAttachments } from "@/components/database-attachments";
 import { DeployControls } from "@/components/deploy-controls";
 import { EffectiveEnv } from "@/components/effective-env";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
@@ -51,6 +53,7 @@ export default async function ServicePage({ params }: Props) {
     qc.prefetchQuery({ queryKey: keys.secrets(ref), queryFn: () => listSecrets(input) }),
     qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.databases(envId), queryFn: () => listDatabases({ ctx, envId }) }),
     qc.prefetchInfiniteQuery({
       queryKey: keys.serviceHookRuns(ref),
       queryFn: () => listHookRuns({ ctx, envId, app: service.app, input: { service: name, limit: HOOK_RUNS_PAGE } }),
@@ -72,6 +75,7 @@ export default async function ServicePage({ params }: Props) {
       <ServiceEnv service={ref} />
       <SecretsCard service={ref} />
       <Attachments service={ref} />
+      <DatabaseAttachments service={ref} />
       <EffectiveEnv service={ref} />
       <ReleaseHistory service={ref} />
       <ServiceHookRuns service={ref} />

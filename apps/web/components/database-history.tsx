@@ -1,0 +1,189 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useState } from "react";
+import { ApiError, api } from "@/lib/fetcher";
+import { bareMessage } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import { type Scoped, databaseApi, environmentHref } from "@/lib/paths";
+import { useDatabase, withQuery } from "@/lib/queries";
+import type { RestoreView } from "@/lib/types";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+import { Timestamp } from "./timestamp";
+
+const RESTORE_CLASSES: Record<RestoreView["status"], string> = {
+  running: "outcome-running",
+  succeeded: "outcome-succeeded",
+  failed: "outcome-failed",
+  interrupted: "outcome-error",
+};
+
+/** The database's latest restores and the volumes a replace kept, each removable by typing its name. */
+export function RestoresCard({ database }: { database: Scoped }) {
+  const d = useDatabase(database);
+  if (!d.data) return null;
+  const { restores, previousVolumes } = d.data;
+  return (
+    <section className="card stack" aria-labelledby="restores-title">
+      <h2 id="restores-title">Restores and kept volumes</h2>
+      {restores.length === 0 ? (
+        <p className="muted">No restores yet.</p>
+      ) : (
+        <table aria-label="Restores">
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Status</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {restores.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  <Timestamp iso={r.createdAt} />
+                </td>
+                <td>{r.mode === "into" ? "into this new database" : "replaced the data"}</td>
+                <td>
+                  <span className={`badge ${RESTORE_CLASSES[r.status]}`} data-testid="restore-status">
+                    {r.status}
+                  </span>
+                </td>
+                <td className="message">{r.message || "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3 id="volumes-title">Kept volumes</h3>
+      {previousVolumes.length === 0 ? (
+        <p className="muted">None: a restore that replaces the data keeps the volume it replaced here until you remove it.</p>
+      ) : (
+        <ul className="stack volume-list" aria-labelledby="volumes-title">
+          {previousVolumes.map((v) => (
+            <li key={v.name}>
+              <KeptVolume database={database} name={v.name} retiredAt={v.retiredAt} removing={v.removing} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function KeptVolume({ database, name, retiredAt, removing }: { database: Scoped; name: string; retiredAt: string; removing: boolean }) {
+  const qc = useQueryClient();
+  const [armed, setArmed] = useState(false);
+  const [confirm, setConfirm] = useState("");
+  const [error, setError] = useState<string | undefined>();
+  const remove = useMutation({
+    mutationFn: () => api(databaseApi(database, `/volumes/${encodeURIComponent(name)}`), { method: "DELETE", body: { confirm } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keys.database(database) }),
+    onError: (err) => setError(err instanceof ApiError ? bareMessage(err.message, err.field) : "could not remove the volume"),
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (confirm !== name) return setError(`type ${name} to remove it`);
+    setError(undefined);
+    remove.mutate();
+  }
+
+  return (
+    <div className="stack">
+      <span>
+        <span className="mono">{name}</span> <span className="muted">kept since</span> <Timestamp iso={retiredAt} />
+        {removing && <span className="muted"> · being removed</span>}
+      </span>
+      {!removing &&
+        (armed ? (
+          <form className="inline" onSubmit={submit} aria-label={`Remove volume ${name}`} noValidate>
+            <Field id={`remove-${name}`} label={`Type ${name} to remove its data for good`} error={error}>
+              {(a) => <input {...a} className="mono" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="off" />}
+            </Field>
+            <button type="submit" className="danger" disabled={remove.isPending}>
+              Remove volume
+            </button>
+            <button type="button" className="secondary" onClick={() => setArmed(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <div className="buttons">
+            <button type="button" className="secondary" onClick={() => setArmed(true)}>
+              Remove…
+            </button>
+          </div>
+        ))}
+    </div>
+  );
+}
+
+/** "Delete database": its name typed to confirm; its data volume is kept unless "also delete its data" is ticked. */
+export function DeleteDatabase({ database }: { database: Scoped }) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const d = useDatabase(database);
+  const [armed, setArmed] = useState(false);
+  const [confirm, setConfirm] = useState("");
+  const [dropData, setDropData] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const remove = useMutation({
+    mutationFn: () => api(withQuery(databaseApi(database), { dropData: dropData ? "true" : null }), { method: "DELETE" }),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: keys.databases(database.environmentId) });
+      qc.removeQueries({ queryKey: keys.database(database) });
+      router.push(environmentHref(database.environmentId));
+    },
+    onError: (err) => setError(err instanceof ApiError ? err.message : "could not delete the database"),
+  });
+  const attached = d.data?.attachedBy ?? [];
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (confirm !== database.name) return setError(`type ${database.name} to delete it`);
+    setError(undefined);
+    remove.mutate();
+  }
+
+  return (
+    <section className="card stack" aria-labelledby="delete-database-title">
+      <h2 id="delete-database-title">Delete database</h2>
+      {attached.length > 0 && (
+        <p className="muted">
+          Attached by {[...new Set(attached.map((a) => a.service))].join(", ")}: detach it from their pages first.
+        </p>
+      )}
+      {!armed ? (
+        <div className="buttons">
+          <button type="button" className="secondary" onClick={() => setArmed(true)}>
+            Delete database
+          </button>
+        </div>
+      ) : (
+        <form className="warning stack" onSubmit={submit} aria-label={`Delete ${database.name}`} noValidate>
+          <p>
+            Its container goes. Its data volume is kept unless you tick “also delete its data”.
+          </p>
+          <Field id="delete-database-confirm" label={`Type ${database.name} to confirm`} error={undefined}>
+            {(a) => <input {...a} value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="off" />}
+          </Field>
+          <label className="check">
+            <input type="checkbox" checked={dropData} onChange={(e) => setDropData(e.target.checked)} /> Also delete its data
+          </label>
+          <FormMessages error={error} />
+          <div className="buttons">
+            <button type="submit" className="danger" disabled={remove.isPending}>
+              Delete {database.name}
+            </button>
+            <button type="button" className="secondary" onClick={() => setArmed(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

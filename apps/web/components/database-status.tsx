@@ -1,0 +1,98 @@
+"use client";
+import Link from "next/link";
+import { type Scoped, serviceHref } from "@/lib/paths";
+import { useDatabase } from "@/lib/queries";
+import { PhaseBadge } from "./phase-badge";
+import { Timestamp } from "./timestamp";
+
+/** What the worker last observed of a database (polled while it starts or restores), and what it runs. */
+export function DatabaseStatusCard({ database }: { database: Scoped }) {
+  const d = useDatabase(database);
+  return (
+    <section className="card" aria-labelledby="database-status-title">
+      <h2 id="database-status-title">Status</h2>
+      {d.isPending && <p className="muted">Loading…</p>}
+      {d.isError && (
+        <p className="error" role="alert">
+          {d.error.message}
+        </p>
+      )}
+      {d.data && (
+        <dl className="facts">
+          <dt>Phase</dt>
+          <dd>
+            <PhaseBadge phase={d.data.phase} testId="database-phase" />
+          </dd>
+          <dt>Message</dt>
+          <dd data-testid="database-message">{d.data.message || "—"}</dd>
+          <dt>Engine</dt>
+          <dd>PostgreSQL {d.data.version}</dd>
+          <dt>Image</dt>
+          <dd className="mono">{d.data.image}</dd>
+          <dt>Data volume</dt>
+          <dd className="mono">{d.data.volume}</dd>
+          <dt>Created</dt>
+          <dd>
+            <Timestamp iso={d.data.createdAt} />
+          </dd>
+        </dl>
+      )}
+    </section>
+  );
+}
+
+/** How attached services reach the database (never its password), and which services attach it under which key. */
+export function ConnectionCard({ database }: { database: Scoped }) {
+  const d = useDatabase(database);
+  if (!d.data) return null;
+  const c = d.data.connection;
+  return (
+    <section className="card stack" aria-labelledby="connection-title">
+      <h2 id="connection-title">Connection</h2>
+      <dl className="facts">
+        <dt>Host</dt>
+        <dd className="mono">{c.host}</dd>
+        <dt>Port</dt>
+        <dd className="mono">{c.port}</dd>
+        <dt>User</dt>
+        <dd className="mono">{c.user}</dd>
+        <dt>Database</dt>
+        <dd className="mono">{c.database}</dd>
+        <dt>Password</dt>
+        <dd className="muted">generated and sealed; never shown</dd>
+      </dl>
+      <p className="muted">
+        A service attaches it from its own page (Databases): its container gets{" "}
+        <span className="mono">
+          postgres://{c.user}:…@{c.host}:{c.port}/{c.database}
+        </span>{" "}
+        under the key you choose, and the host resolves on that service&apos;s app network.
+      </p>
+      <h3 id="attached-by-title">Attached by</h3>
+      {d.data.attachedBy.length === 0 ? (
+        <p className="muted">No service attaches it yet.</p>
+      ) : (
+        <table aria-labelledby="attached-by-title">
+          <thead>
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">App</th>
+              <th scope="col">Key</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.data.attachedBy.map((a) => (
+              <tr key={`${a.service}/${a.key}`}>
+                <td>
+                  <Link href={serviceHref({ environmentId: database.environmentId, name: a.service })}>{a.service}</Link>
+                </td>
+                <td>{a.app}</td>
+                <td className="key-cell">{a.key}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

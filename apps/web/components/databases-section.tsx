@@ -1,0 +1,161 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { type FormEvent, useState } from "react";
+import { type BackupSchedule, DEFAULT_POSTGRES_VERSION, databaseInput } from "@levelrail/spec/database";
+import { scheduleText } from "@/lib/database-format";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, bareMessage, issueErrors, topField } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import { databaseHref, envApi } from "@/lib/paths";
+import { useEnvironmentBackupTargets, useDatabases } from "@/lib/queries";
+import { DEFAULT_SCHEDULE, type ScheduleValues, scheduleApiError, scheduleInput } from "@/lib/database-form";
+import type { DatabaseView } from "@/lib/types";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+import { PhaseBadge } from "./phase-badge";
+import { ScheduleFields } from "./schedule-fields";
+
+/** An environment's managed databases (phase, message, schedule) and the form that adds one. */
+export function DatabasesSection({ envId }: { envId: string }) {
+  const databases = useDatabases(envId);
+  const targets = useEnvironmentBackupTargets(envId);
+  const targetName = (id: string | undefined) => targets?.find((t) => t.id === id)?.name;
+  return (
+    <section className="stack" aria-labelledby="databases-title">
+      <h2 id="databases-title">Databases</h2>
+      {databases.isPending && <p className="muted">Loading databases…</p>}
+      {databases.isError && (
+        <p className="error" role="alert">
+          {databases.error.message}
+        </p>
+      )}
+      {databases.data?.length === 0 && <p className="muted">No databases yet. Create one below, then attach it to a service from the service&apos;s page.</p>}
+      {databases.data && databases.data.length > 0 && (
+        <div className="card">
+          <table aria-labelledby="databases-title">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Engine</th>
+                <th scope="col">Phase</th>
+                <th scope="col">Backups</th>
+              </tr>
+            </thead>
+            <tbody>
+              {databases.data.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <Link href={databaseHref(d)}>{d.name}</Link>
+                  </td>
+                  <td>
+                    PostgreSQL {d.version}
+                    <div className="muted mono">{d.image}</div>
+                  </td>
+                  <td>
+                    <PhaseBadge phase={d.phase} testId={`database-phase-${d.name}`} />
+                    {d.message && <div className="muted message">{d.message}</div>}
+                  </td>
+                  <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <NewDatabaseForm envId={envId} />
+    </section>
+  );
+}
+
+const EMPTY = { name: "", version: DEFAULT_POSTGRES_VERSION, image: "" };
+type Values = typeof EMPTY;
+const FIELDS = new Set(["name", "version", "image", "cron", "targetId", "keep"]);
+
+/** The form's values as the API takes them, checked with the API's own schema. */
+function toInput(v: Values, scheduled: boolean, schedule: ScheduleValues): { input: unknown } | { errors: FieldErrors } {
+  const s = scheduled ? scheduleInput(schedule) : { schedule: null };
+  const parsed = databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim() });
+  const errors: FieldErrors = { ...(parsed.success ? {} : issueErrors(parsed.error.issues)), ...("errors" in s ? s.errors : {}) };
+  if (!parsed.success || "errors" in s) return { errors };
+  const backupSchedule: BackupSchedule | null = s.schedule;
+  return { input: { ...parsed.data, ...(backupSchedule ? { backupSchedule } : {}) } };
+}
+
+/** Creates a PostgreSQL database in environment `envId`, optionally with a backup schedule. */
+function NewDatabaseForm({ envId }: { envId: string }) {
+  const qc = useQueryClient();
+  const targets = useEnvironmentBackupTargets(envId);
+  const [values, setValues] = useState<Values>(EMPTY);
+  const [scheduled, setScheduled] = useState(false);
+  const [schedule, setSchedule] = useState<ScheduleValues>(DEFAULT_SCHEDULE);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [created, setCreated] = useState<DatabaseView | null>(null);
+  const create = useMutation({
+    mutationFn: (input: unknown) => api<DatabaseView>(envApi(envId, "/databases"), { method: "POST", body: input }),
+    onSuccess: async (d) => {
+      setValues(EMPTY);
+      setScheduled(false);
+      setSchedule(DEFAULT_SCHEDULE);
+      setCreated(d);
+      await qc.invalidateQueries({ queryKey: keys.databases(envId) });
+    },
+    onError: (err) => {
+      if (!(err instanceof ApiError)) return setErrors({ form: "could not create the database" });
+      const placed = scheduleApiError(err.field, err.message);
+      if (placed) return setErrors({ [placed.field]: placed.message });
+      const field = topField(err.field);
+      setErrors({ [FIELDS.has(field) ? field : "form"]: FIELDS.has(field) ? bareMessage(err.message, err.field) : err.message });
+    },
+  });
+  const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setCreated(null);
+    const result = toInput(values, scheduled, schedule);
+    if ("errors" in result) return setErrors(result.errors);
+    setErrors({});
+    create.mutate(result.input);
+  }
+
+  return (
+    <form className="card stack narrow-row" onSubmit={submit} aria-labelledby="new-database-title" noValidate>
+      <h2 id="new-database-title">New database</h2>
+      <div className="row">
+        <Field id="database-name" label="Database name" error={errors.name} hint="Services reach it at this host name.">
+          {(a) => <input {...a} value={values.name} onChange={set("name")} placeholder="shop-db" autoComplete="off" />}
+        </Field>
+        <Field id="database-version" label="PostgreSQL version" error={errors.version}>
+          {(a) => <input {...a} value={values.version} onChange={set("version")} inputMode="numeric" />}
+        </Field>
+      </div>
+      <Field id="database-image" label="Image (optional)" error={errors.image} hint="An image that follows the official postgres image's conventions.">
+        {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder={`postgres:${values.version.trim() || DEFAULT_POSTGRES_VERSION}`} autoComplete="off" />}
+      </Field>
+      <label className="check">
+        <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} /> Back up on a schedule
+      </label>
+      {scheduled && (
+        <ScheduleFields
+          idPrefix="new-database"
+          values={schedule}
+          errors={errors}
+          targets={targets}
+          onChange={(key, value) => setSchedule((s) => ({ ...s, [key]: value }))}
+        />
+      )}
+      <FormMessages error={errors.form} />
+      {created && (
+        <p className="success" role="status">
+          Created <Link href={databaseHref(created)}>{created.name}</Link>. It starts in a moment.
+        </p>
+      )}
+      <div className="buttons">
+        <button type="submit" disabled={create.isPending}>
+          Create database
+        </button>
+      </div>
+    </form>
+  );
+}

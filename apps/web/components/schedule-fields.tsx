@@ -1,0 +1,54 @@
+"use client";
+import Link from "next/link";
+import { MAX_KEEP } from "@levelrail/spec/database";
+import type { FieldErrors } from "@/lib/form";
+import { type ScheduleValues, cronHint } from "@/lib/database-form";
+import type { BackupTargetItem } from "@/lib/types";
+import { Field } from "./field";
+
+/** A backup schedule's controls: cron (checked as it is typed), the backup target and how many backups to keep. */
+export function ScheduleFields({
+  idPrefix,
+  values,
+  errors,
+  targets,
+  onChange,
+}: {
+  idPrefix: string;
+  values: ScheduleValues;
+  errors: FieldErrors;
+  /** The organization's backup targets (undefined while they load). */
+  targets: BackupTargetItem[] | undefined;
+  onChange: (key: keyof ScheduleValues, value: string) => void;
+}) {
+  const cronError = errors.cron ?? cronHint(values.cron);
+  return (
+    <>
+      <Field id={`${idPrefix}-cron`} label="Cron" error={cronError} hint="minute hour day-of-month month day-of-week, in UTC (0 3 * * *: every day at 03:00)">
+        {(a) => <input {...a} className="mono" value={values.cron} onChange={(e) => onChange("cron", e.target.value)} autoComplete="off" spellCheck={false} />}
+      </Field>
+      <div className="row">
+        <Field id={`${idPrefix}-target`} label="Backup target" error={errors.targetId}>
+          {(a) => (
+            <select {...a} value={values.targetId} onChange={(e) => onChange("targetId", e.target.value)}>
+              <option value="">Choose a backup target</option>
+              {(targets ?? []).map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field id={`${idPrefix}-keep`} label="Keep" error={errors.keep} hint={`the newest 1 to ${MAX_KEEP} backups`}>
+          {(a) => <input {...a} value={values.keep} onChange={(e) => onChange("keep", e.target.value)} inputMode="numeric" />}
+        </Field>
+      </div>
+      {targets?.length === 0 && (
+        <p className="muted">
+          <Link href="/settings">Add a backup target in Settings.</Link>
+        </p>
+      )}
+    </>
+  );
+}
