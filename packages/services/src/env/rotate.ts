@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { backupTarget, registryCredential, secret } from "@levelrail/db/schema/config";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { Keyring } from "@levelrail/secrets";
 
 /**
- * Re-seals every secret, storage secret key and registry password under the
+ * Re-seals every secret, storage secret key, registry password and managed database password under the
  * keyring's current key (each opened with whichever key sealed it). Values
  * already under the current key are left alone, so a re-run after a crash
  * finishes the job. Returns how many values were re-sealed.
@@ -30,6 +31,9 @@ export async function resealAll(db: Db, keyring: Keyring): Promise<{ resealed: n
     );
     await pass(await tx.select({ id: registryCredential.id, sealed: registryCredential.passwordSealed }).from(registryCredential), (id, sealed) =>
       tx.update(registryCredential).set({ passwordSealed: sealed }).where(eq(registryCredential.id, id)),
+    );
+    await pass(await tx.select({ id: managedDatabase.id, sealed: managedDatabase.passwordSealed }).from(managedDatabase), (id, sealed) =>
+      tx.update(managedDatabase).set({ passwordSealed: sealed }).where(eq(managedDatabase.id, id)),
     );
   });
   return { resealed, total };

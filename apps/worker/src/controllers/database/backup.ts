@@ -107,6 +107,15 @@ export function hashing(): { stream: Transform; digest: () => string } {
   return { stream, digest: () => hash.digest("hex") };
 }
 
+const changedObject = (now: string, then: string | null) => `the stored object's sha256 is ${now}, not the ${then} recorded when it was written: it changed since`;
+
+/** The sha256 of a whole stream, read to its end. */
+async function sha256Of(body: Readable): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of body) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
 /** The body as it streams on, hashed; `rest()` reads what the consumer left (it still counts) and gives the hash. */
 export function hashedBody(body: Readable): { stream: Transform; rest: () => Promise<string> } {
   const hashed = hashing();
@@ -150,11 +159,14 @@ export async function verifyBackup(
     try {
       await engine.restore(id, credentials, hashed.stream);
     } catch (err) {
-      return { at: at(), ok: false, differences: [`the restore failed: ${redact(message(err))}`], sha256: null };
+      // The restore stopped reading: hash the stored object on its own, to say whether it changed.
+      const sha256 = await x.objects(target).download(b.objectKey).then(sha256Of, () => null);
+      const changed = sha256 && sha256 !== b.sha256 ? [changedObject(sha256, b.sha256)] : [];
+      return { at: at(), ok: false, differences: [`the restore failed: ${redact(message(err))}`, ...changed], sha256 };
     }
     const sha256 = await hashed.rest();
     const differences: string[] = [];
-    if (sha256 !== b.sha256) differences.push(`the stored object's sha256 is ${sha256}, not the ${b.sha256} recorded when it was written: it changed since`);
+    if (sha256 !== b.sha256) differences.push(changedObject(sha256, b.sha256));
     differences.push(...compareInventories(b.inventory, await engine.inventory(id, credentials)));
     return { at: at(), ok: differences.length === 0, differences, sha256 };
   } catch (err) {
