@@ -71,6 +71,8 @@ export const release = pgTable("release", {
   restartNonce: text("restart_nonce").notNull(),
   /** Resolved once by the worker (pull policy), then the release converges to it. */
   imageId: text("image_id"),
+  /** When that image was built (its `org.opencontainers.image.created` label, else the engine's created time): lead time starts here. */
+  imageCreatedAt: timestamp("image_created_at", { withTimezone: true }),
   createdBy: text("created_by").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   startedAt: timestamp("started_at", { withTimezone: true }),
