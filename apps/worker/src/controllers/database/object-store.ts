@@ -2,17 +2,12 @@ import { createHash } from "node:crypto";
 import { finished, Readable, Transform } from "node:stream";
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import type { StorageTarget } from "@levelrail/spec/env";
 import type { ObjectStore } from "./ports";
 import { endpointOrigin, StorageError, toStorageError } from "./storage-error";
 
-/** One S3-compatible backup target, with its unsealed credentials. */
-export interface StorageTarget {
-  endpoint: string;
-  bucket: string;
-  region: string;
-  accessKey: string;
-  secretKey: string;
-}
+/** One S3-compatible backup target, with its unsealed credentials (the same shape a storage attachment resolves to). */
+export type { StorageTarget };
 
 export interface ObjectStoreOptions {
   /** How long establishing a connection may take (default 5 s). */
