@@ -80,7 +80,7 @@ export async function emitHookFailed(tx: Tx, runId: string): Promise<number> {
     environment: where.environment,
     service: where.service,
     release: r ? { id: h.releaseId, image: r.spec.image, outcome: r.outcome } : null,
-    hookRun: { id: h.id, phase: h.phase },
+    hookRun: { id: h.id, phase: h.phase === "pre" ? "pre-deploy" : "post-deploy" },
   });
 }
 
