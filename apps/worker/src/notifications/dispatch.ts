@@ -33,6 +33,7 @@ export interface DispatcherOptions {
  */
 export class NotificationDispatcher {
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
   private running: Promise<void> | null = null;
   private readonly backoff: number[];
   private readonly timeoutMs: number;
@@ -55,7 +56,9 @@ export class NotificationDispatcher {
     this.timer = setTimeout(loop, 0);
   }
 
+  /** Stops looking; the attempts in flight end (within one request's limit), no new one starts. */
   async stop() {
+    this.stopped = true;
     const t = this.timer;
     this.timer = null;
     if (t) clearTimeout(t);
@@ -76,7 +79,8 @@ export class NotificationDispatcher {
       returning id`);
     const ids = claimed.map((r) => r.id);
     const workers = Array.from({ length: Math.min(this.o.concurrency ?? 4, ids.length) }, async () => {
-      for (let id = ids.shift(); id !== undefined; id = ids.shift()) await this.attempt(id);
+      // A claimed delivery left unsent when stopping is due again once its lease runs out.
+      for (let id = ids.shift(); id !== undefined && !this.stopped; id = ids.shift()) await this.attempt(id);
     });
     await Promise.all(workers);
     return claimed.length;
