@@ -8,6 +8,7 @@ import { createApp } from "@levelrail/services/app/app";
 import { putSecret } from "@levelrail/services/env/secrets";
 import { createChannel } from "@levelrail/services/notifications/channels";
 import { deployService } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
 import { createService, patchService } from "@levelrail/services/service/write";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { validSignature, webhookReceiver } from "@levelrail/testkit/receivers";
@@ -49,8 +50,8 @@ const received = (event: string, service: string) =>
 async function noSecretAnywhere() {
   const stored = JSON.stringify(await s.db.select().from(notificationDelivery).where(eq(notificationDelivery.channelId, channelId)));
   for (const text of [stored, ...hook.requests.map((r) => r.body.toString()), s.logs.join("\n")]) {
-    expect(text).not.toContain(SECRET_VALUE);
-    expect(text).not.toContain(secret);
+    expect(text.includes(SECRET_VALUE)).toBe(false);
+    expect(text.includes(secret)).toBe(false);
   }
 }
 
@@ -64,11 +65,13 @@ describe("a failed deploy notifies", () => {
       return r.length ? r : undefined;
     }, { timeoutMs: 90_000 });
     expect(validSignature(secret, got!.r.body, got!.r.headers["x-levelrail-signature"])).toBe(true);
+    // Its last output is in the message, the secret in it redacted (boolean checks: a failure never prints it).
+    expect(got!.body.message.includes("token=[redacted]")).toBe(true);
     expect(got!.body).toMatchObject({ event: "deploy.failed", environment: { name: "production" }, service: { name: "web", app: "shop" }, release: { id: rel.id, outcome: "failed" } });
     await noSecretAnywhere();
   });
 
-  it("a failing pre-deploy hook: hook.failed and deploy.failed; the live release keeps serving", async () => {
+  it("a failing pre-deploy hook: hook.failed and deploy.failed; the old container keeps serving", async () => {
     await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "api", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
     await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name: "api", key: "TOKEN", input: { value: SECRET_VALUE } });
     const first = await deployService({ ctx: s.ctx, envId: s.ctx.envId, name: "api", input: {} });
@@ -83,7 +86,9 @@ describe("a failed deploy notifies", () => {
     }, { timeoutMs: 60_000 });
     expect(hookFailed!.body.message).toContain("failed with exit code 3");
     await waitFor("deploy.failed of api", async () => (received("deploy.failed", "api").length ? true : undefined), { timeoutMs: 30_000 });
-    expect((await s.waitPhase("api", ["running"])).phase).toBe("running");
+    const st = await getStatus({ ctx: s.ctx, envId: s.ctx.envId, name: "api" });
+    expect(st.activeContainer).not.toBeNull();
+    expect(st.message).toContain("keeps serving");
     await noSecretAnywhere();
   });
 });
