@@ -11,7 +11,7 @@ const config: NextConfig = {
     "@levelrail/spec",
   ],
   // Native-ish Node packages: load them from node_modules at run time instead of bundling.
-  serverExternalPackages: ["postgres"],
+  serverExternalPackages: ["postgres", "nodemailer"],
   poweredByHeader: false,
   // No page of the panel may be framed by another site (clickjacking of Deploy and Delete).
   async headers() {

@@ -19,6 +19,7 @@ export interface Ids {
   database: string;
   backupId: string;
   volume: string;
+  notificationChannelId: string;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -117,6 +118,18 @@ export const API_ROUTES: ApiRoute[] = [
   },
   { method: "DELETE", path: "/api/v1/registry-credentials/{id}", kind: "owned" },
   { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
+  { method: "GET", path: "/api/v1/notification-channels", kind: "own" },
+  {
+    method: "POST",
+    path: "/api/v1/notification-channels",
+    kind: "input",
+    body: (i) => ({ kind: "webhook", name: "x", url: "https://hooks.example.com/x", events: ["deploy.failed"], orgId: i.orgId }),
+  },
+  { method: "GET", path: "/api/v1/notification-channels/{id}", kind: "owned" },
+  { method: "PATCH", path: "/api/v1/notification-channels/{id}", kind: "owned", body: () => ({ name: "intruder" }) },
+  { method: "DELETE", path: "/api/v1/notification-channels/{id}", kind: "owned" },
+  { method: "POST", path: "/api/v1/notification-channels/{id}/test", kind: "owned" },
+  { method: "GET", path: "/api/v1/notification-channels/{id}/deliveries", kind: "owned" },
   { method: "GET", path: "/api/v1/me/environment", kind: "own" },
   { method: "GET", path: "/api/v1/tokens", kind: "own" },
   { method: "DELETE", path: "/api/v1/tokens/{id}", kind: "owned" },
@@ -134,6 +147,7 @@ function idFor(path: string, ids: Ids): string {
   if (path.startsWith("/api/v1/backup-targets/")) return ids.backupTargetId;
   if (path.startsWith("/api/v1/registry-credentials/")) return ids.registryCredentialId;
   if (path.startsWith("/api/v1/tokens/")) return ids.tokenId;
+  if (path.startsWith("/api/v1/notification-channels/")) return ids.notificationChannelId;
   throw new Error(`no id for ${path}`);
 }
 

@@ -12,6 +12,7 @@ import { createBackupTarget } from "@levelrail/services/config/backup-targets";
 import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
 import { createDatabase } from "@levelrail/services/database/write";
 import { putSecret } from "@levelrail/services/env/secrets";
+import { createChannel } from "@levelrail/services/notifications/channels";
 import { createService } from "@levelrail/services/service/write";
 import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
 import { expect, test } from "../fixtures/test";
@@ -29,6 +30,7 @@ async function seedResources(op: Operator): Promise<Ids> {
     ctx,
     input: { name: "t", endpoint: "http://127.0.0.1:1", bucket: "b", region: "r", accessKey: "a", secretKey: "s" },
   });
+  const channel = await createChannel({ ctx, input: { kind: "webhook", name: "ops", url: "https://hooks.example.com/a", events: ["deploy.failed"] } });
   const cred = await createRegistryCredential({ ctx, input: { name: "c", server: "127.0.0.1:1", username: "u", password: "p" } });
   const [rel] = await ctx.db
     .insert(release)
@@ -70,6 +72,7 @@ async function seedResources(op: Operator): Promise<Ids> {
     database: "shop-db",
     backupId: stored!.id,
     volume,
+    notificationChannelId: channel.id,
   };
 }
 
@@ -83,6 +86,7 @@ const randomIds = (like: Ids): Ids => ({
   registryCredentialId: randomUUID(),
   tokenId: randomUUID(),
   backupId: randomUUID(),
+  notificationChannelId: randomUUID(),
 });
 
 async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {

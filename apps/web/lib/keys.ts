@@ -50,6 +50,9 @@ export const keys = {
   backupTargets: () => ["backup-targets"] as const,
   registryCredentials: () => ["registry-credentials"] as const,
   storageEnvKeys: () => ["storage-env-keys"] as const,
+  /** The notification channels (and, under this prefix, each one's delivery log). */
+  notificationChannels: () => ["notification-channels"] as const,
+  notificationDeliveries: (channelId: string) => ["notification-channels", channelId, "deliveries"] as const,
 };
 
 /** How often live state is polled, so phase changes show without a reload. */

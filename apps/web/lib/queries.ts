@@ -13,11 +13,13 @@ import type {
   CurrentEnvironment,
   DatabaseDetail,
   DatabaseView,
+  DeliveryView,
   DeployMetrics,
   EffectiveEnvEntry,
   EnvironmentItem,
   HookRunDetail,
   HookRunPage,
+  NotificationChannelItem,
   OrgItem,
   OrgQuotas,
   ProjectItem,
@@ -138,6 +140,17 @@ export function useEnvironmentBackupTargets(envId: string): BackupTargetItem[] |
 
 export const useRegistryCredentials = () =>
   useQuery({ queryKey: keys.registryCredentials(), queryFn: () => api<RegistryCredentialItem[]>("/registry-credentials") });
+
+export const useNotificationChannels = () =>
+  useQuery({ queryKey: keys.notificationChannels(), queryFn: () => api<NotificationChannelItem[]>("/notification-channels") });
+
+/** A channel's delivery log, newest first; polled while a delivery is pending (retries show as they happen). */
+export const useNotificationDeliveries = (channelId: string) =>
+  useQuery({
+    queryKey: keys.notificationDeliveries(channelId),
+    queryFn: () => api<DeliveryView[]>(`/notification-channels/${enc(channelId)}/deliveries?limit=20`),
+    refetchInterval: (q) => (q.state.data?.some((d) => d.status === "pending") ? LIVE_INTERVAL_MS * 2 : FLEET_INTERVAL_MS),
+  });
 
 /** Whether a database is on its way somewhere: starting, or restoring. */
 const databaseBusy = (d: DatabaseView | DatabaseDetail | undefined) =>

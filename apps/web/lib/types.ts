@@ -1,6 +1,7 @@
 // What the API answers, derived from the verbs' return types (the route handlers send them as they are).
 import type { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import type { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
+import type { listChannels } from "@levelrail/services/notifications/channels";
 import type { listApps } from "@levelrail/services/app/app";
 import type { listSecrets } from "@levelrail/services/env/secrets";
 import type { getTierEnv } from "@levelrail/services/env/vars";
@@ -46,6 +47,10 @@ export type TierEnv = Awaited<ReturnType<typeof getTierEnv>>;
 export type SecretItem = Awaited<ReturnType<typeof listSecrets>>[number];
 export type BackupTargetItem = Awaited<ReturnType<typeof listBackupTargets>>[number];
 export type RegistryCredentialItem = Awaited<ReturnType<typeof listRegistryCredentials>>[number];
+/** GET /api/v1/notification-channels: never a signing secret or SMTP password. */
+export type NotificationChannelItem = Awaited<ReturnType<typeof listChannels>>[number];
+/** GET /api/v1/notification-channels/{id}/deliveries: one delivery of the log. */
+export type { DeliveryView } from "@levelrail/services/notifications/deliveries";
 
 /** GET …/apps/{name}/hook-runs and …/services/{name}/hook-runs: one page, newest first, without output. */
 export type HookRunPage = Awaited<ReturnType<typeof listHookRuns>>;

@@ -4,6 +4,7 @@ import { backupTarget } from "@levelrail/db/schema/config";
 import { backup, databaseRestore, databaseStatus, databaseTeardown, databaseVolume, managedDatabase } from "@levelrail/db/schema/databases";
 import { service } from "@levelrail/db/schema/services";
 import type { Keyring } from "@levelrail/secrets";
+import { emitBackup } from "./notifications/emit";
 import type { AttachmentStore, BackupRecord, DatabaseStore } from "./controllers/database/store";
 
 type BackupRow = typeof backup.$inferSelect;
@@ -136,7 +137,12 @@ export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore & Attac
       return b ? record(b) : null;
     },
     async updateBackup(id, patch) {
-      await db.update(backup).set(patch).where(eq(backup.id, id));
+      if (patch.status !== "failed" && patch.status !== "unverified") return void (await db.update(backup).set(patch).where(eq(backup.id, id)));
+      // An outcome to report: `backup.failed` / `backup.unverified`, with the change.
+      await db.transaction(async (tx) => {
+        await tx.update(backup).set(patch).where(eq(backup.id, id));
+        await emitBackup(tx, id);
+      });
     },
     async openBackups(databaseId) {
       const rows = await db

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { deploySample, ingressStatus, pulledImage } from "@levelrail/db/schema/fleet";
 import { app, release, service } from "@levelrail/db/schema/services";
+import { emitDeploy } from "./notifications/emit";
 import type { PullRecorder } from "./controllers/application/ports";
 import type { ImageStore } from "./controllers/image-cleanup/reconcile";
 import type { IngressStore } from "./controllers/ingress/reconcile";
@@ -73,7 +74,11 @@ export function pgFleetStore(db: Db): IngressStore & AppStore & ImageStore & Pul
         .where(and(eq(release.id, releaseId), inArray(release.outcome, ["pending", "deploying", "succeeded", "failed"])));
       if (!r) return null;
       const durationMs = Date.now() - (r.startedAt ?? r.createdAt).getTime();
-      await db.insert(deploySample).values({ orgId: r.orgId, serviceId: r.serviceId, releaseId, outcome, durationMs }).onConflictDoNothing();
+      await db.transaction(async (tx) => {
+        const added = await tx.insert(deploySample).values({ orgId: r.orgId, serviceId: r.serviceId, releaseId, outcome, durationMs }).onConflictDoNothing().returning({ id: deploySample.id });
+        // Once per release, with its sample: `deploy.failed` / `deploy.succeeded` to the channels that picked it.
+        if (added.length) await emitDeploy(tx, releaseId, outcome);
+      });
       return durationMs;
     },
   };

@@ -2,6 +2,7 @@ import { and, eq, ne, or } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { service } from "@levelrail/db/schema/services";
+import { emitHookFailed } from "./notifications/emit";
 import type { HookRecorder } from "./controllers/application/hooks";
 
 /** Hook runs kept in PostgreSQL. */
@@ -35,10 +36,13 @@ export function pgHookRecorder(db: Db): HookRecorder {
       await db.update(hookRun).set({ output }).where(and(eq(hookRun.id, runId), eq(hookRun.outcome, "running")));
     },
     async finish(runId, r) {
-      await db
-        .update(hookRun)
-        .set({ exitCode: r.exitCode, outcome: r.outcome, output: r.output, message: r.message, finishedAt: new Date() })
-        .where(eq(hookRun.id, runId));
+      await db.transaction(async (tx) => {
+        await tx
+          .update(hookRun)
+          .set({ exitCode: r.exitCode, outcome: r.outcome, output: r.output, message: r.message, finishedAt: new Date() })
+          .where(eq(hookRun.id, runId));
+        if (r.outcome !== "succeeded") await emitHookFailed(tx, runId);
+      });
     },
     async succeeded(releaseId, phase) {
       const rows = await db

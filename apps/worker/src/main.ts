@@ -1,4 +1,4 @@
-import { DEFAULT_NETWORK_POOL, envSchema, parseEnv, requiredDatabaseUrl } from "@levelrail/config/env";
+import { DEFAULT_NETWORK_POOL, envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
@@ -26,6 +26,8 @@ const schema = envSchema
     LEVELRAIL_INGRESS_HTTPS_PORT: true,
     LEVELRAIL_INGRESS_TLS: true,
     LEVELRAIL_METRICS_PORT: true,
+    LEVELRAIL_PUBLIC_URL: true,
+    PORT: true,
   })
   .extend({
     DATABASE_URL: requiredDatabaseUrl,
@@ -72,6 +74,7 @@ const options = {
     httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
   },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
+  panelHost: new URL(publicUrl(env)).hostname,
   log: (line: string) => console.log(line),
 };
 

@@ -32,6 +32,7 @@ import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./networ
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { serviceTenants } from "./reconcile/tenants";
 import { pgServiceStore } from "./store";
+import { type DispatcherOptions, NotificationDispatcher } from "./notifications/dispatch";
 
 export interface WorkerOptions {
   db: Db;
@@ -59,6 +60,10 @@ export interface WorkerOptions {
   ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
   /** Pulled-image collection: how many succeeded releases per service keep their image (3), how long a fresh pull is left alone (10 min), how often it runs besides after each successful deploy (hourly). */
   images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
+  /** The panel's own host (`LEVELRAIL_PUBLIC_URL`'s): a webhook may not target it unless its channel allows private targets. */
+  panelHost?: string | undefined;
+  /** The notification dispatcher's pace, backoff and request limit (defaults: 2 s, 10 s … 1 h, 10 s). */
+  notifications?: Pick<DispatcherOptions, "intervalMs" | "backoffMs" | "timeoutMs" | "lookup">;
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
   log: (line: string) => void;
@@ -253,6 +258,9 @@ export async function startWorker(o: WorkerOptions) {
   const imageTimer = setInterval(collect, o.images?.intervalMs ?? 3_600_000);
   imageTimer.unref();
   const metricsServer = o.metricsPort === undefined ? null : await metrics.serve(o.metricsPort);
+  // Notifications enqueued where events happen are sent (and retried) from here.
+  const notifications = new NotificationDispatcher({ db: o.db, keyring: o.keyring, panelHost: o.panelHost, log: o.log, ...o.notifications });
+  notifications.start();
 
   return {
     application,
@@ -262,8 +270,10 @@ export async function startWorker(o: WorkerOptions) {
     ingress,
     dataPlane,
     metrics,
+    notifications,
     resync,
     async stop() {
+      await notifications.stop();
       clearInterval(timer);
       clearInterval(imageTimer);
       informer.stop();

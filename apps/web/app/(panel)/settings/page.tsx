@@ -2,9 +2,11 @@ import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
 import { getTierEnv } from "@levelrail/services/env/vars";
+import { listChannels } from "@levelrail/services/notifications/channels";
 import { listOrgs } from "@levelrail/services/org/list";
 import { getQuotas } from "@levelrail/services/org/quota";
 import { listEnvironments, listProjects } from "@levelrail/services/project/list";
+import { NotificationsCard } from "@/components/notifications-card";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
 import { keys } from "@/lib/keys";
@@ -24,6 +26,7 @@ export default async function SettingsPage() {
   await Promise.all([
     qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
+    qc.prefetchQuery({ queryKey: keys.notificationChannels(), queryFn: () => listChannels({ ctx }) }),
     org && qc.prefetchQuery({ queryKey: keys.tierEnv("organization", org.id), queryFn: () => getTierEnv({ ctx, tier: "organization", id: org.id }) }),
     org && qc.prefetchQuery({ queryKey: keys.quotas(org.id), queryFn: () => getQuotas({ ctx, orgId: org.id }) }),
     project && qc.prefetchQuery({ queryKey: keys.tierEnv("project", project.id), queryFn: () => getTierEnv({ ctx, tier: "project", id: project.id }) }),
@@ -51,6 +54,7 @@ export default async function SettingsPage() {
       <ProjectEnvSettings />
       <BackupTargets />
       <RegistryCredentials />
+      <NotificationsCard />
     </HydrationBoundary>
   );
 }

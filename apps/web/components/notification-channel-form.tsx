@@ -1,0 +1,168 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { NOTIFICATION_EVENTS, NOTIFICATION_EVENT_LABELS, type NotificationEvent, notificationChannelInput } from "@levelrail/spec/notifications";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import type { NotificationChannelItem } from "@/lib/types";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+
+type Kind = "webhook" | "email";
+const BLANK = { name: "", url: "", format: "json", host: "", port: "587", username: "", password: "", from: "", to: "" };
+
+/** The form's values as the API's input (the same schema checks both). */
+function inputOf(kind: Kind, v: typeof BLANK, events: NotificationEvent[], flags: { allowPrivate: boolean; secure: boolean }) {
+  if (kind === "webhook") return { kind, name: v.name, events, url: v.url.trim(), format: v.format, allowPrivate: flags.allowPrivate };
+  const port = Number(v.port);
+  return {
+    kind,
+    name: v.name,
+    events,
+    host: v.host.trim(),
+    port: v.port.trim() === "" || Number.isNaN(port) ? v.port : port,
+    secure: flags.secure,
+    ...(v.username ? { username: v.username } : {}),
+    ...(v.password ? { password: v.password } : {}),
+    from: v.from.trim(),
+    to: v.to
+      .split(/[,\s]+/)
+      .map((t) => t.trim())
+      .filter(Boolean),
+  };
+}
+
+/** Adds a webhook or email channel; a webhook's signing secret is shown here once, after it is created. */
+export function NotificationChannelForm() {
+  const qc = useQueryClient();
+  const [kind, setKind] = useState<Kind>("webhook");
+  const [values, setValues] = useState(BLANK);
+  const [events, setEvents] = useState<NotificationEvent[]>(["deploy.failed"]);
+  const [allowPrivate, setAllowPrivate] = useState(false);
+  const [secure, setSecure] = useState(false);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [created, setCreated] = useState<{ name: string; secret: string | undefined } | null>(null);
+
+  const create = useMutation({
+    mutationFn: (input: unknown) => api<NotificationChannelItem & { secret?: string }>("/notification-channels", { method: "POST", body: input }),
+    onSuccess: async (item) => {
+      setValues(BLANK);
+      setCreated({ name: item.name, secret: item.secret });
+      await qc.invalidateQueries({ queryKey: keys.notificationChannels() });
+    },
+    onError: (err) => {
+      setValues((v) => ({ ...v, password: "" }));
+      setErrors(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: "could not add the channel" });
+    },
+  });
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setCreated(null);
+    const parsed = notificationChannelInput.safeParse(inputOf(kind, values, events, { allowPrivate, secure }));
+    if (!parsed.success) {
+      setErrors(fieldErrors(parsed.error));
+      return;
+    }
+    setErrors({});
+    create.mutate(parsed.data);
+  }
+
+  const text = (name: keyof typeof BLANK, label: string, o: { placeholder?: string; type?: string; hint?: string } = {}) => (
+    <Field id={`channel-${name}`} label={label} error={errors[name]} {...(o.hint ? { hint: o.hint } : {})}>
+      {(a11y) => (
+        <input
+          {...a11y}
+          name={name}
+          type={o.type ?? "text"}
+          value={values[name]}
+          onChange={(e) => setValues((v) => ({ ...v, [name]: e.target.value }))}
+          placeholder={o.placeholder}
+          autoComplete={o.type === "password" ? "new-password" : "off"}
+          spellCheck={false}
+        />
+      )}
+    </Field>
+  );
+
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="channel-form-title" noValidate>
+      <h3 id="channel-form-title">New channel</h3>
+      <div className="row">
+        <Field id="channel-kind" label="Kind" error={errors.kind}>
+          {(a11y) => (
+            <select {...a11y} value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+              <option value="webhook">Webhook</option>
+              <option value="email">Email (SMTP)</option>
+            </select>
+          )}
+        </Field>
+        {text("name", "Name", { placeholder: "ops alerts" })}
+      </div>
+      {kind === "webhook" ? (
+        <div className="row">
+          {text("url", "URL", { placeholder: "https://hooks.example.com/levelrail" })}
+          <Field id="channel-format" label="Format" error={errors.format}>
+            {(a11y) => (
+              <select {...a11y} value={values.format} onChange={(e) => setValues((v) => ({ ...v, format: e.target.value }))}>
+                <option value="json">JSON</option>
+                <option value="slack">Slack-compatible</option>
+              </select>
+            )}
+          </Field>
+          <label className="inline">
+            <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} /> Allow private targets (loopback, private
+            networks, this panel)
+          </label>
+        </div>
+      ) : (
+        <div className="row">
+          {text("host", "SMTP host", { placeholder: "smtp.example.com" })}
+          {text("port", "Port")}
+          <label className="inline">
+            <input type="checkbox" checked={secure} onChange={(e) => setSecure(e.target.checked)} /> TLS from the start (port 465)
+          </label>
+          {text("username", "Username")}
+          {text("password", "Password", { type: "password" })}
+          {text("from", "From", { placeholder: "levelrail@example.com" })}
+          {text("to", "To", { placeholder: "ops@example.com, oncall@example.com", hint: "Comma-separated addresses." })}
+        </div>
+      )}
+      <fieldset>
+        <legend>Events</legend>
+        {NOTIFICATION_EVENTS.map((ev) => (
+          <label key={ev} className="inline">
+            <input
+              type="checkbox"
+              checked={events.includes(ev)}
+              onChange={(e) => setEvents((cur) => (e.target.checked ? [...cur, ev] : cur.filter((x) => x !== ev)))}
+            />{" "}
+            {NOTIFICATION_EVENT_LABELS[ev]}
+          </label>
+        ))}
+        {errors.events && (
+          <small className="error" role="alert">
+            {errors.events}
+          </small>
+        )}
+      </fieldset>
+      <FormMessages error={errors.form} done={created ? `Added channel ${created.name}` : null} />
+      {created?.secret && (
+        <div className="stack" role="region" aria-label="Signing secret">
+          <p>
+            Signing secret of {created.name}: copy it now, it is not shown again. Receivers check <code>X-Levelrail-Signature</code> against it.
+          </p>
+          <code className="mono" data-testid="channel-secret">
+            {created.secret}
+          </code>
+        </div>
+      )}
+      <div className="buttons">
+        <button type="submit" disabled={create.isPending}>
+          Add channel
+        </button>
+      </div>
+    </form>
+  );
+}

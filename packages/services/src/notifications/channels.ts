@@ -1,0 +1,138 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
+import { notificationChannel } from "@levelrail/db/schema/notifications";
+import { LevelrailError, invalid } from "@levelrail/spec/errors";
+import {
+  type EmailConfig,
+  type NotificationEvent,
+  type WebhookConfig,
+  emailChannelPatch,
+  notificationChannelInput,
+  webhookChannelPatch,
+} from "@levelrail/spec/notifications";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope } from "../context";
+import { literalHostProblem } from "./address";
+import type { ChannelRow } from "./send";
+
+interface Common {
+  id: string;
+  orgId: string;
+  name: string;
+  events: NotificationEvent[];
+  createdAt: string;
+  updatedAt: string;
+}
+/** A channel as the API answers it: never its signing secret or SMTP password. */
+export type ChannelView = Common & ({ kind: "webhook"; url: string; format: WebhookConfig["format"]; allowPrivate: boolean } | ({ kind: "email"; passwordSet: boolean } & EmailConfig));
+
+export function channelView(c: ChannelRow): ChannelView {
+  const common: Common = {
+    id: c.id,
+    orgId: c.orgId,
+    name: c.name,
+    events: c.events as NotificationEvent[],
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+  if (c.kind === "webhook") {
+    const w = c.config as unknown as WebhookConfig;
+    return { ...common, kind: "webhook", url: w.url, format: w.format, allowPrivate: w.allowPrivate };
+  }
+  const e = c.config as unknown as EmailConfig;
+  return { ...common, kind: "email", host: e.host, port: e.port, secure: e.secure, username: e.username, from: e.from, to: e.to, passwordSet: c.secretSealed !== null };
+}
+
+/** A webhook's URL may not name a loopback, private or link-local address or the panel itself, unless allowed. */
+function checkUrl(ctx: Ctx, config: WebhookConfig) {
+  if (config.allowPrivate) return;
+  const problem = literalHostProblem(new URL(config.url).hostname, ctx.panelHost);
+  if (problem) throw invalid("url", `url: ${problem}; webhooks go to public addresses unless "allow private targets" is set for the channel`);
+}
+
+/** A new webhook signing secret: shown once, in the create response. */
+const newSecret = () => `lrwh_${randomBytes(32).toString("base64url")}`;
+
+export async function listChannels({ ctx }: { ctx: Ctx }): Promise<ChannelView[]> {
+  const rows = await ctx.db
+    .select()
+    .from(notificationChannel)
+    .where(inArray(notificationChannel.orgId, scope(ctx)))
+    .orderBy(notificationChannel.name, notificationChannel.createdAt)
+    .limit(MAX_LIST_ROWS + 1);
+  return bounded(rows, "notification channels", "delete the ones you no longer use").map(channelView);
+}
+
+/** The caller's channel `id` (its row), or a 404 alike for one that does not exist and another organization's. */
+export async function channelRow(ctx: Ctx, id: string): Promise<ChannelRow> {
+  if (!isUuid(id)) throw new LevelrailError("not_found", "notification channel not found");
+  const [row] = await ctx.db.select().from(notificationChannel).where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))));
+  if (!row) throw new LevelrailError("not_found", "notification channel not found");
+  return row;
+}
+
+export async function getChannel({ ctx, id }: { ctx: Ctx; id: string }): Promise<ChannelView> {
+  return channelView(await channelRow(ctx, id));
+}
+
+/** Creates a channel; a webhook's signing secret is generated here and answered this once (`secret`). */
+export async function createChannel({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<ChannelView & { secret?: string }> {
+  const input = parse(notificationChannelInput, raw);
+  const orgId = orgOf(ctx, input.orgId);
+  if (input.kind === "webhook") {
+    const config: WebhookConfig = { url: input.url, format: input.format, allowPrivate: input.allowPrivate };
+    checkUrl(ctx, config);
+    const secret = newSecret();
+    const [row] = await ctx.db
+      .insert(notificationChannel)
+      .values({ orgId, name: input.name, kind: "webhook", config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) })
+      .returning();
+    return { ...channelView(row!), secret };
+  }
+  const config: EmailConfig = { host: input.host, port: input.port, secure: input.secure, username: input.username || null, from: input.from, to: input.to };
+  const [row] = await ctx.db
+    .insert(notificationChannel)
+    .values({ orgId, name: input.name, kind: "email", config: { ...config }, events: input.events, secretSealed: input.password ? ctx.kit.keyring.seal(input.password) : null })
+    .returning();
+  return channelView(row!);
+}
+
+/** Changes a channel's name, events or settings (never its kind; a webhook keeps its secret). */
+export async function patchChannel({ ctx, id, input: raw }: { ctx: Ctx; id: string; input: unknown }): Promise<ChannelView> {
+  const row = await channelRow(ctx, id);
+  const now = new Date();
+  if (row.kind === "webhook") {
+    const { name, events, ...rest } = parse(webhookChannelPatch, raw);
+    const config: WebhookConfig = { ...(row.config as unknown as WebhookConfig), ...rest };
+    checkUrl(ctx, config);
+    return update(ctx, id, { ...(name === undefined ? {} : { name }), ...(events === undefined ? {} : { events }), config: { ...config }, updatedAt: now });
+  }
+  const { name, events, password, username, ...rest } = parse(emailChannelPatch, raw);
+  const config: EmailConfig = { ...(row.config as unknown as EmailConfig), ...rest, ...(username === undefined ? {} : { username: username || null }) };
+  return update(ctx, id, {
+    ...(name === undefined ? {} : { name }),
+    ...(events === undefined ? {} : { events }),
+    ...(password === undefined ? {} : { secretSealed: password ? ctx.kit.keyring.seal(password) : null }),
+    config: { ...config },
+    updatedAt: now,
+  });
+}
+
+async function update(ctx: Ctx, id: string, set: Partial<typeof notificationChannel.$inferInsert>): Promise<ChannelView> {
+  const [row] = await ctx.db
+    .update(notificationChannel)
+    .set(set)
+    .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))
+    .returning();
+  if (!row) throw new LevelrailError("not_found", "notification channel not found");
+  return channelView(row);
+}
+
+/** Deletes a channel and its delivery log. */
+export async function deleteChannel({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
+  if (!isUuid(id)) throw new LevelrailError("not_found", "notification channel not found");
+  const gone = await ctx.db
+    .delete(notificationChannel)
+    .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))
+    .returning({ id: notificationChannel.id });
+  if (!gone.length) throw new LevelrailError("not_found", "notification channel not found");
+}
