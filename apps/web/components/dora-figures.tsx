@@ -31,7 +31,7 @@ function Band({ band, figure }: { band: DoraBand | null; figure: string }) {
 function FigureCards({ title, f }: { title: string; f: DoraFigures }) {
   const titleId = useId();
   const cells: { name: string; figure: string; value: string; band: DoraBand | null; detail: string }[] = [
-    { name: "Deployment frequency", figure: "frequency", value: perDay(f.deploysPerDay), band: f.frequencyBand, detail: `${f.deploys} changes went live` },
+    { name: "Deployment frequency", figure: "frequency", value: perDay(f.deploysPerDay), band: f.frequencyBand, detail: `${f.deploys} ${f.deploys === 1 ? "change" : "changes"} went live` },
     { name: "Lead time for changes", figure: "lead-time", value: formatSpan(f.leadTimeMs), band: f.leadTimeBand, detail: "median, image built → live" },
     {
       name: "Change failure rate",

@@ -103,14 +103,14 @@ describe("doraMetrics against PostgreSQL", () => {
       releases: 7,
       deploys: 4,
       failedChanges: 2, // the failed one and the one rolled back within the hour
-      restores: 3, // failed → 3 h, crash loop → 45 min, the rolled-back release is not an incident
+      restores: 2, // failed → 3 h, crash loop → 45 min (a rolled-back release opens no incident)
       openIncidents: 0,
     });
     expect(d.fleet.deploysPerDay).toBeCloseTo(4 / 7);
     expect(d.fleet.frequencyBand).toBe("high");
-    // Lead times: 30 min, 2 h, 1 day, 3 days → median (2 h + 1 day) / 2 = 13 h: high (under a week).
+    // Lead times: 30 min, 2 h, 1 day, 3 days → median (2 h + 1 day) / 2 = 13 h: elite (under a day).
     expect(d.fleet.leadTimeMs).toBe(13 * HOUR);
-    expect(d.fleet.leadTimeBand).toBe("high");
+    expect(d.fleet.leadTimeBand).toBe("elite");
     expect(d.fleet.changeFailureRate).toBeCloseTo(2 / 7);
     expect(d.fleet.changeFailureBand).toBe("low");
     // Restores: 45 min and 3 h → 1 h 52.5 min: high.
