@@ -1,19 +1,9 @@
 "use client";
 import { type ReactNode, useId, useState } from "react";
 import type { DoraBand, DoraFigures } from "@levelrail/services/metrics/dora-figures";
+import { formatSpan } from "@/lib/format";
 import { DEFAULT_DORA_WINDOW, DORA_WINDOW_OPTIONS, type DoraWindowOption } from "@/lib/keys";
 import { useDoraMetrics } from "@/lib/queries";
-
-/** A span of time in the unit that reads best: minutes, hours or days. */
-export function formatSpan(ms: number | null): string {
-  if (ms === null) return "—";
-  const min = ms / 60_000;
-  if (min < 1) return "under a minute";
-  if (min < 90) return `${Math.round(min)} min`;
-  const hours = min / 60;
-  if (hours < 36) return `${hours.toFixed(1)} h`;
-  return `${(hours / 24).toFixed(1)} days`;
-}
 
 const percent = (rate: number | null) => (rate === null ? "—" : `${Math.round(rate * 1000) / 10}%`);
 const perDay = (n: number) => (n >= 1 ? `${n.toFixed(1)} per day` : n === 0 ? "none" : `${(n * 7).toFixed(1)} per week`);
