@@ -56,8 +56,9 @@ export interface DoraView {
 export async function doraMetrics({ ctx, input, now = new Date() }: { ctx: Ctx; input: unknown; now?: Date }): Promise<DoraView> {
   const q = parse(query, input);
   const days = DORA_WINDOWS[q.window];
-  // On a whole minute, so two polls a moment apart answer the same body (and ETag).
-  const until = new Date(Math.floor((q.until ? Date.parse(q.until) : now.getTime()) / 60_000) * 60_000);
+  // By default the end of the current minute: two polls a moment apart answer the same body (and
+  // ETag), and a release that went live a second ago is already in it.
+  const until = q.until ? new Date(q.until) : new Date(Math.ceil(now.getTime() / 60_000) * 60_000);
   const since = new Date(until.getTime() - days * 24 * 3600 * 1000);
   const narrow = and(q.service ? eq(service.name, q.service) : undefined, q.environmentId ? eq(service.environmentId, q.environmentId) : undefined);
   const who = { serviceId: service.id, service: service.name, environmentId: service.environmentId, environment: environment.name };
