@@ -136,6 +136,8 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "PUT", path: "/api/v1/me/environment", kind: "input", body: (i) => ({ environmentId: i.envId }) },
   // A fixed `since`: its default is "30 days before now", which differs between two calls.
   { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId, since: "2026-01-01T00:00:00Z" }) },
+  // A fixed `until` for the same reason (its default is now).
+  { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ environmentId: i.envId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
 ];
 
 /** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */

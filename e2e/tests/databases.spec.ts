@@ -9,7 +9,7 @@ import { waitFor } from "@levelrail/testkit/wait";
 import { seedService } from "../fixtures/services";
 import { type Operator, uniqueName } from "../fixtures/stack";
 import { type E2eS3, expect, test } from "../fixtures/test";
-import { hydrated, openService, rowOf } from "../fixtures/ui";
+import { hydrated, openService, rowOf, showTab } from "../fixtures/ui";
 
 /** A database's page in the UI. */
 const databasePage = (environmentId: string, name: string) => `/environments/${environmentId}/databases/${name}`;
@@ -73,12 +73,13 @@ test("a database is created, attached on a service's page, backed up and verifie
   await expect(databases.getByTestId(`database-phase-${name}`)).toHaveText("running", { timeout: DATABASE_TIMEOUT });
 
   // The service's page: attach it under the default key; the effective env names the source and hides the value.
-  await openService(page, service);
+  await openService(page, service, "settings");
   const attachments = page.getByRole("region", { name: "Databases" });
   await attachments.getByLabel("Database", { exact: true }).selectOption(name);
   await expect(attachments.getByLabel("Env key")).toHaveValue("DATABASE_URL");
   await attachments.getByRole("button", { name: "Attach database" }).click();
   await expect(rowOf(attachments.getByRole("table"), "DATABASE_URL")).toContainText(name);
+  await showTab(page, "environment");
   const effective = rowOf(page.getByRole("table", { name: "Effective environment" }), "DATABASE_URL").getByRole("cell");
   await expect(effective.nth(2)).toHaveText("database");
   await expect(effective.nth(1)).toHaveText("••••••");

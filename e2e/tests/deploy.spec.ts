@@ -92,7 +92,7 @@ test("create an app and a service, deploy, restart and deploy a new image, all w
   await hydrated(deploy);
   const phase = page.getByTestId("phase");
   const active = page.getByTestId("active-container");
-  const history = page.getByRole("table", { name: "Release history" });
+  const history = page.getByRole("table", { name: "Recent releases" });
   await expect(phase).toHaveText("stopped");
 
   // Record every phase the page shows from now on. The record lives on this document's window,

@@ -5,7 +5,7 @@ import { E2E_IMAGES } from "../fixtures/images";
 import { DEPLOY_TIMEOUT, seedService } from "../fixtures/services";
 import { uniqueName } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
-import { hydrated, openService } from "../fixtures/ui";
+import { hydrated, openService, showTab } from "../fixtures/ui";
 
 test("a domain added in the UI is routed through Caddy to the service's new version", async ({
   signedIn: page,
@@ -23,7 +23,8 @@ test("a domain added in the UI is routed through Caddy to the service's new vers
   const phase = page.getByTestId("phase");
   await expect(phase).toHaveText("running");
 
-  const config = page.getByRole("region", { name: "Configuration" });
+  await showTab(page, "hooks");
+  const config = page.getByRole("region", { name: "Hooks and domains" });
   const form = config.getByRole("form", { name: "Hooks and routing" });
   const save = form.getByRole("button", { name: "Save hooks and routing" });
   await hydrated(save);
@@ -33,10 +34,11 @@ test("a domain added in the UI is routed through Caddy to the service's new vers
   expect((await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: service })).domains).toEqual([domain]);
 
   // Deploy v2, so the answer through the domain shows the deploy went through.
+  await showTab(page, "overview");
   const actions = page.getByRole("region", { name: "Actions" });
   await actions.getByLabel("Image", { exact: true }).fill(images.v2);
   await actions.getByRole("button", { name: "Deploy", exact: true }).click();
-  const newest = page.getByRole("table", { name: "Release history" }).getByRole("row").nth(1);
+  const newest = page.getByRole("table", { name: "Recent releases" }).getByRole("row").nth(1);
   await expect(newest.getByRole("cell").nth(1)).toHaveText(images.v2);
   await expect(newest.getByRole("cell").nth(4)).toHaveText("succeeded", { timeout: DEPLOY_TIMEOUT });
   await expect(phase).toHaveText("running");

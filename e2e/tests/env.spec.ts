@@ -7,7 +7,7 @@ import { createService } from "@levelrail/services/service/write";
 import { E2E_IMAGES, IMAGE_HEALTH_PATH, IMAGE_PORT } from "../fixtures/images";
 import { type Operator, uniqueName } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
-import { type ServiceRef, hydrated, openService, rowOf, serviceApiPath, servicePage } from "../fixtures/ui";
+import { type ServiceRef, hydrated, openService, rowOf, serviceApiPath, servicePage, showTab } from "../fixtures/ui";
 
 /** What the effective environment shows instead of a write-only value. */
 const MASK = "••••••";
@@ -78,7 +78,7 @@ test("each env tier is edited and the effective environment names the source of 
   await addVariable(environment, "ENV_ONLY", "e");
   await saveEnv(environment);
 
-  await openService(page, service);
+  await openService(page, service, "environment");
   await expect(effectiveRow(page, "ORG_ONLY")).toHaveText(["ORG_ONLY", "o", "organization", "—"]);
   await expect(effectiveRow(page, "PROJECT_ONLY")).toHaveText(["PROJECT_ONLY", "p", "project", "—"]);
   await expect(effectiveRow(page, "ENV_ONLY")).toHaveText(["ENV_ONLY", "e", "environment", "—"]);
@@ -101,7 +101,7 @@ test("each env tier is edited and the effective environment names the source of 
   await hydrated(environmentAgain.getByRole("button", { name: "Remove TIER" }));
   await environmentAgain.getByRole("button", { name: "Remove TIER" }).click();
   await saveEnv(environmentAgain);
-  await openService(page, service);
+  await openService(page, service, "environment");
   await expect(effectiveRow(page, "TIER")).toHaveText(["TIER", "from-service", "service", "overrides: organization, project"]);
   await expect(effectiveRow(page, "ENV_ONLY")).toHaveText(["ENV_ONLY", "e", "environment", "—"]);
 });
@@ -126,7 +126,7 @@ test("a secret is set through a password field and its value is never shown or s
   };
   page.on("response", capture);
 
-  await openService(page, service);
+  await openService(page, service, "environment");
   const secrets = page.getByRole("region", { name: "Secrets" });
   const value = secrets.getByLabel("Value", { exact: true });
   await expect(value).toHaveAttribute("type", "password");
@@ -187,8 +187,10 @@ test("attaching storage warns about keys a tier already defines, and so does add
   });
   await putTierEnv({ ctx: operator.ctx, tier: "environment", id: operator.environmentId, input: { vars: { S3_BUCKET: "tier-bucket" } } });
 
-  await openService(page, service);
+  await openService(page, service, "environment");
   await expect(effectiveRow(page, "S3_BUCKET")).toHaveText(["S3_BUCKET", "tier-bucket", "environment", "—"]);
+  // Attachments are on Settings; what they inject shows on Environment.
+  await showTab(page, "settings");
   const attachments = page.getByRole("region", { name: "Attachments" });
   const storage = attachments.getByLabel("Storage", { exact: true });
   await storage.selectOption({ label: target.name });
@@ -203,6 +205,8 @@ test("attaching storage warns about keys a tier already defines, and so does add
 
   await attachments.getByRole("button", { name: "Save storage" }).click();
   await warning.getByRole("button", { name: "Attach anyway" }).click();
+  await expect.poll(async () => ((await (await bearer.get(serviceApiPath(service))).json()) as { storageTargetId: string | null }).storageTargetId).toBe(target.id);
+  await showTab(page, "environment");
   // Every value a storage attachment injects is write-only in this view, not just the keys.
   await expect(effectiveRow(page, "S3_BUCKET")).toHaveText(["S3_BUCKET", "e2e-bucket", "storage", "overrides: environment"]);
   await expect(effectiveRow(page, "S3_SECRET_KEY")).toHaveText(["S3_SECRET_KEY", MASK, "storage", "—"]);

@@ -140,7 +140,7 @@ test("clone production into staging, deploy staging, promote to production: prod
   await promote.getByRole("link", { name: `Open ${name} in production` }).click();
   await expect(page).toHaveURL(new RegExp(`${servicePage(seeded)}$`));
   await expect(chosen(page, "environment")).toHaveText("production");
-  const newest = page.getByRole("table", { name: "Release history" }).getByRole("row").nth(1);
+  const newest = page.getByRole("table", { name: "Recent releases" }).getByRole("row").nth(1);
   await expect(newest.getByRole("cell").nth(0)).toHaveText("promoted from staging");
   await expect(newest.getByRole("cell").nth(1)).toHaveText(images.v2);
   await expect(newest.getByRole("cell").nth(4)).toHaveText("succeeded", { timeout: DEPLOY_TIMEOUT });

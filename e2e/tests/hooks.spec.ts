@@ -5,7 +5,7 @@ import { serviceFilter } from "@levelrail/spec/naming";
 import { E2E_IMAGES, IMAGE_PORT } from "../fixtures/images";
 import { DEPLOY_TIMEOUT, seedService } from "../fixtures/services";
 import { expect, test } from "../fixtures/test";
-import { hydrated, openService, servicePage } from "../fixtures/ui";
+import { hydrated, openService, servicePage, showTab } from "../fixtures/ui";
 
 /**
  * A pre-deploy hook that prints a red word and a script tag, then fails. On the form it is one
@@ -50,7 +50,11 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   await expect(active).toHaveText(new RegExp(`^${stack.env.shortName}-${service}-[0-9a-f]{12}$`));
   const serving = (await active.textContent()) ?? "";
 
-  const config = page.getByRole("region", { name: "Configuration" });
+  // Everything from here to the hook's output happens in this document (tabs switch in place): a
+  // reload would lose the mark.
+  await page.evaluate(() => void ((window as { e2eSameDocument?: boolean }).e2eSameDocument = true));
+  await showTab(page, "hooks");
+  const config = page.getByRole("region", { name: "Hooks and domains" });
   const form = config.getByRole("form", { name: "Hooks and routing" });
   const save = form.getByRole("button", { name: "Save hooks and routing" });
   await hydrated(save);
@@ -62,8 +66,7 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   await expect(form.getByLabel("Pre-deploy command", { exact: true })).toHaveValue(HOOK.join("\n"));
   expect((await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: service })).hooks).toEqual({ preDeploy: HOOK, postDeploy: null, timeoutSeconds: 30 });
 
-  // Everything from here to the hook's output happens in this document: a reload would lose the mark.
-  await page.evaluate(() => void ((window as { e2eSameDocument?: boolean }).e2eSameDocument = true));
+  await showTab(page, "overview");
   await page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Deploy", exact: true }).click();
 
   await expect(phase).toHaveText("failed", { timeout: DEPLOY_TIMEOUT });
@@ -71,7 +74,7 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
   await expect(message).toContainText(`pre-deploy hook ${JSON.stringify(HOOK)} failed with exit code 3`);
   await expect(message).toContainText(`${serving} keeps serving`);
   await expect(active).toHaveText(serving);
-  const history = page.getByRole("table", { name: "Release history" });
+  const history = page.getByRole("table", { name: "Recent releases" });
   await expect(history.getByRole("row")).toHaveCount(3);
   await expect(history.getByRole("row").nth(1).getByRole("cell").nth(4)).toHaveText("failed");
 
@@ -84,7 +87,8 @@ test("a failing pre-deploy hook set in the UI fails the deploy, the old containe
     .poll(async () => (await stack.docker.listContainers({ all: true, filters })).map((c) => `${c.Names.join(",")} ${c.State}`))
     .toEqual([`/${serving} running`]);
 
-  // The run is in the history, and its output opens below the table.
+  // The run is in the history (on the Hooks and domains tab), and its output opens below the table.
+  await showTab(page, "hooks");
   const runs = page.getByRole("table", { name: "Hook runs", exact: true });
   await expect(runs.getByRole("row")).toHaveCount(2);
   const run = runs.getByRole("row").nth(1);
@@ -136,6 +140,8 @@ test("limits set in the configuration form are checked next to their field, show
   await expect(page.getByTestId("phase")).toHaveText("running");
   const serving = (await active.textContent()) ?? "";
 
+  // Limits are on the Settings tab.
+  await showTab(page, "settings");
   const config = page.getByRole("region", { name: "Configuration" });
   // The defaults, as the page shows them and as the form offers them.
   await expect(config.getByTestId("limit-memory")).toHaveText("no limit");
@@ -177,6 +183,7 @@ test("limits set in the configuration form are checked next to their field, show
   });
 
   // Nothing restarts until a deploy, which the drift banner asks for; the deploy's container has the limits.
+  await showTab(page, "overview");
   const actions = page.getByRole("region", { name: "Actions" });
   await expect(actions.getByText("resources", { exact: true })).toBeVisible();
   await actions.getByRole("button", { name: "Deploy", exact: true }).click();

@@ -84,7 +84,7 @@ export function ConnectionCard({ database }: { database: Scoped }) {
             {d.data.attachedBy.map((a) => (
               <tr key={`${a.service}/${a.key}`}>
                 <td>
-                  <Link href={serviceHref({ environmentId: database.environmentId, name: a.service })}>{a.service}</Link>
+                  <Link href={serviceHref({ environmentId: database.environmentId, name: a.service }, "settings")}>{a.service}</Link>
                 </td>
                 <td>{a.app}</td>
                 <td className="key-cell">{a.key}</td>

@@ -1,15 +1,23 @@
 "use client";
+import Link from "next/link";
 import { formatDuration, releaseKindText } from "@/lib/format";
 import { useDeploys } from "@/lib/queries";
 import { Timestamp } from "./timestamp";
-import type { Scoped } from "@/lib/paths";
+import { type Scoped, serviceHref } from "@/lib/paths";
 
-/** Every Deploy, Restart, Rollback and Promote of the service, newest first, outcomes updating live. */
-export function ReleaseHistory({ service }: { service: Scoped }) {
+/**
+ * Every Deploy, Restart, Rollback and Promote of the service, newest first, outcomes updating live;
+ * with `recent`, only that many newest as "Recent releases", linking to the whole history.
+ */
+export function ReleaseHistory({ service, recent }: { service: Scoped; recent?: number }) {
   const deploys = useDeploys(service);
+  const rows = recent === undefined ? deploys.data : deploys.data?.slice(0, recent);
   return (
     <section className="card" aria-labelledby="history-title">
-      <h2 id="history-title">Release history</h2>
+      <div className="card-head">
+        <h2 id="history-title">{recent === undefined ? "Release history" : "Recent releases"}</h2>
+        {recent !== undefined && <Link href={serviceHref(service, "deploys")}>All releases</Link>}
+      </div>
       {deploys.isPending && <p className="muted">Loading…</p>}
       {deploys.isError && (
         <p className="error" role="alert">
@@ -17,7 +25,7 @@ export function ReleaseHistory({ service }: { service: Scoped }) {
         </p>
       )}
       {deploys.data?.length === 0 && <p className="muted">Not deployed yet.</p>}
-      {deploys.data && deploys.data.length > 0 && (
+      {rows && rows.length > 0 && (
         <table aria-labelledby="history-title">
           <thead>
             <tr>
@@ -31,7 +39,7 @@ export function ReleaseHistory({ service }: { service: Scoped }) {
             </tr>
           </thead>
           <tbody>
-            {deploys.data.map((r) => (
+            {rows.map((r) => (
               <tr key={r.id}>
                 <td>{releaseKindText(r)}</td>
                 <td className="mono">{r.image}</td>

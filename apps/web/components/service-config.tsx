@@ -2,16 +2,17 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import type { ServiceView } from "@levelrail/spec/service";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useService } from "@/lib/queries";
 import { capabilitiesText, cpusText, memoryText } from "@/lib/limits-form";
-import { HooksDomainsForm } from "./hooks-domains-form";
 import { LimitsForm } from "./limits-form";
 import { type Scoped, environmentHref, serviceApi } from "@/lib/paths";
 
-/** The desired state the operator asked for (what the next Deploy runs). */
+/**
+ * The desired state the operator asked for (what the next Deploy runs), its limits with their form,
+ * and Delete: the service page's Settings tab (hooks and domains have a tab of their own).
+ */
 export function ServiceConfig({ service: ref }: { service: Scoped }) {
   const service = useService(ref);
   const [saved, setSaved] = useState<string | null>(null);
@@ -55,7 +56,6 @@ export function ServiceConfig({ service: ref }: { service: Scoped }) {
       )}
       {s && (
         <div className="stack section">
-          <HooksDomainsForm key={savedShape(s)} service={s} onSaved={() => setSaved("Saved hooks and routing")} onEdit={() => setSaved(null)} />
           <LimitsForm key={JSON.stringify(s.resources)} service={s} onSaved={() => setSaved("Saved limits")} onEdit={() => setSaved(null)} />
           {saved && (
             <p className="success" role="status">
@@ -67,9 +67,6 @@ export function ServiceConfig({ service: ref }: { service: Scoped }) {
     </section>
   );
 }
-
-/** What the edit form starts from: it restarts when the saved hooks or domains change. */
-const savedShape = (s: ServiceView) => JSON.stringify([s.hooks, s.domains]);
 
 /** Two clicks: "Delete service", then "Confirm delete". */
 function DeleteService({ service }: { service: Scoped }) {

@@ -4,6 +4,17 @@ import type { HookRunItem } from "./types";
 /** A duration as the tables show it: ms under a second, else seconds with one decimal. */
 export const formatDuration = (ms: number | null) => (ms === null ? "—" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 
+/** A span of time in the unit that reads best: minutes, hours or days. */
+export function formatSpan(ms: number | null): string {
+  if (ms === null) return "—";
+  const min = ms / 60_000;
+  if (min < 1) return "under a minute";
+  if (min < 90) return `${Math.round(min)} min`;
+  const hours = min / 60;
+  if (hours < 36) return `${hours.toFixed(1)} h`;
+  return `${(hours / 24).toFixed(1)} days`;
+}
+
 /** A time as the tables show it, in UTC (the same text as <Timestamp>). */
 export function formatTime(iso: string): string {
   const d = new Date(iso);

@@ -27,6 +27,8 @@ export const keys = {
   appHookRuns: (app: Scoped, service: string) => ["app", app.environmentId, app.name, "hook-runs", service] as const,
   hookRun: (id: string) => ["hook-run", id] as const,
   deployMetrics: (service: string, days: number) => ["metrics", "deploys", service, days] as const,
+  /** The DORA figures over one window (`7d`, `30d`, `90d`). */
+  dora: (window: string) => ["metrics", "dora", window] as const,
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */
   allServices: () => ["service"] as const,
   orgs: () => ["orgs"] as const,
@@ -77,6 +79,11 @@ export const hookRunPaging = {
 /** The deploy-metrics periods the UI offers, in days. */
 export const METRICS_PERIODS = [7, 30, 90] as const;
 export const DEFAULT_METRICS_DAYS = 30;
+
+/** The windows GET /metrics/dora takes. */
+export const DORA_WINDOW_OPTIONS = ["7d", "30d", "90d"] as const;
+export type DoraWindowOption = (typeof DORA_WINDOW_OPTIONS)[number];
+export const DEFAULT_DORA_WINDOW: DoraWindowOption = "30d";
 
 /** The start of the period of `days` days that ends today (UTC): the `since` of GET /metrics/deploys. */
 export function metricsSince(days: number, now = new Date()): string {

@@ -1,5 +1,6 @@
 // Where things live, in the API and in the UI: every environment-scoped path is built here, so the
 // shape `/environments/{envId}/…` is written once.
+import type { ServiceTabId } from "./service-tabs";
 
 /** A service or an app, named within its environment (ServiceView, ServiceItem and AppItem are all one). */
 export interface Scoped {
@@ -21,8 +22,9 @@ export const databaseApi = (d: Scoped, suffix = "") => envApi(d.environmentId, `
 
 /** The UI page of an environment. */
 export const environmentHref = (envId: string) => `/environments/${enc(envId)}`;
-/** The UI page of a service. */
-export const serviceHref = (s: Scoped) => `${environmentHref(s.environmentId)}/services/${enc(s.name)}`;
+/** The UI page of a service, on one of its tabs (`?tab=`; none: Overview). */
+export const serviceHref = (s: Scoped, tab?: ServiceTabId) =>
+  `${environmentHref(s.environmentId)}/services/${enc(s.name)}${tab && tab !== "overview" ? `?tab=${tab}` : ""}`;
 /** The UI page of an app. */
 export const appHref = (a: Scoped) => `${environmentHref(a.environmentId)}/apps/${enc(a.name)}`;
 /** The UI page of a database. */

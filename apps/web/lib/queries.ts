@@ -15,6 +15,7 @@ import type {
   DatabaseView,
   DeliveryView,
   DeployMetrics,
+  DoraMetrics,
   EffectiveEnvEntry,
   EnvironmentItem,
   HookRunDetail,
@@ -219,6 +220,15 @@ export const useHookRun = (id: string) =>
     queryKey: keys.hookRun(id),
     queryFn: () => api<HookRunDetail>(`/hook-runs/${enc(id)}`),
     refetchInterval: (q) => (q.state.data?.outcome === "running" ? LIVE_INTERVAL_MS : false),
+  });
+
+/** The DORA figures over a window, refreshed like the deploy counts. */
+export const useDoraMetrics = (window: string) =>
+  useQuery({
+    queryKey: keys.dora(window),
+    queryFn: () => api<DoraMetrics>(withQuery("/metrics/dora", { window })),
+    refetchInterval: 10_000,
+    placeholderData: keepPreviousData,
   });
 
 /** Deploys per day for the last `days` days, of one service or (`service` "") the fleet. */

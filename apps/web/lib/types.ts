@@ -7,6 +7,7 @@ import type { listSecrets } from "@levelrail/services/env/secrets";
 import type { getTierEnv } from "@levelrail/services/env/vars";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
+import type { DoraView } from "@levelrail/services/metrics/dora";
 import type { listOrgs } from "@levelrail/services/org/list";
 import type { getQuotas } from "@levelrail/services/org/quota";
 import type { getCurrentEnvironment } from "@levelrail/services/operator/preference";
@@ -60,3 +61,5 @@ export type HookRunDetail = Awaited<ReturnType<typeof getHookRun>>;
 
 /** GET /api/v1/metrics/deploys. */
 export type DeployMetrics = Awaited<ReturnType<typeof deployMetrics>>;
+/** GET /api/v1/metrics/dora. */
+export type DoraMetrics = DoraView;

@@ -66,6 +66,7 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
         .update(release)
         .set({
           ...(u.imageId === undefined ? {} : { imageId: u.imageId }),
+          ...(u.imageCreatedAt === undefined ? {} : { imageCreatedAt: u.imageCreatedAt }),
           ...(u.outcome === undefined ? {} : { outcome: u.outcome }),
           ...(u.message === undefined ? {} : { message: u.message }),
           ...(u.container === undefined ? {} : { container: u.container }),

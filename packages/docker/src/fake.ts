@@ -1,5 +1,6 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
+import { imageBuildTime } from "./images";
 import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
 import type { ContainerEvent, ContainerSummary, ExecStreamOptions, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, OutputStream, PullProgress, RegistryAccess, RegistryAuth, Runtime, VolumeInfo } from "./index";
 
@@ -59,6 +60,8 @@ export class FakeEngine implements Runtime {
   readonly repoDigests = new Map<string, string[]>();
   /** image id → its size in bytes (0 when unset). */
   readonly imageSizes = new Map<string, number>();
+  /** image id → its engine `Created` time (unset: the engine tells none); its labels are `imageLabels`. */
+  readonly imageTimes = new Map<string, string>();
   /** Every pull and the login it used. */
   readonly pulls: { ref: string; auth: RegistryAuth | null }[] = [];
   /** Lifecycle operations in order; read it only where order is the behaviour. */
@@ -246,6 +249,11 @@ export class FakeEngine implements Runtime {
   async imageRepoDigests(idOrRef: string): Promise<string[] | null> {
     const id = this.images.get(idOrRef) ?? ([...this.images.values()].includes(idOrRef) ? idOrRef : null);
     return id === null ? null : (this.repoDigests.get(id) ?? []);
+  }
+
+  async imageCreated(idOrRef: string): Promise<Date | null> {
+    const id = await this.imageId(idOrRef);
+    return id === null ? null : imageBuildTime(this.imageLabels.get(id), this.imageTimes.get(id));
   }
 
   async registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess> {

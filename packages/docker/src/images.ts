@@ -3,7 +3,28 @@ import { engineMessage, statusOf } from "./engine-errors";
 import type { PullProgress, Runtime } from "./index";
 
 /** The image calls of the Runtime: look up, pull (with a cancel signal), list, remove, and ask a registry. */
-export type ImageCalls = Pick<Runtime, "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "registryAccess">;
+export type ImageCalls = Pick<
+  Runtime,
+  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "registryAccess"
+>;
+
+/** The OCI annotation (as an image label) that says when the image was built. */
+export const OCI_CREATED_LABEL = "org.opencontainers.image.created";
+
+/**
+ * When an image was built: its `org.opencontainers.image.created` label when that is a valid time
+ * (RFC 3339, as the OCI spec asks), else the engine's `Created`; null when neither parses.
+ */
+export function imageBuildTime(labels: Record<string, string> | null | undefined, engineCreated: string | null | undefined): Date | null {
+  for (const text of [labels?.[OCI_CREATED_LABEL], engineCreated]) {
+    if (!text || !/^\d{4}-\d{2}-\d{2}T/.test(text)) continue;
+    const at = new Date(text);
+    // The engine answers "0001-01-01T00:00:00Z" for an image with no time (reproducible builds).
+    if (!Number.isNaN(at.getTime()) && at.getTime() > 0) return at;
+  }
+  return null;
+}
+
 
 /**
  * `api` answers request/response calls under a deadline; `docker` carries streams (a pull takes as
@@ -75,6 +96,15 @@ export function imageCalls(api: Docker, docker: Docker): ImageCalls {
     async imageRepoDigests(idOrRef) {
       try {
         return (await api.getImage(idOrRef).inspect()).RepoDigests ?? [];
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
+    },
+    async imageCreated(idOrRef) {
+      try {
+        const info = await api.getImage(idOrRef).inspect();
+        return imageBuildTime(info.Config?.Labels, info.Created);
       } catch (err) {
         if (statusOf(err) === 404) return null;
         throw err;

@@ -118,6 +118,11 @@ export interface Runtime {
   /** The image's RepoDigests (empty: built or loaded on this host, never pulled); null when the engine has no such image. */
   imageRepoDigests(idOrRef: string): Promise<string[] | null>;
   /**
+   * When the image was built: its `org.opencontainers.image.created` label when that parses, else the
+   * engine's Created time; null when the engine has no such image (or neither time parses).
+   */
+  imageCreated(idOrRef: string): Promise<Date | null>;
+  /**
    * Whether the registry lets `auth` (or no login) pull `ref`: the engine looks up its manifest
    * (`GET /distribution/{ref}/json`), nothing is downloaded. Any answer but yes (unauthorized,
    * denied, not found, the registry unreachable) resolves `{ok: false}` with the engine's reason;

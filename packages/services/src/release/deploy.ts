@@ -35,6 +35,8 @@ async function record(
     spec: ReleaseSpec;
     restartNonce: string;
     imageId: string | null;
+    /** With a pinned image id, when that image was built (lead time starts there); the worker records it otherwise. */
+    imageCreatedAt?: Date | null;
     createdBy: string;
     fingerprint: string | null;
     envFingerprints: Record<string, string> | null;
@@ -86,7 +88,7 @@ export async function restartService({ ctx, envId, name }: { ctx: Ctx; envId: st
     if (!s || !prev) throw new LevelrailError("conflict", `service ${name} has never been deployed; deploy it first`);
     const prints = await fingerprintConfig(ctx, s.id, prev.spec);
     return releaseView(
-      await record(tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, createdBy: ctx.actor.email, ...fingerprints(prints) }),
+      await record(tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, imageCreatedAt: prev.imageCreatedAt, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }
@@ -109,7 +111,7 @@ export async function rollbackService({ ctx, envId, name }: { ctx: Ctx; envId: s
     const prints = await fingerprintConfig(ctx, s.id, target.spec);
     const nonce = (prints?.fingerprint ?? null) === target.fingerprint ? target.restartNonce : newNonce();
     return releaseView(
-      await record(tx, s, { kind: "rollback", spec: target.spec, restartNonce: nonce, imageId: target.imageId, createdBy: ctx.actor.email, ...fingerprints(prints) }),
+      await record(tx, s, { kind: "rollback", spec: target.spec, restartNonce: nonce, imageId: target.imageId, imageCreatedAt: target.imageCreatedAt, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }
@@ -162,6 +164,7 @@ export async function promoteService({ ctx, envId, name, input }: { ctx: Ctx; en
         spec,
         restartNonce: changed ? newNonce() : s.restartNonce,
         imageId: source.imageId,
+        imageCreatedAt: source.imageCreatedAt,
         createdBy: ctx.actor.email,
         ...fingerprints(prints),
         promotedFrom: { environmentId: fromEnv.id, environment: fromEnv.name, releaseId: source.id },

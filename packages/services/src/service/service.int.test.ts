@@ -266,8 +266,12 @@ describe("releases", () => {
     const name = await newService();
     const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
     await setOutcome(r1.id, "succeeded", "sha256:aaaa");
+    const built = new Date("2026-10-01T12:00:00Z");
+    await db.update(release).set({ imageCreatedAt: built }).where(eq(release.id, r1.id));
     const r2 = await restartService({ ctx: a, envId: a.envId, name });
     expect(r2).toMatchObject({ kind: "restart", image: r1.image, imageId: "sha256:aaaa", outcome: "pending" });
+    // The image's build time comes with its id (lead time starts there).
+    expect((await releaseRow(r2.id)).imageCreatedAt).toEqual(built);
     const [n1, n2] = [(await releaseRow(r1.id)).restartNonce, (await releaseRow(r2.id)).restartNonce];
     expect(n2).not.toBe(n1);
     expect(n2).not.toBe("");
@@ -280,6 +284,7 @@ describe("releases", () => {
     await setOutcome(r1.id, "succeeded", "sha256:v1");
     const r2 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:2.0" } });
     await setOutcome(r2.id, "succeeded", "sha256:v2");
+    await db.update(release).set({ imageCreatedAt: new Date("2026-10-02T00:00:00Z") }).where(eq(release.id, r2.id));
     const r3 = await deployService({ ctx: a, envId: a.envId, name, input: { image: "registry.example.com/shop:3.0" } });
     await setOutcome(r3.id, "failed", "sha256:v3");
 
@@ -288,6 +293,7 @@ describe("releases", () => {
     expect(back).toMatchObject({ kind: "rollback", image: "registry.example.com/shop:2.0", imageId: "sha256:v2", outcome: "pending" });
     expect((await releaseRow(back.id)).spec).toEqual((await releaseRow(r2.id)).spec);
     expect((await releaseRow(back.id)).restartNonce).toBe((await releaseRow(r2.id)).restartNonce);
+    expect((await releaseRow(back.id)).imageCreatedAt).toEqual(new Date("2026-10-02T00:00:00Z"));
 
   });
 

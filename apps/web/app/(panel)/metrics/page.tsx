@@ -1,8 +1,10 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
 import { deployMetrics } from "@levelrail/services/metrics/deploys";
+import { doraMetrics } from "@levelrail/services/metrics/dora";
 import { listServices } from "@levelrail/services/service/view";
 import { DeployMetricsView } from "@/components/deploy-metrics";
-import { DEFAULT_METRICS_DAYS, keys, metricsSince } from "@/lib/keys";
+import { DoraView } from "@/components/dora-figures";
+import { DEFAULT_DORA_WINDOW, DEFAULT_METRICS_DAYS, keys, metricsSince } from "@/lib/keys";
 import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Deploys · Levelrail" };
@@ -15,11 +17,14 @@ export default async function MetricsPage() {
       queryKey: keys.deployMetrics("", DEFAULT_METRICS_DAYS),
       queryFn: () => deployMetrics({ ctx, input: { since: metricsSince(DEFAULT_METRICS_DAYS) } }),
     }),
+    qc.prefetchQuery({ queryKey: keys.dora(DEFAULT_DORA_WINDOW), queryFn: () => doraMetrics({ ctx, input: { window: DEFAULT_DORA_WINDOW } }) }),
     qc.prefetchQuery({ queryKey: keys.services(), queryFn: () => listServices({ ctx }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>
       <h1>Deploys</h1>
+      <DoraView />
+      <h2 className="section">Deploys per day</h2>
       <p className="muted">One sample per real cutover: a deploy, restart or rollback that replaced a container, or failed trying. Days are UTC.</p>
       <DeployMetricsView />
     </HydrationBoundary>

@@ -117,7 +117,7 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step): Promise<R
       const access = await cachedImageAccess(runtime, step.ref, step.imageId, login.auth);
       if (access.kind === "refused") return void (await fail(access.message, step.active));
       // Gone since the pass observed it: the next pass sees that and pulls.
-      if (access.kind === "ok") await x.status.updateRelease(rel.id, { imageId: step.imageId });
+      if (access.kind === "ok") await x.status.updateRelease(rel.id, { imageId: step.imageId, imageCreatedAt: await runtime.imageCreated(step.imageId) });
       return NEXT;
     }
     case "ensure-network":
@@ -239,7 +239,8 @@ async function pull(
   const id = await x.runtime.imageId(ref);
   if (id === null) return void (await fail(`image ${ref} is not on the engine after pulling`, active));
   if (id !== before) await x.pulls?.recordPull(id, ref);
-  await x.status.updateRelease(rel.id, { imageId: id });
+  // When the image was built (its OCI created label, else the engine's time): lead time starts there.
+  await x.status.updateRelease(rel.id, { imageId: id, imageCreatedAt: await x.runtime.imageCreated(id) });
   return NEXT;
 }
 

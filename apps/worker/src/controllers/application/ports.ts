@@ -75,6 +75,8 @@ export interface ObservedStatus {
 
 export interface ReleaseUpdate {
   imageId?: string;
+  /** When that image was built, recorded with it (null: the engine could not tell). */
+  imageCreatedAt?: Date | null;
   outcome?: "deploying" | "succeeded" | "failed";
   message?: string;
   container?: string;

@@ -60,6 +60,21 @@ describe("application controller: first deploy", () => {
     expect(t.mesh.get(SVC_ID)).toEqual(ENTRY_NEW);
   });
 
+  it("records when the image was built with its id: the OCI created label over the engine's time, on a pull and on a pin", async () => {
+    const pulled = testbed();
+    pulled.engine.imageTimes.set(IMAGE_ID, "2026-10-01T12:00:00Z");
+    await pulled.converge();
+    expect(pulled.store.release).toMatchObject({ imageId: IMAGE_ID, imageCreatedAt: new Date("2026-10-01T12:00:00Z") });
+
+    const pinned = testbed();
+    pinned.engine.images.set(IMAGE_REF, IMAGE_ID);
+    pinned.engine.imageTimes.set(IMAGE_ID, "2026-10-01T12:00:00Z");
+    pinned.engine.imageLabels.set(IMAGE_ID, { "org.opencontainers.image.created": "2026-09-30T08:00:00Z" });
+    await pinned.converge();
+    expect(pinned.engine.pulls).toEqual([]);
+    expect(pinned.store.release).toMatchObject({ imageId: IMAGE_ID, imageCreatedAt: new Date("2026-09-30T08:00:00Z") });
+  });
+
   it("does not pull a fixed tag the engine has; pulls :latest every time, with the declared login", async () => {
     const t = testbed();
     t.engine.images.set(IMAGE_REF, IMAGE_ID);

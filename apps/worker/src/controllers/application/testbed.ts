@@ -79,6 +79,7 @@ export class MemoryStore implements ServiceStore, StatusWriter {
     if (!r || (r.outcome !== "pending" && r.outcome !== "deploying")) return;
     Object.assign(r, {
       ...(u.imageId === undefined ? {} : { imageId: u.imageId }),
+      ...(u.imageCreatedAt === undefined ? {} : { imageCreatedAt: u.imageCreatedAt }),
       ...(u.outcome === undefined ? {} : { outcome: u.outcome }),
       ...(u.message === undefined ? {} : { message: u.message }),
       ...(u.outcome === "succeeded" || u.outcome === "failed" ? { finishedAt: Date.now() } : {}),

@@ -18,7 +18,9 @@ import { PromoteControl } from "@/components/promote-control";
 import { ReleaseHistory } from "@/components/release-history";
 import { SecretsCard } from "@/components/secrets-card";
 import { ServiceConfig } from "@/components/service-config";
+import { HooksDomainsCard } from "@/components/hooks-domains-card";
 import { ServiceEnv } from "@/components/service-env";
+import { ServiceTabs } from "@/components/service-tabs";
 import { StatusCard } from "@/components/status-card";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
@@ -66,19 +68,54 @@ export default async function ServicePage({ params }: Props) {
         <Link href={appHref({ environmentId: envId, name: service.app })}>{service.app}</Link> / {name}
       </EnvironmentCrumbs>
       <h1>{name}</h1>
-      <div className="columns">
-        <StatusCard service={ref} ingressPort={server().ingressHttpPort} />
-        <DeployControls service={ref} />
-      </div>
-      <PromoteControl service={ref} projectId={project.id} />
-      <ServiceConfig service={ref} />
-      <ServiceEnv service={ref} />
-      <SecretsCard service={ref} />
-      <Attachments service={ref} />
-      <DatabaseAttachments service={ref} />
-      <EffectiveEnv service={ref} />
-      <ReleaseHistory service={ref} />
-      <ServiceHookRuns service={ref} />
+      {/* The active tab is `?tab=` (none: Overview); see lib/service-tabs.ts. */}
+      <ServiceTabs
+        panels={{
+          overview: (
+            <>
+              <div className="columns">
+                <StatusCard service={ref} ingressPort={server().ingressHttpPort} />
+                <DeployControls service={ref} />
+              </div>
+              {/* Metrics slot: components/service-metrics.tsx (CPU, memory, network charts) goes here. */}
+              <section className="card stack" aria-labelledby="metrics-title">
+                <h2 id="metrics-title">Metrics</h2>
+                <p className="placeholder muted">Metrics appear here.</p>
+              </section>
+              <PromoteControl service={ref} projectId={project.id} />
+              <ReleaseHistory service={ref} recent={5} />
+            </>
+          ),
+          deploys: <ReleaseHistory service={ref} />,
+          logs: (
+            // Logs slot: components/service-logs.tsx (the live Logs view) goes here.
+            <section className="card stack" aria-labelledby="logs-title">
+              <h2 id="logs-title">Logs</h2>
+              <p className="placeholder muted">Logs appear here.</p>
+            </section>
+          ),
+          environment: (
+            <>
+              <ServiceEnv service={ref} />
+              <SecretsCard service={ref} />
+              <EffectiveEnv service={ref} />
+            </>
+          ),
+          hooks: (
+            <>
+              <HooksDomainsCard service={ref} />
+              <ServiceHookRuns service={ref} />
+            </>
+          ),
+          settings: (
+            <>
+              <ServiceConfig service={ref} />
+              <Attachments service={ref} />
+              <DatabaseAttachments service={ref} />
+            </>
+          ),
+        }}
+      />
     </HydrationBoundary>
   );
 }
