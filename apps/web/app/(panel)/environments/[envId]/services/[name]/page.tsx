@@ -14,6 +14,7 @@ import { DeployControls } from "@/components/deploy-controls";
 import { EffectiveEnv } from "@/components/effective-env";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
 import { ServiceHookRuns } from "@/components/hook-runs";
+import { ServiceLogs } from "@/components/service-logs";
 import { PromoteControl } from "@/components/promote-control";
 import { ReleaseHistory } from "@/components/release-history";
 import { SecretsCard } from "@/components/secrets-card";
@@ -71,6 +72,7 @@ export default async function ServicePage({ params }: Props) {
         <DeployControls service={ref} />
       </div>
       <PromoteControl service={ref} projectId={project.id} />
+      <ServiceLogs service={ref} />
       <ServiceConfig service={ref} />
       <ServiceEnv service={ref} />
       <SecretsCard service={ref} />
