@@ -156,7 +156,7 @@ describe("scoping", () => {
     await expect(logs(`container=${others}`)).rejects.toMatchObject({ code: "not_found", field: "container" });
     await expect(logs("container=not-a-container")).rejects.toMatchObject({ code: "not_found" });
     // Its own service reads it.
-    const res = await logs(`container=${others}&tail=2`);
+    const res = await logs(`container=${others}&tail=2`, { name: "other" });
     expect(((await res.json()) as unknown[]).length).toBe(2);
   });
 });
