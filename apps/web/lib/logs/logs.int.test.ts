@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dockerLogReader } from "@levelrail/docker/logs";
+import { type LogReader, dockerLogReader } from "@levelrail/docker/logs";
 import { createApp } from "@levelrail/services/app/app";
 import { putSecret } from "@levelrail/services/env/secrets";
 import { deployService } from "@levelrail/services/release/deploy";
@@ -23,6 +23,8 @@ const reader = dockerLogReader({ dockerHost: process.env.DOCKER_HOST });
 const TOKEN = `tok-${randomBytes(12).toString("hex")}`;
 const V1 = numberedImage("v1");
 const V2 = numberedImage("v2");
+/** As fast as its shell prints (a line per `usleep 0`: about a thousand a second). */
+const FAST = numberedImage("fast", { intervalMs: 0 });
 const timing = { pollMs: 100, idleMs: 500, pingMs: 60_000 };
 
 const logs = (query: string, over: { ctx?: typeof s.ctx; name?: string } = {}) =>
@@ -43,15 +45,15 @@ const activeOf = async (name: string): Promise<LogContainerView> => {
 
 beforeAll(async () => {
   s = await setupSuite("logs");
-  for (const img of [V1, V2]) await ensureTestImage(s.runtime.docker, img);
+  for (const img of [V1, V2, FAST]) await ensureTestImage(s.runtime.docker, img);
   // Drains for 2 s after the switch: the old container goes on printing past it.
   await s.startWorker({ drainMs: 2000, probeIntervalMs: 100 });
   await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } });
-  for (const name of ["web", "other"]) {
-    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz" } });
+  for (const [name, image] of [["web", V1.tag], ["other", V1.tag], ["fast", FAST.tag]] as const) {
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name, app: "shop", image, port: 8080, healthPath: "/healthz" } });
   }
   await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name: "web", key: "TOKEN", input: { value: TOKEN } });
-  await Promise.all([deploy("web"), deploy("other")]);
+  await Promise.all([deploy("web"), deploy("other"), deploy("fast")]);
 }, 180_000);
 
 afterAll(async () => {
@@ -158,5 +160,60 @@ describe("scoping", () => {
     // Its own service reads it.
     const res = await logs(`container=${others}&tail=2`, { name: "other" });
     expect(((await res.json()) as unknown[]).length).toBe(2);
+  });
+
+  it("a client that goes away (the stream cancelled, or the request aborted) ends the engine stream behind it", async () => {
+    let open = 0;
+    const counting: LogReader = {
+      containers: (filter) => reader.containers(filter),
+      async *lines(id, o) {
+        open++;
+        try {
+          yield* reader.lines(id, o);
+        } finally {
+          open--;
+        }
+      },
+    };
+    const follow = (signal?: AbortSignal) =>
+      serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "web", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=1", signal ? { signal } : {}), timing });
+    const closed = readEvents(await follow());
+    await closed.until((ev) => ev.some((e) => e.event === "line"));
+    expect(open).toBe(1);
+    await closed.close();
+    await waitFor("the engine stream to end after the client cancelled", async () => (open === 0 ? true : undefined), { timeoutMs: 5000 });
+
+    const request = new AbortController();
+    const aborted = readEvents(await follow(request.signal));
+    await aborted.until((ev) => ev.some((e) => e.event === "line"));
+    expect(open).toBe(1);
+    request.abort();
+    await waitFor("the engine stream to end after the request was aborted", async () => (open === 0 ? true : undefined), { timeoutMs: 5000 });
+  });
+
+  it("a client that reads nothing holds the engine stream back: a container printing at full speed is not read ahead", async () => {
+    let pulled = 0;
+    const counting: LogReader = {
+      containers: (filter) => reader.containers(filter),
+      async *lines(id, o) {
+        for await (const l of reader.lines(id, o)) {
+          pulled++;
+          yield l;
+        }
+      },
+    };
+    const res = await serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "fast", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=0"), timing });
+    const stream = readEvents(res);
+    await stream.until((ev) => ev.filter((e) => e.event === "line").length >= 50);
+    const read = stream.events.length;
+    const before = pulled;
+    // The client stops reading for 2 s while the container prints a line a millisecond or so.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(pulled - before).toBeLessThanOrEqual(5);
+    // Reading again goes on where it stopped, in order, nothing skipped.
+    await stream.until((ev) => ev.length >= read + 200);
+    const numbers = stream.events.flatMap((e) => (e.event === "line" ? [Number(String(e.data.line).split(" ")[1])] : []));
+    expect(numbers).toEqual(numbers.map((_, i) => numbers[0]! + i));
+    await stream.close();
   });
 });
