@@ -120,6 +120,30 @@ describe("followService", () => {
     ]);
   });
 
+  it("after two switches before it caught up, follows the one in between too: nothing skipped", async () => {
+    const { engine, state, ports } = setup();
+    engine.add("a", "r1");
+    state.liveAt.set("r1", 0);
+    state.active = "a";
+    engine.print("a", 1, "a1");
+    const abort = new AbortController();
+    const gen = followService(ports, { since: null, tail: 500 }, abort.signal);
+    const events: LogEvent[] = [];
+    await take(gen, events, (e) => e.length === 1);
+    engine.add("b", "r2");
+    engine.print("b", 2, "b1");
+    state.liveAt.set("r2", 3);
+    engine.print("b", 4, "b2");
+    engine.add("c", "r3");
+    engine.print("c", 5, "c1");
+    state.liveAt.set("r3", 6);
+    engine.print("b", 7, "b3 (after its switch)");
+    state.active = "c";
+    await take(gen, events, (e) => e.some((x) => x.type === "line" && x.line === "c1"));
+    abort.abort();
+    expect(lines(events)).toEqual(["a:a1", "marker:b:r2", "b:b1", "b:b2", "marker:c:r3", "c:c1"]);
+  });
+
   it("reads a container the engine restarted again from its last line, sending none twice", async () => {
     const { engine, state, ports } = setup();
     engine.add("web", "r1");

@@ -1,5 +1,5 @@
 import type { LogContainer, LogLine, LogReader } from "@levelrail/docker/logs";
-import { Labels } from "@levelrail/spec/naming";
+import { Labels, isPreDeployContainer } from "@levelrail/spec/naming";
 
 /** A line as the API gives it: which container printed it, on which stream, when, and what. */
 export interface LogLineEvent extends LogLine {
@@ -84,14 +84,31 @@ interface Target {
   since: string;
 }
 
-async function findActive(p: FollowPorts, current: string | null): Promise<Target | null> {
+/**
+ * The container to follow next, once the active one is no longer `current`: normally the active
+ * one; after several switches in a row (a deploy, then another before this stream caught up), the
+ * first container that went live after `current` did and is still there, so none is skipped.
+ */
+async function findActive(p: FollowPorts, current: Target | null): Promise<Target | null> {
   const a = await p.active();
-  if (a.container === null || a.container === current) return null;
-  const c = (await p.reader.containers(p.labelFilter)).find((x) => x.name === a.container);
+  if (a.container === null || a.container === current?.container.name) return null;
+  const all = await p.reader.containers(p.labelFilter);
+  const c = all.find((x) => x.name === a.container);
   if (!c) return null;
-  const release = c.labels[Labels.release];
-  const live = release ? await p.liveAt(release) : null;
-  return { container: c, since: fixed(live ?? a.at ?? new Date()) };
+  const liveOf = async (x: LogContainer) => {
+    const release = x.labels[Labels.release];
+    const live = release ? await p.liveAt(release) : null;
+    return live ? fixed(live) : null;
+  };
+  const active: Target = { container: c, since: (await liveOf(c)) ?? fixed(a.at ?? new Date()) };
+  if (!current) return active;
+  let first = active;
+  for (const x of all) {
+    if (x.id === c.id || x.id === current.container.id || isPreDeployContainer(x)) continue;
+    const since = await liveOf(x);
+    if (since !== null && since > current.since && since < first.since) first = { container: x, since };
+  }
+  return first;
 }
 
 /** Skips lines already sent when a container's logs are read again (after it restarted) from the last time sent. */
@@ -137,7 +154,8 @@ export async function* followService(p: FollowPorts, q: { since: string | null; 
   let reopen: { tail?: number; since?: string } = { tail: q.tail, ...(q.since ? { since: q.since } : {}) };
   let seen = new Seen();
   while (target && !signal.aborted) {
-    const name = target.container.name;
+    const current: Target = target;
+    const name = current.container.name;
     const ac = new AbortController();
     const stop = () => ac.abort();
     signal.addEventListener("abort", stop, { once: true });
@@ -152,7 +170,7 @@ export async function* followService(p: FollowPorts, q: { since: string | null; 
     const poll = async (): Promise<Target | null> => {
       const at = fixed(new Date());
       nextPoll = Date.now() + p.pollMs;
-      const found = await findActive(p, name);
+      const found = await findActive(p, current);
       if (!found) confirmed = at;
       return found;
     };
@@ -210,7 +228,7 @@ export async function* followService(p: FollowPorts, q: { since: string | null; 
     // Its logs ended (it stopped): wait for a switch, or for it to run again (the engine restarted it).
     while (!next && !signal.aborted) {
       await sleep(p.pollMs, signal);
-      next = await findActive(p, name);
+      next = await findActive(p, current);
       if (next) break;
       const again = (await p.reader.containers(p.labelFilter)).find((c) => c.id === target?.container.id);
       if (again?.state === "running") break;
