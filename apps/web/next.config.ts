@@ -6,12 +6,13 @@ const config: NextConfig = {
     "@levelrail/auth",
     "@levelrail/config",
     "@levelrail/db",
+    "@levelrail/docker",
     "@levelrail/secrets",
     "@levelrail/services",
     "@levelrail/spec",
   ],
   // Native-ish Node packages: load them from node_modules at run time instead of bundling.
-  serverExternalPackages: ["postgres", "nodemailer"],
+  serverExternalPackages: ["postgres", "nodemailer", "dockerode"],
   poweredByHeader: false,
   // No page of the panel may be framed by another site (clickjacking of Deploy and Delete).
   async headers() {

@@ -28,7 +28,7 @@ test("every tab of the service page is reached by its URL and survives a reload"
   }
   // The tab slots the Logs view and the metrics charts fill.
   await openService(page, seeded, "logs");
-  await expect(page.getByRole("tabpanel").getByText("Logs appear here.")).toBeVisible();
+  await expect(page.getByRole("tabpanel").getByRole("region", { name: "Logs", exact: true })).toBeVisible();
   await page.reload();
   await expect(serviceTab(page, "logs")).toHaveAttribute("aria-selected", "true");
   // An unknown tab opens Overview.

@@ -21,6 +21,8 @@ export const keys = {
   effectiveEnv: (s: Scoped) => [...keys.service(s), "env"] as const,
   drift: (s: Scoped) => [...keys.service(s), "drift"] as const,
   secrets: (s: Scoped) => [...keys.service(s), "secrets"] as const,
+  /** The containers whose logs the Logs view can show (under its prefix, so a Deploy refreshes them). */
+  logContainers: (s: Scoped) => [...keys.service(s), "log-containers"] as const,
   /** A service's hook runs (under its prefix, so a Deploy refreshes them). */
   serviceHookRuns: (s: Scoped) => [...keys.service(s), "hook-runs"] as const,
   /** An app's hook runs, all services or one (`service` "" for all). */

@@ -23,6 +23,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_ORG_CREATION: true,
     LEVELRAIL_MAX_ORGS_PER_OPERATOR: true,
     LEVELRAIL_SHORT_NAME: true,
+    DOCKER_HOST: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -45,6 +46,8 @@ export interface Server {
   quotas: QuotaLimits;
   /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
   shortName: string;
+  /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
+  dockerHost: string | undefined;
 }
 
 function build(): Server {
@@ -67,6 +70,7 @@ function build(): Server {
     orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
     quotas: quotaDefaults(env),
     shortName: env.LEVELRAIL_SHORT_NAME,
+    dockerHost: env.DOCKER_HOST,
   };
 }
 

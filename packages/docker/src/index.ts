@@ -1,6 +1,7 @@
 import Docker from "dockerode";
 import { Labels } from "@levelrail/spec/naming";
 import { statusOf } from "./engine-errors";
+import { parseDockerHost } from "./host";
 import { imageCalls } from "./images";
 import { demuxLogs, demuxStream, type ExecStreamOptions, execStream, type OutputStream } from "./streams";
 import { type VolumeInfo, volumeCalls } from "./volumes";
@@ -400,12 +401,6 @@ function toNetwork(n: Docker.NetworkInspectInfo): NetworkInfo {
     gateway: config.find((c) => c.Gateway)?.Gateway ?? null,
     containers: Object.keys(n.Containers ?? {}),
   };
-}
-
-function parseDockerHost(host: string): Docker.DockerOptions {
-  if (host.startsWith("unix://")) return { socketPath: host.slice("unix://".length) };
-  const url = new URL(host.replace(/^tcp:/, "http:"));
-  return { host: url.hostname, port: Number(url.port || 2375), protocol: "http" };
 }
 
 export const MANAGED_FILTER = `${Labels.managed}=true`;

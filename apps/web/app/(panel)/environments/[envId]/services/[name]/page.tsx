@@ -14,6 +14,7 @@ import { DeployControls } from "@/components/deploy-controls";
 import { EffectiveEnv } from "@/components/effective-env";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
 import { ServiceHookRuns } from "@/components/hook-runs";
+import { ServiceLogs } from "@/components/service-logs";
 import { PromoteControl } from "@/components/promote-control";
 import { ReleaseHistory } from "@/components/release-history";
 import { SecretsCard } from "@/components/secrets-card";
@@ -87,13 +88,7 @@ export default async function ServicePage({ params }: Props) {
             </>
           ),
           deploys: <ReleaseHistory service={ref} />,
-          logs: (
-            // Logs slot: components/service-logs.tsx (the live Logs view) goes here.
-            <section className="card stack" aria-labelledby="logs-title">
-              <h2 id="logs-title">Logs</h2>
-              <p className="placeholder muted">Logs appear here.</p>
-            </section>
-          ),
+          logs: <ServiceLogs service={ref} />,
           environment: (
             <>
               <ServiceEnv service={ref} />
