@@ -5,6 +5,7 @@ import type { listApps } from "@levelrail/services/app/app";
 import type { listSecrets } from "@levelrail/services/env/secrets";
 import type { getTierEnv } from "@levelrail/services/env/vars";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
+import type { serviceMetrics } from "@levelrail/services/metrics/containers";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
 import type { listOrgs } from "@levelrail/services/org/list";
 import type { getQuotas } from "@levelrail/services/org/quota";
@@ -55,3 +56,6 @@ export type HookRunDetail = Awaited<ReturnType<typeof getHookRun>>;
 
 /** GET /api/v1/metrics/deploys. */
 export type DeployMetrics = Awaited<ReturnType<typeof deployMetrics>>;
+
+/** GET …/services/{service}/metrics: the active container's samples of the last hour. */
+export type ServiceMetrics = Awaited<ReturnType<typeof serviceMetrics>>;

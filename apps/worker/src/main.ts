@@ -26,6 +26,7 @@ const schema = envSchema
     LEVELRAIL_INGRESS_HTTPS_PORT: true,
     LEVELRAIL_INGRESS_TLS: true,
     LEVELRAIL_METRICS_PORT: true,
+    LEVELRAIL_METRICS_INTERVAL_SECONDS: true,
   })
   .extend({
     DATABASE_URL: requiredDatabaseUrl,
@@ -72,6 +73,7 @@ const options = {
     httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
   },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
+  containerMetrics: { intervalMs: env.LEVELRAIL_METRICS_INTERVAL_SECONDS * 1000 },
   log: (line: string) => console.log(line),
 };
 

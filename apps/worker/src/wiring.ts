@@ -28,9 +28,12 @@ import { pgHookRecorder } from "./hook-store";
 import { StatePublisher } from "./dataplane/publisher";
 import { hostNameservers } from "./mesh/upstream";
 import { workerMetrics } from "./metrics";
+import { DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS, MetricsSampler, sampleTargets } from "./metrics-sampler/sampler";
+import { pgMetricStore } from "./metrics-sampler/store";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { serviceTenants } from "./reconcile/tenants";
+import { pgServiceEvents } from "./service-events";
 import { pgServiceStore } from "./store";
 
 export interface WorkerOptions {
@@ -61,6 +64,8 @@ export interface WorkerOptions {
   images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
+  /** Sampling of each service's active container: every 10 s, kept an hour, 8 stats calls at once by default. */
+  containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
 }
@@ -153,6 +158,7 @@ export async function startWorker(o: WorkerOptions) {
       },
       pulls: fleet,
       databases: databaseAttacher(serverDeps, (id) => databaseStore.attachedTo(id)),
+      events: pgServiceEvents(o.db),
     }),
     o.onEvent,
     // Slots are shared fairly across organizations: one with many services deploying does not starve another.
@@ -254,6 +260,21 @@ export async function startWorker(o: WorkerOptions) {
   imageTimer.unref();
   const metricsServer = o.metricsPort === undefined ? null : await metrics.serve(o.metricsPort);
 
+  // CPU, memory and network of every service's active container: the status rows name it, the
+  // informer says whether it runs (and its id); only the stats calls go to the engine.
+  const metricStore = pgMetricStore(o.db);
+  const sampler = new MetricsSampler({
+    runtime: o.runtime,
+    targets: sampleTargets(() => metricStore.activeServices(), informer),
+    store: metricStore,
+    intervalMs: o.containerMetrics?.intervalMs ?? 10_000,
+    retentionMs: o.containerMetrics?.retentionMs ?? DEFAULT_RETENTION_MS,
+    concurrency: o.containerMetrics?.concurrency ?? DEFAULT_CONCURRENCY,
+    onRound: (taken) => metrics.containerSamples(taken),
+    log: o.log,
+  });
+  sampler.start();
+
   return {
     application,
     databases,
@@ -262,9 +283,11 @@ export async function startWorker(o: WorkerOptions) {
     ingress,
     dataPlane,
     metrics,
+    sampler,
     resync,
     async stop() {
       clearInterval(timer);
+      await sampler.stop();
       clearInterval(imageTimer);
       informer.stop();
       prober.stop();

@@ -19,6 +19,7 @@ import { ReleaseHistory } from "@/components/release-history";
 import { SecretsCard } from "@/components/secrets-card";
 import { ServiceConfig } from "@/components/service-config";
 import { ServiceEnv } from "@/components/service-env";
+import { ServiceMetrics } from "@/components/service-metrics";
 import { StatusCard } from "@/components/status-card";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
@@ -71,6 +72,7 @@ export default async function ServicePage({ params }: Props) {
         <DeployControls service={ref} />
       </div>
       <PromoteControl service={ref} projectId={project.id} />
+      <ServiceMetrics service={ref} />
       <ServiceConfig service={ref} />
       <ServiceEnv service={ref} />
       <SecretsCard service={ref} />
