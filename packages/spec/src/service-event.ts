@@ -27,9 +27,13 @@ export function lastLines(output: string): string[] {
   return lines.slice(-CRASH_LOOP_LINES).map((l) => (l.length > MAX_LINE ? `${l.slice(0, MAX_LINE)}…` : l));
 }
 
-/** The detail of `crash_loop_started`: restarts, the last exit, then the last lines the container printed. */
-export function crashLoopStartedDetail(f: CrashLoopFacts, lines: string[]): string {
+/**
+ * The detail of `crash_loop_started`: restarts, the last exit, then the last lines the container
+ * printed (or `instead`, a note on why there are none to show).
+ */
+export function crashLoopStartedDetail(f: CrashLoopFacts, lines: string[], instead: string | null = null): string {
   const head = `crash loop started: ${summary(f)}`;
+  if (instead !== null) return `${head}\n${instead}`;
   return lines.length ? `${head}\n${LINES_HEADER}\n${lines.join("\n")}` : `${head}\n(it printed nothing)`;
 }
 

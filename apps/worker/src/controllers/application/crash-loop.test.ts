@@ -41,11 +41,11 @@ describe("crash loop transitions (pure)", () => {
 const SECRET = "tok-9f8e7d6c5b4a";
 
 /** A live service with the secret TOKEN whose container printed lines (one holds the secret). */
-function looping() {
+function looping(secrets: Record<string, string> = { TOKEN: SECRET }) {
   const t = testbed({
     release: { id: "rel-1", outcome: "succeeded", imageId: IMAGE_ID, finishedAt: NOW - 3_600_000, spec: spec() },
     service: { envTarget: { serviceId: SVC_ID, orgId: "org-1", projectId: "p", environmentId: "e", env: {}, secretKeys: ["TOKEN"], storageTargetId: null, databaseEnv: {} } },
-    envStores: { secrets: { secretsOf: async () => ({ TOKEN: SECRET }) } },
+    envStores: { secrets: { secretsOf: async () => secrets } },
   });
   t.engine.images.set(IMAGE_REF, IMAGE_ID);
   const c = t.live(NEW, "rel-1");
@@ -100,5 +100,15 @@ describe("application controller: crash loop events", () => {
     await t.converge();
     expect(t.store.status).toMatchObject({ crashLooping: true });
     expect(t.events).toEqual([]);
+  });
+
+  it("a secret that no longer resolves: the event keeps no output at all (it could not be redacted)", async () => {
+    const { t } = looping({});
+    for (let i = 0; i < 3; i++) t.engine.restart(NEW, 1);
+    await t.converge();
+    expect(t.events).toHaveLength(1);
+    expect(t.events[0]!.detail).not.toContain(SECRET);
+    expect(t.events[0]!.detail).toContain("not kept");
+    expect(lastLinesOf(t.events[0]!.detail)).toEqual([]);
   });
 });

@@ -30,9 +30,11 @@ export interface CrashLoopDeps {
   containers: readonly ManagedContainer[];
   runtime: Pick<Runtime, "containerLogs">;
   events: ServiceEventRecorder;
-  /** The service's secret values, resolved only when an event is about to hold the container's output. */
-  redactor: () => Promise<Redactor>;
+  /** The service's secret values, resolved only when an event is about to hold the container's output; null: not all known. */
+  redactor: () => Promise<Redactor | null>;
 }
+
+const WITHHELD = "(its last lines are not kept: the service's secrets could not all be resolved to hide them)";
 
 /**
  * A status writer that records a crash loop's start and end, once per transition: the status is
@@ -51,9 +53,10 @@ export function crashLoopRecording(inner: StatusWriter, d: CrashLoopDeps): Statu
         let detail = crashLoopEndedDetail(facts);
         if (kind === "crash_loop_started") {
           const c = d.containers.find((x) => x.name === status.activeContainer);
-          const output = c ? await d.runtime.containerLogs(c.id, CRASH_LOOP_LINES).catch(() => "") : "";
           const redact = await d.redactor();
-          detail = crashLoopStartedDetail(facts, lastLines(redact(output)));
+          // Without every secret value to hide, the output is not kept at all.
+          const output = c && redact ? await d.runtime.containerLogs(c.id, CRASH_LOOP_LINES).catch(() => "") : "";
+          detail = crashLoopStartedDetail(facts, redact ? lastLines(redact(output)) : [], redact ? null : WITHHELD);
         }
         await d.events.record({ orgId: d.orgId, serviceId, kind, detail });
         last = kind;

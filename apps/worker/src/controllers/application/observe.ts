@@ -77,10 +77,12 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
 
 /**
  * The service's secret values (and registry password) as a redactor, resolved now: for what a pass
- * keeps when it did not need the environment itself (a crash-looping container's last lines).
+ * keeps when it did not need the environment itself (a crash-looping container's last lines). Null
+ * when its environment no longer resolves: then not every secret is known, and nothing may be kept.
  */
-export async function serviceRedactor(o: Pick<ObserveDeps, "envStores" | "registry">, svc: DesiredService): Promise<Redactor> {
-  const { secrets } = await environment(o.envStores, svc.envTarget, svc.release?.spec.env ?? {});
+export async function serviceRedactor(o: Pick<ObserveDeps, "envStores" | "registry">, svc: DesiredService): Promise<Redactor | null> {
+  const { env, secrets } = await environment(o.envStores, svc.envTarget, svc.release?.spec.env ?? {});
+  if (!env.ok) return null;
   return redactor([...secrets, ...(await registryPassword(o.registry, svc))]);
 }
 
