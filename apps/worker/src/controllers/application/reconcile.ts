@@ -79,9 +79,6 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // and acting on it would remove a live container its service still adopts.
       if (!isServiceId(key.id)) throw new TerminalError(`not a service id: ${JSON.stringify(key.id)}`);
       const { desired, observed, redact } = await observe(deps, key.id);
-      // What the pass stores (statuses, release messages, hook output) or throws (logged by the
-      // runner) never holds the service's secret values.
-      // Waiting on a hook or a pull gives the runner's slot up meanwhile; a pull has a deadline.
       // A crash loop's start and end become events, once per transition.
       const svc = desired.service;
       const status =
@@ -95,6 +92,9 @@ export function applicationController(o: ApplicationControllerOptions): Controll
               redactor: () => serviceRedactor(deps, svc),
             })
           : redactingStatus(deps.status, redact);
+      // What the pass stores (statuses, release messages, hook output) or throws (logged by the
+      // runner) never holds the service's secret values.
+      // Waiting on a hook or a pull gives the runner's slot up meanwhile; a pull has a deadline.
       const recording = {
         ...deps,
         runtime: passRuntime(deps.runtime, pass, deps.pullTimeoutSeconds ?? DEFAULT_PULL_TIMEOUT_SECONDS),
