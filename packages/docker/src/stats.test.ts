@@ -1,8 +1,27 @@
 import { describe, expect, it } from "vitest";
+import v1 from "./fixtures/stats-cgroup1.json";
+import v1OneShot from "./fixtures/stats-cgroup1-oneshot.json";
 import v2 from "./fixtures/stats-cgroup2.json";
 import { type EngineStats, cpuPercent, memoryUsed, readStats } from "./stats";
 
 describe("container stats, from the engine's answers", () => {
+  // Captured from Docker 20.10 on cgroup v1 (this project's CI host): an idle busybox httpd with a 64 MiB limit.
+  it("cgroup v1, as the engine answered: the limit, memory, network, and CPU between its two readings", () => {
+    const r = readStats(v1 as EngineStats, 64 * 1024 * 1024)!;
+    expect(r).toMatchObject({ memoryBytes: 733184, memoryLimitBytes: 67108864, netRxBytes: 736, netTxBytes: 0 });
+    expect(r.cpu).toEqual({ containerNs: 62776964, systemNs: 59146430000000, onlineCpus: 2 });
+    // Idle for the engine's second: 0%.
+    expect(cpuPercent(r.precpu, r.cpu)).toBe(0);
+  });
+
+  it("a one-shot answer has no previous reading: CPU needs the caller's own, taken a while before", () => {
+    const later = readStats(v1OneShot as EngineStats, 64 * 1024 * 1024)!;
+    expect(later.precpu).toBeNull();
+    const earlier = readStats(v1 as EngineStats, 64 * 1024 * 1024)!;
+    expect(cpuPercent(earlier.cpu, later.cpu)).toBe(0);
+    expect(readStats(v1OneShot as EngineStats, 0)!.memoryLimitBytes).toBeNull();
+  });
+
   it("cgroup v2: memory without inactive_file, CPU between the engine's two readings, every network summed", () => {
     const r = readStats(v2 as EngineStats, 0)!;
     expect(r.memoryBytes).toBe(52428800 - 16777216);
