@@ -64,7 +64,7 @@ export interface WorkerOptions {
   images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
-  /** Sampling of each service's active container: every 10 s, kept an hour, 8 stats calls at once by default. */
+  /** Sampling of each service's active container: every 10 s, kept an hour, 50 stats calls at once by default. */
   containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
