@@ -87,6 +87,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "PUT", path: `${S}/secrets/{key}`, kind: "owned", body: () => ({ value: "intruder" }) },
   { method: "DELETE", path: `${S}/secrets/{key}`, kind: "owned" },
   { method: "GET", path: `${S}/hook-runs`, kind: "owned" },
+  { method: "GET", path: `${S}/metrics`, kind: "owned" },
   { method: "GET", path: "/api/v1/environments/{envId}/databases", kind: "owned" },
   { method: "POST", path: "/api/v1/environments/{envId}/databases", kind: "owned", body: () => ({ name: "intruder", version: "15" }) },
   { method: "GET", path: D, kind: "owned" },

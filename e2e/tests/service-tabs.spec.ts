@@ -34,7 +34,7 @@ test("every tab of the service page is reached by its URL and survives a reload"
   // An unknown tab opens Overview.
   await page.goto(`${servicePage(seeded)}?tab=nope`);
   await expect(serviceTab(page, "overview")).toHaveAttribute("aria-selected", "true");
-  await expect(page.getByRole("tabpanel").getByRole("heading", { name: "Metrics", exact: true })).toBeVisible();
+  await expect(page.getByRole("tabpanel").getByRole("heading", { name: "Resources (last hour)", exact: true })).toBeVisible();
 });
 
 test("the tabs work from the keyboard, switch in place, and Back returns to the previous one", async ({ signedIn: page, operator }) => {

@@ -113,6 +113,14 @@ export function AppCard({
                 </td>
                 <td>
                   <PhaseBadge phase={s.phase} />
+                  {s.crashLooping && (
+                    <>
+                      {" "}
+                      <span className="badge phase-failed" title={`${s.restarts} restarts by the engine`}>
+                        crash-looping
+                      </span>
+                    </>
+                  )}
                 </td>
                 <td className="mono">{s.image}</td>
                 <td className="muted">{s.message}</td>

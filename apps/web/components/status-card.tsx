@@ -1,4 +1,5 @@
 "use client";
+import { ansiNodes } from "@/lib/ansi";
 import { useStatus } from "@/lib/queries";
 import { DeploySteps } from "./deploy-steps";
 import { PhaseBadge } from "./phase-badge";
@@ -52,6 +53,20 @@ export function StatusCard({ service, ingressPort }: { service: Scoped; ingressP
                       </>
                     )}
                   </>
+                )}
+              </dd>
+            </>
+          )}
+          {status.data.crashLooping && status.data.lastLines && (
+            <>
+              <dt>Last lines before it died</dt>
+              <dd>
+                {status.data.lastLines.length > 0 ? (
+                  <pre className="log" role="log" aria-label="Last lines before it died" data-testid="last-lines">
+                    {ansiNodes(status.data.lastLines.join("\n"))}
+                  </pre>
+                ) : (
+                  <span className="muted">It printed nothing.</span>
                 )}
               </dd>
             </>

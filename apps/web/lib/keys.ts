@@ -23,6 +23,8 @@ export const keys = {
   secrets: (s: Scoped) => [...keys.service(s), "secrets"] as const,
   /** The containers whose logs the Logs view can show (under its prefix, so a Deploy refreshes them). */
   logContainers: (s: Scoped) => [...keys.service(s), "log-containers"] as const,
+  /** CPU, memory and network samples of a service's active container (the last hour). */
+  serviceMetrics: (s: Scoped) => [...keys.service(s), "metrics"] as const,
   /** A service's hook runs (under its prefix, so a Deploy refreshes them). */
   serviceHookRuns: (s: Scoped) => [...keys.service(s), "hook-runs"] as const,
   /** An app's hook runs, all services or one (`service` "" for all). */
@@ -66,6 +68,8 @@ export const LIVE_INTERVAL_MS = 1000;
  * one deploy there; a service's own page keeps LIVE_INTERVAL_MS.
  */
 export const FLEET_INTERVAL_MS = 5000;
+/** How often a service's resource charts ask for new samples (the worker's default sampling interval). */
+export const METRICS_INTERVAL_MS = 10_000;
 
 /** Services per page of the dashboard (server prefetch and client use the same). */
 export const SERVICES_PAGE = 50;

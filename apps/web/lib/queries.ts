@@ -4,7 +4,7 @@ import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
 import { type Scoped, appApi, databaseApi, envApi, serviceApi } from "./paths";
-import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
+import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, METRICS_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
@@ -27,6 +27,7 @@ import type {
   RegistryCredentialItem,
   SecretItem,
   ServiceItem,
+  ServiceMetrics,
   ServicePage,
   TierEnv,
 } from "./types";
@@ -82,6 +83,15 @@ export const useStatus = (s: Scoped) =>
     queryKey: keys.status(s),
     queryFn: () => api<StatusView>(serviceApi(s, "/status")),
     refetchInterval: (q) => liveInterval(q.state.data),
+  });
+
+/** The last hour of the active container's samples, polled as the worker takes them (every 10 s). */
+export const useServiceMetrics = (s: Scoped) =>
+  useQuery({
+    queryKey: keys.serviceMetrics(s),
+    queryFn: () => api<ServiceMetrics>(serviceApi(s, "/metrics")),
+    refetchInterval: METRICS_INTERVAL_MS,
+    placeholderData: keepPreviousData,
   });
 
 export const useDeploys = (s: Scoped) =>

@@ -6,6 +6,7 @@ import type { listApps } from "@levelrail/services/app/app";
 import type { listSecrets } from "@levelrail/services/env/secrets";
 import type { getTierEnv } from "@levelrail/services/env/vars";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
+import type { serviceMetrics } from "@levelrail/services/metrics/containers";
 import type { deployMetrics } from "@levelrail/services/metrics/deploys";
 import type { DoraView } from "@levelrail/services/metrics/dora";
 import type { listOrgs } from "@levelrail/services/org/list";
@@ -63,3 +64,6 @@ export type HookRunDetail = Awaited<ReturnType<typeof getHookRun>>;
 export type DeployMetrics = Awaited<ReturnType<typeof deployMetrics>>;
 /** GET /api/v1/metrics/dora. */
 export type DoraMetrics = DoraView;
+
+/** GET …/services/{service}/metrics: the active container's samples of the last hour. */
+export type ServiceMetrics = Awaited<ReturnType<typeof serviceMetrics>>;

@@ -28,6 +28,7 @@ const schema = envSchema
     LEVELRAIL_METRICS_PORT: true,
     LEVELRAIL_PUBLIC_URL: true,
     PORT: true,
+    LEVELRAIL_METRICS_INTERVAL_SECONDS: true,
   })
   .extend({
     DATABASE_URL: requiredDatabaseUrl,
@@ -75,6 +76,7 @@ const options = {
   },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
   panelHost: new URL(publicUrl(env)).hostname,
+  containerMetrics: { intervalMs: env.LEVELRAIL_METRICS_INTERVAL_SECONDS * 1000 },
   log: (line: string) => console.log(line),
 };
 

@@ -1,7 +1,8 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { isServiceId } from "@levelrail/spec/keys";
 import { envTargetFrom, secretKeysColumn } from "@levelrail/services/env/sources";
+import { type ServiceEventKind, serviceEvent } from "@levelrail/db/schema/observability";
 import { environment } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
@@ -14,7 +15,7 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
       if (!isServiceId(id)) return null;
       // One round trip: every pass of every service starts here.
       const [row] = await db
-        .select({ service, release, appName: app.name, projectId: environment.projectId, secretKeys: secretKeysColumn() })
+        .select({ service, release, appName: app.name, projectId: environment.projectId, secretKeys: secretKeysColumn(), lastEvent: lastEventColumn() })
         .from(service)
         .innerJoin(app, eq(app.id, service.appId))
         .innerJoin(environment, eq(environment.id, service.environmentId))
@@ -36,6 +37,7 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
         release: r
           ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null, message: r.message }
           : null,
+        lastEvent: row.lastEvent,
       };
     },
     /** The service's organization (its key's tenant in the runner), null when there is no such service. */
@@ -77,3 +79,7 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
     },
   };
 }
+
+/** The kind of the service's last event, in the same round trip as the service (a crash loop's transitions compare with it). */
+const lastEventColumn = () =>
+  sql<ServiceEventKind | null>`(select ${serviceEvent.kind} from ${serviceEvent} where ${serviceEvent.serviceId} = ${service.id} order by ${serviceEvent.at} desc limit 1)`;

@@ -28,9 +28,12 @@ import { pgHookRecorder } from "./hook-store";
 import { StatePublisher } from "./dataplane/publisher";
 import { hostNameservers } from "./mesh/upstream";
 import { workerMetrics } from "./metrics";
+import { DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS, MetricsSampler, sampleTargets } from "./metrics-sampler/sampler";
+import { pgMetricStore } from "./metrics-sampler/store";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL, type SubnetPool } from "./network/pool";
 import { Runner, type RunnerEvent } from "./reconcile/runner";
 import { serviceTenants } from "./reconcile/tenants";
+import { pgServiceEvents } from "./service-events";
 import { pgServiceStore } from "./store";
 import { type DispatcherOptions, NotificationDispatcher } from "./notifications/dispatch";
 
@@ -66,6 +69,8 @@ export interface WorkerOptions {
   notifications?: Pick<DispatcherOptions, "intervalMs" | "backoffMs" | "timeoutMs" | "lookup">;
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
+  /** Sampling of each service's active container: every 10 s, kept an hour, 50 stats calls at once by default. */
+  containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
 }
@@ -158,6 +163,7 @@ export async function startWorker(o: WorkerOptions) {
       },
       pulls: fleet,
       databases: databaseAttacher(serverDeps, (id) => databaseStore.attachedTo(id)),
+      events: pgServiceEvents(o.db),
     }),
     o.onEvent,
     // Slots are shared fairly across organizations: one with many services deploying does not starve another.
@@ -262,6 +268,21 @@ export async function startWorker(o: WorkerOptions) {
   const notifications = new NotificationDispatcher({ db: o.db, keyring: o.keyring, panelHost: o.panelHost, log: o.log, ...o.notifications });
   notifications.start();
 
+  // CPU, memory and network of every service's active container: the status rows name it, the
+  // informer says whether it runs (and its id); only the stats calls go to the engine.
+  const metricStore = pgMetricStore(o.db);
+  const sampler = new MetricsSampler({
+    runtime: o.runtime,
+    targets: sampleTargets(() => metricStore.activeServices(), informer),
+    store: metricStore,
+    intervalMs: o.containerMetrics?.intervalMs ?? 10_000,
+    retentionMs: o.containerMetrics?.retentionMs ?? DEFAULT_RETENTION_MS,
+    concurrency: o.containerMetrics?.concurrency ?? DEFAULT_CONCURRENCY,
+    onRound: (taken) => metrics.containerSamples(taken),
+    log: o.log,
+  });
+  sampler.start();
+
   return {
     application,
     databases,
@@ -271,10 +292,12 @@ export async function startWorker(o: WorkerOptions) {
     dataPlane,
     metrics,
     notifications,
+    sampler,
     resync,
     async stop() {
       await notifications.stop();
       clearInterval(timer);
+      await sampler.stop();
       clearInterval(imageTimer);
       informer.stop();
       prober.stop();

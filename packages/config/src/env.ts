@@ -70,6 +70,8 @@ export const envSchema = z.object({
   LEVELRAIL_IMAGE_KEEP_RELEASES: z.coerce.number().int().min(2, "must be at least 2 (the live release and its rollback target)").max(100).default(3),
   /** Prometheus metrics on 127.0.0.1. */
   LEVELRAIL_METRICS_PORT: port.default(9464),
+  /** How often the worker samples each service's active container (CPU, memory, network). */
+  LEVELRAIL_METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
   /** Who may create organizations through the API: `owners` (operators who own one already), `anyone`, `none`. */
   LEVELRAIL_ORG_CREATION: z.enum(["owners", "anyone", "none"], { error: "must be owners, anyone or none" }).default("owners"),
   /** The most organizations one operator may own (creating more is a 409). */

@@ -2,6 +2,7 @@ import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
 import { imageBuildTime } from "./images";
 import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
+import type { ContainerStats } from "./stats";
 import type { ContainerEvent, ContainerSummary, ExecStreamOptions, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, OutputStream, PullProgress, RegistryAccess, RegistryAuth, Runtime, VolumeInfo } from "./index";
 
 export type { ExecScript } from "./fake-parts";
@@ -72,6 +73,8 @@ export class FakeEngine implements Runtime {
   script: (c: FakeContainer) => ProcessScript = (c) => (isPreDeployContainer(c) ? { chunks: [], exit: 0 } : { chunks: [], exit: "runs" });
   /** What an exec does: its output and exit code, or `"runs"` (it never ends by itself); `execStream` passes what it read from stdin. */
   execScript: (argv: string[], stdin?: Buffer) => ExecScript = () => ({ chunks: [], exit: 0 });
+  /** container id → what its stats read (a running container without an entry reads all zeros, its memory limit from its options). */
+  readonly stats = new Map<string, ContainerStats>();
   /** The named volumes; one a container's options mount cannot be removed. */
   readonly volumes = new FakeVolumes((name) => [...this.containers.values()].find((c) => mounts(c.options, name))?.id ?? null);
   now: () => number = () => Date.now();
@@ -412,6 +415,14 @@ export class FakeEngine implements Runtime {
     if (!c) return "";
     const lines = c.output.split(/(?<=\n)/);
     return lines.slice(-tailLines).join("");
+  }
+
+  async containerStats(id: string): Promise<ContainerStats | null> {
+    const c = this.get(id);
+    if (!c || c.state !== "running") return null;
+    const limit = c.options.HostConfig?.Memory ?? 0;
+    const zero = { containerNs: 0, systemNs: this.now() * 1e6, onlineCpus: 1 };
+    return this.stats.get(c.id) ?? { cpu: zero, precpu: null, memoryBytes: 0, memoryLimitBytes: limit > 0 ? limit : null, netRxBytes: 0, netTxBytes: 0 };
   }
 
   private waitFor(id: string, w: Waiter) {

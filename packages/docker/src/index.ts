@@ -3,11 +3,15 @@ import { Labels } from "@levelrail/spec/naming";
 import { statusOf } from "./engine-errors";
 import { parseDockerHost } from "./host";
 import { imageCalls } from "./images";
+import type { ContainerStats } from "./stats";
+import { statsCalls } from "./stats-calls";
 import { demuxLogs, demuxStream, type ExecStreamOptions, execStream, type OutputStream } from "./streams";
 import { type VolumeInfo, volumeCalls } from "./volumes";
 
 export { demuxLogs, type ExecStreamOptions, type OutputStream } from "./streams";
 export type { VolumeInfo } from "./volumes";
+export type { ContainerStats, CpuCounters } from "./stats";
+export { cpuPercent } from "./stats";
 
 export interface ManagedContainer {
   id: string;
@@ -180,6 +184,8 @@ export interface Runtime {
   /** Changes the restart policy of a created container. */
   setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
   containerLogs(id: string, tailLines: number): Promise<string>;
+  /** One reading of a container's CPU, memory and network counters; null when it is gone or not running. */
+  containerStats(id: string): Promise<ContainerStats | null>;
 }
 
 /** How long a request/response call to the engine may take before it fails (streams have no deadline). */
@@ -238,6 +244,7 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     inspectContainer,
     ...imageCalls(api, docker),
     ...volumeCalls(api),
+    ...statsCalls(api),
     async inspectNetwork(name) {
       try {
         return toNetwork(await api.getNetwork(name).inspect());

@@ -257,6 +257,8 @@ export interface StatusView {
   restarts: number;
   /** How the live container's last run ended (`at`: ISO time), null when it never exited. */
   lastExit: { code: number | null; at: string | null } | null;
+  /** While it crash-loops: the last lines it printed before dying (secrets redacted), from the loop's start; null otherwise. */
+  lastLines: string[] | null;
 }
 
 export interface ReleaseView {

@@ -1,10 +1,12 @@
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ingressStatus } from "@levelrail/db/schema/fleet";
+import { serviceEvent } from "@levelrail/db/schema/observability";
 import { environment, project } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
+import { lastLinesOf } from "@levelrail/spec/service-event";
 import { type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope } from "../context";
 import { findEnvironment } from "../project/list";
@@ -103,6 +105,8 @@ function serviceItem(r: ListedRow) {
     phase: r.status?.phase ?? (r.service.currentReleaseId ? "pending" : "stopped"),
     activeContainer: r.status?.activeContainer ?? null,
     message: r.status?.message ?? "",
+    crashLooping: r.status?.crashLooping ?? false,
+    restarts: r.status?.restarts ?? 0,
   };
 }
 
@@ -173,6 +177,15 @@ export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string;
   const [last] = s.currentReleaseId
     ? await ctx.db.select().from(release).where(and(eq(release.id, s.currentReleaseId), eq(release.orgId, s.orgId)))
     : [];
+  // While it crash-loops: the lines it printed before dying, kept (redacted) with the loop's start.
+  const [loop] = st?.crashLooping
+    ? await ctx.db
+        .select({ detail: serviceEvent.detail })
+        .from(serviceEvent)
+        .where(and(eq(serviceEvent.serviceId, s.id), eq(serviceEvent.orgId, s.orgId), eq(serviceEvent.kind, "crash_loop_started")))
+        .orderBy(desc(serviceEvent.at))
+        .limit(1)
+    : [];
   // A release the worker has not picked up yet shows as pending, whatever ran before.
   const pendingNew = last && last.outcome === "pending";
   return {
@@ -187,5 +200,6 @@ export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string;
     crashLooping: st?.crashLooping ?? false,
     restarts: st?.restarts ?? 0,
     lastExit: st?.lastExit ?? null,
+    lastLines: loop ? lastLinesOf(loop.detail) : null,
   };
 }

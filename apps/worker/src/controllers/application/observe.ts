@@ -75,6 +75,17 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
   return { desired, observed, redact };
 }
 
+/**
+ * The service's secret values (and registry password) as a redactor, resolved now: for what a pass
+ * keeps when it did not need the environment itself (a crash-looping container's last lines). Null
+ * when its environment no longer resolves: then not every secret is known, and nothing may be kept.
+ */
+export async function serviceRedactor(o: Pick<ObserveDeps, "envStores" | "registry">, svc: DesiredService): Promise<Redactor | null> {
+  const { env, secrets } = await environment(o.envStores, svc.envTarget, svc.release?.spec.env ?? {});
+  if (!env.ok) return null;
+  return redactor([...secrets, ...(await registryPassword(o.registry, svc))]);
+}
+
 /** The resolved environment, and the values that must never be shown (secrets, credentials). */
 async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<{ env: EnvObservation; secrets: string[] }> {
   try {

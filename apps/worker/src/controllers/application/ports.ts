@@ -1,4 +1,5 @@
 import type { ManagedContainer, RegistryAuth } from "@levelrail/docker";
+import type { ServiceEventKind } from "@levelrail/db/schema/observability";
 import type { EnvTarget } from "@levelrail/spec/env";
 import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
 
@@ -27,6 +28,8 @@ export interface DesiredService {
   /** What env resolution looks up for this service (its own env is taken from the release). */
   envTarget: EnvTarget;
   release: DesiredRelease | null;
+  /** The kind of its last `service_event` (a crash loop's start or end); absent or null: none. */
+  lastEvent?: ServiceEventKind | null;
 }
 
 /**

@@ -6,9 +6,10 @@ import { redactError } from "@levelrail/spec/redact";
 import { type Controller, type ReconcileResult, UNSLOTTED } from "../../reconcile/controller";
 import { TerminalError } from "../../reconcile/errors";
 import type { SubnetPool } from "../../network/pool";
+import { type ServiceEventRecorder, crashLoopRecording } from "./crash-loop";
 import { execute } from "./execute";
 import type { HookRecorder } from "./hooks";
-import { observe } from "./observe";
+import { observe, serviceRedactor } from "./observe";
 import { passRuntime } from "./pass-runtime";
 import { redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
@@ -53,6 +54,8 @@ export interface ApplicationControllerOptions {
   pulls: PullRecorder | undefined;
   /** Joins a service's managed databases to its app network before its containers start; absent: none. */
   databases?: DatabaseAttacher | undefined;
+  /** Where a crash loop's start and end are recorded (with the container's last lines, redacted); absent: not recorded. */
+  events?: ServiceEventRecorder | undefined;
   now?: () => number;
 }
 
@@ -76,13 +79,26 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // and acting on it would remove a live container its service still adopts.
       if (!isServiceId(key.id)) throw new TerminalError(`not a service id: ${JSON.stringify(key.id)}`);
       const { desired, observed, redact } = await observe(deps, key.id);
+      // A crash loop's start and end become events, once per transition.
+      const svc = desired.service;
+      const status =
+        deps.events && svc
+          ? crashLoopRecording(redactingStatus(deps.status, redact), {
+              orgId: svc.orgId,
+              last: svc.lastEvent ?? null,
+              containers: observed.containers,
+              runtime: deps.runtime,
+              events: deps.events,
+              redactor: () => serviceRedactor(deps, svc),
+            })
+          : redactingStatus(deps.status, redact);
       // What the pass stores (statuses, release messages, hook output) or throws (logged by the
       // runner) never holds the service's secret values.
       // Waiting on a hook or a pull gives the runner's slot up meanwhile; a pull has a deadline.
       const recording = {
         ...deps,
         runtime: passRuntime(deps.runtime, pass, deps.pullTimeoutSeconds ?? DEFAULT_PULL_TIMEOUT_SECONDS),
-        status: redactingStatus(deps.status, redact),
+        status,
         hooks: deps.hooks && redactingHooks(deps.hooks, redact),
       };
       try {

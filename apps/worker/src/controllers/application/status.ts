@@ -23,7 +23,9 @@ export const NO_RESTARTS = { crashLooping: false, restarts: 0, lastExit: null } 
 export function health(c: ManagedContainer, now: number): Health {
   const restarts = c.restartCount;
   const lastExit = c.exitCode === null ? null : { code: c.exitCode, at: c.finishedAt > 0 ? new Date(c.finishedAt).toISOString() : null };
-  const crashLooping = c.state === "restarting" || (restarts >= CRASH_LOOP_RESTARTS && now - c.startedAt < CRASH_LOOP_WINDOW_MS);
+  // A first exit shows as "restarting" too, for the engine's short back-off: only repeated ones are a loop
+  // (so one crash does not flap the loop's start and end events).
+  const crashLooping = restarts >= CRASH_LOOP_RESTARTS && (c.state === "restarting" || now - c.startedAt < CRASH_LOOP_WINDOW_MS);
   const times = `${restarts} restart${restarts === 1 ? "" : "s"}`;
   const code = c.exitCode ?? "?";
   let message = "";

@@ -168,6 +168,8 @@ export function testbed(o: TestbedOptions = {}) {
   const probes = new ScriptedProbes();
   const deploys: [string, string][] = [];
   const pulled: [string, string][] = [];
+  // Service events, and the store's read of the last one, as the real store's subquery gives it.
+  const events: { orgId: string; serviceId: string; kind: "crash_loop_started" | "crash_loop_ended"; detail: string }[] = [];
   const informer = new ContainerInformer({ runtime: engine, shortName: SHORT, log: () => {} });
   let started: Promise<void> | null = null;
   const controller = applicationController({
@@ -188,6 +190,12 @@ export function testbed(o: TestbedOptions = {}) {
     drainMs: o.drainMs ?? DRAIN_MS,
     deploys: { recordDeploy: async (id, outcome) => void deploys.push([id, outcome]) },
     pulls: { recordPull: async (id, ref) => void pulled.push([id, ref]) },
+    events: {
+      async record(e) {
+        events.push(e);
+        if (store.service) store.service = { ...store.service, lastEvent: e.kind };
+      },
+    },
   });
   const pass = async () => {
     await (started ??= informer.start());
@@ -203,6 +211,8 @@ export function testbed(o: TestbedOptions = {}) {
     deploys,
     /** [image id, ref] of every pull that brought an image to the host. */
     pulled,
+    /** Every service event recorded (crash loops' starts and ends). */
+    events,
     controller,
     pass,
     /** Runs passes while each asks to go on at once or the prober woke the key; returns the last pass's result. */

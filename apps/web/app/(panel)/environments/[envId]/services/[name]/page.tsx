@@ -22,6 +22,7 @@ import { ServiceConfig } from "@/components/service-config";
 import { HooksDomainsCard } from "@/components/hooks-domains-card";
 import { ServiceEnv } from "@/components/service-env";
 import { ServiceTabs } from "@/components/service-tabs";
+import { ServiceMetrics } from "@/components/service-metrics";
 import { StatusCard } from "@/components/status-card";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
@@ -78,11 +79,7 @@ export default async function ServicePage({ params }: Props) {
                 <StatusCard service={ref} ingressPort={server().ingressHttpPort} />
                 <DeployControls service={ref} />
               </div>
-              {/* Metrics slot: components/service-metrics.tsx (CPU, memory, network charts) goes here. */}
-              <section className="card stack" aria-labelledby="metrics-title">
-                <h2 id="metrics-title">Metrics</h2>
-                <p className="placeholder muted">Metrics appear here.</p>
-              </section>
+              <ServiceMetrics service={ref} />
               <PromoteControl service={ref} projectId={project.id} />
               <ReleaseHistory service={ref} recent={5} />
             </>
