@@ -88,6 +88,8 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "DELETE", path: `${S}/secrets/{key}`, kind: "owned" },
   { method: "GET", path: `${S}/hook-runs`, kind: "owned" },
   { method: "GET", path: `${S}/metrics`, kind: "owned" },
+  { method: "GET", path: `${S}/logs`, kind: "owned", query: () => ({ tail: "10" }) },
+  { method: "GET", path: `${S}/logs/containers`, kind: "owned" },
   { method: "GET", path: "/api/v1/environments/{envId}/databases", kind: "owned" },
   { method: "POST", path: "/api/v1/environments/{envId}/databases", kind: "owned", body: () => ({ name: "intruder", version: "15" }) },
   { method: "GET", path: D, kind: "owned" },
