@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { createApiToken, createAuth, createOperator, listApiTokens, parseLifetime, revokeApiToken } from "@levelrail/auth";
-import { QUOTA_VARS, envSchema, parseEnv, publicUrl, quotaDefaults } from "@levelrail/config/env";
+import { QUOTA_VARS, databaseUrl as withPasswordFile, envSchema, parseEnv, publicUrl, quotaDefaults } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { runMigrations } from "@levelrail/db/migrate";
@@ -39,6 +39,7 @@ class UsageError extends Error {}
 
 const cliEnv = envSchema.pick({
   DATABASE_URL: true,
+  DATABASE_PASSWORD_FILE: true,
   LEVELRAIL_DATA_DIR: true,
   LEVELRAIL_MASTER_KEY: true,
   LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
@@ -57,7 +58,7 @@ const env = (() => {
 const dataDir = env.LEVELRAIL_DATA_DIR;
 
 function databaseUrl(): string {
-  if (env.DATABASE_URL) return env.DATABASE_URL;
+  if (env.DATABASE_URL) return withPasswordFile({ DATABASE_URL: env.DATABASE_URL, DATABASE_PASSWORD_FILE: env.DATABASE_PASSWORD_FILE });
   throw new LevelrailError("unavailable", "DATABASE_URL is not set (run the CLI as `npx levelrail`, which finds the database of `npm start`)");
 }
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { QUOTA_VARS, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "@levelrail/config/env";
+import { QUOTA_VARS, databaseUrl, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
@@ -24,6 +24,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_MAX_ORGS_PER_OPERATOR: true,
     LEVELRAIL_SHORT_NAME: true,
     DOCKER_HOST: true,
+    DATABASE_PASSWORD_FILE: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -52,7 +53,7 @@ export interface Server {
 
 function build(): Server {
   const env = parseEnv(envSchemaOfWeb, process.env, "the web app");
-  const { db, sql } = createDb(env.DATABASE_URL);
+  const { db, sql } = createDb(databaseUrl(env));
   const { keyring, fingerprintKey, masterKey } = secretsKitFromEnv(env);
   const baseURL = publicUrl(env);
   const trustedOrigins = [...new Set([new URL(baseURL).origin, `http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`])];

@@ -1,4 +1,4 @@
-import { DEFAULT_NETWORK_POOL, envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "@levelrail/config/env";
+import { DEFAULT_NETWORK_POOL, databaseUrl, envSchema, parseEnv, publicUrl, requiredDatabaseUrl } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
@@ -29,6 +29,7 @@ const schema = envSchema
     LEVELRAIL_PUBLIC_URL: true,
     PORT: true,
     LEVELRAIL_METRICS_INTERVAL_SECONDS: true,
+    DATABASE_PASSWORD_FILE: true,
   })
   .extend({
     DATABASE_URL: requiredDatabaseUrl,
@@ -49,7 +50,7 @@ const env = (() => {
   }
 })();
 
-const { db, sql } = createDb(env.DATABASE_URL);
+const { db, sql } = createDb(databaseUrl(env));
 const runtime = dockerRuntime({ dockerHost: env.DOCKER_HOST });
 await runtime.ping();
 

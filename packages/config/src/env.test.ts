@@ -1,12 +1,15 @@
-import { resolve } from "node:path";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "./env";
+import { databaseUrl, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "./env";
 
 describe("envSchema", () => {
   it("gives every variable its documented default", () => {
     const env = parseEnv(envSchema, {}, "a test");
     expect(env).toEqual({
       DATABASE_URL: undefined,
+      DATABASE_PASSWORD_FILE: undefined,
       LEVELRAIL_DATA_DIR: resolve(process.cwd(), ".levelrail"),
       LEVELRAIL_MASTER_KEY: undefined,
       LEVELRAIL_PREVIOUS_MASTER_KEYS: undefined,
@@ -100,5 +103,28 @@ describe("envSchema", () => {
     for (const name of ["DATABASE_URL", "PORT", "LEVELRAIL_TRUSTED_PROXIES.0", "LEVELRAIL_PUBLIC_URL", "LEVELRAIL_INGRESS_TLS"]) {
       expect(message).toContain(`\n  ${name}: `);
     }
+  });
+});
+
+describe("databaseUrl", () => {
+  const file = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), "lr-pw-")), "pw");
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+
+  it("is DATABASE_URL as it is without a password file", () => {
+    expect(databaseUrl({ DATABASE_URL: "postgres://u:p@h:5/d" })).toBe("postgres://u:p@h:5/d");
+  });
+
+  it("puts the file's password (trailing newline dropped, encoded) into a URL without one", () => {
+    const url = databaseUrl({ DATABASE_URL: "postgres://postgres@127.0.0.1:54329/levelrail", DATABASE_PASSWORD_FILE: file("a/b@c%d\n") });
+    expect(decodeURIComponent(new URL(url).password)).toBe("a/b@c%d");
+    expect(new URL(url).host).toBe("127.0.0.1:54329");
+  });
+
+  it("refuses a password given both ways, and an empty file", () => {
+    expect(() => databaseUrl({ DATABASE_URL: "postgres://u:p@h/d", DATABASE_PASSWORD_FILE: file("x") })).toThrow(/one way only/);
+    expect(() => databaseUrl({ DATABASE_URL: "postgres://u@h/d", DATABASE_PASSWORD_FILE: file("\n") })).toThrow(/is empty/);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ZodObject, type ZodRawShape, z } from "zod";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
@@ -23,6 +24,11 @@ export const DEFAULT_NETWORK_POOL = "10.201.0.0/16";
 export const envSchema = z.object({
   /** A real PostgreSQL server; unset: the embedded one `npm start` runs under the data dir (the launcher then sets it). */
   DATABASE_URL: optional(z.string()),
+  /**
+   * A file holding the database password, for a DATABASE_URL written without one (`levelrail
+   * install` mounts it read-only into the panel's containers, so `docker inspect` never shows it).
+   */
+  DATABASE_PASSWORD_FILE: optional(z.string()),
   /** Embedded database, generated master key, logs; resolved against the working directory. */
   LEVELRAIL_DATA_DIR: z
     .string()
@@ -89,6 +95,21 @@ export const envSchema = z.object({
 export const requiredDatabaseUrl = z
   .string({ error: "is required (npm start sets it)" })
   .min(1, "is required (npm start sets it)");
+
+/**
+ * The URL to connect with: `DATABASE_URL`, with the password read from `DATABASE_PASSWORD_FILE`
+ * when that is set (its content without the trailing newline). A URL that has a password of its
+ * own and a password file is refused: one of them would be silently ignored.
+ */
+export function databaseUrl(env: { DATABASE_URL: string; DATABASE_PASSWORD_FILE?: string | undefined }): string {
+  if (!env.DATABASE_PASSWORD_FILE) return env.DATABASE_URL;
+  const url = new URL(env.DATABASE_URL);
+  if (url.password) throw new Error("DATABASE_URL has a password and DATABASE_PASSWORD_FILE is set: give the password one way only");
+  const password = readFileSync(env.DATABASE_PASSWORD_FILE, "utf8").replace(/\r?\n$/, "");
+  if (!password) throw new Error(`DATABASE_PASSWORD_FILE (${env.DATABASE_PASSWORD_FILE}) is empty`);
+  url.password = encodeURIComponent(password);
+  return url.toString();
+}
 
 /** The URL operators reach the panel at: `LEVELRAIL_PUBLIC_URL`, else `http://localhost:$PORT`. */
 export function publicUrl(env: { PORT: number; LEVELRAIL_PUBLIC_URL?: string | undefined }): string {

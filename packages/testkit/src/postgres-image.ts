@@ -25,7 +25,8 @@ const SKIP_LIBS = /^llvmjit|^bitcode$/;
 const TREES = ["/usr/share/postgresql/15", "/usr/share/zoneinfo"];
 const APPLETS = ["sh", "cat", "chmod", "chown", "env", "id", "ls", "mkdir", "mktemp", "rm", "sleep", "su"];
 const DPKG_STATUS = "/var/lib/dpkg/status";
-const ENTRYPOINT = new URL("./postgres-entrypoint.sh", import.meta.url);
+/** Shared with the panel's own PostgreSQL image (`levelrail install`, scripts/install/images.ts). */
+const ENTRYPOINT = new URL("../../../scripts/lib/postgres-entrypoint.sh", import.meta.url);
 
 const PASSWD = "root:x:0:0:root:/root:/bin/sh\npostgres:x:999:999:PostgreSQL administrator:/var/lib/postgresql:/bin/sh\n";
 const GROUP = "root:x:0:\npostgres:x:999:\n";

@@ -1,15 +1,33 @@
 #!/bin/sh
-# Entrypoint of the PostgreSQL test image (packages/testkit/src/postgres-image.ts), following the
-# official postgres image's conventions: POSTGRES_USER (default postgres), POSTGRES_PASSWORD
-# (required unless POSTGRES_HOST_AUTH_METHOD=trust), POSTGRES_DB (default: the user), PGDATA.
-# Started as root it owns the data dir, then runs itself again as postgres (busybox su execs, no
-# fork); as postgres it initialises an empty data dir once and execs the server (PID 1).
+# Entrypoint of the PostgreSQL images built from host binaries: the managed-database test image
+# (packages/testkit/src/postgres-image.ts) and the panel's own (`levelrail install`,
+# scripts/install/images.ts). It follows the official postgres image's conventions: POSTGRES_USER
+# (default postgres), POSTGRES_PASSWORD or POSTGRES_PASSWORD_FILE (required unless
+# POSTGRES_HOST_AUTH_METHOD=trust), POSTGRES_DB (default: the user), PGDATA.
+# Started as root it owns the data dir, reads a *_FILE secret (it may be readable by root only),
+# then runs itself again as postgres (busybox su execs, no fork); as postgres it initialises an
+# empty data dir once and execs the server (PID 1) without the password in its environment.
 set -eu
+
+# VAR_FILE=path: VAR is the file's content (as the official image's file_env; not both at once)
+file_env() {
+	eval "value=\${$1:-}"
+	eval "file=\${$1_FILE:-}"
+	if [ -n "$value" ] && [ -n "$file" ]; then
+		echo "error: both $1 and $1_FILE are set (they are exclusive)" >&2
+		exit 1
+	fi
+	if [ -n "$file" ]; then
+		export "$1"="$(cat "$file")"
+		unset "$1_FILE"
+	fi
+}
 
 # `docker run IMAGE -c key=value`: options for the server
 if [ "${1#-}" != "${1:-}" ]; then set -- postgres "$@"; fi
 
 if [ "${1:-}" = "postgres" ] && [ "$(id -u)" = "0" ]; then
+	if [ ! -s "$PGDATA/PG_VERSION" ]; then file_env POSTGRES_PASSWORD; else unset POSTGRES_PASSWORD_FILE; fi
 	mkdir -p "$PGDATA" /var/run/postgresql
 	chown postgres:postgres "$PGDATA" /var/run/postgresql
 	chmod 700 "$PGDATA"
@@ -48,5 +66,7 @@ if [ "${1:-}" = "postgres" ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
 	fi
 	echo "PostgreSQL init process complete; ready for start up."
 fi
+unset POSTGRES_PASSWORD
+
 
 exec "$@"
