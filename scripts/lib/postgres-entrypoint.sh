@@ -32,7 +32,8 @@ if [ "${1:-}" = "postgres" ] && [ "$(id -u)" = "0" ]; then
 	chown postgres:postgres "$PGDATA" /var/run/postgresql
 	chmod 700 "$PGDATA"
 	chmod 2775 /var/run/postgresql
-	exec su -p -s /bin/sh postgres "$0" "$@"
+	# `--`: busybox su would take a server option such as -c or -p for its own
+	exec su -p -s /bin/sh -- postgres "$0" "$@"
 fi
 
 if [ "${1:-}" = "postgres" ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
@@ -56,17 +57,13 @@ if [ "${1:-}" = "postgres" ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
 	printf '\nhost all all all %s\n' "$auth" >>"$PGDATA/pg_hba.conf"
 	printf "\nlisten_addresses = '*'\n" >>"$PGDATA/postgresql.conf"
 	if [ "$db" != "postgres" ]; then
-		# only on the socket while the database is being made
-		pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
-		psql -v ON_ERROR_STOP=1 --no-password --no-psqlrc --username="$user" --dbname=postgres \
-			--set=db="$db" --quiet <<-'SQL'
-			CREATE DATABASE :"db";
-		SQL
-		pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
+		# single-user mode: no server listens while the database is being made, and no psql is
+		# needed (the panel's image has none); the name is quoted as an identifier
+		quoted="$(printf '%s' "$db" | sed 's/"/""/g')"
+		printf 'CREATE DATABASE "%s";\n' "$quoted" | postgres --single -D "$PGDATA" postgres >/dev/null
 	fi
 	echo "PostgreSQL init process complete; ready for start up."
 fi
 unset POSTGRES_PASSWORD
-
 
 exec "$@"

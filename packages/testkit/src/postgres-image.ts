@@ -23,7 +23,7 @@ const BINARIES = ["postgres", "initdb", "pg_ctl", "pg_dump", "pg_dumpall", "pg_r
 /** Loaded on demand only: the JIT pulls in LLVM (100+ MB), and the server runs fine without it. */
 const SKIP_LIBS = /^llvmjit|^bitcode$/;
 const TREES = ["/usr/share/postgresql/15", "/usr/share/zoneinfo"];
-const APPLETS = ["sh", "cat", "chmod", "chown", "env", "id", "ls", "mkdir", "mktemp", "rm", "sleep", "su"];
+const APPLETS = ["sh", "cat", "chmod", "chown", "env", "id", "ls", "mkdir", "mktemp", "rm", "sed", "sleep", "su"];
 const DPKG_STATUS = "/var/lib/dpkg/status";
 /** Shared with the panel's own PostgreSQL image (`levelrail install`, scripts/install/images.ts). */
 const ENTRYPOINT = new URL("../../../scripts/lib/postgres-entrypoint.sh", import.meta.url);
