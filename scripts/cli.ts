@@ -27,6 +27,9 @@ const USAGE = `usage: levelrail <command>
   rotate-key                                re-encrypt every secret under a new master key (old keys keep decrypting)
   quota show [--org ID]                     an organization's quotas (without --org: every organization's):
                                             use, limit, and whether the limit is its own or the default
+  install                                   (root) install the whole panel as containers the engine restarts after a
+                                            crash or a reboot; run again from a newer checkout to upgrade
+  uninstall                                 (root) remove the installation's containers, keep its data
   quota set --org ID [--apps N] [--services N] [--databases N] [--domains N] [--reset]
                                             set an organization's own quotas (N or \`default\`); --reset: all back to
                                             the installation defaults (LEVELRAIL_QUOTA_*)
@@ -244,6 +247,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   "rotate-key": rotateKey,
   "quota show": quotaShow,
   "quota set": quotaSet,
+  install: async (args) => (await import("./install/command")).installCommand(args),
+  uninstall: async (args) => (await import("./install/command")).uninstallCommand(args),
 };
 
 /** One line naming what went wrong; a database that does not answer gets a hint. */

@@ -2,7 +2,7 @@
 // `npx levelrail …`: runs scripts/cli.ts with tsx against the right database: DATABASE_URL, else
 // the embedded one of a running `npm start`, else the embedded one started just for this command.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { handleSignals, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { bin, repoRoot, resolveDataDir } from "./lib/paths.mjs";
@@ -19,8 +19,11 @@ await runMain(async () => {
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
   if (args[0] === "stop") return void (await shutdown(await stop(dataDir, args.slice(1))));
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
-  // Every command but help works on the database.
-  const needsDb = args.length > 0 && !["help", "--help", "-h"].includes(args[0]);
+  // Every command but help, install and uninstall works on the database: an installation's
+  // (`levelrail install`), else the embedded one of `npm start`.
+  const needsDb = args.length > 0 && !["help", "--help", "-h", "install", "uninstall"].includes(args[0]);
+  const installed = needsDb && !env.DATABASE_URL ? installedDatabase(dataDir) : null;
+  if (installed) Object.assign(env, installed);
 
   if (needsDb && !env.DATABASE_URL) {
     const { liveDatabaseUrl, startDatabase } = await import("./lib/database.mjs");
@@ -42,6 +45,14 @@ await runMain(async () => {
   });
   await shutdown(code);
 });
+
+/** DATABASE_URL (without its password) and DATABASE_PASSWORD_FILE of an installation on this data dir, or null. */
+function installedDatabase(dataDir) {
+  const file = join(dataDir, "install.json");
+  if (!existsSync(file)) return null;
+  const { pgPort } = JSON.parse(readFileSync(file, "utf8"));
+  return { DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/levelrail`, DATABASE_PASSWORD_FILE: join(dataDir, "pg-password") };
+}
 
 /**
  * `levelrail stop [--all]`: stops the panel of this data dir (as a Ctrl-C would); with `--all`

@@ -13,8 +13,11 @@ import { Fatal, capture, cmdline, isRoot, log, pidAlive, portFree, sleep, superv
 const DB_NAME = "levelrail";
 const PG_USER = "postgres";
 
-/** A stable password for the embedded cluster, generated once into the data dir (mode 0600). */
-function password(dataDir) {
+/**
+ * A stable password for the panel's PostgreSQL (the embedded cluster, or the container `levelrail
+ * install` runs), generated once into the data dir (mode 0600).
+ */
+export function password(dataDir) {
   const file = join(dataDir, "pg-password");
   if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
   chmodSync(file, 0o600);

@@ -1,0 +1,123 @@
+// `levelrail install`: the whole installation unattended, as containers the engine supervises.
+// Every step checks what exists (by name and labels) and does only what is missing or different,
+// so a second run changes nothing, a run from a newer checkout upgrades, and a run after one that
+// was killed half way finishes it.
+import { join } from "node:path";
+import Docker from "dockerode";
+import { copyCluster, migrationsPending, recordMigrated } from "../lib/backup.mjs";
+import { buildWeb, migrate } from "../lib/build.mjs";
+import { caddyPidFile, ensureDataPlane, livePid } from "../lib/dataplane.mjs";
+import { liveDatabaseUrl, password } from "../lib/database.mjs";
+import { ensureMasterKeyFile, repoRoot } from "../lib/paths.mjs";
+import { ensureCaddy, ensureDocker, httpStatus } from "../lib/system.mjs";
+import { livePanelPid, waitFor } from "../lib/util.mjs";
+import { hostProc } from "../doctor/procfs";
+import { type InstallConfig, passwordFile, panelDatabaseUrl } from "./config";
+import { type EnsureOutcome, ensureContainer, listInstalled, stopIfRunning } from "./containers";
+import { ensurePanelImages } from "./images";
+import { describeHolder, foreignHolder } from "./ports";
+import { adoptEmbeddedCluster, ensurePanelVolume, hasCluster, waitForPostgres } from "./postgres";
+import { ensureRelease, pruneReleases, releaseId } from "./release";
+import { containerName, postgresSpec, webSpec, workerSpec } from "./specs";
+import { writeInstallState } from "./state";
+
+export interface InstallOptions {
+  /** Build the web app when this checkout's build is stale (as `npm start` does); tests reuse theirs. */
+  build: boolean;
+  log: (line: string) => void;
+}
+
+export interface InstallResult {
+  url: string;
+  release: string;
+  seconds: number;
+  outcomes: Record<string, EnsureOutcome>;
+}
+
+/** Whether the engine answers (without installing or starting anything). */
+async function engineAnswers(docker: Docker): Promise<boolean> {
+  try {
+    await docker.ping();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids of this installation's Caddy: its container's, and the one `npm start` runs. */
+async function ourCaddyPids(docker: Docker, cfg: InstallConfig): Promise<Set<number>> {
+  const pids = new Set<number>();
+  const process = livePid(caddyPidFile(cfg.dataDir), "caddy");
+  if (process) pids.add(process);
+  if (await engineAnswers(docker)) {
+    for (const c of await listInstalled(docker, cfg.shortName, ["ingress"])) {
+      const pid = (await docker.getContainer(c.Id).inspect()).State.Pid;
+      if (pid > 0) pids.add(pid);
+    }
+  }
+  return pids;
+}
+
+/** What must hold before anything changes: no panel of `npm start` on this data dir, the ingress ports ours or free. */
+async function preflight(docker: Docker, cfg: InstallConfig) {
+  const panel = livePanelPid(join(cfg.dataDir, "panel.pid"));
+  if (panel) throw new Error(`\`npm start\` runs a panel from ${cfg.dataDir} (pid ${panel}); stop it (\`npx levelrail stop\`), then install (it adopts its data)`);
+  if (liveDatabaseUrl(cfg.dataDir)) throw new Error(`a Levelrail process runs the embedded PostgreSQL of ${cfg.dataDir}; stop it, then run again`);
+  const ours = await ourCaddyPids(docker, cfg);
+  const ports = [cfg.ingressHttpPort, cfg.ingressHttpsPort];
+  const held = foreignHolder(hostProc, ports, ours);
+  if (held) throw new Error(describeHolder(held, held.port === cfg.ingressHttpPort ? "LEVELRAIL_INGRESS_HTTP_PORT" : "LEVELRAIL_INGRESS_HTTPS_PORT"));
+}
+
+export async function install(cfg: InstallConfig, opts: InstallOptions): Promise<InstallResult> {
+  const started = Date.now();
+  const { log } = opts;
+  const docker = new Docker();
+  await preflight(docker, cfg);
+
+  await ensureDocker({ dataDir: cfg.dataDir });
+  ensureMasterKeyFile(cfg.dataDir);
+  const pgPassword: string = password(cfg.dataDir);
+  const images = await ensurePanelImages(docker, cfg.shortName, log);
+
+  // The data plane first: it serves the apps whatever happens to the panel from here on.
+  await ensureCaddy({ dataDir: cfg.dataDir, admin: cfg.caddyAdmin });
+  await ensureDataPlane({ dataDir: cfg.dataDir, port: cfg.meshDnsPort, env: { LEVELRAIL_SHORT_NAME: cfg.shortName } });
+
+  // PostgreSQL on its volume; the first install over an `npm start` data dir adopts its cluster.
+  const volume = await ensurePanelVolume(docker, cfg.shortName);
+  const adopted = adoptEmbeddedCluster(cfg.dataDir, volume, log);
+  const fresh = !adopted && !hasCluster(volume.mountpoint);
+  const outcomes: Record<string, EnsureOutcome> = {};
+  const pg = postgresSpec(cfg, images.postgres);
+  outcomes.postgres = await ensureContainer(docker, cfg.shortName, pg);
+  await waitForPostgres(cfg, pgPassword);
+
+  // The new release, built and copied while the old panel still serves.
+  const dbEnv = { DATABASE_URL: panelDatabaseUrl(cfg), DATABASE_PASSWORD_FILE: passwordFile(cfg.dataDir), LEVELRAIL_DATA_DIR: cfg.dataDir };
+  if (opts.build) await buildWeb({ ...cfg.panelEnv, ...dbEnv });
+  const id = releaseId(repoRoot);
+  const release = { id, dir: ensureRelease(repoRoot, cfg.dataDir, id, log), mountAt: repoRoot };
+
+  // Migrations, after a copy of the stopped cluster (the panel is down for it; the apps are not).
+  if (migrationsPending(cfg.dataDir) && !fresh) {
+    for (const role of ["web", "worker"] as const) await stopIfRunning(docker, cfg.shortName, containerName(cfg.shortName, role), `panel-${role}`);
+    await stopIfRunning(docker, cfg.shortName, pg.name, "panel-postgres");
+    copyCluster(cfg.dataDir, volume.mountpoint);
+    await ensureContainer(docker, cfg.shortName, pg);
+    await waitForPostgres(cfg, pgPassword);
+  }
+  await migrate(dbEnv);
+  recordMigrated(cfg.dataDir);
+
+  // The worker first (one leads at a time: the old one stops before the new one starts), then the web app.
+  outcomes.worker = await ensureContainer(docker, cfg.shortName, workerSpec(cfg, images.node, release));
+  outcomes.web = await ensureContainer(docker, cfg.shortName, webSpec(cfg, images.node, release));
+  const web = `http://127.0.0.1:${cfg.webPort}`;
+  const up = await waitFor(async () => (await httpStatus({ socketPath: undefined, url: web, path: "/api/v1/orgs" })) > 0, { timeoutMs: 120_000, intervalMs: 300 });
+  if (!up) throw new Error(`the web app did not answer on ${web} within 120 s; see \`docker logs ${containerName(cfg.shortName, "web")}\``);
+
+  writeInstallState(cfg.dataDir, { shortName: cfg.shortName, pgPort: cfg.pgPort, webPort: cfg.webPort, release: id, installedAt: new Date().toISOString() });
+  pruneReleases(cfg.dataDir, [id]);
+  return { url: cfg.panelEnv.LEVELRAIL_PUBLIC_URL ?? `http://localhost:${cfg.webPort}`, release: id, seconds: (Date.now() - started) / 1000, outcomes };
+}

@@ -1,0 +1,27 @@
+// `levelrail uninstall`: removes the installation's containers (the panel's and the data plane's)
+// and keeps its data: the PostgreSQL volume and the data dir. App containers are left running.
+import Docker from "dockerode";
+import { stopDataPlane } from "../lib/dataplane.mjs";
+import type { InstallConfig } from "./config";
+import { INSTALL_ROLES, listInstalled, stopAndRemove } from "./containers";
+import { panelVolume } from "./specs";
+import { removeInstallState } from "./state";
+
+export async function uninstall(cfg: InstallConfig, log: (line: string) => void): Promise<string[]> {
+  const docker = new Docker();
+  const removed: string[] = [];
+  // in INSTALL_ROLES order: the panel first (web, worker, then its database), the data plane last
+  const found = await listInstalled(docker, cfg.shortName, INSTALL_ROLES);
+  for (const role of INSTALL_ROLES) {
+    for (const c of found.filter((x) => x.Labels["levelrail.role"] === role)) {
+      await stopAndRemove(docker, c.Id, 30);
+      removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
+    }
+  }
+  // a data plane `npm start` ran as processes (before the data plane ran as containers)
+  const stopped: string[] = await stopDataPlane(cfg.dataDir);
+  removeInstallState(cfg.dataDir);
+  log(removed.length || stopped.length ? `removed ${[...removed, ...stopped].join(", ")}` : "no container of this installation was there");
+  log(`kept the data: the volume ${panelVolume(cfg.shortName)} (the panel's database) and ${cfg.dataDir}; \`npx levelrail install\` takes them up again`);
+  return removed;
+}
