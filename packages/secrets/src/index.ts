@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /**
@@ -14,7 +14,8 @@ export function loadMasterKey(opts: { envKey: string | undefined; dataDir: strin
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
   }
-  chmodSync(file, 0o600);
+  // only when needed: `levelrail install` mounts the data dir read-only into the panel's containers
+  if ((statSync(file).mode & 0o777) !== 0o600) chmodSync(file, 0o600);
   return decodeKey(readFileSync(file, "utf8").trim(), file);
 }
 
