@@ -2,7 +2,7 @@
 // (kill -9 of every process of the installation, the engine stopped and started) touches nothing
 // shared. Ports are the suite's own plus 7. Needs root and dockerd (skipped otherwise).
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import Docker from "dockerode";
@@ -156,6 +156,24 @@ describe.skipIf(!canRun)("levelrail install", () => {
     const again = await install(cfg, { build: false, log });
     log(`second install (nothing to do): ${again.seconds.toFixed(1)} s`);
     expect(again.outcomes).toEqual({ postgres: "kept", worker: "kept", web: "kept" });
+  });
+
+  it("upgrades: a copy of the stopped cluster before the migrations, new web and worker containers, the data plane untouched", async () => {
+    const cfg = installConfig(installEnv, dataDir);
+    const pw = readFileSync(join(dataDir, "pg-password"), "utf8").trim();
+    const caddy = livePid(caddyPidFile(dataDir), "caddy");
+    writeFileSync(join(dataDir, "migrations.applied"), "0000_older\n"); // as a checkout with a newer migration finds it
+    const r = await install(cfg, { build: false, release: "upgrade-test", log });
+    log(`upgrade: ${r.seconds.toFixed(1)} s`);
+    expect(r.outcomes).toEqual({ postgres: "started", worker: "replaced", web: "replaced" });
+    const backups = readdirSync(join(dataDir, "backups")).filter((n) => n.startsWith("panel-"));
+    expect(backups.length).toBe(1);
+    expect(existsSync(join(dataDir, "backups", backups[0] ?? "", "pg", "PG_VERSION"))).toBe(true);
+    expect(await apiStatus()).toBe(401);
+    expect(await markerRow(pw)).toBe("kept");
+    expect(livePid(caddyPidFile(dataDir), "caddy")).toBe(caddy);
+    const web = (await listInstalled(docker, short, ["panel-web"]))[0];
+    expect(web?.Labels["levelrail.release"]).toBe("upgrade-test");
   });
 
   it("comes back after a reboot: every process killed, the engine stopped and started, nobody acting", async () => {

@@ -24,6 +24,8 @@ import { writeInstallState } from "./state";
 export interface InstallOptions {
   /** Build the web app when this checkout's build is stale (as `npm start` does); tests reuse theirs. */
   build: boolean;
+  /** The release's id; default: from this checkout's git state (tests name one to stage an upgrade). */
+  release?: string;
   log: (line: string) => void;
 }
 
@@ -96,7 +98,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
   // The new release, built and copied while the old panel still serves.
   const dbEnv = { DATABASE_URL: panelDatabaseUrl(cfg), DATABASE_PASSWORD_FILE: passwordFile(cfg.dataDir), LEVELRAIL_DATA_DIR: cfg.dataDir };
   if (opts.build) await buildWeb({ ...cfg.panelEnv, ...dbEnv });
-  const id = releaseId(repoRoot);
+  const id = opts.release ?? releaseId(repoRoot);
   const release = { id, dir: ensureRelease(repoRoot, cfg.dataDir, id, log), mountAt: repoRoot };
 
   // Migrations, after a copy of the stopped cluster (the panel is down for it; the apps are not).
@@ -104,7 +106,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
     for (const role of ["web", "worker"] as const) await stopIfRunning(docker, cfg.shortName, containerName(cfg.shortName, role), `panel-${role}`);
     await stopIfRunning(docker, cfg.shortName, pg.name, "panel-postgres");
     copyCluster(cfg.dataDir, volume.mountpoint);
-    await ensureContainer(docker, cfg.shortName, pg);
+    outcomes.postgres = await ensureContainer(docker, cfg.shortName, pg);
     await waitForPostgres(cfg, pgPassword);
   }
   await migrate(dbEnv);
