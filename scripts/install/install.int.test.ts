@@ -162,11 +162,12 @@ describe.skipIf(!canRun)("levelrail install", () => {
     const cfg = installConfig(installEnv, dataDir);
     const pw = readFileSync(join(dataDir, "pg-password"), "utf8").trim();
     const caddy = livePid(caddyPidFile(dataDir), "caddy");
+    const backupsBefore = readdirSync(join(dataDir, "backups")).filter((n) => n.startsWith("panel-"));
     writeFileSync(join(dataDir, "migrations.applied"), "0000_older\n"); // as a checkout with a newer migration finds it
     const r = await install(cfg, { build: false, release: "upgrade-test", log });
     log(`upgrade: ${r.seconds.toFixed(1)} s`);
     expect(r.outcomes).toEqual({ postgres: "started", worker: "replaced", web: "replaced" });
-    const backups = readdirSync(join(dataDir, "backups")).filter((n) => n.startsWith("panel-"));
+    const backups = readdirSync(join(dataDir, "backups")).filter((n) => n.startsWith("panel-") && !backupsBefore.includes(n));
     expect(backups.length).toBe(1);
     expect(existsSync(join(dataDir, "backups", backups[0] ?? "", "pg", "PG_VERSION"))).toBe(true);
     expect(await apiStatus()).toBe(401);

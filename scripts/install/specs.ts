@@ -68,6 +68,8 @@ function panelBase(cfg: InstallConfig, image: string, release: Release) {
       NetworkMode: "host",
       RestartPolicy: { Name: "unless-stopped" },
       LogConfig: LOG_CONFIG,
+      // the engine's init as PID 1: node there would ignore SIGTERM (no handler in the web server), so every stop would wait for SIGKILL
+      Init: true,
       Mounts: [
         { Type: "bind" as const, Source: release.dir, Target: release.mountAt, ReadOnly: true },
         { Type: "bind" as const, Source: cfg.dataDir, Target: CONTAINER_DATA_DIR, ReadOnly: true },
