@@ -145,8 +145,7 @@ async function startReplica(o, replica, old, legacy) {
  * stopped one restarted) when missing, replaced one at a time when older. `attached` (tests):
  * fresh containers, removed at shutdown.
  */
-export async function ensureDataPlane({ dataDir, port, short, env = {}, attached = false }) {
-  const version = dataPlaneVersion();
+export async function ensureDataPlane({ dataDir, port, short, env = {}, attached = false, version = dataPlaneVersion() }) {
   mkdirSync(dataPlaneDir(dataDir), { recursive: true });
   const image = await meshDnsImage(version);
   const o = { short, dataDir, port, version, image, env };
