@@ -45,7 +45,6 @@ const median = (xs: number[]) => {
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs `fn` over `items`, `limit` at a time. */
 /** The runtime the worker gets: every method call counted (by name) while `counting` is on. */
 function countingRuntime(inner: Runtime) {
   const calls = new Map<string, number>();
