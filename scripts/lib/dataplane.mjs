@@ -22,8 +22,9 @@ const legacyPidFile = (dataDir) => join(dataPlaneDir(dataDir), "dns.pid");
 export const REPLICAS = [0, 1];
 export const replicaPort = (port, replica) => port + replica;
 
-/** The files whose code the mesh DNS is made of: a change in any of them is a new version. */
+/** The files whose code the mesh DNS (and its container) is made of: a change in any of them is a new version. */
 const SOURCES = [
+  "scripts/lib/dataplane.mjs",
   "apps/dataplane/src",
   "packages/spec/src/dataplane.ts",
   "packages/spec/src/naming.ts",
@@ -38,7 +39,7 @@ export function dataPlaneVersion() {
   const add = (rel) => {
     const abs = join(repoRoot, rel);
     if (!existsSync(abs)) return;
-    if (abs.endsWith(".ts")) {
+    if (abs.endsWith(".ts") || abs.endsWith(".mjs")) {
       h.update(rel).update(readFileSync(abs));
       return;
     }
@@ -48,7 +49,7 @@ export function dataPlaneVersion() {
   return h.digest("hex").slice(0, 12);
 }
 
-const DOCKERFILE = ["FROM scratch", "COPY . /", `ENTRYPOINT ["${NODE}", "--enable-source-maps", "/app/main.mjs"]`, "STOPSIGNAL SIGTERM", ""].join("\n");
+const DOCKERFILE = ["FROM scratch", "COPY . /", `ENTRYPOINT ["${NODE}", "--enable-source-maps", "/app/dataplane/main.mjs"]`, "STOPSIGNAL SIGTERM", ""].join("\n");
 
 /** `levelrail/mesh-dns:<version>`: node, the libraries it links, and the compiled data plane. */
 async function meshDnsImage(version) {
@@ -60,7 +61,7 @@ async function meshDnsImage(version) {
   let built = false;
   const entries = () => {
     if (!built) throw new Error("bundle first");
-    return [...BASE_ENTRIES, node, ...linkedLibraries([NODE]), hostFile(out, "/app/main.mjs"), hostFile(`${out}.map`, "/app/main.mjs.map")];
+    return [...BASE_ENTRIES, node, ...linkedLibraries([NODE]), hostFile(out, "/app/dataplane/main.mjs"), hostFile(`${out}.map`, "/app/dataplane/main.mjs.map")];
   };
   try {
     const have = await docker().getImage(tag).inspect();
