@@ -200,7 +200,7 @@ export class DataPlane {
         res.end(text);
       };
       if (local && url.pathname === "/healthz") {
-        return send(200, { version: this.o.version, replica: this.o.replica ?? 0, pid: process.pid, generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
+        return send(200, { version: this.o.version, replica: this.o.replica ?? 0, pid: process.pid, uptimeMs: Math.round(process.uptime() * 1000), generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
       }
       if (local && url.pathname === "/ask") {
         const domain = (url.searchParams.get("domain") ?? "").toLowerCase();

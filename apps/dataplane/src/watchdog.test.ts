@@ -2,17 +2,20 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_TIMINGS, Watchdog } from "./watchdog";
 
 /** A sibling and a clock under the test's control; `step` is one watchdog tick 50 ms after the last. */
-function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean } = {}) {
-  const world = { now: 1000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, killed: [] as number[], logs: [] as string[] };
-  const dog = new Watchdog({
+function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean; youngMs?: number } = {}) {
+  const world = { now: 100_000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, uptimeMs: 0 as number | null, killed: [] as number[], logs: [] as string[] };
+  const dog = new Watchdog(
+    {
     probe: () => (world.answering ? Promise.resolve() : Promise.reject(new Error("no answer"))),
-    siblingPid: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve(world.pid)),
+    sibling: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve({ pid: world.pid, uptimeMs: world.uptimeMs })),
     isDataPlane: o.dataPlane ?? (() => true),
     kill: (pid) => void world.killed.push(pid),
     now: () => world.now,
     log: (l) => void world.logs.push(l),
     ownPid: o.ownPid ?? 1111,
-  });
+    },
+    { ...DEFAULT_TIMINGS, youngMs: o.youngMs ?? 0 },
+  );
   const flush = () => new Promise((r) => setImmediate(r));
   const step = async (ms = DEFAULT_TIMINGS.intervalMs) => {
     world.now += ms;
@@ -53,6 +56,36 @@ describe("the sibling watchdog", () => {
     await r.steps(4);
     expect(r.world.killed).toEqual([4242, 5353]);
     expect(r.world.logs.join("\n")).toMatch(/pid 5353\) gave no answer for 1\d\d ms: killed it/);
+  });
+
+  it("a sibling that has just started gets 1 s for its first 3 s (the end of its start-up), then 150 ms", async () => {
+    const r = rig({ youngMs: 3000 });
+    r.world.uptimeMs = 400;
+    await r.steps(3);
+    r.world.answering = false;
+    await r.steps(10); // 500 ms
+    expect(r.world.killed).toEqual([]);
+    r.world.answering = true;
+    await r.steps(50); // 3 s since it started
+    r.world.answering = false;
+    await r.steps(4);
+    expect(r.world.killed).toEqual([4242]);
+    // Killed: the restarted one is young again.
+    r.world.pid = 5353;
+    r.world.answering = true;
+    await r.steps(2);
+    r.world.answering = false;
+    await r.steps(10);
+    expect(r.world.killed).toEqual([4242]);
+    await r.steps(15); // over 1 s of silence
+    expect(r.world.killed).toEqual([4242, 5353]);
+    // A watchdog that starts next to a sibling that has run for long (it was itself restarted): no grace.
+    const late = rig({ youngMs: 3000 });
+    late.world.uptimeMs = 60_000;
+    await late.steps(3);
+    late.world.answering = false;
+    await late.steps(4);
+    expect(late.world.killed).toEqual([4242]);
   });
 
   it("a silence shorter than 150 ms (one probe lost now and then) is no reason", async () => {

@@ -8,12 +8,20 @@
  * killed when it has given no answer for `deadMs` while we ourselves were awake (a stall of our own
  * event loop is no proof against the sibling), and only when its pid is known, is not ours, still
  * exists and is a data plane. After a kill it must answer again (a new process) before the next.
+ * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of uptime (a process
+ * finishing its start-up may pause longer; killing it there again would keep it from ever coming up).
  */
+export interface SiblingInfo {
+  pid: number;
+  /** Null: not reported (an older version). */
+  uptimeMs: number | null;
+}
+
 export interface WatchdogDeps {
   /** One DNS query to the sibling; resolves when it answered, rejects on no answer within `timeoutMs`. */
   probe(timeoutMs: number): Promise<void>;
-  /** The sibling's pid as it reports it (its `/healthz`), or null when it does not say. */
-  siblingPid(): Promise<number | null>;
+  /** The sibling's pid and how long it has run, as it reports them (its `/healthz`); null when it does not say. */
+  sibling(): Promise<SiblingInfo | null>;
   /** Whether `pid` exists and its command line names the data plane. */
   isDataPlane(pid: number): boolean;
   kill(pid: number): void;
@@ -28,13 +36,17 @@ export interface WatchdogTimings {
   deadMs: number;
   /** Re-ask the sibling's pid this often while it answers (it may have been replaced without a gap we saw). */
   pidRefreshMs: number;
+  youngMs: number;
+  youngDeadMs: number;
 }
 
-export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000 };
+export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000, youngMs: 3000, youngDeadMs: 1000 };
 
 export class Watchdog {
   /** When the sibling last answered (null: not since it was last killed or since we started). */
   private lastAnswer: number | null = null;
+  /** When the sibling process we watch started (as far as we know: at the latest, when it first answered). */
+  private appearedAt = 0;
   private lastTick = 0;
   private pid: number | null = null;
   private pidAskedAt = 0;
@@ -81,6 +93,7 @@ export class Watchdog {
 
   private answered(): void {
     const now = this.d.now();
+    if (this.lastAnswer === null) this.appearedAt = now;
     this.lastAnswer = now;
     if (this.gap || this.pid === null || now - this.pidAskedAt >= this.t.pidRefreshMs) void this.learnPid(now);
     this.gap = false;
@@ -91,10 +104,14 @@ export class Watchdog {
     this.asking = true;
     this.pidAskedAt = now;
     try {
-      const pid = await this.d.siblingPid();
-      if (pid !== null && pid !== this.pid) {
-        this.pid = pid;
-        this.d.log(`[watchdog] sibling is pid ${pid}`);
+      const info = await this.d.sibling();
+      if (info && info.pid !== this.pid) {
+        const at = this.d.now();
+        // Replaced (a newer version, or restarted between two probes): a new process, young again.
+        if (info.uptimeMs !== null) this.appearedAt = at - info.uptimeMs;
+        else if (this.pid !== null) this.appearedAt = at;
+        this.pid = info.pid;
+        this.d.log(`[watchdog] sibling is pid ${info.pid}`);
       }
     } catch {
       // asked again at the next answer after a gap, or at the next refresh
@@ -104,7 +121,8 @@ export class Watchdog {
   }
 
   private decide(now: number): void {
-    if (this.lastAnswer === null || now - this.lastAnswer < this.t.deadMs) return;
+    const young = now - this.appearedAt < this.t.youngMs;
+    if (this.lastAnswer === null || now - this.lastAnswer < (young ? this.t.youngDeadMs : this.t.deadMs)) return;
     const pid = this.pid;
     const silentMs = Math.round(now - this.lastAnswer);
     this.lastAnswer = null; // one decision per silence: it must answer again to be watched again

@@ -41,7 +41,7 @@ async function keepAsking(port: number, until: Promise<unknown>) {
 
 /** Freezes `victim` and measures what its sibling does about it. */
 async function freeze(victim: Replica, sibling: Replica) {
-  await sibling.logged(`[watchdog] sibling is pid ${victim.pid}`);
+  await victim.settled(sibling);
   const pid = victim.pid;
   const gone = new Promise<void>((resolve) => {
     const t = setInterval(() => victim.exit && (clearInterval(t), resolve()), 5);

@@ -5,6 +5,7 @@ import * as dnsPacket from "dns-packet";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, type DataPlaneState } from "@levelrail/spec/dataplane";
 import { waitFor } from "@levelrail/testkit/wait";
 import { askTcp } from "../src/tcp";
+import { DEFAULT_TIMINGS } from "../src/watchdog";
 import { repoRoot } from "./panel";
 
 /** Writes the state file the data plane follows (as the worker does: the whole file). */
@@ -21,6 +22,8 @@ export class Replica {
   output = "";
   /** How it ended: the signal (SIGKILL from its sibling's watchdog) and when (performance.now()). */
   exit: { signal: string | null; code: number | null; at: number } | null = null;
+  /** When it said it was ready (performance.now()). */
+  readyAt = 0;
 
   constructor(
     readonly replica: number,
@@ -52,12 +55,19 @@ export class Replica {
     await waitFor(`replica ${this.replica} to be ready`, async () => {
       if (this.exit) throw new Error(`replica ${this.replica} exited: ${this.output.slice(-2000)}`);
       return this.output.includes(" ready (pid") || undefined;
-    }, { timeoutMs: 60_000, intervalMs: 50 });
+    }, { timeoutMs: 60_000, intervalMs: 20 });
+    this.readyAt = performance.now();
   }
 
   /** Waits until it logged `text`. */
   async logged(text: string, timeoutMs = 10_000): Promise<void> {
     await waitFor(`replica ${this.replica} to log ${JSON.stringify(text)}`, async () => this.output.includes(text) || undefined, { timeoutMs, intervalMs: 20 });
+  }
+
+  /** Waits until its sibling's watchdog knows it and treats it as settled (past the grace of a replica that just started). */
+  async settled(sibling: Replica): Promise<void> {
+    await sibling.logged(`[watchdog] sibling is pid ${this.pid}`);
+    await sleep(DEFAULT_TIMINGS.youngMs + 200 - (performance.now() - this.readyAt));
   }
 
   signal(signal: NodeJS.Signals): void {
