@@ -74,6 +74,6 @@ export const seconds = (ms: number) => {
   const s = Math.abs(ms) / 1000;
   if (s < 90) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
   if (s < 5400) return `${Math.round(s / 60)} min`;
-  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  if (s < 259_200) return `${Math.round(s / 3600)} h`;
   return `${Math.round(s / 86_400)} d`;
 };
