@@ -139,11 +139,11 @@ export async function meshDnsCheck(p: MeshProbe): Promise<CheckResult> {
     return ok("mesh-dns", `the data plane answers on ${where} (/healthz); no name to ask: ${why}`);
   }
   const a = await p.queryA(pick.name);
-  if ("error" in a) return fail("mesh-dns", down(a.error), { name: pick.name });
-  if (a.rcode === "NOERROR" && a.addresses.length) return ok("mesh-dns", `answers ${pick.name} → ${a.addresses.join(", ")} on ${where}`, { name: pick.name, addresses: a.addresses });
+  if ("error" in a) return fail("mesh-dns", down(a.error), { query: pick.name });
+  if (a.rcode === "NOERROR" && a.addresses.length) return ok("mesh-dns", `answers ${pick.name} → ${a.addresses.join(", ")} on ${where}`, { query: pick.name, addresses: a.addresses });
   return warn(
     "mesh-dns",
     `the mesh DNS on ${where} answers ${pick.name} with ${a.rcode === "NOERROR" ? "no address" : a.rcode}: the ${pick.what} is not running, or the mesh DNS has not read ${p.stateFile}; see the service's status`,
-    { name: pick.name, rcode: a.rcode },
+    { query: pick.name, rcode: a.rcode },
   );
 }

@@ -60,7 +60,7 @@ export function formatLines(results: CheckResult[]): string[] {
 
 /** `--json`: `{"checks": [{name, status, message, …detail}], "ok": bool}`; `ok` is false when any check fails. */
 export function formatJson(results: CheckResult[]): string {
-  const checks = results.map((r) => ({ name: r.name, status: r.status, message: r.message, ...r.detail }));
+  const checks = results.map((r) => ({ ...r.detail, name: r.name, status: r.status, message: r.message }));
   return JSON.stringify({ checks, ok: allOk(results) }, null, 2);
 }
 
