@@ -18,7 +18,7 @@ import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
 import { caddyAdminConfig, caddyAdminOrigin } from "@levelrail/spec/caddy-admin";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
-import { instanceFilter } from "@levelrail/spec/naming";
+import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
@@ -147,6 +147,30 @@ describe("levelrail doctor", () => {
     }
   });
 
+  it("takes the process of a running container labelled as this installation's ingress for our Caddy (by its State.Pid)", async () => {
+    // The engine-supervised way: a container on the host network; here busybox's httpd stands in for Caddy.
+    const name = `${SHORT}-doctor-ingress`;
+    const c = await runtime.docker.createContainer({
+      name,
+      Image: IMAGE.tag,
+      Cmd: ["/bin/busybox", "httpd", "-f", "-p", `127.0.0.1:${HTTP_PORT}`, "-h", "/www"],
+      Labels: { [Labels.managed]: "true", [Labels.instance]: SHORT, [Labels.role]: "ingress" },
+      HostConfig: { NetworkMode: "host" },
+    });
+    try {
+      await c.start();
+      const pid = (await c.inspect()).State.Pid;
+      const port = await waitFor("busybox to listen", async () => {
+        const p = byName((await doctor()).report)["port-http"];
+        return p?.status === "warn" ? undefined : p;
+      });
+      expect(port.status).toBe("ok");
+      expect(port.message).toBe(`held by our Caddy: busybox (pid ${pid}, container ${name})`);
+    } finally {
+      await c.remove({ force: true });
+    }
+  });
+
   it("with PostgreSQL down: that check fails, the others still run, nothing is started, and it does not hang", async () => {
     const { code, report, ms } = await doctor({ DATABASE_URL: "postgres://doctor:secret-pw@127.0.0.1:1/none" });
     const c = byName(report);
@@ -206,7 +230,7 @@ describe("levelrail doctor", () => {
     for (const n of ["engine", "clock", "disk-data", "disk-engine", "port-http", "port-https", "caddy-admin", "mesh-dns", "postgres", "migrations", "worker", "backups"]) {
       expect(c[n]?.status, `${n}: ${c[n]?.message}`).toBe("ok");
     }
-    expect(c["port-http"]?.message).toContain(`caddy (pid ${caddy.pid})`);
+    expect(c["port-http"]?.message).toBe(`held by our Caddy: caddy (pid ${caddy.pid}, pid file ${join(dataDir, "caddy", "caddy.pid")})`);
     expect(c["mesh-dns"]?.message).toMatch(new RegExp(`^answers web\\.shop\\.${SHORT}\\.internal → 10\\.233\\.`));
     expect(c.worker?.message).toMatch(/^a worker leads \(database session \d+/);
     expect(["ok", "warn"]).toContain(c["live-restore"]?.status); // this host's engine is the host's

@@ -131,13 +131,13 @@ describe("ports", () => {
     expect(listeningInodes(TCP, 8080)).toEqual([]);
   });
 
-  const caddy = (pids: number[]): OurCaddy => ({ pids: new Set(pids), sources: pids.map(() => "container lr-caddy") });
+  const caddy = (pids: number[]): OurCaddy => ({ pids: new Map(pids.map((p) => [p, "container lr-caddy"])) });
   const spec = { name: "port-http", port: 80, variable: "LEVELRAIL_INGRESS_HTTP_PORT" };
 
   it("is ok when our Caddy (or a process under it) holds the port", async () => {
     const fs = fakeProc({ 1: { comm: "systemd", ppid: 0 }, 500: { comm: "containerd-shim", ppid: 1 }, 501: { comm: "caddy", ppid: 500, sockets: ["111", "444"] } }, TCP, TCP6);
     const r = await portCheck(spec, procPortProbe(fs, async () => caddy([501])));
-    expect(r).toMatchObject({ status: "ok", message: "held by our Caddy: caddy (pid 501) (container lr-caddy)" });
+    expect(r).toMatchObject({ status: "ok", message: "held by our Caddy: caddy (pid 501, container lr-caddy)" });
     // The container's State.Pid is its shim's child; a holder forked under it is ours too.
     expect((await portCheck(spec, procPortProbe(fs, async () => caddy([500])))).status).toBe("ok");
   });
@@ -164,7 +164,7 @@ describe("ports", () => {
     expect((await portCheck(spec, procPortProbe(none, async () => caddy([42])))).message).toContain("our Caddy (pid 42) runs but does not serve it yet");
     const hidden = fakeProc({ 1: { comm: "systemd", ppid: 0 } }, TCP);
     expect(portListeners(hidden, 80)).toEqual({ listening: true, holders: [], unseen: 1 });
-    expect(portVerdict(spec, portListeners(hidden, 80), () => false, caddy([])).message).toContain("run doctor as root");
+    expect(portVerdict(spec, portListeners(hidden, 80), () => null, caddy([])).message).toContain("run doctor as root");
   });
 });
 

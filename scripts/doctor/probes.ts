@@ -46,8 +46,7 @@ export const caddyPidFile = (dataDir: string) => join(dataDir, "caddy", "caddy.p
  * `<data dir>/caddy/caddy.pid` (how `npm start` ran it before the engine supervised it).
  */
 export async function findOurCaddy(o: { docker: Docker | null; shortName: string; dataDir: string; proc: ProcFs }): Promise<OurCaddy> {
-  const pids = new Set<number>();
-  const sources: string[] = [];
+  const pids = new Map<number, string>();
   if (o.docker) {
     const label = [...instanceFilter(o.shortName), `${Labels.role}=ingress`];
     const list = await o.docker.listContainers({ filters: { label } }).catch(() => []);
@@ -57,10 +56,7 @@ export async function findOurCaddy(o: { docker: Docker | null; shortName: string
         .inspect()
         .then((i) => i.State.Pid)
         .catch(() => 0);
-      if (pid > 0) {
-        pids.add(pid);
-        sources.push(`container ${(c.Names[0] ?? c.Id).replace(/^\//, "")}`);
-      }
+      if (pid > 0) pids.set(pid, `container ${(c.Names[0] ?? c.Id).replace(/^\//, "")}`);
     }
   }
   const file = caddyPidFile(o.dataDir);
@@ -71,11 +67,8 @@ export async function findOurCaddy(o: { docker: Docker | null; shortName: string
       return 0;
     }
   })();
-  if (pid > 0 && describeProc(o.proc, pid).cmdline.includes("caddy")) {
-    pids.add(pid);
-    sources.push(`pid file ${file}`);
-  }
-  return { pids, sources };
+  if (pid > 0 && !pids.has(pid) && describeProc(o.proc, pid).cmdline.includes("caddy")) pids.set(pid, `pid file ${file}`);
+  return { pids };
 }
 
 /** `host:port/database` of a URL: never its user or password. */
