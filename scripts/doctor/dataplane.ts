@@ -56,16 +56,19 @@ export async function caddyAdminCheck(p: CaddyProbe): Promise<CheckResult> {
 export type DnsAnswer = { rcode: string; addresses: string[] } | { error: string };
 
 export interface MeshProbe {
+  /** LEVELRAIL_MESH_DNS_PORT: replica 0's. */
   port: number;
   zone: string;
   shortName: string;
   stateFile: string;
   /** The state the worker last wrote; null when there is none yet; throws when it cannot be read. */
   state(): DataPlaneState | null;
+  /** The replicas to ask (replica `r` listens on `port + r`): the engine's mesh DNS containers', or [0] for a single process. */
+  replicas(): Promise<number[]>;
   /** One A query over UDP to 127.0.0.1:`port`. */
-  queryA(name: string): Promise<DnsAnswer>;
-  /** `GET /healthz` on the same port (TCP). */
-  health(): Promise<HttpAnswer>;
+  queryA(port: number, name: string): Promise<DnsAnswer>;
+  /** `GET /healthz` on `port` (TCP). */
+  health(port: number): Promise<HttpAnswer>;
 }
 
 export function readState(file: string): DataPlaneState | null {
@@ -119,9 +122,31 @@ export function knownName(state: DataPlaneState, shortName: string): { name: str
   return e ? { name: meshName(shortName, e.app, e.service), what: `service ${e.app}/${e.service} (container ${e.container})` } : null;
 }
 
+/** One replica's answer: `ok` resolved (or healthy, with nothing to ask), `nodata` answered without an address, `down` silent. */
+type ReplicaAnswer = { replica: number; port: number; kind: "ok" | "nodata" | "down"; text: string };
+
+async function askReplica(p: MeshProbe, replica: number, pick: { name: string } | null): Promise<ReplicaAnswer> {
+  const port = p.port + replica;
+  const base = { replica, port };
+  if (!pick) {
+    // Nothing it must know yet: its health endpoint on the same port says whether it runs.
+    const h = await p.health(port);
+    if ("error" in h) return { ...base, kind: "down", text: h.error };
+    return h.status === 200 ? { ...base, kind: "ok", text: "/healthz" } : { ...base, kind: "down", text: `/healthz answers ${h.status}` };
+  }
+  const a = await p.queryA(port, pick.name);
+  if ("error" in a) return { ...base, kind: "down", text: a.error };
+  if (a.rcode === "NOERROR" && a.addresses.length) return { ...base, kind: "ok", text: a.addresses.join(", ") };
+  return { ...base, kind: "nodata", text: a.rcode === "NOERROR" ? "no address" : a.rcode };
+}
+
+/**
+ * Asks every mesh DNS replica (replica `r` on LEVELRAIL_MESH_DNS_PORT + r; a single process is
+ * replica 0) for a name it must know: ok when each answers it; warn when a replica is down but
+ * another answers (Caddy asks the one that does) or when the name has no address; fail when none
+ * answers.
+ */
 export async function meshDnsCheck(p: MeshProbe): Promise<CheckResult> {
-  const where = `127.0.0.1:${p.port}`;
-  const down = (why: string) => `the mesh DNS does not answer on ${where} (${why}): is it running? \`npm start\` starts it (its log: <data dir>/logs/dataplane.log)`;
   let state: DataPlaneState | null;
   try {
     state = p.state();
@@ -129,21 +154,29 @@ export async function meshDnsCheck(p: MeshProbe): Promise<CheckResult> {
     return fail("mesh-dns", `cannot read the data plane's state ${p.stateFile} (${reason(err)}): the worker rewrites it on its next pass`);
   }
   const pick = state ? knownName(state, p.shortName) : null;
+  const replicas = await p.replicas();
+  const answers = await Promise.all(replicas.map((r) => askReplica(p, r, pick)));
+  const at = (a: ReplicaAnswer) => `127.0.0.1:${a.port}`;
+  const list = (as: ReplicaAnswer[]) => as.map(at).join(" and ");
+  const detail = { ...(pick ? { query: pick.name } : {}), replicas: answers.map((a) => ({ replica: a.replica, port: a.port, answer: a.kind, text: a.text })) };
+  const down = answers.filter((a) => a.kind === "down");
+  const up = answers.filter((a) => a.kind !== "down");
+  const hint = replicas.length > 1 ? "the engine restarts its container (`docker ps -a`, `docker logs <container>`)" : "is it running? `npm start` starts it (its log: <data dir>/logs/dataplane.log)";
+  if (up.length === 0) return fail("mesh-dns", `the mesh DNS does not answer on ${answers.map((a) => `${at(a)} (${a.text})`).join(", ")}: ${hint}`, detail);
+  const downText = down.length ? `; ${down.map((a) => `${at(a)} does not answer (${a.text})`).join(", ")}: ${hint}` : "";
+  const status = down.length || up.some((a) => a.kind === "nodata") ? warn : ok;
   if (!pick) {
-    // Nothing it must know yet: its health endpoint on the same port says whether it runs.
-    const h = await p.health();
-    if ("error" in h) return fail("mesh-dns", down(h.error));
-    if (h.status !== 200) return fail("mesh-dns", `the data plane on ${where} answers /healthz with ${h.status}: see its log (<data dir>/logs/dataplane.log)`);
     const services = state ? Object.keys(state.services).length : 0;
-    const why = services ? `every service's mesh name is shared by another environment's` : "no service runs yet";
-    return ok("mesh-dns", `the data plane answers on ${where} (/healthz); no name to ask: ${why}`);
+    const why = services ? "every service's mesh name is shared by another environment's" : "no service runs yet";
+    return status("mesh-dns", `the data plane answers on ${list(up)} (/healthz); no name to ask: ${why}${downText}`, detail);
   }
-  const a = await p.queryA(pick.name);
-  if ("error" in a) return fail("mesh-dns", down(a.error), { query: pick.name });
-  if (a.rcode === "NOERROR" && a.addresses.length) return ok("mesh-dns", `answers ${pick.name} → ${a.addresses.join(", ")} on ${where}`, { query: pick.name, addresses: a.addresses });
-  return warn(
-    "mesh-dns",
-    `the mesh DNS on ${where} answers ${pick.name} with ${a.rcode === "NOERROR" ? "no address" : a.rcode}: the ${pick.what} is not running, or the mesh DNS has not read ${p.stateFile}; see the service's status`,
-    { query: pick.name, rcode: a.rcode },
-  );
+  const nodata = up.filter((a) => a.kind === "nodata");
+  if (nodata.length) {
+    return warn(
+      "mesh-dns",
+      `the mesh DNS on ${list(nodata)} answers ${pick.name} with ${nodata[0]!.text}: the ${pick.what} is not running, or the mesh DNS has not read ${p.stateFile}; see the service's status${downText}`,
+      detail,
+    );
+  }
+  return status("mesh-dns", `answers ${pick.name} → ${up[0]!.text} on ${list(up)}${downText}`, detail);
 }

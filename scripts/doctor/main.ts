@@ -10,7 +10,7 @@ import { caddyAdminCheck, dnsQueryA, httpCaddyProbe, httpGet, meshDnsCheck, read
 import { dataDiskCheck, engineDiskCheck } from "./disk";
 import { clockCheck, engineCheck, liveRestoreCheck } from "./engine";
 import { portCheck, procPortProbe } from "./ports";
-import { dockerEngineProbe, dockerOf, findOurCaddy, postgresProbe } from "./probes";
+import { dockerEngineProbe, dockerOf, findOurCaddy, meshDnsReplicas, postgresProbe } from "./probes";
 import { hostProc } from "./procfs";
 import { type Check, type CheckResult, allOk, formatJson, formatLines, runChecks } from "./result";
 
@@ -61,8 +61,9 @@ export async function diagnose(vars: NodeJS.ProcessEnv): Promise<CheckResult[]> 
         shortName: short,
         stateFile,
         state: () => readState(stateFile),
-        queryA: (name) => dnsQueryA(dnsPort, name),
-        health: () => httpGet(`http://127.0.0.1:${dnsPort}/healthz`),
+        replicas: () => meshDnsReplicas(local ? docker : null, short),
+        queryA: (port, name) => dnsQueryA(port, name),
+        health: (port) => httpGet(`http://127.0.0.1:${port}/healthz`),
       }),
     ),
     check("postgres", () => postgresCheck(db)),

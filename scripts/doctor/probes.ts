@@ -71,6 +71,19 @@ export async function findOurCaddy(o: { docker: Docker | null; shortName: string
   return { pids };
 }
 
+/**
+ * The mesh DNS replicas to ask: the `levelrail.replica` label of each of this installation's mesh
+ * DNS containers (replica r serves on LEVELRAIL_MESH_DNS_PORT + r), or [0]: a single process, as
+ * `npm start` ran it before the engine supervised the data plane.
+ */
+export async function meshDnsReplicas(docker: Docker | null, shortName: string): Promise<number[]> {
+  if (!docker) return [0];
+  const label = [...instanceFilter(shortName), `${Labels.role}=mesh-dns`];
+  const list = await docker.listContainers({ all: true, filters: { label } }).catch(() => []);
+  const replicas = new Set(list.map((c) => Number(c.Labels["levelrail.replica"] ?? "0")).filter((r) => Number.isInteger(r) && r >= 0 && r < 8));
+  return replicas.size ? [...replicas].sort((a, b) => a - b) : [0];
+}
+
 /** `host:port/database` of a URL: never its user or password. */
 export function databaseWhere(url: string): string {
   try {

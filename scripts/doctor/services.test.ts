@@ -42,7 +42,8 @@ function mesh(over: Partial<MeshProbe> = {}): MeshProbe & { asked: string[] } {
     shortName: "lr",
     stateFile: "/d/dataplane/state.json",
     state: () => state({ s1: entry("shop", "web") }),
-    queryA: async (name) => (asked.push(name), { rcode: "NOERROR", addresses: ["10.201.0.2"] }),
+    replicas: async () => [0],
+    queryA: async (port, name) => (asked.push(`${port} ${name}`), { rcode: "NOERROR", addresses: ["10.201.0.2"] }),
     health: async () => ({ status: 200, body: "{}" }),
     asked,
     ...over,
@@ -61,13 +62,26 @@ describe("mesh-dns", () => {
   it("is ok when the name resolves; warns when it answers without an address; fails when it does not answer", async () => {
     const p = mesh();
     expect(await meshDnsCheck(p)).toMatchObject({ status: "ok", message: "answers web.shop.lr.internal → 10.201.0.2 on 127.0.0.1:10053" });
-    expect(p.asked).toEqual(["web.shop.lr.internal"]);
+    expect(p.asked).toEqual(["10053 web.shop.lr.internal"]);
     const nx = await meshDnsCheck(mesh({ queryA: async () => ({ rcode: "NXDOMAIN", addresses: [] }) }));
     expect(nx.status).toBe("warn");
-    expect(nx.message).toContain("with NXDOMAIN: the service shop/web (container lr-web-abc) is not running");
+    expect(nx.message).toContain("answers web.shop.lr.internal with NXDOMAIN: the service shop/web (container lr-web-abc) is not running");
     const silent = await meshDnsCheck(mesh({ queryA: async () => ({ error: "no answer within 1.5 s" }) }));
     expect(silent.status).toBe("fail");
-    expect(silent.message).toContain("does not answer on 127.0.0.1:10053 (no answer within 1.5 s)");
+    expect(silent.message).toContain("does not answer on 127.0.0.1:10053 (no answer within 1.5 s): is it running? `npm start` starts it");
+  });
+
+  it("asks every replica (replica r on the port + r): warns when one is down and another answers, fails when none does", async () => {
+    const both = mesh({ replicas: async () => [0, 1] });
+    expect(await meshDnsCheck(both)).toMatchObject({ status: "ok", message: "answers web.shop.lr.internal → 10.201.0.2 on 127.0.0.1:10053 and 127.0.0.1:10054" });
+    expect(both.asked).toEqual(["10053 web.shop.lr.internal", "10054 web.shop.lr.internal"]);
+    const one = await meshDnsCheck(mesh({ replicas: async () => [0, 1], queryA: async (port) => (port === 10054 ? { error: "no answer within 1.5 s" } : { rcode: "NOERROR", addresses: ["10.201.0.2"] }) }));
+    expect(one.status).toBe("warn");
+    expect(one.message).toBe(
+      "answers web.shop.lr.internal → 10.201.0.2 on 127.0.0.1:10053; 127.0.0.1:10054 does not answer (no answer within 1.5 s): the engine restarts its container (`docker ps -a`, `docker logs <container>`)",
+    );
+    const none = await meshDnsCheck(mesh({ replicas: async () => [0, 1], queryA: async () => ({ error: "ECONNREFUSED" }) }));
+    expect(none.status).toBe("fail");
   });
 
   it("with no service to ask for, checks /healthz on the same port", async () => {
@@ -75,6 +89,7 @@ describe("mesh-dns", () => {
     expect(await meshDnsCheck(none)).toMatchObject({ status: "ok", message: "the data plane answers on 127.0.0.1:10053 (/healthz); no name to ask: no service runs yet" });
     expect((await meshDnsCheck(mesh({ state: () => state({}), health: async () => ({ error: "ECONNREFUSED" }) }))).status).toBe("fail");
     expect((await meshDnsCheck(mesh({ state: () => state({}), health: async () => ({ status: 500, body: "" }) }))).status).toBe("fail");
+    expect((await meshDnsCheck(mesh({ state: () => state({}), replicas: async () => [0, 1], health: async (port) => (port === 10053 ? { status: 200, body: "" } : { error: "ECONNREFUSED" }) }))).status).toBe("warn");
   });
 
   it("fails when the state file cannot be read", async () => {
