@@ -19,8 +19,13 @@ await runMain(async () => {
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
   if (args[0] === "stop") return void (await shutdown(await stop(dataDir, args.slice(1))));
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
-  // Every command but help works on the database.
-  const needsDb = args.length > 0 && !["help", "--help", "-h"].includes(args[0]);
+  // Every command but help works on the database; doctor only looks for the one that runs.
+  const needsDb = args.length > 0 && !["help", "--help", "-h", "doctor"].includes(args[0]);
+  if (args[0] === "doctor" && !env.DATABASE_URL) {
+    const { liveDatabaseUrl } = await import("./lib/database.mjs");
+    const url = liveDatabaseUrl(dataDir);
+    if (url) env.DATABASE_URL = url;
+  }
 
   if (needsDb && !env.DATABASE_URL) {
     const { liveDatabaseUrl, startDatabase } = await import("./lib/database.mjs");
