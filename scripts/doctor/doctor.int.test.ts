@@ -113,7 +113,7 @@ beforeAll(async () => {
     log: () => {},
   });
   await dataPlane.start();
-  await dataPlane.serveHttp();
+  await dataPlane.serveTcp();
 }, 120_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import Docker from "dockerode";
 import postgres from "postgres";
 import { parseDockerHost } from "@levelrail/docker/host";
 import { MIGRATIONS_DIR } from "@levelrail/db/migrate";
-import { Labels, instanceFilter } from "@levelrail/spec/naming";
+import { DataPlaneRoles, Labels, instanceFilter } from "@levelrail/spec/naming";
 import type { BackupSchedule } from "@levelrail/spec/database";
 import type { BackupRow, DbProbe, HeartbeatRow, JournalEntry, Leader } from "./database";
 import type { EngineInfo, EngineProbe } from "./engine";
@@ -48,7 +48,7 @@ export const caddyPidFile = (dataDir: string) => join(dataDir, "caddy", "caddy.p
 export async function findOurCaddy(o: { docker: Docker | null; shortName: string; dataDir: string; proc: ProcFs }): Promise<OurCaddy> {
   const pids = new Map<number, string>();
   if (o.docker) {
-    const label = [...instanceFilter(o.shortName), `${Labels.role}=ingress`];
+    const label = [...instanceFilter(o.shortName), `${Labels.role}=${DataPlaneRoles.ingress}`];
     const list = await o.docker.listContainers({ filters: { label } }).catch(() => []);
     for (const c of list) {
       const pid = await o.docker
@@ -78,7 +78,7 @@ export async function findOurCaddy(o: { docker: Docker | null; shortName: string
  */
 export async function meshDnsReplicas(docker: Docker | null, shortName: string): Promise<number[]> {
   if (!docker) return [0];
-  const label = [...instanceFilter(shortName), `${Labels.role}=mesh-dns`];
+  const label = [...instanceFilter(shortName), `${Labels.role}=${DataPlaneRoles.meshDns}`];
   const list = await docker.listContainers({ all: true, filters: { label } }).catch(() => []);
   const replicas = new Set(list.map((c) => Number(c.Labels["levelrail.replica"] ?? "0")).filter((r) => Number.isInteger(r) && r >= 0 && r < 8));
   return replicas.size ? [...replicas].sort((a, b) => a - b) : [0];
