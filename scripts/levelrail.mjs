@@ -20,10 +20,15 @@ await runMain(async () => {
   if (args[0] === "stop") return void (await shutdown(await stop(dataDir, args.slice(1))));
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
   // Every command but help, install and uninstall works on the database: an installation's
-  // (`levelrail install`), else the embedded one of `npm start`.
-  const needsDb = args.length > 0 && !["help", "--help", "-h", "install", "uninstall"].includes(args[0]);
-  const installed = needsDb && !env.DATABASE_URL ? installedDatabase(dataDir) : null;
+  // (`levelrail install`), else the embedded one of `npm start`; doctor only looks for the one that runs.
+  const needsDb = args.length > 0 && !["help", "--help", "-h", "doctor", "install", "uninstall"].includes(args[0]);
+  const installed = (needsDb || args[0] === "doctor") && !env.DATABASE_URL ? installedDatabase(dataDir) : null;
   if (installed) Object.assign(env, installed);
+  if (args[0] === "doctor" && !env.DATABASE_URL) {
+    const { liveDatabaseUrl } = await import("./lib/database.mjs");
+    const url = liveDatabaseUrl(dataDir);
+    if (url) env.DATABASE_URL = url;
+  }
 
   if (needsDb && !env.DATABASE_URL) {
     const { liveDatabaseUrl, startDatabase } = await import("./lib/database.mjs");
@@ -61,14 +66,16 @@ function installedDatabase(dataDir) {
 async function stop(dataDir, rest) {
   const unknown = rest.filter((a) => a !== "--all");
   if (unknown.length) throw new Fatal(`unknown option ${unknown[0]}: usage \`levelrail stop [--all]\``);
-  const { stopPid, stopDataPlane } = await import("./lib/dataplane.mjs");
+  const { stopPid, stopMeshDns } = await import("./lib/dataplane.mjs");
+  const { stopCaddy } = await import("./lib/caddy.mjs");
   const panel = livePanelPid(join(dataDir, "panel.pid"));
   if (panel) {
     await stopPid(panel, "the panel", 60_000);
     log(`stopped the panel (pid ${panel})`);
   } else log(`no panel runs from ${dataDir}`);
   if (rest.includes("--all")) {
-    const stopped = await stopDataPlane(dataDir);
+    const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
+    const stopped = [...(await stopMeshDns(dataDir, short)), ...(await stopCaddy(dataDir, short))];
     log(stopped.length ? `stopped ${stopped.join(" and ")}; app containers keep running` : "no data-plane process of this data dir runs");
   }
   return 0;

@@ -72,10 +72,10 @@ export function parentOf(fs: ProcFs, pid: number): number | null {
   return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
 }
 
-/** Whether `pid` is one of `roots` or runs under one of them (a worker process Caddy forked, say). */
-export function descendsFrom(fs: ProcFs, pid: number, roots: ReadonlySet<number>): boolean {
-  for (let p: number | null = pid, depth = 0; p !== null && depth < 64; p = parentOf(fs, p), depth++) if (roots.has(p)) return true;
-  return false;
+/** The one of `roots` that `pid` is or runs under (a process Caddy forked, say), or null. */
+export function rootAmong(fs: ProcFs, pid: number, roots: ReadonlySet<number>): number | null {
+  for (let p: number | null = pid, depth = 0; p !== null && depth < 64; p = parentOf(fs, p), depth++) if (roots.has(p)) return p;
+  return null;
 }
 
 export interface PortListeners {

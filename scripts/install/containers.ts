@@ -3,6 +3,7 @@
 // "different" (replaced), and a re-run of `install` after a crash finishes what was half done.
 import { createHash } from "node:crypto";
 import type Docker from "dockerode";
+import { ownLabels } from "../lib/containers.mjs";
 
 export type PanelRole = "panel-postgres" | "panel-web" | "panel-worker";
 /** Every role an installation's containers have (the data plane's are the launcher's; see dataplane.mjs). */
@@ -16,9 +17,8 @@ export interface ContainerSpec {
   create: Docker.ContainerCreateOptions;
 }
 
-export function roleLabels(shortName: string, role: string): Record<string, string> {
-  return { "levelrail.managed": "true", "levelrail.instance": shortName, "levelrail.role": role };
-}
+/** The labels of the data plane's containers (scripts/lib/containers.mjs), for the panel's roles. */
+export const roleLabels = (shortName: string, role: string): Record<string, string> => ownLabels(shortName, role);
 
 /** A short hash of the create options (stable key order), stored on the container. */
 export function specHash(create: Docker.ContainerCreateOptions): string {

@@ -6,16 +6,18 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { copyCluster, migrationsPending, recordMigrated } from "../lib/backup.mjs";
 import { buildWeb, migrate } from "../lib/build.mjs";
-import { caddyPidFile, ensureDataPlane, livePid } from "../lib/dataplane.mjs";
+import { ensureCaddy } from "../lib/caddy.mjs";
+import { ensureDataPlane } from "../lib/dataplane.mjs";
 import { liveDatabaseUrl, password } from "../lib/database.mjs";
 import { ensureMasterKeyFile, repoRoot } from "../lib/paths.mjs";
-import { ensureCaddy, ensureDocker, httpStatus } from "../lib/system.mjs";
+import { ensureDocker, httpStatus } from "../lib/system.mjs";
 import { livePanelPid, waitFor } from "../lib/util.mjs";
+import { portCheck, procPortProbe } from "../doctor/ports";
+import { findOurCaddy } from "../doctor/probes";
 import { hostProc } from "../doctor/procfs";
 import { type InstallConfig, passwordFile, panelDatabaseUrl } from "./config";
-import { type EnsureOutcome, ensureContainer, listInstalled, stopIfRunning } from "./containers";
+import { type EnsureOutcome, ensureContainer, stopIfRunning } from "./containers";
 import { ensurePanelImages } from "./images";
-import { describeHolder, foreignHolder } from "./ports";
 import { adoptEmbeddedCluster, ensurePanelVolume, hasCluster, waitForPostgres } from "./postgres";
 import { ensureRelease, pruneReleases, releaseId } from "./release";
 import { containerName, postgresSpec, webSpec, workerSpec } from "./specs";
@@ -46,29 +48,23 @@ async function engineAnswers(docker: Docker): Promise<boolean> {
   }
 }
 
-/** The pids of this installation's Caddy: its container's, and the one `npm start` runs. */
-async function ourCaddyPids(docker: Docker, cfg: InstallConfig): Promise<Set<number>> {
-  const pids = new Set<number>();
-  const process = livePid(caddyPidFile(cfg.dataDir), "caddy");
-  if (process) pids.add(process);
-  if (await engineAnswers(docker)) {
-    for (const c of await listInstalled(docker, cfg.shortName, ["ingress"])) {
-      const pid = (await docker.getContainer(c.Id).inspect()).State.Pid;
-      if (pid > 0) pids.add(pid);
-    }
-  }
-  return pids;
-}
-
-/** What must hold before anything changes: no panel of `npm start` on this data dir, the ingress ports ours or free. */
+/**
+ * What must hold before anything changes: no panel of `npm start` on this data dir, and the ingress
+ * ports free or held by this installation's own Caddy (doctor's port check names any other holder).
+ */
 async function preflight(docker: Docker, cfg: InstallConfig) {
   const panel = livePanelPid(join(cfg.dataDir, "panel.pid"));
   if (panel) throw new Error(`\`npm start\` runs a panel from ${cfg.dataDir} (pid ${panel}); stop it (\`npx levelrail stop\`), then install (it adopts its data)`);
   if (liveDatabaseUrl(cfg.dataDir)) throw new Error(`a Levelrail process runs the embedded PostgreSQL of ${cfg.dataDir}; stop it, then run again`);
-  const ours = await ourCaddyPids(docker, cfg);
-  const ports = [cfg.ingressHttpPort, cfg.ingressHttpsPort];
-  const held = foreignHolder(hostProc, ports, ours);
-  if (held) throw new Error(describeHolder(held, held.port === cfg.ingressHttpPort ? "LEVELRAIL_INGRESS_HTTP_PORT" : "LEVELRAIL_INGRESS_HTTPS_PORT"));
+  const engine = (await engineAnswers(docker)) ? docker : null;
+  const probe = procPortProbe(hostProc, () => findOurCaddy({ docker: engine, shortName: cfg.shortName, dataDir: cfg.dataDir, proc: hostProc }));
+  for (const [name, port, variable] of [
+    ["port-http", cfg.ingressHttpPort, "LEVELRAIL_INGRESS_HTTP_PORT"],
+    ["port-https", cfg.ingressHttpsPort, "LEVELRAIL_INGRESS_HTTPS_PORT"],
+  ] as const) {
+    const r = await portCheck({ name, port, variable }, probe);
+    if (r.status === "fail") throw new Error(`${r.message}; nothing was changed`);
+  }
 }
 
 export async function install(cfg: InstallConfig, opts: InstallOptions): Promise<InstallResult> {
@@ -83,8 +79,8 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
   const images = await ensurePanelImages(docker, cfg.shortName, log);
 
   // The data plane first: it serves the apps whatever happens to the panel from here on.
-  await ensureCaddy({ dataDir: cfg.dataDir, admin: cfg.caddyAdmin });
-  await ensureDataPlane({ dataDir: cfg.dataDir, port: cfg.meshDnsPort, env: { LEVELRAIL_SHORT_NAME: cfg.shortName } });
+  await ensureCaddy({ dataDir: cfg.dataDir, admin: cfg.caddyAdmin, short: cfg.shortName });
+  await ensureDataPlane({ dataDir: cfg.dataDir, port: cfg.meshDnsPort, short: cfg.shortName });
 
   // PostgreSQL on its volume; the first install over an `npm start` data dir adopts its cluster.
   const volume = await ensurePanelVolume(docker, cfg.shortName);

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ProcFs } from "../doctor/procfs";
 import { installConfig } from "./config";
-import { foreignHolder } from "./ports";
 import { postgresSpec, webSpec, workerSpec } from "./specs";
 
 const env = { LEVELRAIL_SHORT_NAME: "lrx", PORT: "3507", LEVELRAIL_INGRESS_HTTP_PORT: "18487", LEVELRAIL_PG_PORT: "54507", DOCKER_HOST: "unix:///run/x.sock", LEVELRAIL_PUBLIC_URL: "http://panel.example" };
@@ -53,28 +51,5 @@ describe("container specs", () => {
     const writable = (s: (typeof specs)[number]) => (s.create.HostConfig?.Mounts ?? []).filter((m) => m.Type === "bind" && !m.ReadOnly && !m.Target.endsWith(".sock")).map((m) => m.Target);
     expect(writable(specs[2]!)).toEqual(["/var/lib/levelrail/dataplane"]);
     expect(writable(specs[1]!)).toEqual([]);
-  });
-});
-
-describe("foreignHolder", () => {
-  // port 80 (0050) listened on by inode 11 (held by pid 7, an nginx) and port 443 (01BB) by inode 22 (pid 9, caddy, child of 8)
-  const files: Record<string, string> = {
-    "/proc/net/tcp": "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 00000000:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 11\n   1: 00000000:01BB 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 22\n",
-    "/proc/7/comm": "nginx\n",
-    "/proc/9/comm": "caddy\n",
-    "/proc/9/stat": "9 (caddy) S 8 9 9 0",
-    "/proc/7/stat": "7 (nginx) S 1 7 7 0",
-  };
-  const fs: ProcFs = {
-    read: (p) => files[p] ?? null,
-    list: (p) => ({ "/proc": ["7", "9", "self"], "/proc/7/fd": ["3"], "/proc/9/fd": ["4"] })[p] ?? [],
-    link: (p) => ({ "/proc/7/fd/3": "socket:[11]", "/proc/9/fd/4": "socket:[22]" })[p] ?? null,
-  };
-
-  it("names a program that is not ours, and accepts our Caddy (or its children) and free ports", () => {
-    expect(foreignHolder(fs, [80, 443], new Set([8]))).toEqual({ port: 80, name: "nginx", pid: 7 });
-    expect(foreignHolder(fs, [443], new Set([8]))).toBeNull();
-    expect(foreignHolder(fs, [8080], new Set())).toBeNull();
-    expect(foreignHolder(fs, [443], new Set())).toEqual({ port: 443, name: "caddy", pid: 9 });
   });
 });

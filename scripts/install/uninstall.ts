@@ -1,7 +1,8 @@
 // `levelrail uninstall`: removes the installation's containers (the panel's and the data plane's)
 // and keeps its data: the PostgreSQL volume and the data dir. App containers are left running.
 import Docker from "dockerode";
-import { stopDataPlane } from "../lib/dataplane.mjs";
+import { stopCaddy } from "../lib/caddy.mjs";
+import { stopMeshDns } from "../lib/dataplane.mjs";
 import type { InstallConfig } from "./config";
 import { INSTALL_ROLES, listInstalled, stopAndRemove } from "./containers";
 import { panelVolume } from "./specs";
@@ -18,8 +19,8 @@ export async function uninstall(cfg: InstallConfig, log: (line: string) => void)
       removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
     }
   }
-  // a data plane `npm start` ran as processes (before the data plane ran as containers)
-  const stopped: string[] = await stopDataPlane(cfg.dataDir);
+  // a data plane an earlier version of `npm start` ran as processes
+  const stopped: string[] = [...(await stopMeshDns(cfg.dataDir, cfg.shortName)), ...(await stopCaddy(cfg.dataDir, cfg.shortName))];
   removeInstallState(cfg.dataDir);
   log(removed.length || stopped.length ? `removed ${[...removed, ...stopped].join(", ")}` : "no container of this installation was there");
   log(`kept the data: the volume ${panelVolume(cfg.shortName)} (the panel's database) and ${cfg.dataDir}; \`npx levelrail install\` takes them up again`);
