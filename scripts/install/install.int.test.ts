@@ -34,6 +34,7 @@ const short = `${base}i`;
 const plus7 = (v: string | undefined, fallback: number) => String(Number(v ?? fallback) + 7);
 const webPort = plus7(process.env.PORT, 3100);
 const admin = new URL(process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2119");
+const engine = ownDockerd(short, process.env.LEVELRAIL_TEST_DOCKERD_ROOT ?? join(repoRoot, ".levelrail-test", `dockerd-${short}`));
 const installEnv: Record<string, string> = {
   LEVELRAIL_SHORT_NAME: short,
   PORT: webPort,
@@ -45,8 +46,9 @@ const installEnv: Record<string, string> = {
   LEVELRAIL_PG_PORT: String(54000 + (Number(webPort) % 1000)),
   LEVELRAIL_INGRESS_TLS: "off",
   LEVELRAIL_NETWORK_POOL: "10.215.0.0/16",
+  // the test's own engine: the worker gets its socket (never the shared one)
+  DOCKER_HOST: engine.dockerHost,
 };
-const engine = ownDockerd(short, process.env.LEVELRAIL_TEST_DOCKERD_ROOT ?? join(repoRoot, ".levelrail-test", `dockerd-${short}`));
 const log = (line: string) => console.log(`[install] ${line}`);
 const domain = `web-${short}.localhost`;
 

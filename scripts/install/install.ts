@@ -70,7 +70,10 @@ async function preflight(docker: Docker, cfg: InstallConfig) {
 export async function install(cfg: InstallConfig, opts: InstallOptions): Promise<InstallResult> {
   const started = Date.now();
   const { log } = opts;
-  const docker = new Docker();
+  // the launcher's helpers (ensureDocker, ensureCaddy, ensureDataPlane) drive the engine of DOCKER_HOST: the same one
+  const processSocket = (process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").replace(/^unix:\/\//, "");
+  if (processSocket !== cfg.dockerSocket) throw new Error(`DOCKER_HOST of this process (${processSocket}) is not the engine being installed on (${cfg.dockerSocket})`);
+  const docker = new Docker({ socketPath: cfg.dockerSocket });
   await preflight(docker, cfg);
 
   await ensureDocker({ dataDir: cfg.dataDir });

@@ -9,7 +9,7 @@ import { panelVolume } from "./specs";
 import { removeInstallState } from "./state";
 
 export async function uninstall(cfg: InstallConfig, log: (line: string) => void): Promise<string[]> {
-  const docker = new Docker();
+  const docker = new Docker({ socketPath: cfg.dockerSocket });
   const removed: string[] = [];
   // in INSTALL_ROLES order: the panel first (web, worker, then its database), the data plane last
   const found = await listInstalled(docker, cfg.shortName, INSTALL_ROLES);
