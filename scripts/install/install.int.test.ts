@@ -3,6 +3,7 @@
 // shared. Ports are the suite's own plus 7. Needs root and dockerd (skipped otherwise).
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import Docker from "dockerode";
@@ -65,14 +66,19 @@ async function apiStatus(): Promise<number> {
   }
 }
 
-/** GET / of the service's domain through the installed Caddy: its body, or null. */
-async function viaCaddy(): Promise<string | null> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${installEnv.LEVELRAIL_INGRESS_HTTP_PORT}/`, { headers: { Host: domain }, signal: AbortSignal.timeout(2000) });
-    return res.status === 200 ? await res.text() : null;
-  } catch {
-    return null;
-  }
+/** GET / of the service's domain through the installed Caddy (node:http: fetch will not send a Host of our choosing): its body, or null. */
+function viaCaddy(): Promise<string | null> {
+  return new Promise((resolve) => {
+    const req = request({ host: "127.0.0.1", port: Number(installEnv.LEVELRAIL_INGRESS_HTTP_PORT), path: "/", headers: { Host: domain }, agent: false, timeout: 2000 }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (body += d));
+      res.on("end", () => resolve(res.statusCode === 200 ? body : null));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(null));
+    req.end();
+  });
 }
 
 /** The CLI as an operator runs it (`npx levelrail …`), with the install settings and no database of the suite's. */
