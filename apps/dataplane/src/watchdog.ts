@@ -8,19 +8,19 @@
  * killed when it has given no answer for `deadMs` while we ourselves were awake (a stall of our own
  * event loop is no proof against the sibling), and only when its pid is known, is not ours, still
  * exists and is a data plane. After a kill it must answer again (a new process) before the next.
- * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of uptime (a process
+ * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of serving (a process
  * finishing its start-up may pause longer; killing it there again would keep it from ever coming up).
  */
 export interface SiblingInfo {
   pid: number;
-  /** Null: not reported (an older version). */
-  uptimeMs: number | null;
+  /** Since its TCP port is up (null: not reported, an older version). */
+  servingMs: number | null;
 }
 
 export interface WatchdogDeps {
   /** One DNS query to the sibling; resolves when it answered, rejects on no answer within `timeoutMs`. */
   probe(timeoutMs: number): Promise<void>;
-  /** The sibling's pid and how long it has run, as it reports them (its `/healthz`); null when it does not say. */
+  /** The sibling's pid and how long it has served, as it reports them (its `/healthz`); null when it does not say. */
   sibling(): Promise<SiblingInfo | null>;
   /** Whether `pid` exists and its command line names the data plane. */
   isDataPlane(pid: number): boolean;
@@ -108,7 +108,7 @@ export class Watchdog {
       if (info && info.pid !== this.pid) {
         const at = this.d.now();
         // Replaced (a newer version, or restarted between two probes): a new process, young again.
-        if (info.uptimeMs !== null) this.appearedAt = at - info.uptimeMs;
+        if (info.servingMs !== null) this.appearedAt = at - info.servingMs;
         else if (this.pid !== null) this.appearedAt = at;
         this.pid = info.pid;
         this.d.log(`[watchdog] sibling is pid ${info.pid}`);
