@@ -43,7 +43,11 @@ export interface WatchdogTimings {
 export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000, youngMs: 3000, youngDeadMs: 1000 };
 
 export class Watchdog {
-  /** When the sibling last answered (null: not since it was last killed or since we started). */
+  /**
+   * When the last question the sibling answered was asked (null: none since it was last killed or
+   * since we started). Counting from the question, not the answer, keeps the decision on the
+   * probes' own beat: 150 ms after it is three questions in a row without an answer.
+   */
   private lastAnswer: number | null = null;
   /** When the sibling process we watch started (as far as we know: at the latest, when it first answered). */
   private appearedAt = 0;
@@ -84,17 +88,17 @@ export class Watchdog {
     this.lastTick = now;
     this.decide(now);
     void this.d.probe(this.t.probeTimeoutMs).then(
-      () => this.answered(),
+      () => this.answered(now),
       () => {
         this.gap = true;
       },
     );
   }
 
-  private answered(): void {
+  private answered(askedAt: number): void {
     const now = this.d.now();
     if (this.lastAnswer === null) this.appearedAt = now;
-    this.lastAnswer = now;
+    this.lastAnswer = Math.max(this.lastAnswer ?? askedAt, askedAt);
     if (this.gap || this.pid === null || now - this.pidAskedAt >= this.t.pidRefreshMs) void this.learnPid(now);
     this.gap = false;
   }
