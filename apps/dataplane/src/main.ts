@@ -1,8 +1,10 @@
 // The data plane's own process, one of two mesh DNS replicas (replica 0 on LEVELRAIL_MESH_DNS_PORT,
 // replica 1 on the next port; Caddy asks either at random, and each kills its sibling when it
-// freezes). Started detached by `npm start` (its own session, so neither a Ctrl-C nor a crash of
-// the panel reaches it), adopted by the next `npm start`, replaced without a gap by a newer version
-// of the same replica (it binds beside the old one, then tells it to go).
+// freezes). `npm start` runs each in a container under the engine's restart policy
+// (LEVELRAIL_DATAPLANE_SUPERVISOR=engine; scripts/lib/dataplane.mjs), adopts it at the next start
+// and replaces an older version itself: it starts the new container, which binds beside the old
+// one, then stops the old container (a signal from here would only have the engine restart it).
+// Run as a plain process (the default, `launcher`), a newer one tells the older one to go.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -15,7 +17,7 @@ import { isDataPlanePid, siblingPort, siblingWatchdog } from "./sibling";
 
 const schema = envSchema
   .pick({ LEVELRAIL_DATA_DIR: true, LEVELRAIL_SHORT_NAME: true, LEVELRAIL_MESH_DNS_PORT: true, LEVELRAIL_MESH_DNS_REPLICA: true, DOCKER_HOST: true })
-  .extend({ LEVELRAIL_DATAPLANE_VERSION: z.string().default("dev") });
+  .extend({ LEVELRAIL_DATAPLANE_VERSION: z.string().default("dev"), LEVELRAIL_DATAPLANE_SUPERVISOR: z.enum(["launcher", "engine"]).default("launcher") });
 const env = (() => {
   try {
     return parseEnv(schema, process.env, "the data plane");
@@ -54,9 +56,9 @@ const readPid = (file: string) => {
     return 0;
   }
 };
-const previous = [readPid(pidFile), ...(replica === 0 ? [readPid(legacyPidFile)] : [])];
+const previous = env.LEVELRAIL_DATAPLANE_SUPERVISOR === "engine" ? [] : [readPid(pidFile), ...(replica === 0 ? [readPid(legacyPidFile)] : [])];
 writeFileSync(pidFile, `${process.pid}\n`); // before the signal, so the old one never removes ours
-if (replica === 0) rmSync(legacyPidFile, { force: true });
+if (replica === 0 && env.LEVELRAIL_DATAPLANE_SUPERVISOR !== "engine") rmSync(legacyPidFile, { force: true });
 for (const pid of new Set(previous)) {
   if (pid <= 0 || pid === process.pid || !isDataPlanePid(pid)) continue;
   try {
