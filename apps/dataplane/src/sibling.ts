@@ -15,7 +15,7 @@ export function isDataPlanePid(pid: number): boolean {
 }
 
 /**
- * The pid and uptime a data plane's `/healthz` on `port` reports (node:http, not `fetch`: loading fetch's
+ * The pid and serving time a data plane's `/healthz` on `port` reports (node:http, not `fetch`: loading fetch's
  * implementation the first time blocks the event loop for longer than the watchdog's patience).
  */
 export function siblingInfo(port: number, timeoutMs = 1000): Promise<SiblingInfo | null> {
@@ -26,8 +26,8 @@ export function siblingInfo(port: number, timeoutMs = 1000): Promise<SiblingInfo
       res.on("error", reject);
       res.on("end", () => {
         try {
-          const { pid, uptimeMs } = JSON.parse(text) as { pid?: unknown; uptimeMs?: unknown };
-          resolve(typeof pid === "number" ? { pid, uptimeMs: typeof uptimeMs === "number" ? uptimeMs : null } : null);
+          const { pid, servingMs } = JSON.parse(text) as { pid?: unknown; servingMs?: unknown };
+          resolve(typeof pid === "number" ? { pid, servingMs: typeof servingMs === "number" ? servingMs : null } : null);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }

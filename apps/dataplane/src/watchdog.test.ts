@@ -3,11 +3,11 @@ import { DEFAULT_TIMINGS, Watchdog } from "./watchdog";
 
 /** A sibling and a clock under the test's control; `step` is one watchdog tick 50 ms after the last. */
 function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean; youngMs?: number } = {}) {
-  const world = { now: 100_000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, uptimeMs: 0 as number | null, killed: [] as number[], logs: [] as string[] };
+  const world = { now: 100_000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, servingMs: 0 as number | null, killed: [] as number[], logs: [] as string[] };
   const dog = new Watchdog(
     {
     probe: () => (world.answering ? Promise.resolve() : Promise.reject(new Error("no answer"))),
-    sibling: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve({ pid: world.pid, uptimeMs: world.uptimeMs })),
+    sibling: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve({ pid: world.pid, servingMs: world.servingMs })),
     isDataPlane: o.dataPlane ?? (() => true),
     kill: (pid) => void world.killed.push(pid),
     now: () => world.now,
@@ -60,7 +60,7 @@ describe("the sibling watchdog", () => {
 
   it("a sibling that has just started gets 1 s for its first 3 s (the end of its start-up), then 150 ms", async () => {
     const r = rig({ youngMs: 3000 });
-    r.world.uptimeMs = 400;
+    r.world.servingMs = 400;
     await r.steps(3);
     r.world.answering = false;
     await r.steps(10); // 500 ms
@@ -81,7 +81,7 @@ describe("the sibling watchdog", () => {
     expect(r.world.killed).toEqual([4242, 5353]);
     // A watchdog that starts next to a sibling that has run for long (it was itself restarted): no grace.
     const late = rig({ youngMs: 3000 });
-    late.world.uptimeMs = 60_000;
+    late.world.servingMs = 60_000;
     await late.steps(3);
     late.world.answering = false;
     await late.steps(4);
