@@ -5,7 +5,8 @@
  * the other replica at once, and the engine's restart policy brings the killed one back.
  *
  * Rules: the sibling is watched only once it has answered (never while either side starts); it is
- * killed when it has given no answer for `deadMs` while we ourselves were awake (a stall of our own
+ * killed when it has given no answer for `deadMs` (when the kernel holds it stopped) or `hungDeadMs`
+ * (when it is running or sleeping: starved, or hung) while we ourselves were awake (a stall of our own
  * event loop is no proof against the sibling), and only when its pid is known, is not ours, still
  * exists and is a data plane. After a kill it must answer again (a new process) before the next.
  * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of serving (a process
@@ -24,6 +25,8 @@ export interface WatchdogDeps {
   sibling(): Promise<SiblingInfo | null>;
   /** Whether `pid` exists and its command line names the data plane. */
   isDataPlane(pid: number): boolean;
+  /** Whether the kernel holds `pid` stopped (SIGSTOP, a tracer): it cannot answer until someone else acts. */
+  stopped(pid: number): boolean;
   kill(pid: number): void;
   now(): number;
   log(line: string): void;
@@ -38,9 +41,15 @@ export interface WatchdogTimings {
   pidRefreshMs: number;
   youngMs: number;
   youngDeadMs: number;
+  /**
+   * The patience for a sibling the kernel reports running or sleeping (not stopped): on a starved
+   * host a healthy process can be silent for longer than `deadMs`, and killing it for that would
+   * only restart it; a real hang (a busy or deadlocked loop) is killed after this.
+   */
+  hungDeadMs: number;
 }
 
-export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000, youngMs: 3000, youngDeadMs: 1000 };
+export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000, youngMs: 3000, youngDeadMs: 1000, hungDeadMs: 1000 };
 
 export class Watchdog {
   /**
@@ -128,6 +137,8 @@ export class Watchdog {
     const young = now - this.appearedAt < this.t.youngMs;
     if (this.lastAnswer === null || now - this.lastAnswer < (young ? this.t.youngDeadMs : this.t.deadMs)) return;
     const pid = this.pid;
+    // Silent but not stopped: starved rather than frozen, most likely. Wait longer before a kill.
+    if (pid !== null && now - this.lastAnswer < this.t.hungDeadMs && this.d.isDataPlane(pid) && !this.d.stopped(pid)) return;
     const silentMs = Math.round(now - this.lastAnswer);
     this.lastAnswer = null; // one decision per silence: it must answer again to be watched again
     if (pid === null || pid === this.d.ownPid || pid <= 1) return;
