@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ProbeResult, Prober } from "./ports";
-import { ProberManager, type ProbeTarget } from "./prober";
+import { type HttpProbeTarget as ProbeTarget, ProberManager } from "./prober";
 
 const NOW = new Date("2026-03-01T12:00:00Z").getTime();
 
@@ -31,7 +31,7 @@ beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ["Date", "setTimeout", "clearTimeout"] });
   endpoint = new FakeEndpoint();
   woken = [];
-  manager = new ProberManager({ prober: endpoint, intervalMs: 100, wake: (k) => woken.push(k) });
+  manager = new ProberManager({ probe: (t, ms) => endpoint.probe(t.url, ms), intervalMs: 100, wake: (k) => woken.push(k) });
 });
 afterEach(() => {
   manager.stop();
@@ -107,7 +107,7 @@ describe("ProberManager", () => {
   });
 
   it("a final result nobody forgets (its container removed by hand) is dropped after a while", async () => {
-    manager = new ProberManager({ prober: endpoint, intervalMs: 100, wake: (k) => woken.push(k), retainMs: 60_000 });
+    manager = new ProberManager({ probe: (t, ms) => endpoint.probe(t.url, ms), intervalMs: 100, wake: (k) => woken.push(k), retainMs: 60_000 });
     endpoint.readyAt = NOW;
     manager.register(target());
     await vi.advanceTimersByTimeAsync(59_000);
