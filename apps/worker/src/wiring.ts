@@ -16,6 +16,7 @@ import { caddyAdmin } from "./controllers/ingress/caddy";
 import { engineFor } from "./controllers/database/engines";
 import { s3ObjectStore } from "./controllers/database/object-store";
 import { databaseController } from "./controllers/database/reconcile";
+import { type DatabaseProbeTarget, databaseProbe } from "./controllers/database/readiness";
 import { databaseAttacher } from "./controllers/database/server";
 import { pgDatabaseStore } from "./database-store";
 import type { IngressSettings } from "./controllers/ingress/desired";
@@ -134,6 +135,14 @@ export async function startWorker(o: WorkerOptions) {
 
   const stores = pgEnvStores(o.db, o.keyring);
   const serverDeps = { shortName: o.shortName, runtime: o.runtime, engine: engineFor(o.runtime) };
+  // Database servers' readiness (`pg_isready`), probed outside the passes; it wakes the database's key.
+  const databaseReadiness = new ProberManager<DatabaseProbeTarget>({
+    probe: databaseProbe(serverDeps),
+    intervalMs: 250,
+    probeTimeoutMs: 5000,
+    retainMs: 3_600_000,
+    wake: (key) => databases.enqueue(key),
+  });
   // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
   const prober = new ProberManager({ probe: (t, ms) => httpProber.probe(t.url, ms), intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
   const application: Runner = runner(
@@ -162,7 +171,7 @@ export async function startWorker(o: WorkerOptions) {
         },
       },
       pulls: fleet,
-      databases: databaseAttacher(serverDeps, (id) => databaseStore.attachedTo(id)),
+      databases: databaseAttacher({ ...serverDeps, containers: informer }, (id) => databaseStore.attachedTo(id)),
       events: pgServiceEvents(o.db),
     }),
     o.onEvent,
@@ -173,6 +182,8 @@ export async function startWorker(o: WorkerOptions) {
   const databases: Runner = runner(
     databaseController({
       ...serverDeps,
+      containers: informer,
+      readiness: databaseReadiness,
       store: databaseStore,
       objects: s3ObjectStore,
       runner: runnerId,
@@ -301,6 +312,7 @@ export async function startWorker(o: WorkerOptions) {
       clearInterval(imageTimer);
       informer.stop();
       prober.stop();
+      databaseReadiness.stop();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
       metricsServer?.close();

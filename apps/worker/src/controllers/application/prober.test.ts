@@ -47,7 +47,7 @@ describe("ProberManager", () => {
     expect(woken).toEqual([]);
     await vi.advanceTimersByTimeAsync(400);
     // When it was seen ready: a replacement's switch (and its old container's drain) counts from here.
-    expect(manager.result("c1")).toEqual({ ready: true, detail: "HTTP 200", at: NOW + 400 });
+    expect(manager.result("c1")).toEqual({ ready: true, detail: "HTTP 200", at: NOW + 400, done: true });
     expect(woken).toEqual(["service:svc-1"]);
     const probes = endpoint.asked.length;
     expect(probes).toBe(5); // at 0, 100, 200, 300, 400
@@ -69,7 +69,7 @@ describe("ProberManager", () => {
     expect(woken).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(woken).toEqual(["service:svc-1"]);
-    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503", at: NOW + 1_000 });
+    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503", at: NOW + 1_000, done: true });
     const probes = endpoint.asked.length;
     await vi.advanceTimersByTimeAsync(5_000);
     expect(endpoint.asked.length).toBe(probes);

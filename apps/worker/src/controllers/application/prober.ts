@@ -25,6 +25,8 @@ export interface ProbeObservation {
   at?: number;
   /** The probe said the container can never get ready as it is (it exited, it is gone). */
   final?: boolean;
+  /** The manager stopped probing: ready, never to be ready, or out of budget (until a `renew`). */
+  done?: boolean;
 }
 
 export interface ProberManagerOptions<T extends ProbeTarget> {
@@ -132,6 +134,7 @@ export class ProberManager<T extends ProbeTarget = HttpProbeTarget> {
     w.result = { ...result, at: this.now() };
     if (result.ready || result.final || this.now() - target.since >= target.budgetMs) {
       w.done = true;
+      w.result.done = true;
       if (target.key !== null) this.o.wake(target.key);
       for (const resolve of w.waiters.splice(0)) resolve(w.result);
       // A container removed by hand meanwhile is never forgotten by a pass: drop its result later.
