@@ -75,7 +75,7 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
     observed.imagePresent = (await o.runtime.imageId(d.image)) !== null;
     const volume = await o.runtime.inspectVolume(d.volume);
     observed.volume = !volume ? "missing" : carriesLabels(volume.labels, databaseLabels(o.shortName, { databaseId: id, environmentId: d.environmentId })) ? "ours" : "foreign";
-    if (server && server.state !== "running" && server.state !== "created") observed.logTail = await logTail(o, server.id, 3);
+    if (server?.state === "exited" || server?.state === "dead") observed.logTail = await logTail(o, server.id, 3);
     return { desired, observed };
   }
   // Networks it is on exist; of the others it should join, only those that exist can be joined.

@@ -99,10 +99,10 @@ export function runningMessage(name: string, port: number, attachingApps: number
   return `accepting connections as ${name}:${port}; ${who}`;
 }
 
-/** How a server that exited looks, with its last lines. */
+/** How a server that is not running looks; one that stays down, with its last lines (a restarting one's are its next run's). */
 function exited(c: ManagedContainer, tail: string): string {
-  const why = c.state === "restarting" ? `exited with code ${c.exitCode ?? "?"}; the engine restarts it (${plural(c.restartCount, "restart")})` : `is ${c.state}`;
-  return `the server ${why}${tail ? `: ${tail}` : ""}`;
+  if (c.state === "restarting") return `the server exited with code ${c.exitCode ?? "?"}; the engine restarts it (${plural(c.restartCount, "restart")})`;
+  return `the server is ${c.state}${tail && (c.state === "exited" || c.state === "dead") ? `: ${tail}` : ""}`;
 }
 
 /** Pure: the one next step from what is wanted and what was seen. */
