@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ProbeResult, Prober } from "./ports";
-import { type HttpProbeTarget as ProbeTarget, ProberManager } from "./prober";
+import { type HttpProbeTarget as ProbeTarget, type ProbeTarget as AnyTarget, ProberManager } from "./prober";
 
 const NOW = new Date("2026-03-01T12:00:00Z").getTime();
 
@@ -144,7 +144,7 @@ describe("ProberManager", () => {
   });
 
   it("until resolves with the final result; a probe that says it can never be ready ends it at once", async () => {
-    const m = new ProberManager({
+    const m = new ProberManager<AnyTarget>({
       probe: async (t) => (t.containerId === "gone" ? { ready: false, detail: "exited (code 1)", final: true } : { ready: Date.now() >= NOW + 200, detail: "-" }),
       intervalMs: 100,
       wake: (k) => woken.push(k),
@@ -163,7 +163,7 @@ describe("ProberManager", () => {
   });
 
   it("a probe that throws reads as not ready, with its reason", async () => {
-    const m = new ProberManager({ probe: () => Promise.reject(new Error("engine gone")), intervalMs: 100, wake: () => {} });
+    const m = new ProberManager<AnyTarget>({ probe: () => Promise.reject(new Error("engine gone")), intervalMs: 100, wake: () => {} });
     m.register({ key: null, containerId: "c1", since: NOW, budgetMs: 1_000 });
     await vi.advanceTimersByTimeAsync(0);
     expect(m.result("c1")).toMatchObject({ ready: false, detail: "engine gone" });

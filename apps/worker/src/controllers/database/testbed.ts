@@ -85,7 +85,7 @@ export class MemoryDatabaseStore implements DatabaseStore {
     return this.targets.get(id) ?? null;
   }
   /** A backup row as the verbs make one. */
-  addBackup(over: Partial<BackupRecord> & { id: string; status?: BackupStatus }): void {
+  addBackup(over: Partial<BackupRecord & { message: string; step: string | null }> & { id: string; status?: BackupStatus }): void {
     this.backups.set(over.id, {
       orgId: "org-1",
       databaseId: DB_ID,
