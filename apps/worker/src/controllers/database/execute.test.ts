@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { formatKey, backupKey } from "@levelrail/spec/keys";
 import { DatabaseRoles, Labels, databaseHelperName, databaseLabels, databaseVolumeName, networkLabels, networkName } from "@levelrail/spec/naming";
@@ -149,5 +150,78 @@ describe("the database controller on the fake engine", () => {
     expect(w.objects.objects.has(key)).toBe(false);
     expect(w.engine.get(helper)).toBeUndefined();
     expect(w.engine.volumes.has(helper)).toBe(false);
+  });
+});
+
+describe("backups and restores, whole, on the fake engine", () => {
+  const HELD = { tables: { "public.notes": 3 }, schema: ["column public.notes id integer not null"] };
+  const KEY_ = `${SHORT}/${DB_ID}/2026-03-01T11:00:00.000Z.dump`;
+  const RESTORED = databaseVolumeName(SHORT, DB_ID, "5f1e2d3c-0000-4000-8000-000000000000");
+  const ofRole = (role: string) => [...w.engine.containers.values()].filter((c) => c.labels[Labels.role] === role);
+
+  /** A verified backup whose object holds `body` (its sha256 recorded as `sha256`, default the body's). */
+  function storedBackup(body = JSON.stringify(HELD), sha256?: string) {
+    const bytes = Buffer.from(body);
+    w.objects.objects.set(KEY_, bytes);
+    const digest = sha256 ?? createHash("sha256").update(bytes).digest("hex");
+    w.store.addBackup({ id: "b-0", status: "verified", step: null, objectKey: KEY_, sha256: digest, inventory: HELD, createdAt: new Date("2026-03-01T11:00:00Z") });
+  }
+  const replaceRestore = (mode: "replace" | "into" = "replace", volume = RESTORED) =>
+    w.store.restores.push({ id: "5f1e2d3c-0000-4000-8000-000000000000", databaseId: DB_ID, backupId: "b-0", mode, volume, runner: null, status: "running", message: "" });
+
+  beforeEach(() => {
+    w.dbEngine.acceptAll = true;
+  });
+
+  it("a backup: dumped from a held snapshot, stored with its sha256, verified by a restore into a throwaway that is gone after", async () => {
+    await running();
+    w.dbEngine.data.set(servers()[0]!.id, HELD);
+    w.store.addBackup({ id: "b-1" });
+    await w.pass(formatKey(backupKey("b-1")));
+    const b = w.store.backups.get("b-1")!;
+    expect(b).toMatchObject({ status: "verified", step: null, runner: "worker-b", message: "verified: restored and compared", inventory: HELD });
+    const bytes = w.objects.objects.get(b.objectKey!)!;
+    expect(b.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+    expect(ofRole(DatabaseRoles.verify)).toEqual([]);
+    expect(w.engine.volumes.has(databaseHelperName(SHORT, "shopdb", "verify", "b-1"))).toBe(false);
+    expect(w.readiness.size).toBe(1); // the throwaway's probe is forgotten; the server's stays
+  });
+
+  it("a replacing restore: a one-off fills a fresh volume, the database switches to it and its server is made again there; the old volume is kept", async () => {
+    await running();
+    storedBackup();
+    replaceRestore();
+    await w.converge();
+    await running();
+    expect(w.store.restores[0]).toMatchObject({ status: "succeeded", message: `restored the backup of 2026-03-01T11:00:00.000Z; the previous data is kept on volume ${VOLUME}` });
+    expect(w.store.db!.volume).toBe(RESTORED);
+    expect(servers().map((c) => c.name)).toEqual([nameOf({ image: IMAGE, volume: RESTORED })]);
+    expect(w.engine.volumes.has(VOLUME)).toBe(true);
+    expect(ofRole(DatabaseRoles.restore)).toEqual([]);
+  });
+
+  it("a replacing restore whose object changed since it was written: failed, the fresh volume gone, the database serving its old data", async () => {
+    await running();
+    const before = servers()[0]!;
+    storedBackup(JSON.stringify(HELD), "0".repeat(64));
+    replaceRestore();
+    await w.converge();
+    expect(w.store.restores[0]).toMatchObject({ status: "failed", message: expect.stringMatching(/^restore failed: the stored object changed since it was written/) });
+    expect(w.engine.volumes.has(RESTORED)).toBe(false);
+    expect(w.store.db!.volume).toBe(VOLUME);
+    expect(servers().map((c) => c.id)).toEqual([before.id]);
+    expect(w.store.status?.phase).toBe("running");
+  });
+
+  it("a restore into a new database: said first, filled before its server ever starts, then running", async () => {
+    storedBackup();
+    w.engine.images.set(IMAGE, "sha256:pg17");
+    replaceRestore("into", VOLUME);
+    await w.converge();
+    expect(w.store.statuses[0]).toEqual({ phase: "starting", message: "restoring the backup into the new database", container: null });
+    expect(w.store.restores[0]).toMatchObject({ status: "succeeded", message: "restored the backup of 2026-03-01T11:00:00.000Z" });
+    await running();
+    expect(servers().map((c) => c.name)).toEqual([SERVER]);
+    expect(w.engine.calls.findIndex((c) => c.startsWith("create") && c.includes("-restore-"))).toBeLessThan(w.engine.calls.indexOf(`create ${SERVER}`));
   });
 });

@@ -4,6 +4,8 @@
  * says so, the real prober manager probing them, and an in-memory object store. Passes run one at
  * a time; keys the prober manager or the informer's events wake are collected, as a runner would.
  */
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
 import { FakeEngine } from "@levelrail/docker/fake";
 import type { BackupStatus, DatabasePhase, RestoreStatus } from "@levelrail/spec/database";
 import { formatKey, databaseKey } from "@levelrail/spec/keys";
@@ -12,7 +14,7 @@ import { wakeKeys } from "../../containers/wake";
 import type { ReconcileResult } from "../../reconcile/controller";
 import { ProberManager } from "../application/prober";
 import { DB_ID, SHORT, database } from "./plan.cases";
-import type { DatabaseEngine, ObjectStore } from "./ports";
+import type { DatabaseCredentials, DatabaseEngine, HeldSnapshot, Inventory, ObjectStore, OutputStream } from "./ports";
 import { type DatabaseProbeTarget, databaseProbe } from "./readiness";
 import { databaseController } from "./reconcile";
 import type { BackupRecord, BackupUpdate, DatabaseStore, DesiredDatabase, RestoreRecord, TargetCredentials } from "./store";
@@ -78,8 +80,10 @@ export class MemoryDatabaseStore implements DatabaseStore {
   async insertScheduled() {
     return null;
   }
-  async storedBackups() {
-    return [];
+  async storedBackups(databaseId: string) {
+    return [...this.backups.values()]
+      .filter((b): b is typeof b & { status: "verified" | "unverified" } => b.databaseId === databaseId && (b.status === "verified" || b.status === "unverified") && !b.prunedAt && b.objectKey !== null)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   }
   async target(_org: string, id: string) {
     return this.targets.get(id) ?? null;
@@ -106,32 +110,60 @@ export class MemoryDatabaseStore implements DatabaseStore {
   }
 }
 
-/** The engine of a database: its servers accept connections once `accepting` holds their id. */
-export function fakeDatabaseEngine(accepting: Set<string>): DatabaseEngine {
-  const none = () => Promise.reject(new Error("not in this test"));
-  return {
-    engine: "postgres",
-    defaultImage: (v) => `postgres:${v}`,
-    port: 5432,
-    dataPath: "/var/lib/postgresql/data",
-    containerEnv: (c) => [`POSTGRES_USER=${c.user}`, `POSTGRES_PASSWORD=${c.password}`, `POSTGRES_DB=${c.database}`],
-    connectionUrl: () => "postgres://",
-    ready: async (id) => accepting.has(id),
-    holdSnapshot: none,
-    dump: none,
-    restore: none,
-    inventory: none,
-  };
+/**
+ * The engine of a database, in memory: its servers accept connections once `accepting` holds their
+ * id (or, with `acceptAll`, as soon as they run); each server's data is an inventory, which a dump
+ * writes as JSON and a restore reads back.
+ */
+export class FakeDatabaseEngine implements DatabaseEngine {
+  readonly engine = "postgres" as const;
+  readonly port = 5432;
+  readonly dataPath = "/var/lib/postgresql/data";
+  readonly accepting = new Set<string>();
+  acceptAll = false;
+  /** container id → what its server holds. */
+  readonly data = new Map<string, Inventory>();
+  constructor(private readonly containers: FakeEngine) {}
+  defaultImage = (v: string) => `postgres:${v}`;
+  containerEnv = (c: DatabaseCredentials) => [`POSTGRES_USER=${c.user}`, `POSTGRES_PASSWORD=${c.password}`, `POSTGRES_DB=${c.database}`];
+  connectionUrl = () => "postgres://";
+  async ready(id: string) {
+    return this.accepting.has(id) || (this.acceptAll && this.containers.get(id)?.state === "running");
+  }
+  private held(id: string): Inventory {
+    return this.data.get(id) ?? { tables: {}, schema: [] };
+  }
+  async holdSnapshot(id: string): Promise<HeldSnapshot> {
+    return { id: "00000003-00000003-1", inventory: this.held(id), close: async () => {} };
+  }
+  async dump(id: string): Promise<OutputStream> {
+    return { stdout: Readable.from([Buffer.from(JSON.stringify(this.held(id)))]), done: Promise.resolve({ exitCode: 0, stderrTail: "" }) };
+  }
+  async restore(id: string, _c: DatabaseCredentials, input: Readable): Promise<void> {
+    const text = Buffer.concat(await input.toArray()).toString();
+    try {
+      this.data.set(id, JSON.parse(text) as Inventory);
+    } catch {
+      throw new Error("pg_restore failed (exit 1): pg_restore: error: input file does not appear to be a valid archive");
+    }
+  }
+  async inventory(id: string): Promise<Inventory> {
+    return this.held(id);
+  }
 }
 
-/** Objects in memory, by key. */
+/** A backup target in memory: objects by key. */
 export class MemoryObjects implements ObjectStore {
   readonly objects = new Map<string, Buffer>();
-  async upload(): Promise<{ sizeBytes: number; sha256: string }> {
-    throw new Error("not in this test");
+  async upload(key: string, body: Readable): Promise<{ sizeBytes: number; sha256: string }> {
+    const bytes = Buffer.concat(await body.toArray());
+    this.objects.set(key, bytes);
+    return { sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
   }
-  async download(): Promise<never> {
-    throw new Error("not in this test");
+  async download(key: string): Promise<Readable> {
+    const bytes = this.objects.get(key);
+    if (!bytes) throw new Error(`NoSuchKey: ${key}`);
+    return Readable.from([bytes]);
   }
   async remove(key: string) {
     this.objects.delete(key);
@@ -144,8 +176,8 @@ export class MemoryObjects implements ObjectStore {
 export function databaseWorld() {
   const engine = new FakeEngine();
   const store = new MemoryDatabaseStore();
-  const accepting = new Set<string>();
-  const dbEngine = fakeDatabaseEngine(accepting);
+  const dbEngine = new FakeDatabaseEngine(engine);
+  const accepting = dbEngine.accepting;
   const objects = new MemoryObjects();
   const woken = new Set<string>();
   const logs: string[] = [];
@@ -181,6 +213,7 @@ export function databaseWorld() {
     engine,
     store,
     accepting,
+    dbEngine,
     objects,
     informer,
     readiness,
