@@ -68,6 +68,7 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step, pass: Pass
       await x.store.updateRestore(step.restore.id, { status: "failed", message: step.message, finished: true });
       return NEXT;
     case "hold":
+      for (const b of step.wake) x.wake(formatKey(backupKey(b)));
       return void (await status(step.status));
   }
 
@@ -119,6 +120,7 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step, pass: Pass
       return NEXT;
     case "await-ready":
       probe(x, db, step.container, step.renew);
+      for (const b of step.wake) x.wake(formatKey(backupKey(b)));
       return void (await status(step.status));
     case "running": {
       if (step.runFor && db.backupSchedule) {

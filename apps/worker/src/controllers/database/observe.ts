@@ -68,6 +68,7 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
     port: engine.port,
   };
   observed.restore = await o.store.pendingRestore(id);
+  observed.openBackups = await o.store.openBackups(id);
   const server = servers.find((c) => c.name === want) ?? null;
   if (server) observed.probe = o.readiness.result(server.id);
   const live = server?.state === "running" && !observed.restore && !d.failedInto;
@@ -83,7 +84,6 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
   observed.appNetworks = [];
   for (const net of wanted) if (net in server.addresses || (await o.runtime.inspectNetwork(net))) observed.appNetworks.push(net);
   if (d.backupSchedule) observed.lastScheduledFor = await o.store.lastScheduledFor(id);
-  observed.openBackups = await o.store.openBackups(id);
   return { desired, observed };
 }
 

@@ -185,6 +185,8 @@ const schedule: Row[] = [
   ["nothing due: wait for the next due time", desired({ backupSchedule: SCHEDULE, scheduleSince: SINCE }), live({ lastScheduledFor: new Date("2026-03-01T12:00:00Z") }), { kind: "running", runFor: null, requeueAfterMs: new Date("2026-03-01T13:00:00Z").getTime() - NOW }],
   ["due times missed while no worker ran: one run, for the latest", desired({ backupSchedule: SCHEDULE, scheduleSince: SINCE }), live(), { kind: "running", runFor: new Date("2026-03-01T12:00:00Z") }],
   ["no run while the server does not accept connections", desired({ backupSchedule: SCHEDULE, scheduleSince: SINCE }), observed({ servers: [server()], imagePresent: null, volume: null }), { kind: "await-ready" }],
+  ["open backups woken while it is not ready (to wait, or be marked interrupted)", desired(), observed({ servers: [server()], imagePresent: null, volume: null, openBackups: ["b-1"] }), { kind: "await-ready", wake: ["b-1"] }],
+  ["open backups woken while the engine restarts it", desired(), observed({ servers: [server({ state: "restarting", exitCode: 1, restartCount: 3 })], openBackups: ["b-1"] }), { kind: "hold", wake: ["b-1"] }],
 ];
 
 const restoreInto: Row[] = [

@@ -75,8 +75,11 @@ export type Step =
   | { kind: "fail-restore"; restore: RestoreRecord; message: string }
   /** Fills the restore's fresh volume through a one-off server, checks it, then hands it over (off the slot). */
   | { kind: "restore"; restore: RestoreRecord; status: DatabaseStatus | null }
-  /** Nothing to do until something changes (an event, the operator, the resync): only the status. */
-  | { kind: "hold"; status: DatabaseStatus }
+  /**
+   * Nothing to do until something changes (an event, the operator, the resync): only the status.
+   * `wake`: open backups, woken to learn the database is not there for them (or to be marked interrupted).
+   */
+  | { kind: "hold"; status: DatabaseStatus; wake: string[] }
   /** Pulls the image (off the slot, with a deadline); a failure is the status, and the runner's backoff retries. */
   | { kind: "pull"; image: string; status: DatabaseStatus }
   | { kind: "create-volume"; volume: string }
@@ -86,8 +89,8 @@ export type Step =
   | { kind: "start"; container: ManagedContainer; status: DatabaseStatus }
   /** Joins the networks of the apps that attach it (under the database's name), leaves those of apps that no longer do. */
   | { kind: "join-networks"; container: ManagedContainer; connect: string[]; disconnect: string[] }
-  /** Has the prober manager probe the server (again, when `renew`); it wakes the key when the answer changes. */
-  | { kind: "await-ready"; container: ManagedContainer; renew: boolean; status: DatabaseStatus }
+  /** Has the prober manager probe the server (again, when `renew`); it wakes the key when the answer changes. `wake`: as `hold`'s. */
+  | { kind: "await-ready"; container: ManagedContainer; renew: boolean; status: DatabaseStatus; wake: string[] }
   /** Converged: record a due scheduled run, wake the open backups, and look again at the next due time. */
   | { kind: "running"; container: ManagedContainer; status: DatabaseStatus; runFor: Date | null; wake: string[]; renew: boolean; requeueAfterMs: number | null };
 
@@ -124,10 +127,10 @@ export function plan(d: Desired, o: Observed): Step {
     const status = r.mode === "into" ? { phase: "starting" as const, message: "restoring the backup into the new database", container: null } : null;
     return { kind: "restore", restore: r, status };
   }
-  if (db.failedInto) return { kind: "hold", status: { phase: "failed", message: db.failedInto, container: null } };
+  if (db.failedInto) return { kind: "hold", status: { phase: "failed", message: db.failedInto, container: null }, wake: o.openBackups };
   if (o.imagePresent === false) return { kind: "pull", image: db.image, status: { phase: "pending", message: `pulling ${db.image}`, container: null } };
   if (o.volume === "missing") return { kind: "create-volume", volume: db.volume };
-  if (o.volume === "foreign") return { kind: "hold", status: { phase: "failed", message: `volume ${db.volume} exists but is not this database's; remove or rename it`, container: null } };
+  if (o.volume === "foreign") return { kind: "hold", status: { phase: "failed", message: `volume ${db.volume} exists but is not this database's; remove or rename it`, container: null }, wake: o.openBackups };
 
   const want = d.serverName;
   const old = o.servers.find((c) => c.name !== want);
@@ -140,7 +143,7 @@ export function plan(d: Desired, o: Observed): Step {
   if (server.state === "created" || server.state === "exited" || server.state === "dead") {
     return { kind: "start", container: server, status: { phase: "starting", message: `starting ${want}${server.state === "created" ? "" : ` (${exited(server, o.logTail)})`}`, container: want } };
   }
-  if (server.state !== "running") return { kind: "hold", status: { phase: "starting", message: exited(server, o.logTail), container: want } };
+  if (server.state !== "running") return { kind: "hold", status: { phase: "starting", message: exited(server, o.logTail), container: want }, wake: o.openBackups };
 
   if (o.appNetworks === null) throw new Error("plan: the app networks were not observed");
   const wanted = new Set(db.attachedApps.map((appId) => networkName(d.shortName, appId)));
@@ -154,14 +157,14 @@ export function plan(d: Desired, o: Observed): Step {
   // A probe from before the server's last start says nothing of it now: the engine restarted it.
   if (!probe || (probe.at ?? 0) < server.startedAt) {
     const restarted = probe && server.restartCount > 0 ? `the server restarted after it exited with code ${server.exitCode ?? "?"} (${plural(server.restartCount, "restart")}); ` : "";
-    return { kind: "await-ready", container: server, renew: probe !== null, status: { phase: "starting", message: `${restarted}waiting for the server to accept connections`, container: want } };
+    return { kind: "await-ready", container: server, renew: probe !== null, status: { phase: "starting", message: `${restarted}waiting for the server to accept connections`, container: want }, wake: o.openBackups };
   }
   if (!probe.ready) {
     const spent = probe.final || o.now - server.startedAt >= READY_BUDGET_MS;
     const status: DatabaseStatus = spent
       ? { phase: "failed", message: `the server does not accept connections: ${probe.detail}; still checking`, container: want }
       : { phase: "starting", message: `waiting for the server to accept connections (${probe.detail})`, container: want };
-    return { kind: "await-ready", container: server, renew: spent, status };
+    return { kind: "await-ready", container: server, renew: spent, status, wake: o.openBackups };
   }
 
   let runFor: Date | null = null;
