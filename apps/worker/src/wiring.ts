@@ -6,8 +6,8 @@ import { pgEnvStores } from "@levelrail/services/env/sources";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
-import { Labels } from "@levelrail/spec/naming";
 import { ContainerInformer } from "./containers/informer";
+import { wakeKeys } from "./containers/wake";
 import { describe } from "./describe";
 import { httpProber } from "./controllers/application/ports";
 import { ProberManager } from "./controllers/application/prober";
@@ -16,6 +16,7 @@ import { caddyAdmin } from "./controllers/ingress/caddy";
 import { engineFor } from "./controllers/database/engines";
 import { s3ObjectStore } from "./controllers/database/object-store";
 import { databaseController } from "./controllers/database/reconcile";
+import { type DatabaseProbeTarget, databaseProbe } from "./controllers/database/readiness";
 import { databaseAttacher } from "./controllers/database/server";
 import { pgDatabaseStore } from "./database-store";
 import type { IngressSettings } from "./controllers/ingress/desired";
@@ -109,15 +110,15 @@ export async function startWorker(o: WorkerOptions) {
 
   // Every container of this instance in memory: the application controller reads it instead of the
   // engine. A container of ours that dies, starts (the engine restarting a live one) or goes away
-  // wakes its service once the index has taken the change in, not at the next resync.
+  // wakes its service (or database) once the index has taken the change in, not at the next resync.
   let engineBack = () => {};
   const informer = new ContainerInformer({
     runtime: o.runtime,
     shortName: o.shortName,
     log: o.log,
     onEvent(e) {
-      const svc = e.labels[Labels.service];
-      if (svc && isServiceId(svc) && WAKE.some((a) => e.action === a)) application.enqueue(formatKey(serviceKey(svc)));
+      // A service's container wakes its service; a database's server, its database (in under a second, not at the resync).
+      for (const key of wakeKeys(e)) (key.kind === "service" ? application : databases).enqueue(formatKey(key));
     },
     // The engine's event stream is back after a gap (dockerd restarted) and everything was inspected
     // again: look at everything now, instead of when each key's backoff, grown meanwhile, runs out.
@@ -138,8 +139,16 @@ export async function startWorker(o: WorkerOptions) {
 
   const stores = pgEnvStores(o.db, o.keyring);
   const serverDeps = { shortName: o.shortName, runtime: o.runtime, engine: engineFor(o.runtime) };
+  // Database servers' readiness (`pg_isready`), probed outside the passes; it wakes the database's key.
+  const databaseReadiness = new ProberManager<DatabaseProbeTarget>({
+    probe: databaseProbe(serverDeps),
+    intervalMs: 250,
+    probeTimeoutMs: 5000,
+    retainMs: 3_600_000,
+    wake: (key) => databases.enqueue(key),
+  });
   // Readiness probes run outside the passes and wake the service's key (the runner is made just below).
-  const prober = new ProberManager({ prober: httpProber, intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
+  const prober = new ProberManager({ probe: (t, ms) => httpProber.probe(t.url, ms), intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
   const application: Runner = runner(
     applicationController({
       shortName: o.shortName,
@@ -166,7 +175,7 @@ export async function startWorker(o: WorkerOptions) {
         },
       },
       pulls: fleet,
-      databases: databaseAttacher(serverDeps, (id) => databaseStore.attachedTo(id)),
+      databases: databaseAttacher({ ...serverDeps, containers: informer }, (id) => databaseStore.attachedTo(id)),
       events: pgServiceEvents(o.db),
     }),
     o.onEvent,
@@ -177,6 +186,8 @@ export async function startWorker(o: WorkerOptions) {
   const databases: Runner = runner(
     databaseController({
       ...serverDeps,
+      containers: informer,
+      readiness: databaseReadiness,
       store: databaseStore,
       objects: s3ObjectStore,
       runner: runnerId,
@@ -306,12 +317,10 @@ export async function startWorker(o: WorkerOptions) {
       clearInterval(imageTimer);
       informer.stop();
       prober.stop();
+      databaseReadiness.stop();
       await unlisten();
       await Promise.all(runners.map((r) => r.stop()));
       metricsServer?.close();
     },
   };
 }
-
-/** Container events that wake the container's service. */
-const WAKE = ["die", "destroy", "stop", "kill", "oom", "start"];
