@@ -17,6 +17,7 @@ import { deployService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
 import { ensureTestImage } from "@levelrail/testkit/images";
+import { startLoad } from "@levelrail/testkit/load";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { buildWeb } from "../lib/build.mjs";
@@ -214,8 +215,13 @@ describe.skipIf(!canRun)("levelrail install", () => {
     expect(planeBefore.length).toBe(3); // Caddy and two mesh DNS replicas
     const backupsBefore = readdirSync(join(dataDir, "backups")).filter((n) => n.startsWith("panel-"));
     writeFileSync(join(dataDir, "migrations.applied"), "0000_older\n"); // as a checkout with a newer migration finds it
+    // the app's traffic through Caddy, on keep-alive connections, all through the upgrade
+    const load = startLoad({ url: `http://127.0.0.1:${installEnv.LEVELRAIL_INGRESS_HTTP_PORT}/`, host: domain, concurrency: 2, maxRequests: 2_000_000, maxMs: 300_000, timeoutMs: 5000 });
+    await load.successes(20, 10_000);
     const r = await install(cfg, { build: false, release: "upgrade-test", log });
-    log(`upgrade: ${r.seconds.toFixed(1)} s`);
+    const traffic = await load.stop();
+    log(`upgrade: ${r.seconds.toFixed(1)} s; app requests through Caddy meanwhile: ${traffic.failed} failed of ${traffic.total}`);
+    expect(traffic.failures).toEqual([]);
     expect(r.outcomes).toEqual({ postgres: "started", worker: "replaced", web: "replaced" });
     const backups = readdirSync(join(dataDir, "backups")).filter((n) => n.startsWith("panel-") && !backupsBefore.includes(n));
     expect(backups.length).toBe(1);
