@@ -1,7 +1,7 @@
 // `levelrail install` end to end, on a dockerd of the test's own (own-dockerd.ts), so the reboot
 // (kill -9 of every process of the installation, the engine stopped and started) touches nothing
 // shared. Ports are the suite's own plus 7. Needs root and dockerd (skipped otherwise).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
@@ -90,6 +90,31 @@ function cli(args: string[], opts: { uid?: number } = {}) {
   return { code: r.status, stderr: r.stderr.trim() };
 }
 
+/**
+ * An install in a process of its own, `kill -9`ed once it has printed `line` (a step done, the
+ * next ones not): what a crash or a power cut half way leaves for the next install to finish.
+ */
+async function killedInstall(line: RegExp): Promise<boolean> {
+  const script = [
+    `const { installConfig } = await import(${JSON.stringify(join(repoRoot, "scripts", "install", "config.ts"))});`,
+    `const { install } = await import(${JSON.stringify(join(repoRoot, "scripts", "install", "install.ts"))});`,
+    `await install(installConfig(JSON.parse(process.env.INSTALL_ENV), process.env.INSTALL_DATA_DIR), { build: false, log: (l) => console.log(l) });`,
+  ].join("\n");
+  const env: Record<string, string | undefined> = { ...process.env, INSTALL_ENV: JSON.stringify(installEnv), INSTALL_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  return new Promise((resolve) => {
+    const watch = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      if (line.test(output)) child.kill("SIGKILL");
+    };
+    child.stdout.on("data", watch);
+    child.stderr.on("data", watch);
+    child.on("exit", (_code, signal) => resolve(signal === "SIGKILL"));
+  });
+}
+
 /** Seeds the data dir as `npm start` leaves it: an embedded PostgreSQL 17 cluster (stopped) with a row to find again. */
 async function seedEmbeddedCluster(password: string) {
   const pg = new EmbeddedPostgres({ databaseDir: join(dataDir, "pg"), port: Number(installEnv.LEVELRAIL_PG_PORT), user: "postgres", password, authMethod: "scram-sha-256", persistent: true, createPostgresUser: true, initdbFlags: ["--encoding=UTF8", "--locale=C"], onLog: () => {} });
@@ -160,14 +185,18 @@ describe.skipIf(!canRun)("levelrail install", () => {
     expect(existsSync(join(dataDir, "pg-password"))).toBe(false);
   });
 
-  it("installs over an `npm start` data dir, adopting its database; secrets are files, never in docker inspect; the API answers", async () => {
+  it("installs over an `npm start` data dir (finishing an install killed half way), adopting its database; secrets are files, never in docker inspect; the API answers", async () => {
     const pw = "seed" + Math.random().toString(36).slice(2) + "x";
     writeFileSync(join(dataDir, "pg-password"), pw + "\n", { mode: 0o600 });
     await seedEmbeddedCluster(pw);
 
+    // killed half way: the database adopted and running, the release copied, nothing migrated, no panel yet
+    expect(await killedInstall(/release \S+ copied/)).toBe(true);
+    expect(existsSync(join(dataDir, "install.json"))).toBe(false);
+
     const cfg = installConfig(installEnv, dataDir);
     const first = await install(cfg, { build: false, log });
-    log(`first install: ${first.seconds.toFixed(1)} s`);
+    log(`install after a killed one: ${first.seconds.toFixed(1)} s (${JSON.stringify(first.outcomes)})`);
     expect(await apiStatus()).toBe(401);
     expect(await markerRow(pw)).toBe("kept");
 
