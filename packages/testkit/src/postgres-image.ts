@@ -31,18 +31,8 @@ const ENTRYPOINT = new URL("../../../scripts/lib/postgres-entrypoint.sh", import
 const PASSWD = "root:x:0:0:root:/root:/bin/sh\npostgres:x:999:999:PostgreSQL administrator:/var/lib/postgresql:/bin/sh\n";
 const GROUP = "root:x:0:\npostgres:x:999:\n";
 
-const DOCKERFILE = [
-  "FROM scratch",
-  "COPY . /",
-  `ENV PATH=${PG}/bin:/bin PGDATA=/var/lib/postgresql/data`,
-  "VOLUME /var/lib/postgresql/data",
-  "EXPOSE 5432",
-  // as the official image: SIGINT is PostgreSQL's fast shutdown (SIGTERM waits for clients to leave)
-  "STOPSIGNAL SIGINT",
-  'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]',
-  'CMD ["postgres"]',
-  "",
-].join("\n");
+/** Shared with the panel's own PostgreSQL image, like the entrypoint. */
+const DOCKERFILE = readFileSync(new URL("../../../scripts/lib/postgres.Dockerfile", import.meta.url), "utf8").replaceAll("@PG_BIN@", `${PG}/bin`);
 
 /** One entry of the image: a host file copied to `dest`, a symlink, or a directory. */
 type Entry =
