@@ -9,6 +9,7 @@ import { useApps, useServicesPage } from "@/lib/queries";
 import type { AppItem, ServiceItem } from "@/lib/types";
 import { PhaseBadge } from "./phase-badge";
 import { type Scoped, appApi, appHref, serviceHref } from "@/lib/paths";
+import { Alert } from "./alert";
 
 /**
  * The fleet a page at a time: the newest services first (a service just created is on the first
@@ -22,7 +23,7 @@ export function AppsOverview({ envId }: { envId: string }) {
   const cursor = cursors[cursors.length - 1] ?? "";
   const page = useServicesPage(envId, cursor);
   if (apps.isPending) return <p className="muted">Loading apps…</p>;
-  if (apps.isError) return <p className="error" role="alert">{apps.error.message}</p>;
+  if (apps.isError) return <Alert error={apps.error} />;
   if (apps.data.length === 0) return <p className="muted">No apps yet. Create one below, then add a service to it.</p>;
   const services = page.data?.services ?? [];
   const groups = groupByApp(services, apps.data, cursors.length === 1, (name) => ({
@@ -36,11 +37,7 @@ export function AppsOverview({ envId }: { envId: string }) {
   const nextCursor = page.data?.nextCursor ?? null;
   return (
     <div className="stack">
-      {page.isError && (
-        <p className="error" role="alert">
-          {page.error.message}
-        </p>
-      )}
+      <Alert error={page.error} />
       {groups.map((g) => (
         <AppCard key={g.app.id} app={g.app} services={g.services} total={g.app.services} />
       ))}
@@ -142,9 +139,9 @@ function DeleteAppButton({ app }: { app: Scoped }) {
   return (
     <span className="inline">
       {remove.isError && (
-        <small className="error" role="alert">
+        <Alert inline>
           {remove.error instanceof ApiError ? remove.error.message : "could not delete"}
-        </small>
+        </Alert>
       )}
       <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete app ${app.name}`}>
         Delete

@@ -6,6 +6,7 @@ import { DEFAULT_METRICS_DAYS, METRICS_PERIODS } from "@/lib/keys";
 import { useAllServices, useDeployMetrics } from "@/lib/queries";
 import type { DeployMetrics } from "@/lib/types";
 import { DeployChart, fillDays } from "./deploy-chart";
+import { Alert } from "./alert";
 
 interface Totals {
   deploys: number;
@@ -55,11 +56,7 @@ export function DeployMetricsView() {
         </div>
       </div>
       {metrics.isPending && <p className="muted">Loading…</p>}
-      {metrics.isError && (
-        <p className="error" role="alert">
-          {metrics.error.message}
-        </p>
-      )}
+      <Alert error={metrics.error} />
       {m && (
         <div className={metrics.isPlaceholderData ? "stack stale" : "stack"} aria-busy={metrics.isPlaceholderData}>
           <PerDay title={service === "" ? "Whole fleet" : service} buckets={fillDays(m.fleet, m.since, now)} total={totals(m.samples)} />

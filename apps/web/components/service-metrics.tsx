@@ -3,6 +3,7 @@ import type { ContainerSampleView } from "@levelrail/services/metrics/containers
 import { type Point, formatBytes, latestAndPeak, linePath, networkRates } from "@/lib/container-metrics";
 import type { Scoped } from "@/lib/paths";
 import { useServiceMetrics } from "@/lib/queries";
+import { Alert } from "./alert";
 
 const HOUR_MS = 3_600_000;
 /** A gap wider than this between samples breaks a line (the worker samples every 10 s by default). */
@@ -34,11 +35,7 @@ export function ServiceMetrics({ service }: { service: Scoped }) {
     <section className="card" aria-labelledby="metrics-title">
       <h2 id="metrics-title">Resources (last hour)</h2>
       {metrics.isPending && <p className="muted">Loading…</p>}
-      {metrics.isError && (
-        <p className="error" role="alert">
-          {metrics.error.message}
-        </p>
-      )}
+      <Alert error={metrics.error} />
       {metrics.data && samples.length === 0 && <p className="muted">No samples yet: the worker samples the running container every few seconds.</p>}
       {samples.length > 0 && (
         <div className="metrics-grid">

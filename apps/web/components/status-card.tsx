@@ -6,6 +6,7 @@ import { PhaseBadge } from "./phase-badge";
 import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";
 import type { Scoped } from "@/lib/paths";
+import { Alert } from "./alert";
 
 /** What the worker last observed, polled every second: phase, deploy step, and whether the domains are routed. */
 export function StatusCard({ service, ingressPort }: { service: Scoped; ingressPort: number }) {
@@ -14,11 +15,7 @@ export function StatusCard({ service, ingressPort }: { service: Scoped; ingressP
     <section className="card" aria-labelledby="status-title">
       <h2 id="status-title">Status</h2>
       {status.isPending && <p className="muted">Loading…</p>}
-      {status.isError && (
-        <p className="error" role="alert">
-          {status.error.message}
-        </p>
-      )}
+      <Alert error={status.error} />
       {status.data && (
         <dl className="facts">
           <dt>Phase</dt>

@@ -8,6 +8,7 @@ import { tierEnvPath, useEnvironments, useOrgs, useProjects, useTierEnv } from "
 import type { TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
 import { QuotasCard } from "./quotas-card";
+import { Alert } from "./alert";
 
 /** One tier's editor: loads the set, PUTs the whole set, and refreshes every service's effective env. */
 export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
@@ -17,9 +18,9 @@ export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope
     return (
       <section className="card" aria-label={title}>
         <h2>{title}</h2>
-        <p className="error" role="alert">
+        <Alert>
           {env.error.message}
-        </p>
+        </Alert>
       </section>
     );
   }
@@ -53,7 +54,7 @@ export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope
 export function OrgEnvSettings() {
   const orgs = useOrgs();
   const [chosen, setChosen] = useState<string | undefined>();
-  if (orgs.isError) return <p className="error" role="alert">{orgs.error.message}</p>;
+  if (orgs.isError) return <Alert error={orgs.error} />;
   if (!orgs.data) return <p className="muted">Loading organizations…</p>;
   const org = orgs.data.find((o) => o.id === chosen) ?? orgs.data[0];
   if (!org) return <p className="muted">You belong to no organization.</p>;
@@ -91,7 +92,7 @@ export function ProjectEnvSettings() {
   const environments = useEnvironments(project?.id);
   const environment = environments.data?.find((e) => e.id === chosenEnvironment) ?? environments.data?.[0];
 
-  if (projects.isError) return <p className="error" role="alert">{projects.error.message}</p>;
+  if (projects.isError) return <Alert error={projects.error} />;
   if (!projects.data) return <p className="muted">Loading projects…</p>;
   if (!project) return <p className="muted">No projects yet.</p>;
   return (
@@ -131,11 +132,7 @@ export function ProjectEnvSettings() {
           </select>
         </div>
       </div>
-      {environments.isError && (
-        <p className="error" role="alert">
-          {environments.error.message}
-        </p>
-      )}
+      <Alert error={environments.error} />
       <div className="columns">
         <TierEnvEditor
           tier="project"
