@@ -8,8 +8,8 @@ export const keys = {
   allApps: () => ["apps"] as const,
   /** Every service, unpaged (and the prefix of every services list: mutations invalidate them all). */
   services: () => ["services"] as const,
-  /** One page of an environment's services, newest first (`cursor` "" for the first). */
-  servicesPage: (envId: string, cursor: string) => ["services", "page", envId, cursor] as const,
+  /** One page of an environment's services, newest first (`cursor` "" for the first), narrowed by `filter` (`filterParams`). */
+  servicesPage: (envId: string, cursor: string, filter: { name?: string; phase?: string } = {}) => ["services", "page", envId, cursor, filter] as const,
   /** Every service of one environment, unpaged. */
   environmentServices: (envId: string) => ["services", "environment", envId] as const,
   /** One app's services. */
