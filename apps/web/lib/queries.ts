@@ -242,11 +242,11 @@ export const useDoraMetrics = (window: string) =>
     placeholderData: keepPreviousData,
   });
 
-/** Deploys per day for the last `days` days, of one service or (`service` "") the fleet. */
-export const useDeployMetrics = (service: string, days: number) =>
+/** Deploys per day for the last `days` days, of one service (by id) or (`serviceId` "") the fleet. */
+export const useDeployMetrics = (serviceId: string, days: number) =>
   useQuery({
-    queryKey: keys.deployMetrics(service, days),
-    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { service, since: metricsSince(days) })),
+    queryKey: keys.deployMetrics(serviceId, days),
+    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { serviceId, since: metricsSince(days) })),
     refetchInterval: 10_000,
     placeholderData: keepPreviousData,
   });

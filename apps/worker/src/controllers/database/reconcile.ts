@@ -9,6 +9,7 @@ import { runRestore } from "./restore";
 import { dueRun, pruneSet } from "./schedule";
 import { containersOf, convergeNetworks, databaseContainerOptions, ensureVolume, retire, serverName } from "./server";
 import type { DesiredDatabase } from "./store";
+import { readyMessage } from "./messages";
 
 export interface DatabaseControllerOptions extends BackupDeps {
   /** Queues another key of this controller (a backup the database's pass found due or open). */
@@ -133,7 +134,7 @@ async function converge(o: DatabaseControllerOptions, d: DesiredDatabase, pass: 
   await o.store.setStatus(
     d.id,
     ready ? "running" : "starting",
-    ready ? `accepting connections as ${d.name}:${o.engine(d.engine).port} on ${d.attachedApps.length} app network(s)` : "waiting for the server to accept connections",
+    ready ? readyMessage(d.name, o.engine(d.engine).port, d.attachedApps.length) : "waiting for the server to accept connections",
     want,
   );
   return { ready };
