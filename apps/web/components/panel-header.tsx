@@ -29,7 +29,9 @@ export async function PanelHeader({ ctx }: { ctx: Ctx }) {
       <nav className="topbar-right" aria-label="Main">
         <Link href="/deploys">Deploys</Link>
         <Link href="/settings">Settings</Link>
-        <span className="muted">{ctx.actor.email}</span>
+        <span className="muted topbar-email" title={ctx.actor.email}>
+          {ctx.actor.email}
+        </span>
         <SignOutButton />
       </nav>
     </header>

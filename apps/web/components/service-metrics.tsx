@@ -1,6 +1,6 @@
 "use client";
 import type { ContainerSampleView } from "@levelrail/services/metrics/containers";
-import { agoLabel, timeRange } from "@/lib/chart";
+import { agoLabel, endLabel, timeRange } from "@/lib/chart";
 import { formatBytes, latestAndPeak, networkRates } from "@/lib/container-metrics";
 import type { Scoped } from "@/lib/paths";
 import { useServiceMetrics } from "@/lib/queries";
@@ -11,7 +11,7 @@ const HOUR_MS = 3_600_000;
 /** A gap wider than this between samples breaks a line (the worker samples every 10 s by default). */
 const MAX_GAP_MS = 60_000;
 /** The shortest span a chart draws: a container sampled twice still gets a readable line. */
-const MIN_SPAN_MS = 60_000;
+const MIN_SPAN_MS = 10_000;
 
 /**
  * The service's active container over the last hour, as the worker sampled it from the engine: CPU,
@@ -22,8 +22,11 @@ export function ServiceMetrics({ service }: { service: Scoped }) {
   const metrics = useServiceMetrics(service);
   const samples = metrics.data?.samples ?? [];
   const at = (s: ContainerSampleView) => Date.parse(s.at);
-  const { from, to } = timeRange(samples[0] ? at(samples[0]) : null, Date.now(), HOUR_MS, MIN_SPAN_MS);
-  const axis: [string, string] = [agoLabel(to - from), "now"];
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  const now = Date.now();
+  const { from, to } = timeRange(first && last ? { first: at(first), last: at(last) } : null, now, HOUR_MS, MIN_SPAN_MS);
+  const axis: [string, string] = [agoLabel(now - from), endLabel(to, now, MAX_GAP_MS)];
   const cpu = samples.map((s) => ({ t: at(s), v: s.cpuPercent }));
   const memory = samples.map((s) => ({ t: at(s), v: s.memoryBytes }));
   const limits = samples.map((s) => ({ t: at(s), v: s.memoryLimitBytes }));

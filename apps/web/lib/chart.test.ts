@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agoLabel, linear, nearestPoint, niceMax, pathPoints, timeAt, timeRange } from "./chart";
+import { agoLabel, endLabel, linear, nearestPoint, niceMax, pathPoints, timeAt, timeRange } from "./chart";
 import { linePath } from "./container-metrics";
 
 describe("linear", () => {
@@ -64,15 +64,15 @@ describe("a line over the plot", () => {
   });
 });
 
-describe("timeRange and agoLabel", () => {
+describe("timeRange, agoLabel and endLabel", () => {
   const now = 10_000_000;
-  it("starts at the first sample of a young container, at least a minute back", () => {
-    expect(timeRange(now - 300_000, now, 3_600_000, 60_000)).toEqual({ from: now - 300_000, to: now });
-    expect(timeRange(now - 5_000, now, 3_600_000, 60_000)).toEqual({ from: now - 60_000, to: now });
+  it("spans a young container's samples, first to last, at least minMs wide", () => {
+    expect(timeRange({ first: now - 300_000, last: now - 4_000 }, now, 3_600_000, 10_000)).toEqual({ from: now - 300_000, to: now - 4_000 });
+    expect(timeRange({ first: now - 5_000, last: now - 3_000 }, now, 3_600_000, 10_000)).toEqual({ from: now - 13_000, to: now - 3_000 });
   });
-  it("never reaches further back than the window", () => {
-    expect(timeRange(now - 9_000_000, now, 3_600_000, 60_000).from).toBe(now - 3_600_000);
-    expect(timeRange(null, now, 3_600_000, 60_000).from).toBe(now - 3_600_000);
+  it("never reaches further back than the window, nor past now", () => {
+    expect(timeRange({ first: now - 9_000_000, last: now + 5 }, now, 3_600_000, 10_000)).toEqual({ from: now - 3_600_000, to: now });
+    expect(timeRange(null, now, 3_600_000, 10_000)).toEqual({ from: now - 3_600_000, to: now });
   });
   it.each([
     [3_600_000, "1 h ago"],
@@ -81,5 +81,9 @@ describe("timeRange and agoLabel", () => {
     [40_000, "40 s ago"],
   ])("%s ms → %s", (ms, text) => {
     expect(agoLabel(ms)).toBe(text);
+  });
+  it("ends at now while the samples are fresh", () => {
+    expect(endLabel(now - 9_000, now, 60_000)).toBe("now");
+    expect(endLabel(now - 600_000, now, 60_000)).toBe("10 min ago");
   });
 });

@@ -46,15 +46,19 @@ export function timeAt(clientX: number, left: number, width: number, from: numbe
 export const pathPoints = (d: string): number => (d.match(/[ML]/g) ?? []).length;
 
 /**
- * The time range a chart of the last `windowMs` draws: from the first sample (a young container's
- * few minutes fill the width instead of a sliver at its right end), at most `windowMs` back and at
- * least `minMs`, to `now`.
+ * The time range a chart of the last `windowMs` draws: from its first sample to its last, so a young
+ * container's few samples fill the width instead of a sliver at the right end; at most `windowMs`
+ * back from `now` and at least `minMs` wide. Without samples: the whole window up to `now`.
  */
-export function timeRange(firstSampleAt: number | null, now: number, windowMs: number, minMs: number): { from: number; to: number } {
-  const earliest = now - windowMs;
-  const from = firstSampleAt === null ? earliest : Math.min(now - minMs, Math.max(earliest, firstSampleAt));
-  return { from, to: now };
+export function timeRange(samples: { first: number; last: number } | null, now: number, windowMs: number, minMs: number): { from: number; to: number } {
+  if (samples === null) return { from: now - windowMs, to: now };
+  const to = Math.min(now, samples.last);
+  const from = Math.max(now - windowMs, Math.min(samples.first, to - minMs));
+  return { from, to };
 }
+
+/** What the right end of the time axis says: "now", unless the last sample is older than `staleMs`. */
+export const endLabel = (to: number, now: number, staleMs: number): string => (now - to <= staleMs ? "now" : agoLabel(now - to));
 
 /** How long ago the left end of a chart is, as its axis says: "1 h ago", "12 min ago", "40 s ago". */
 export function agoLabel(ms: number): string {
