@@ -61,16 +61,15 @@ test("the Resources charts draw their lines, read at body size at 360 and 1280 p
       await readable(page, chart, width);
     }
     // The value under the pointer.
-    const plot = cpu.locator(".plot");
+    const plot = cpu.getByRole("img");
     const box = await plot.boundingBox();
-    await page.mouse.move(box!.x + box!.width * 0.9, box!.y + box!.height / 2);
+    await plot.hover({ position: { x: box!.width * 0.9, y: box!.height / 2 } });
     await expect(page.getByTestId("metrics-cpu-value")).toContainText(/CPU \d+(\.\d)?%/);
     expect(await fontSize(page.getByTestId("metrics-cpu-value"))).toBeLessThanOrEqual(await bodyFontSize(page));
     await page.getByRole("region", { name: "Resources (last hour)" }).scrollIntoViewIfNeeded();
-    await testInfo.attach(`resources-${width}px`, {
-      body: await page.getByRole("region", { name: "Resources (last hour)" }).screenshot(),
-      contentType: "image/png",
-    });
+    const resources = testInfo.outputPath(`resources-${width}px.png`);
+    await page.getByRole("region", { name: "Resources (last hour)" }).screenshot({ path: resources });
+    await testInfo.attach(`resources-${width}px`, { path: resources, contentType: "image/png" });
     await page.mouse.move(0, 0);
   }
 
@@ -81,6 +80,8 @@ test("the Resources charts draw their lines, read at body size at 360 and 1280 p
     const chart = page.getByTestId("deploy-chart").first();
     await expect(chart.locator("rect.bar-ok")).not.toHaveCount(0);
     await readable(page, chart, width);
-    await testInfo.attach(`deploys-${width}px`, { body: await chart.screenshot(), contentType: "image/png" });
+    const deploys = testInfo.outputPath(`deploys-${width}px.png`);
+    await page.getByRole("region", { name: "Deploys per day: Whole fleet" }).screenshot({ path: deploys });
+    await testInfo.attach(`deploys-${width}px`, { path: deploys, contentType: "image/png" });
   }
 });

@@ -74,7 +74,11 @@ export function DeployChart({ days, label, compact = false }: { days: readonly D
       <div className="plot-axis plot-days chart-label">
         {days.map((d, i) =>
           showLabel(i) ? (
-            <span key={d.day} className={i === lastIndex ? "day-last" : undefined} style={i === lastIndex ? undefined : { left: `${((i + 0.5) / days.length) * 100}%` }}>
+            <span
+              key={d.day}
+              className={i === lastIndex ? "day-last" : (i / labelEvery) % 2 === 1 ? "day-minor" : undefined}
+              style={i === lastIndex ? undefined : { left: `${((i + 0.5) / days.length) * 100}%` }}
+            >
               {d.day.slice(5)}
             </span>
           ) : null,

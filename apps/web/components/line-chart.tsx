@@ -42,11 +42,11 @@ export function LineChart({
   const top = niceMax(Math.max(0, ...peaks.map((p) => p.peak ?? 0)));
   const x = linear([from, to], [0, PLOT_WIDTH]);
   const y = linear([0, top], [PLOT_HEIGHT, 0]);
+  // A series with no value at all (no memory limit) is left out of the words; its line is empty too.
   const summary = series
-    .map((s, i) => {
-      const p = peaks[i]!;
-      return `${s.name} ${p.latest === null ? "—" : unit(p.latest)}${p.peak === null || series.length > 1 ? "" : `, peak ${unit(p.peak)}`}`;
-    })
+    .map((s, i) => ({ s, p: peaks[i]! }))
+    .filter(({ p }, i) => p.latest !== null || (i === 0 && series.length === 1))
+    .map(({ s, p }) => `${s.name} ${p.latest === null ? "—" : unit(p.latest)}${p.peak === null || series.length > 1 ? "" : `, peak ${unit(p.peak)}`}`)
     .join("; ");
   const under = hover === null ? [] : series.map((s) => ({ s, p: nearestPoint(s.points, hover, maxGapMs) }));
 
