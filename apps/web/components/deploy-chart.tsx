@@ -40,6 +40,8 @@ export function DeployChart({ days, label, compact = false }: { days: readonly D
   // Every few days and the last one, never two labels crowded together at the end.
   const lastIndex = days.length - 1;
   const showLabel = (i: number) => i === lastIndex || (i % labelEvery === 0 && lastIndex - i >= Math.max(1, labelEvery / 2));
+  // A narrow chart shows every other label, and none close before the last (labels there are wider than the bars).
+  const dayClass = (i: number) => (i === lastIndex ? "day-last" : (i / labelEvery) % 2 === 1 || lastIndex - i < labelEvery * 1.5 ? "day-minor" : undefined);
   const deploys = days.reduce((n, d) => n + d.deploys, 0);
   const failed = days.reduce((n, d) => n + d.failed, 0);
   const busiest = days.reduce<DayBucket | null>((b, d) => (d.deploys + d.failed > (b ? b.deploys + b.failed : 0) ? d : b), null);
@@ -76,7 +78,7 @@ export function DeployChart({ days, label, compact = false }: { days: readonly D
           showLabel(i) ? (
             <span
               key={d.day}
-              className={i === lastIndex ? "day-last" : (i / labelEvery) % 2 === 1 ? "day-minor" : undefined}
+              className={dayClass(i)}
               style={i === lastIndex ? undefined : { left: `${((i + 0.5) / days.length) * 100}%` }}
             >
               {d.day.slice(5)}
