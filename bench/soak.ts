@@ -20,10 +20,10 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter } from "@levelrail/spec/naming";
+import { instanceFilter, isDataPlaneContainer } from "@levelrail/spec/naming";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
-import { freePort } from "@levelrail/testkit/registry";
+import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 
@@ -51,7 +51,7 @@ const panel = new Panel({
   PORT: String(await freePort()),
   LEVELRAIL_PG_PORT: String(await freePort()),
   LEVELRAIL_CADDY_ADMIN: `http://127.0.0.1:${await freePort()}`,
-  LEVELRAIL_MESH_DNS_PORT: String(await freePort()),
+  LEVELRAIL_MESH_DNS_PORT: String(await freePortPair()), // the two mesh DNS replicas: P and P+1
   LEVELRAIL_METRICS_PORT: String(await freePort()),
   LEVELRAIL_INGRESS_HTTP_PORT: String(ingressPort),
   LEVELRAIL_INGRESS_TLS: "off",
@@ -109,7 +109,7 @@ try {
   if (failures.length) console.log(`  first failures: ${failures.slice(0, 5).join(" | ")}`);
 
   // What is left must be exactly what the desired state explains.
-  const containers = await runtime.listContainers(instanceFilter(short));
+  const containers = (await runtime.listContainers(instanceFilter(short))).filter((c) => !isDataPlaneContainer(c));
   const services = new Map(await Promise.all(SERVICES.map(async (n) => [(await getStatus({ ctx, envId: ctx.envId, name: n })).activeContainer, n] as const)));
   for (const n of SERVICES) {
     const mine = containers.filter((c) => c.name.startsWith(`${short}-${n}-`));
