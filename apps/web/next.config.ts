@@ -28,6 +28,10 @@ const config: NextConfig = {
       },
     ];
   },
+  // The Deploys page lived at /metrics; old links and bookmarks land on its new address.
+  async redirects() {
+    return [{ source: "/metrics", destination: "/deploys", permanent: true }];
+  },
   reactStrictMode: true,
 };
 
