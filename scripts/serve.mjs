@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Serves the panel: the worker (apps/worker/src/main.ts through tsx) and the built web app (next
-// start in apps/web), their output prefixed [worker] and [web], each restarted with backoff when
+// Serves the panel: the worker (apps/worker/src/main.ts, compiled to apps/worker/dist/main.mjs when
+// its code changed) and the built web app (next start in apps/web), their output prefixed [worker] and [web], each restarted with backoff when
 // it exits on its own. Used by `npm start` and usable on its own (e.g. as Playwright's webServer)
 // once the database is migrated, the web app built and the data plane running:
 //   DATABASE_URL=… PORT=3100 node scripts/serve.mjs
@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { handleSignals, onShutdown, runMain, shuttingDown } from "./lib/lifecycle.mjs";
+import { BUNDLES, bundle, nodeArgs } from "./lib/bundle.mjs";
 import { repoRoot } from "./lib/paths.mjs";
 import { Fatal, log, portFree, quietEnv, sleep, supervise, waitFor } from "./lib/util.mjs";
 import { httpStatus } from "./lib/system.mjs";
@@ -63,8 +64,9 @@ export async function serveStack(env) {
   const port = env.PORT;
   if (!(await portFree(Number(port)))) throw new Fatal(`port ${port} is taken by another program (an earlier run still serving?); free it or set PORT`);
   const fullEnv = { ...process.env, ...quietEnv, ...env };
-  // `node --import tsx` rather than the tsx CLI: one process, so stopping it leaves no orphan.
-  keepRunning("worker", () => spawnChild("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], { cwd: repoRoot, env: fullEnv }));
+  const worker = await bundle(BUNDLES.worker);
+  if (worker.built) log(`compiled the worker to ${BUNDLES.worker.outfile}`);
+  keepRunning("worker", () => spawnChild("worker", process.execPath, nodeArgs(worker.outfile), { cwd: repoRoot, env: fullEnv }));
   // Not `next start`: apps/web/server/main.mjs wraps Next to resolve the caller's address (trusted proxies).
   keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: { ...fullEnv, NODE_ENV: "production", PORT: String(port) } }));
 

@@ -48,7 +48,7 @@ await runMain(async () => {
   const env = { DATABASE_URL: db.url, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin, LEVELRAIL_MESH_DNS_PORT: meshPort, PORT: port };
   await migrate(env);
   recordMigrated(dataDir);
-  await buildWeb(env);
+  await buildWeb(env, { fast: true });
   const { url } = await serveStack(env);
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

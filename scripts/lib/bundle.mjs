@@ -142,6 +142,8 @@ export const BUNDLES = {
   worker: { entry: "apps/worker/src/main.ts", outfile: "apps/worker/dist/main.mjs" },
   dataplane: { entry: "apps/dataplane/src/main.ts", outfile: "apps/dataplane/dist/main.mjs" },
   cli: { entry: "scripts/cli.ts", outfile: "scripts/dist/cli.mjs" },
+  /** Loaded by the launchers themselves: migrations run in-process. */
+  migrate: { entry: "packages/db/src/migrate.ts", outfile: "packages/db/dist/migrate.mjs" },
 };
 
 /** `node` arguments that run a built bundle with TypeScript stack traces. */

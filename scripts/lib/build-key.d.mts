@@ -1,0 +1,3 @@
+export declare function readByWebBuild(path: string): boolean;
+export declare function changedPaths(porcelainZ: string): string[];
+export declare function webBuildKey(head: string, porcelainZ: string, read: (path: string) => string | Buffer | null): string;
