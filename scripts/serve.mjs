@@ -70,7 +70,7 @@ export async function serveStack(env) {
   // Not `next start`: apps/web/server/main.mjs wraps Next to resolve the caller's address (trusted proxies).
   keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: { ...fullEnv, NODE_ENV: "production", PORT: String(port) } }));
 
-  const up = await waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 500 });
+  const up = await waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 100 });
   if (!up) throw new Fatal(`the web app did not answer on port ${port} within 120 s`);
   return { url: `http://localhost:${port}` };
 }

@@ -144,7 +144,7 @@ async function connectWhenUp(pg, isExited) {
         return null;
       }
     },
-    { timeoutMs: 60_000, intervalMs: 300 },
+    { timeoutMs: 60_000, intervalMs: 100 },
   );
   return client === "exited" ? null : client;
 }
