@@ -102,14 +102,20 @@ export async function bundle({ entry, outfile }) {
   if (upToDate(absOut, key)) return { outfile: absOut, built: false };
 
   const esbuild = await loadEsbuild();
-  const result = await esbuild.build({
-    ...OPTIONS,
-    entryPoints: [absEntry],
-    outfile: absOut,
-    absWorkingDir: repoRoot,
-    write: false,
-    metafile: true,
-  });
+  let result;
+  try {
+    result = await esbuild.build({
+      ...OPTIONS,
+      entryPoints: [absEntry],
+      outfile: absOut,
+      absWorkingDir: repoRoot,
+      write: false,
+      metafile: true,
+    });
+  } finally {
+    // The build service (a child process of ~200 MB) would otherwise live as long as we do.
+    await esbuild.stop();
+  }
   mkdirSync(dirname(absOut), { recursive: true });
   for (const file of result.outputFiles) writeAtomic(file.path, file.contents);
   // Inputs as esbuild saw them (relative to the repo root), plus every package.json on the way:
