@@ -1,16 +1,15 @@
-// What a web build is of: the commit, plus the contents of the uncommitted files the build reads.
-// A start skips `next build` when the last build had the same key, so a work tree with local
-// changes elsewhere (scripts, tests, README) does not rebuild the web app on every start.
+// What a web build is built from: the committed trees of its inputs, plus the contents of the
+// uncommitted files among them. A start skips `next build` when the last build had the same key,
+// so a commit or a local change elsewhere (scripts, the worker, tests, README) keeps the build.
 import { createHash } from "node:crypto";
 
-/** Paths a web build never reads: changes under them alone keep the last build. */
-const NOT_WEB = ["scripts/", "e2e/", "bench/", "apps/worker/", "apps/dataplane/", "drizzle/", ".github/"];
+/** What `next build` of apps/web reads from the repo (besides node_modules, which the lockfile pins). */
+export const WEB_INPUTS = ["apps/web", "packages", "package.json", "package-lock.json", "tsconfig.base.json"];
 
 /** Whether a changed path can change what `next build` produces. */
 export function readByWebBuild(path) {
-  if (NOT_WEB.some((prefix) => path.startsWith(prefix))) return false;
-  if (/\.(test|int\.test)\.tsx?$/.test(path) || path.endsWith(".md") || path.endsWith(".gitignore")) return false;
-  return true;
+  if (!WEB_INPUTS.some((input) => path === input || path.startsWith(`${input}/`))) return false;
+  return !(/\.test\.tsx?$/.test(path) || path.endsWith(".md"));
 }
 
 /** The paths `git status --porcelain -z` lists (both sides of a rename or copy). */
@@ -26,17 +25,16 @@ export function changedPaths(porcelainZ) {
 }
 
 /**
- * The key of a build of commit `head` with these uncommitted changes: `head` itself when none of
- * them is read by the build, else `head+<hash of their paths and contents>`. `read(path)` returns
- * a file's contents, or null when it is gone.
+ * The key of a build from `committed` (`git ls-tree HEAD <WEB_INPUTS>`: the inputs' object ids)
+ * with these uncommitted changes (`git status --porcelain -z`). `read(path)` returns a file's
+ * contents, or null when it is gone.
  */
-export function webBuildKey(head, porcelainZ, read) {
+export function webBuildKey(committed, porcelainZ, read) {
+  const h = createHash("sha256").update(committed);
   const relevant = [...new Set(changedPaths(porcelainZ).filter(readByWebBuild))].sort();
-  if (relevant.length === 0) return head;
-  const h = createHash("sha256");
   for (const path of relevant) {
     const contents = read(path);
-    h.update(path).update("\0").update(contents === null ? "(deleted)" : contents).update("\0");
+    h.update("\0").update(path).update("\0").update(contents === null ? "(deleted)" : contents);
   }
-  return `${head}+${h.digest("hex").slice(0, 16)}`;
+  return h.digest("hex").slice(0, 16);
 }

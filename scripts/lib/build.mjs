@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { BUNDLES, bundle } from "./bundle.mjs";
-import { webBuildKey } from "./build-key.mjs";
+import { WEB_INPUTS, webBuildKey } from "./build-key.mjs";
 import { repoRoot } from "./paths.mjs";
 import { run } from "./lifecycle.mjs";
 import { Fatal, capture, log, quietEnv } from "./util.mjs";
@@ -27,11 +27,11 @@ export async function migrate(env) {
 const nextDir = join(repoRoot, "apps", "web", ".next");
 const stampFile = join(nextDir, "levelrail-build.stamp");
 
-/** The key of what a build now would be of (see build-key.mjs), or null outside a git checkout. */
+/** The key of what a build now would be built from (see build-key.mjs), or null outside a git checkout. */
 function currentKey() {
-  const head = capture("git", ["rev-parse", "HEAD"], { cwd: repoRoot });
-  const status = capture("git", ["status", "--porcelain", "-z", "--untracked-files=all"], { cwd: repoRoot });
-  if (!head.ok || !status.ok) return null;
+  const committed = capture("git", ["ls-tree", "HEAD", "--", ...WEB_INPUTS], { cwd: repoRoot });
+  const status = capture("git", ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...WEB_INPUTS], { cwd: repoRoot });
+  if (!committed.ok || !status.ok || committed.stdout.trim() === "") return null;
   const read = (path) => {
     try {
       return readFileSync(join(repoRoot, path));
@@ -39,12 +39,12 @@ function currentKey() {
       return null;
     }
   };
-  return webBuildKey(head.stdout.trim(), status.stdout, read);
+  return webBuildKey(committed.stdout, status.stdout, read);
 }
 
 /**
- * `next build` of apps/web, skipped when the last build had the same key: the same commit, and
- * the same contents of any uncommitted file the build reads. `env` reaches the build (pages that
+ * `next build` of apps/web, skipped when the last build had the same key: the same committed
+ * web inputs (apps/web, packages, the manifests), and the same contents of any uncommitted one. `env` reaches the build (pages that
  * read the database at build time need it). `fast` (`npm start`, and `npm test` after its
  * typecheck step) skips Next's own type check, which `tsc` covers (LEVELRAIL_BUILD_FAST, read by
  * next.config.ts); Next 16 does not lint during a build.
@@ -53,7 +53,7 @@ export async function buildWeb(env, { fast = false } = {}) {
   const key = currentKey();
   const built = existsSync(join(nextDir, "BUILD_ID")) && existsSync(stampFile) ? readFileSync(stampFile, "utf8").trim() : null;
   if (key && built === key) {
-    log(`web app already built at ${key.slice(0, 12)}${key.includes("+") ? " (with local changes)" : ""}; skipping the build`);
+    log(`web app already built from these sources (${key}); skipping the build`);
     return;
   }
   log(`building the web app (next build${fast ? ", type check left to tsc" : ""})`);
