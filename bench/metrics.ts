@@ -12,8 +12,8 @@
 import { createApp } from "@levelrail/services/app/app";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "@levelrail/worker/harness";
+import { fleetTeardown, pool } from "./fleet";
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -28,30 +28,9 @@ const median = (xs: number[]) => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
-
 const s = await setupSuite("metrics-bench");
 const { ctx, sql } = s;
-let cleaning: Promise<void> | null = null;
-const cleanup = () =>
-  (cleaning ??= (async () => {
-    await s.stopWorker();
-    await pool(await s.runtime.listContainers(instanceFilter(s.shortName)), 8, (c) => s.runtime.removeContainer(c.id));
-    await s.teardown();
-  })());
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  process.once(sig, () => {
-    console.error(`${sig}: removing the fleet`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+const cleanup = fleetTeardown(s);
 
 // No timed resync and no timed sampling during the measure: the bench calls the rounds.
 const worker = await s.startWorker({ resyncMs: 3_600_000, drainMs: 0, containerMetrics: { intervalMs: 3_600_000 } });

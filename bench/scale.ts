@@ -25,6 +25,7 @@ import type { Runtime } from "@levelrail/docker";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { instanceFilter } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "@levelrail/worker/harness";
+import { fleetTeardown, pool } from "./fleet";
 import { webFigures } from "./web-figures";
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 1000);
@@ -43,16 +44,6 @@ const median = (xs: number[]) => {
 /** Nearest-rank percentile. */
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Runs `fn` over `items`, `limit` at a time. */
-async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]!);
-    }),
-  );
-}
 
 /** The runtime the worker gets: every method call counted (by name) while `counting` is on. */
 function countingRuntime(inner: Runtime) {
@@ -82,20 +73,7 @@ const ctx = { db: s.db, actor: await actorFor(s.db, operator.id, operator.email)
 // A fleet beyond the default quotas (200 services): raised for this organization, as the administrator would.
 await setOrgQuotas(s.db, org.id, { apps: APPS, services: SERVICES }, undefined);
 const counted = countingRuntime(s.runtime);
-let cleaning: Promise<void> | null = null;
-const cleanup = () =>
-  (cleaning ??= (async () => {
-    await s.stopWorker();
-    // 300 containers: removed 8 at a time before the suite's own (sequential) teardown.
-    await pool(await s.runtime.listContainers(instanceFilter(s.shortName)), 8, (c) => s.runtime.removeContainer(c.id));
-    await s.teardown();
-  })());
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  process.once(sig, () => {
-    console.error(`${sig}: removing the fleet`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+const cleanup = fleetTeardown(s);
 
 let waiting: { key: string; t0: number; resolve: (ms: number) => void } | null = null;
 const worker = await s.startWorker({

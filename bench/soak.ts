@@ -20,7 +20,7 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { instanceFilter } from "@levelrail/spec/naming";
+import { instanceFilter, isDataPlaneContainer } from "@levelrail/spec/naming";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
@@ -109,7 +109,7 @@ try {
   if (failures.length) console.log(`  first failures: ${failures.slice(0, 5).join(" | ")}`);
 
   // What is left must be exactly what the desired state explains.
-  const containers = await runtime.listContainers(instanceFilter(short));
+  const containers = (await runtime.listContainers(instanceFilter(short))).filter((c) => !isDataPlaneContainer(c));
   const services = new Map(await Promise.all(SERVICES.map(async (n) => [(await getStatus({ ctx, envId: ctx.envId, name: n })).activeContainer, n] as const)));
   for (const n of SERVICES) {
     const mine = containers.filter((c) => c.name.startsWith(`${short}-${n}-`));

@@ -8,9 +8,10 @@ import { startDatabase } from "./lib/database.mjs";
 import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
-import { ensureCaddy, ensureDocker, ensureTestTools } from "./lib/system.mjs";
+import { ensureCaddy } from "./lib/caddy.mjs";
+import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended"];
 
 handleSignals({ exitCode: 130 });
 await runMain(async () => {
@@ -19,7 +20,7 @@ await runMain(async () => {
   const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2219";
   await ensureNpm();
   await ensureDocker({ dataDir });
-  await ensureCaddy({ dataDir, admin: caddyAdmin, attached: true });
+  await ensureCaddy({ dataDir, admin: caddyAdmin, short: "lrbench", attached: true });
   await ensureTestTools();
   const db = await startDatabase({ dataDir, port: 54349 + 10, fresh: true });
   ensureMasterKeyFile(dataDir);

@@ -15,6 +15,7 @@ import { bootstrapOrg } from "@levelrail/services/org/create";
 import { type AdminQuotasView, setOrgQuotas, showAllOrgQuotas, showOrgQuotas } from "@levelrail/services/org/quota";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { QUOTA_KINDS, type QuotaKind } from "@levelrail/spec/quotas";
+import { doctor } from "./doctor/main";
 
 const USAGE = `usage: levelrail <command>
 
@@ -24,6 +25,9 @@ const USAGE = `usage: levelrail <command>
   token list --email E                      an operator's tokens: name, created, last used, expiry
   token revoke --id ID                      revoke a token at once
   migrate                                   apply pending database migrations
+  doctor [--json]                           check the installation: engine, live-restore, clock, disk, ports 80/443,
+                                            Caddy, mesh DNS, PostgreSQL, migrations, the worker, backups; one line
+                                            per check (ok / warn / fail, and what to do); exit 1 when any fails
   rotate-key                                re-encrypt every secret under a new master key (old keys keep decrypting)
   quota show [--org ID]                     an organization's quotas (without --org: every organization's):
                                             use, limit, and whether the limit is its own or the default
@@ -32,7 +36,7 @@ const USAGE = `usage: levelrail <command>
                                             the installation defaults (LEVELRAIL_QUOTA_*)
 
 The database is DATABASE_URL, else the embedded one of \`npm start\` (in LEVELRAIL_DATA_DIR, default ./.levelrail),
-started for the command when \`npm start\` is not running.`;
+started for the command when \`npm start\` is not running (not for doctor, which only reports it).`;
 
 /** A mistake in how the CLI was called: printed with a pointer to the usage. */
 class UsageError extends Error {}
@@ -234,7 +238,17 @@ async function quotaSet(args: string[]) {
   printQuotas(await withDb((db) => setOrgQuotas(db, org, input, quotaDefaults(env))));
 }
 
+/** Never starts anything: a database that is down is one failed check, not a failed command. */
+async function doctorCommand(args: string[]) {
+  const code = await doctor(args, process.env, (text) => console.log(text)).catch((err: unknown) => {
+    throw new UsageError((err as Error).message);
+  });
+  // Whatever a check left open (a connection attempt past its deadline) must not keep doctor running.
+  process.exit(code);
+}
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
+  doctor: doctorCommand,
   "admin create": adminCreate,
   "token create": tokenCreate,
   "token list": tokenList,

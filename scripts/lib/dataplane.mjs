@@ -1,35 +1,45 @@
-// The data plane's processes: Caddy and the mesh DNS (apps/dataplane). They run in sessions of
-// their own (not children of the launcher), so neither a Ctrl-C nor a crash of the panel reaches
-// them; the next start adopts them when they answer, and replaces the mesh DNS only when its code
-// changed (the new one binds beside the old one, then tells it to go: no query is dropped).
+// The mesh DNS (apps/dataplane) as two replica containers `<short>-mesh-dns-<replica>-<version>`
+// on the host network (and its pid namespace: each replica kills a sibling that froze), under the
+// engine's restart policy: a killed one is back in about a second, and its sibling answers Caddy
+// meanwhile. Replica 0 serves on LEVELRAIL_MESH_DNS_PORT, replica 1 on the port after it. The
+// image is built here `FROM scratch` from the host's node binary and the data plane compiled to
+// one JavaScript file, tagged with the data plane's code version. A start adopts replicas of the
+// current version; a newer version replaces each replica in turn: the new one binds its UDP
+// sockets beside the old one's (the kernel hands queries to the newest), then the old one stops.
 import { createHash } from "node:crypto";
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { bundle } from "./bundle.mjs";
+import { LABELS, ROLES, createAndStart, dataPlaneHostConfig, docker, dockerSocket, findOwn, holdsUdpPort, isRunning, ownLabels, start, stop, stopAndRemove } from "./containers.mjs";
+import { BASE_ENTRIES, ensureImage, hostFile, linkedLibraries } from "./images.mjs";
 import { onShutdown } from "./lifecycle.mjs";
 import { repoRoot } from "./paths.mjs";
-import { Fatal, cmdline, log, pidAlive, sleep, tail, waitFor } from "./util.mjs";
+import { Fatal, cmdline, log, pidAlive, sleep, waitFor } from "./util.mjs";
 
 export const dataPlaneDir = (dataDir) => join(dataDir, "dataplane");
-const dnsPidFile = (dataDir) => join(dataPlaneDir(dataDir), "dns.pid");
-export const caddyPidFile = (dataDir) => join(dataDir, "caddy", "caddy.pid");
+/** Where an earlier version recorded the pid of the mesh DNS process it started. */
+const legacyPidFile = (dataDir) => join(dataPlaneDir(dataDir), "dns.pid");
+export const REPLICAS = [0, 1];
+export const replicaPort = (port, replica) => port + replica;
 
-/** The files whose code the running mesh DNS is made of: a change in any of them is a new version. */
+/** The files whose code the mesh DNS (and its container) is made of: a change in any of them is a new version. */
 const SOURCES = [
+  "scripts/lib/dataplane.mjs",
   "apps/dataplane/src",
   "packages/spec/src/dataplane.ts",
   "packages/spec/src/naming.ts",
   "packages/docker/src/index.ts",
   "packages/config/src/env.ts",
 ];
+const NODE = process.execPath;
 
-/** A short hash of the data plane's code: what `/healthz` must report for the running one to be adopted. */
+/** A short hash of the data plane's code and the node binary it runs on. */
 export function dataPlaneVersion() {
   const h = createHash("sha256");
   const add = (rel) => {
     const abs = join(repoRoot, rel);
     if (!existsSync(abs)) return;
-    if (abs.endsWith(".ts")) {
+    if (abs.endsWith(".ts") || abs.endsWith(".mjs")) {
       h.update(rel).update(readFileSync(abs));
       return;
     }
@@ -39,7 +49,33 @@ export function dataPlaneVersion() {
   return h.digest("hex").slice(0, 12);
 }
 
-/** What the data plane on `port` says of itself, or null when nothing answers. */
+const DOCKERFILE = ["FROM scratch", "COPY . /", `ENTRYPOINT ["${NODE}", "--enable-source-maps", "/app/dataplane/main.mjs"]`, "STOPSIGNAL SIGTERM", ""].join("\n");
+
+/** `levelrail/mesh-dns:<version>`: node, the libraries it links, and the compiled data plane. */
+async function meshDnsImage(version) {
+  const tag = `levelrail/mesh-dns:${version}`;
+  const out = join(repoRoot, "apps", "dataplane", "dist", "main.mjs");
+  const node = hostFile(NODE);
+  const st = statSync(NODE);
+  const hashOf = `${version}-${process.version}-${st.size}-${st.mtimeMs}`;
+  let built = false;
+  const entries = () => {
+    if (!built) throw new Error("bundle first");
+    return [...BASE_ENTRIES, node, ...linkedLibraries([NODE]), hostFile(out, "/app/dataplane/main.mjs"), hostFile(`${out}.map`, "/app/dataplane/main.mjs.map")];
+  };
+  try {
+    const have = await docker().getImage(tag).inspect();
+    if (have.Config?.Labels?.["levelrail.image.inputs"] === hashOf) return tag;
+  } catch {
+    // build it
+  }
+  await bundle({ entry: join(repoRoot, "apps", "dataplane", "src", "main.ts"), outfile: out });
+  built = true;
+  await ensureImage(docker(), { tag, dockerfile: DOCKERFILE, entries, hashOf, labels: { [LABELS.managed]: "true" }, log });
+  return tag;
+}
+
+/** What the mesh DNS on `port` says of itself, or null when nothing answers. */
 export async function dataPlaneHealth(port) {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
@@ -49,35 +85,106 @@ export async function dataPlaneHealth(port) {
   }
 }
 
-/**
- * The mesh DNS answers on 127.0.0.1:`port` with this code's version, or we start it (detached,
- * its own session; output to `<data dir>/logs/dataplane.log`) and wait until it does. With
- * `attached` (tests) it is stopped with the launcher instead.
- */
-export async function ensureDataPlane({ dataDir, port, env, attached = false }) {
-  const version = dataPlaneVersion();
-  const health = await dataPlaneHealth(port);
-  if (health?.version === version) {
-    log(`data plane running (pid ${health.pid}, version ${version}, state generation ${health.generation}): adopted`);
-    return;
+function replicaContainer({ short, dataDir, port, replica, version, image, env }) {
+  const socket = dockerSocket();
+  const binds = [`${dataDir}:${dataDir}`, ...(socket ? [`${socket}:${socket}`] : [])];
+  const vars = {
+    LEVELRAIL_DATA_DIR: dataDir,
+    LEVELRAIL_SHORT_NAME: short,
+    LEVELRAIL_MESH_DNS_PORT: String(port),
+    LEVELRAIL_MESH_DNS_REPLICA: String(replica),
+    LEVELRAIL_DATAPLANE_VERSION: version,
+    LEVELRAIL_DATAPLANE_SUPERVISOR: "engine",
+    ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+    ...env,
+  };
+  return {
+    name: `${short}-mesh-dns-${replica}-${version}`,
+    Image: image,
+    Env: Object.entries(vars).map(([k, v]) => `${k}=${v}`),
+    Labels: ownLabels(short, ROLES.meshDns, { [LABELS.version]: version, [LABELS.replica]: String(replica) }),
+    HostConfig: dataPlaneHostConfig({ binds, pidHost: true }),
+  };
+}
+
+/** The mesh DNS process an earlier version started detached (dns.pid), if it still runs. */
+function legacyPid(dataDir) {
+  const file = legacyPidFile(dataDir);
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  return pidAlive(pid) && cmdline(pid).join(" ").includes("dataplane") ? pid : null;
+}
+
+/** Replaces (or starts) one replica; `old` are its containers of other versions, `legacy` a pid to retire after it. */
+async function startReplica(o, replica, old, legacy) {
+  const port = replicaPort(o.port, replica);
+  const created = await createAndStart(replicaContainer({ ...o, replica }));
+  const name = created.Name.slice(1);
+  // Its UDP sockets bound beside the old one's: from now on the kernel hands it the queries.
+  const bound = await waitFor(
+    async () => {
+      const info = await docker().getContainer(created.Id).inspect();
+      if (!info.State.Running && !info.State.Restarting) throw new Fatal(`the mesh DNS container ${name} exited (${info.State.ExitCode}); see \`docker logs ${name}\``);
+      return info.State.Pid > 0 && holdsUdpPort(info.State.Pid, port);
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+  if (!bound) throw new Fatal(`the mesh DNS container ${name} did not bind 127.0.0.1:${port} within 30 s; see \`docker logs ${name}\``);
+  for (const c of old) await stopAndRemove(c);
+  if (legacy) {
+    process.kill(legacy, "SIGTERM");
+    await waitFor(() => !pidAlive(legacy), { timeoutMs: 10_000, intervalMs: 50 });
+    rmSync(legacyPidFile(o.dataDir), { force: true });
   }
-  if (health) log(`data plane pid ${health.pid} runs version ${health.version}; starting ${version} beside it to take over`);
+  const up = await waitFor(async () => (await dataPlaneHealth(port))?.version === o.version, { timeoutMs: 30_000, intervalMs: 100 });
+  if (!up) throw new Fatal(`the mesh DNS container ${name} did not answer on 127.0.0.1:${port} within 30 s; see \`docker logs ${name}\``);
+  return created;
+}
+
+/**
+ * Both mesh DNS replicas answer with this code's version: adopted when they do, started (or a
+ * stopped one restarted) when missing, replaced one at a time when older. `attached` (tests):
+ * fresh containers, removed at shutdown.
+ */
+export async function ensureDataPlane({ dataDir, port, short, env = {}, attached = false, version = dataPlaneVersion() }) {
   mkdirSync(dataPlaneDir(dataDir), { recursive: true });
-  const logFile = join(dataDir, "logs", "dataplane.log");
-  const fd = openSync(logFile, "a");
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/dataplane/src/main.ts"], {
-    cwd: repoRoot,
-    detached: true, // a session of its own: the terminal's Ctrl-C and the launcher's death do not reach it
-    stdio: ["ignore", fd, fd],
-    env: { ...process.env, ...env, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_MESH_DNS_PORT: String(port), LEVELRAIL_DATAPLANE_VERSION: version },
-  });
-  let exited = false;
-  child.once("exit", () => (exited = true));
-  if (attached) onShutdown("data plane", () => stopPid(child.pid, "data plane"));
-  else child.unref();
-  const up = await waitFor(async () => exited || (await dataPlaneHealth(port))?.version === version, { timeoutMs: 30_000, intervalMs: 200 });
-  if (!up || exited) throw new Fatal(`the data plane did not start on 127.0.0.1:${port}; its log (${logFile}):\n${tail(logFile)}`);
-  log(`data plane ${version} serving on 127.0.0.1:${port} (pid ${child.pid}; log: ${logFile})`);
+  const image = await meshDnsImage(version);
+  const o = { short, dataDir, port, version, image, env };
+  const legacy = legacyPid(dataDir);
+  const mine = [];
+  for (const replica of [...REPLICAS].reverse()) {
+    const all = await findOwn(short, ROLES.meshDns, { [LABELS.replica]: String(replica) });
+    let current = attached ? undefined : all.find((c) => c.Config.Labels[LABELS.version] === version);
+    const old = all.filter((c) => c !== current);
+    if (current) {
+      for (const c of old) await stopAndRemove(c);
+      if (!isRunning(current)) current = await start(current);
+      log(`mesh DNS replica ${replica} (${current.Name.slice(1)}, version ${version}): adopted`);
+    } else {
+      if (old.length && !attached) log(`mesh DNS replica ${replica} runs ${old.map((c) => c.Config.Labels[LABELS.version]).join(", ")}; starting ${version} beside it to take over`);
+      current = await startReplica(o, replica, old, replica === 0 ? legacy : null);
+      log(`mesh DNS replica ${replica} serving on 127.0.0.1:${replicaPort(port, replica)} (container ${current.Name.slice(1)})`);
+    }
+    mine.push(current);
+  }
+  if (attached) onShutdown("mesh DNS", async () => Promise.all(mine.map((c) => stopAndRemove(c, 5))));
+}
+
+/** `levelrail stop --all`: stops the mesh DNS containers (the restart policy leaves them stopped) and an earlier version's process. */
+export async function stopMeshDns(dataDir, short) {
+  const stopped = [];
+  for (const c of await findOwn(short, ROLES.meshDns)) {
+    if (!isRunning(c)) continue;
+    await stop(c);
+    stopped.push(`mesh DNS (container ${c.Name.slice(1)})`);
+  }
+  const legacy = legacyPid(dataDir);
+  if (legacy) {
+    process.kill(legacy, "SIGTERM");
+    await waitFor(() => !pidAlive(legacy), { timeoutMs: 10_000, intervalMs: 100 });
+    stopped.push(`mesh DNS (process ${legacy})`);
+  }
+  return stopped;
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
@@ -98,30 +205,4 @@ export async function stopPid(pid, what, graceMs = 10_000) {
     await sleep(200);
   }
   return true;
-}
-
-/** The pid in a pid file, when that process still runs and its command line contains `expect`. */
-export function livePid(file, expect) {
-  if (!existsSync(file)) return null;
-  const pid = Number(readFileSync(file, "utf8").trim());
-  return pidAlive(pid) && cmdline(pid).join(" ").includes(expect) ? pid : null;
-}
-
-/** `levelrail stop --all`: the mesh DNS and our Caddy; app containers keep running. */
-export async function stopDataPlane(dataDir) {
-  const stopped = [];
-  const dns = livePid(dnsPidFile(dataDir), "dataplane");
-  if (dns && (await stopPid(dns, "the data plane"))) stopped.push(`data plane (pid ${dns})`);
-  const caddy = livePid(caddyPidFile(dataDir), "caddy");
-  if (caddy && (await stopPid(caddy, "caddy"))) {
-    stopped.push(`caddy (pid ${caddy})`);
-    rmSync(caddyPidFile(dataDir), { force: true });
-  }
-  return stopped;
-}
-
-/** Records a detached Caddy's pid so `levelrail stop --all` can find it. */
-export function recordCaddyPid(dataDir, pid) {
-  mkdirSync(join(dataDir, "caddy"), { recursive: true });
-  writeFileSync(caddyPidFile(dataDir), `${pid}\n`);
 }

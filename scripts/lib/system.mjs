@@ -1,13 +1,12 @@
-// OS-level dependencies: the Docker engine, Caddy, Chromium and the test tools. Installed from the
+// OS-level dependencies: the Docker engine, Chromium and the test tools (Caddy: caddy.mjs). Installed from the
 // Debian/Ubuntu packages when we are root and apt-get exists; otherwise one line says what to install.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { recordCaddyPid } from "./dataplane.mjs";
 import { DAEMON_JSON, enableLiveRestore } from "./docker-daemon.mjs";
-import { onShutdown, run } from "./lifecycle.mjs";
-import { Fatal, capture, isRoot, log, supervise, tail, waitFor, which } from "./util.mjs";
+import { run } from "./lifecycle.mjs";
+import { Fatal, capture, isRoot, log, waitFor, which } from "./util.mjs";
 
 let aptUpdated = false;
 
@@ -112,63 +111,6 @@ export async function ensureDocker({ dataDir }) {
   if (!(await waitFor(() => dockerAnswers(ep), { timeoutMs: 60_000, intervalMs: 500 }))) {
     throw new Fatal(`dockerd did not answer at ${where} within 60 s; see ${join(dataDir, "logs", "dockerd.log")}`);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Caddy
-
-export const DEFAULT_CADDY_ADMIN = "http://127.0.0.1:2019";
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
-
-/**
- * The admin endpoint's config: on the admin URL's address, refusing any request whose Origin is not
- * that address (a web page in the operator's browser cannot drive it). The same as
- * `caddyAdminConfig` in packages/spec/src/caddy-admin.ts, which the worker keeps on every load.
- */
-export function caddyAdminConfig(admin) {
-  const url = new URL(admin);
-  return { listen: `${url.hostname}:${url.port || "80"}`, origins: [url.host], enforce_origin: true };
-}
-
-/**
- * Caddy's admin API answers at `admin` (a URL), or we install caddy and run `caddy run --resume`:
- * the config it last ran with (autosaved in the data dir), or an admin-only one the first time.
- * It runs detached, in a session of its own, and outlives the panel (data plane); `attached`
- * (tests) makes it our child, stopped on shutdown. Routes are the ingress controller's job.
- */
-export async function ensureCaddy({ dataDir, admin, attached = false }) {
-  const url = new URL(admin);
-  // With enforce_origin, a request without the admin address as its Origin is a 403.
-  const answers = () => httpStatus({ url: admin, path: "/config/", headers: { Origin: url.origin } }).then((s) => s === 200);
-  if (await answers()) return;
-  if (!LOOPBACK.has(url.hostname)) {
-    throw new Fatal(`Caddy's admin API does not answer at LEVELRAIL_CADDY_ADMIN=${admin}; start it there, or point LEVELRAIL_CADDY_ADMIN at a loopback address so Levelrail starts its own`);
-  }
-  if (!which("caddy")) await aptInstall(["caddy"], "Caddy");
-  if (await answers()) return; // the package's service started it on the default address
-
-  const home = join(dataDir, "caddy");
-  mkdirSync(home, { recursive: true });
-  const config = join(home, "admin.json");
-  const { listen } = caddyAdminConfig(admin);
-  writeFileSync(config, JSON.stringify({ admin: caddyAdminConfig(admin) }, null, 2) + "\n");
-  const logFile = join(dataDir, "logs", "caddy.log");
-  const fd = openSync(logFile, "a");
-  log(`starting caddy (admin ${listen}, log: ${logFile})`);
-  const child = spawn("caddy", ["run", "--config", config, ...(attached ? [] : ["--resume"])], {
-    stdio: ["ignore", fd, fd],
-    detached: !attached,
-    // Caddy keeps its state (certificates, autosaved config) in the data dir, not in $HOME.
-    env: { ...process.env, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home },
-  });
-  const caddy = supervise(child);
-  if (attached) onShutdown("caddy", caddy.stop);
-  else {
-    child.unref();
-    recordCaddyPid(dataDir, child.pid);
-  }
-  const up = await waitFor(async () => caddy.exited() || (await answers()), { timeoutMs: 20_000 });
-  if (!up || caddy.exited()) throw new Fatal(`caddy did not start (admin ${listen}); its log:\n${tail(logFile)}`);
 }
 
 // ---------------------------------------------------------------------------------------------

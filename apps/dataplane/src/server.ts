@@ -1,21 +1,27 @@
 import { type Socket, createSocket } from "node:dgram";
-import { type Server, createServer } from "node:http";
+import { createServer } from "node:http";
 import type { Runtime } from "@levelrail/docker";
 import type { DataPlaneState } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
 import { AddressBook } from "./addresses";
 import { type Scope, type StateIndex, answer, indexState } from "./answer";
 import { StateFollower } from "./state";
+import { type SniffingServer, sniffingServer } from "./tcp";
 
 export interface DataPlaneOptions {
   /** The file the worker writes (`<data dir>/dataplane/state.json`). */
   stateFile: string;
   shortName: string;
   runtime: Runtime;
-  /** Loopback port: DNS over UDP for Caddy, HTTP over TCP (health, TLS `ask`, the fallback page). */
+  /**
+   * This replica's loopback port: DNS over UDP, and on TCP both DNS (for Caddy) and HTTP (health,
+   * TLS `ask`, the fallback page).
+   */
   port: number;
   /** Reported by `/healthz`, so a newer panel can tell an older data plane and replace it. */
   version: string;
+  /** Which of the two mesh DNS replicas this is (reported by `/healthz`). */
+  replica?: number;
   /** How often app networks are listed to (re)bind their gateways. */
   syncMs?: number;
   /** Bind each app network's gateway on port 53 (off in tests that do not need containers to resolve). */
@@ -44,7 +50,7 @@ export class DataPlane {
   private index: StateIndex = indexState({ version: 1, generation: 0, services: {}, domains: {} });
   private readonly listeners = new Map<string, Listener>();
   private readonly bindFailures = new Set<string>();
-  private http: Server | null = null;
+  private tcp: SniffingServer | null = null;
   private timer: NodeJS.Timeout | null = null;
   private unwatch: (() => void) | null = null;
   private stopped = false;
@@ -95,9 +101,11 @@ export class DataPlane {
     this.follower.stop();
     this.unwatch?.();
     if (this.timer) clearInterval(this.timer);
+    // The TCP port first: a newer replica waiting to bind it takes over at once.
+    const tcp = this.tcp?.close();
     for (const l of this.listeners.values()) l.socket.close();
     this.listeners.clear();
-    await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
+    await tcp;
   }
 
   /** Answers one query as a socket with `scope` would (tests, and the sockets themselves). */
@@ -177,11 +185,12 @@ export class DataPlane {
   }
 
   /**
-   * Health, TLS `ask`, and the fallback page (after `start`, once an older data plane was told to
-   * go: this retries until it has let go of the port).
+   * The TCP side of the loopback port: DNS over TCP, health, TLS `ask` and the fallback page (after
+   * `start`, once an older data plane was told to go: Node cannot bind TCP beside it, so this
+   * retries until it has let go of the port; meanwhile lookups go to the other replica).
    */
-  async serveHttp(): Promise<void> {
-    const server = createServer((req, res) => {
+  async serveTcp(retryMs = 20): Promise<void> {
+    const http = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://x");
       const host = (req.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
       const local = host === "127.0.0.1" || host === "localhost";
@@ -191,7 +200,7 @@ export class DataPlane {
         res.end(text);
       };
       if (local && url.pathname === "/healthz") {
-        return send(200, { version: this.o.version, pid: process.pid, generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
+        return send(200, { version: this.o.version, replica: this.o.replica ?? 0, pid: process.pid, uptimeMs: Math.round(process.uptime() * 1000), generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
       }
       if (local && url.pathname === "/ask") {
         const domain = (url.searchParams.get("domain") ?? "").toLowerCase();
@@ -201,7 +210,9 @@ export class DataPlane {
       if (this.index.byDomain.has(host)) return send(503, `${host}: the service has no ready container right now; its status in Levelrail says why\n`);
       return send(404, `${host}: no service has this domain\n`);
     });
-    server.keepAliveTimeout = 5000;
+    http.keepAliveTimeout = 5000;
+    const tcp = sniffingServer((msg) => this.answer(msg, { kind: "loopback" }), http);
+    const server = tcp.server;
     for (;;) {
       try {
         await new Promise<void>((resolve, reject) => {
@@ -211,11 +222,11 @@ export class DataPlane {
             resolve();
           });
         });
-        this.http = server;
+        this.tcp = tcp;
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || this.stopped) throw err;
-        await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, retryMs));
       }
     }
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import { request } from "node:http";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
 import { getDatabase } from "@levelrail/services/database/view";
 import { createDatabase } from "@levelrail/services/database/write";
-import { Labels, databaseFilter, instanceFilter, isPreDeployContainer } from "@levelrail/spec/naming";
+import { DataPlaneRoles, Labels, databaseFilter, instanceFilter, isDataPlaneContainer, isPreDeployContainer } from "@levelrail/spec/naming";
 import { POSTGRES_TEST_IMAGE, ensurePostgresImage } from "@levelrail/testkit/postgres-image";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
@@ -21,6 +21,7 @@ import { freePort } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./panel";
+import { daemonJsonLiveRestore, dataPlaneProcess, dataPlaneProcesses, killAndTimeBack, liveRestore, restartEngine, simulateReboot } from "./unattended";
 
 /**
  * The data plane outlives the control plane (CONTRACT §1, §8): a real `npm start` serves two
@@ -57,7 +58,7 @@ let db: ReturnType<typeof createDb>;
 let ctx: Awaited<ReturnType<typeof seedOrg>>;
 const domains = { web: `web-${short}.localhost`, api: `api-${short}.localhost` };
 
-const containers = async () => (await runtime.listContainers(instanceFilter(short))).filter((c) => !isPreDeployContainer(c));
+const containers = async () => (await runtime.listContainers(instanceFilter(short))).filter((c) => !isPreDeployContainer(c) && !isDataPlaneContainer(c));
 const callerLog = async () => {
   const [c] = (await containers()).filter((x) => x.name.startsWith(`${short}-caller-`));
   if (!c) throw new Error("no caller container");
@@ -201,7 +202,8 @@ describe("the apps keep serving whatever happens to the panel", () => {
       await panel.exited();
       await requestDeploy(); // the embedded PostgreSQL runs in a group of its own: the verb still writes
       await panel.start();
-      expect(panel.output).toMatch(/data plane running \(pid \d+, version \w+, state generation \d+\): adopted/);
+      expect(panel.output).toMatch(/mesh DNS replica 0 \(\S+, version \w+\): adopted/);
+      expect(panel.output).toMatch(/mesh DNS replica 1 \(\S+, version \w+\): adopted/);
     });
   });
 
@@ -235,38 +237,113 @@ describe("the apps keep serving whatever happens to the panel", () => {
     });
   }, 240_000);
 
-  it("a newer data plane takes over from the running one without a failed request, and answers from the state it finds", async () => {
+  it("a newer data plane takes over from the running one, one replica at a time, without a failed request", async () => {
     const port = Number(panelEnv.LEVELRAIL_MESH_DNS_PORT);
-    const old = await health(port);
-    let next: ReturnType<typeof spawn> | null = null;
+    const before = await dataPlaneProcesses(runtime.docker, short);
     await survive(async () => {
-      next = spawn(process.execPath, ["--import", "tsx", "apps/dataplane/src/main.ts"], {
-        cwd: repoRoot,
-        env: { ...panelEnv, LEVELRAIL_DATAPLANE_VERSION: "next" },
-        detached: true,
-        stdio: "ignore",
-      });
-      next.unref();
-      await waitFor("the new data plane to answer", async () => ((await health(port))?.version === "next" ? true : undefined), { timeoutMs: 30_000 });
-      await waitFor("the old one to be gone", async () => (pidsOf("apps/dataplane/src/main.ts").includes(old!.pid) ? undefined : true), { timeoutMs: 30_000 });
+      const script = `import("./scripts/lib/dataplane.mjs").then((m) => m.ensureDataPlane({ dataDir: ${JSON.stringify(dataDir)}, port: ${port}, short: ${JSON.stringify(short)}, version: "next" }))`;
+      const next = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, env: panelEnv, stdio: "ignore" });
+      expect(await new Promise((r) => next.once("exit", r))).toBe(0);
     });
+    for (const replica of [0, 1]) expect((await health(port + replica))?.version).toBe("next");
+    const after = await dataPlaneProcesses(runtime.docker, short);
+    expect(after.filter((p) => p.role === DataPlaneRoles.meshDns).map((p) => p.name).sort()).toEqual([`${short}-mesh-dns-0-next`, `${short}-mesh-dns-1-next`]);
+    expect(after.find((p) => p.role === DataPlaneRoles.ingress)?.id).toBe(before.find((p) => p.role === DataPlaneRoles.ingress)?.id); // Caddy untouched
     expect((await health(port))?.generation).toBeGreaterThan(0);
   }, 120_000);
 
-  it("dockerd restarts: containers, networks and the data plane's listeners come back, every domain serves again, nothing duplicated", async () => {
+  it("kill -9 of each mesh DNS replica: the engine restarts it within 2 s, and nothing fails meanwhile", async () => {
+    const port = Number(panelEnv.LEVELRAIL_MESH_DNS_PORT);
+    await survive(async () => {
+      for (const replica of ["0", "1"]) {
+        const p = await dataPlaneProcess(runtime.docker, short, DataPlaneRoles.meshDns, replica);
+        const ms = await killAndTimeBack(runtime.docker, p, async () => (await health(port + Number(replica))) !== null);
+        console.log(`mesh DNS replica ${replica} back ${ms.toFixed(0)} ms after kill -9`);
+        expect(ms).toBeLessThan(2000);
+      }
+    });
+  }, 120_000);
+
+  it("a mesh DNS replica frozen for 10 s: nothing fails; its sibling kills it and the engine restarts it", async () => {
+    let frozen: Awaited<ReturnType<typeof dataPlaneProcess>> | null = null;
+    await survive(async () => {
+      frozen = await dataPlaneProcess(runtime.docker, short, DataPlaneRoles.meshDns, "1");
+      process.kill(frozen.pid, "SIGSTOP");
+      await new Promise((r) => setTimeout(r, 10_000));
+      try {
+        process.kill(frozen.pid, "SIGCONT");
+      } catch {
+        // killed by its sibling
+      }
+    });
+    const now = await dataPlaneProcess(runtime.docker, short, DataPlaneRoles.meshDns, "1");
+    expect(now.pid).not.toBe(frozen!.pid);
+  }, 120_000);
+
+  it("kill -9 of Caddy: the engine restarts it and every domain serves again within 2 s", async () => {
+    const ls = loads();
+    try {
+      for (const l of ls) await l.successes(100);
+      const p = await dataPlaneProcess(runtime.docker, short, DataPlaneRoles.ingress);
+      const ms = await killAndTimeBack(runtime.docker, p, async () => (await Promise.all(Object.values(domains).map(viaCaddy))).every((st) => st === 200));
+      console.log(`caddy back, every domain serving, ${ms.toFixed(0)} ms after kill -9`);
+      expect(ms).toBeLessThan(2000);
+      for (const l of ls) await l.successes(100);
+    } finally {
+      for (const l of ls) await l.stop();
+    }
+  }, 120_000);
+
+  it("dockerd restarts: with live-restore nothing fails; containers, networks and the data plane's listeners stay, nothing duplicated", async () => {
     const before = await containerIds();
+    const live = await liveRestore(runtime.docker);
+    const ls = loads();
     const restart = Date.now();
-    await restartDockerd(runtime, join(dataDir, "dockerd.log"));
-    const back = Date.now();
+    try {
+      for (const l of ls) await l.successes(100);
+      // Turned on the way `npm start` does on an engine it installed; an engine under systemd keeps its own settings.
+      if (live || existsSync("/run/systemd/system")) await restartDockerd(runtime, join(dataDir, "dockerd.log"));
+      else await restartEngine(runtime.docker, startDockerd(["--live-restore"]));
+      for (const l of ls) await l.successes(200);
+    } finally {
+      for (const l of ls) await l.stop();
+    }
     for (const host of Object.values(domains)) {
       await waitFor(`${host} to serve again`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 50 });
     }
-    console.log(`dockerd restart: down ${back - restart} ms; every domain serving ${Date.now() - back} ms after the engine answered`);
+    const failed = ls.reduce((n, l) => n + l.result.failed, 0);
+    const total = ls.reduce((n, l) => n + l.result.total, 0);
+    console.log(`dockerd restart (live-restore ${await liveRestore(runtime.docker)}): ${failed} of ${total} requests failed; ${Date.now() - restart} ms in all`);
+    if (await liveRestore(runtime.docker)) expect(failed).toBe(0);
     const okBefore = (await callerLog()).ok;
     await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > okBefore + 3 ? true : undefined), { timeoutMs: 120_000 });
-    expect(await containerIds()).toEqual(before); // the same containers, restarted by the engine
-    // The managed database is back on its volume, with its rows.
+    expect(await containerIds()).toEqual(before); // the same containers
+    // The managed database is there on its volume, with its rows.
     await waitFor("orders to run again", async () => ((await ordersSql("select count(*) from t").catch(() => "")) === "42" ? true : undefined), { timeoutMs: 120_000 });
+  }, 600_000);
+
+  it("a reboot (every process kill -9ed, dockerd stopped and started): every domain serves with nobody acting; the panel comes back at the next npm start", async () => {
+    const before = await containerIds();
+    const pg = pidsOf(`-D ${join(dataDir, "pg")}`);
+    panel.signalGroup("SIGKILL");
+    await panel.exited();
+    const flags = (await liveRestore(runtime.docker)) && !daemonJsonLiveRestore() ? ["--live-restore"] : [];
+    const engineBack = await simulateReboot(runtime.docker, short, pg, startDockerd(flags));
+    for (const host of Object.values(domains)) {
+      await waitFor(`${host} to serve after the reboot`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 20 });
+    }
+    console.log(`reboot: every domain serving ${(performance.now() - engineBack).toFixed(0)} ms after dockerd answered`);
+    expect(await containerIds()).toEqual(before); // restarted by the engine, not recreated
+    await panel.start();
+    expect(panel.output).toMatch(/mesh DNS replica 0 \(\S+, version \w+\): adopted/);
+    await running("api");
   }, 600_000);
 });
 
+/** Starts dockerd detached (as `npm start` does where there is no systemd), with `flags`. */
+function startDockerd(flags: string[]): () => void {
+  return () => {
+    const fd = openSync(join(dataDir, "dockerd.log"), "a");
+    spawn("dockerd", flags, { detached: true, stdio: ["ignore", fd, fd] }).unref();
+  };
+}

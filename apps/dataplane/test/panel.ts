@@ -127,7 +127,7 @@ export async function removeInstallation(panel: Panel | undefined, o: { runtime:
   } catch {
     // not running
   }
-  const stop = spawn(process.execPath, ["scripts/levelrail.mjs", "stop", "--all"], { cwd: repoRoot, env: { ...process.env, LEVELRAIL_DATA_DIR: o.dataDir }, stdio: "ignore" });
+  const stop = spawn(process.execPath, ["scripts/levelrail.mjs", "stop", "--all"], { cwd: repoRoot, env: { ...process.env, LEVELRAIL_DATA_DIR: o.dataDir, LEVELRAIL_SHORT_NAME: o.shortName }, stdio: "ignore" });
   await new Promise((r) => stop.once("exit", r));
   for (const c of await o.runtime.listContainers(instanceFilter(o.shortName))) await o.runtime.removeContainer(c.id);
   for (const n of await o.runtime.listNetworks(instanceFilter(o.shortName))) await o.runtime.removeNetwork(n.name);

@@ -24,6 +24,7 @@ import { imageCleanupController } from "./controllers/image-cleanup/reconcile";
 import { networkCleanupController } from "./controllers/network-cleanup/reconcile";
 import type { Controller } from "./reconcile/controller";
 import { pgFleetStore } from "./fleet-store";
+import { pgHeartbeat } from "./heartbeat";
 import { pgHookRecorder } from "./hook-store";
 import { StatePublisher } from "./dataplane/publisher";
 import { hostNameservers } from "./mesh/upstream";
@@ -87,6 +88,9 @@ export async function startWorker(o: WorkerOptions) {
   const fleet = pgFleetStore(o.db);
   const metrics = workerMetrics();
   const dataPlane = new StatePublisher(o.dataPlaneStateFile);
+  // `levelrail doctor` reads it: this process leads, and when its last resync finished.
+  const heartbeat = pgHeartbeat(o.db, o.shortName, runnerId, o.resyncMs);
+  await heartbeat.leading();
 
   const runners: Runner[] = [];
   const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void, tenantOf?: (key: string) => string | Promise<string>) => {
@@ -244,6 +248,7 @@ export async function startWorker(o: WorkerOptions) {
     for (const id of await databaseStore.databaseIds()) route(databaseKey(id));
     route(NETWORKS_KEY);
     route(INGRESS_KEY);
+    await heartbeat.passed();
   };
 
   const unlisten = await listenDesired(o.sql, route);

@@ -10,7 +10,7 @@ import { instanceFilter, serviceFilter } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
-import { freePort } from "@levelrail/testkit/registry";
+import { freePortPair } from "@levelrail/testkit/registry";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { waitFor } from "@levelrail/testkit/wait";
 import type { Phase } from "@levelrail/spec/service";
@@ -35,14 +35,20 @@ export async function setupSuite(label: string) {
   const ctx = { ...(await seedOrg(db, label, kit)), shortName };
   const logs: string[] = [];
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
-  // The suite's own data plane (in this process, as the launcher runs it in its own): mesh DNS on
-  // loopback and on its app networks' gateways, following the state file its worker writes.
+  // The suite's own data plane (in this process, as the launcher runs each in its own): two mesh
+  // DNS replicas on loopback (ports P and P+1, as Caddy is told) and on its app networks' gateways,
+  // following the state file its worker writes.
   const dataDir = mkdtempSync(join(tmpdir(), `levelrail-${label}-`));
   const stateFile = join(dataDir, "state.json");
-  const dataPlanePort = await freePort();
-  const dataPlane = new DataPlane({ stateFile, shortName, runtime, port: dataPlanePort, version: "test", syncMs: 500, log: (l) => logs.push(`[dataplane] ${l}`) });
-  await dataPlane.start();
-  await dataPlane.serveHttp();
+  const dataPlanePort = await freePortPair();
+  const replicas = [0, 1].map(
+    (replica) => new DataPlane({ stateFile, shortName, runtime, port: dataPlanePort + replica, version: "test", replica, syncMs: 500, log: (l) => logs.push(`[dataplane ${replica}] ${l}`) }),
+  );
+  for (const r of replicas) {
+    await r.start();
+    await r.serveTcp();
+  }
+  const dataPlane = replicas[0]!;
   // Service name → id, remembered so a deleted service's leftovers can still be looked for.
   const ids = new Map<string, string>();
 
@@ -129,7 +135,7 @@ export async function setupSuite(label: string) {
     },
     async teardown() {
       await suite.stopWorker();
-      await dataPlane.stop();
+      for (const r of replicas) await r.stop();
       rmSync(dataDir, { recursive: true, force: true });
       for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
       for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);

@@ -57,8 +57,10 @@ export const envSchema = z.object({
   LEVELRAIL_INGRESS_TLS: z.enum(["on", "off"]).default("on"),
   /** Where app networks get their /26 subnets (the worker checks the size). */
   LEVELRAIL_NETWORK_POOL: z.string().default(DEFAULT_NETWORK_POOL),
-  /** Loopback port of the mesh DNS for Caddy. */
+  /** Loopback port of the mesh DNS for Caddy: replica 0 listens on it, replica 1 on the next port. */
   LEVELRAIL_MESH_DNS_PORT: port.default(10053),
+  /** Which mesh DNS replica a data plane process is (0 or 1). */
+  LEVELRAIL_MESH_DNS_REPLICA: z.coerce.number().int().min(0).max(1).default(0),
   /** How long an old container keeps serving after the switch. */
   LEVELRAIL_DRAIN_MS: z.coerce.number().int().min(0).default(2000),
   /** Timeout of a hook whose service sets none. */

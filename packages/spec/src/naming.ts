@@ -65,6 +65,20 @@ export function isPreDeployContainer(c: { name: string; labels: Record<string, s
   return c.labels[Labels.role] === Roles.preDeploy && c.name.endsWith(PRE_DEPLOY_SUFFIX);
 }
 
+/**
+ * The data plane's own containers (`<short>-caddy`, `<short>-mesh-dns-<replica>-<version>`), which
+ * `npm start` and `levelrail install` run under the engine's restart policy (scripts/lib/caddy.mjs,
+ * dataplane.mjs). They carry the installation's labels but belong to no service: controllers never
+ * adopt or remove them, and tools that count a service's containers leave them out.
+ */
+export const DataPlaneRoles = { ingress: "ingress", meshDns: "mesh-dns" } as const;
+
+/** Whether a container is one of the data plane's own (Caddy, a mesh DNS replica). */
+export function isDataPlaneContainer(c: { labels: Record<string, string> }): boolean {
+  const role = c.labels[Labels.role];
+  return !c.labels[Labels.service] && (role === DataPlaneRoles.ingress || role === DataPlaneRoles.meshDns);
+}
+
 /** `<short>-app-<appId>`: the private network every container of an app joins. */
 export function networkName(shortName: string, appId: string): string {
   return `${shortName}-app-${appId}`;

@@ -25,13 +25,23 @@ export interface TestCaddy {
  * admin-only config on a free loopback port (enforcing its origin, as the product runs it), its
  * state in a temp dir. Servers
  * and routes are whatever the test or the ingress controller loads.
+ *
+ * `resolvConf`: the `/etc/resolv.conf` Caddy's process sees (bind-mounted in a mount namespace of
+ * its own, as a container gets its own; needs root and `unshare`). Its Go resolver reads the
+ * number of servers, `attempts` and `timeout` from it.
  */
-export async function startCaddy(): Promise<TestCaddy> {
+export async function startCaddy(o: { resolvConf?: string } = {}): Promise<TestCaddy> {
   const dir = mkdtempSync(join(tmpdir(), "lr-caddy-"));
   const adminPort = await freePort();
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   const configFile = join(dir, "admin.json");
   writeFileSync(configFile, JSON.stringify({ admin: caddyAdminConfig(adminUrl) }));
+  const resolvFile = join(dir, "resolv.conf");
+  if (o.resolvConf !== undefined) writeFileSync(resolvFile, o.resolvConf);
+  const [command, args] =
+    o.resolvConf === undefined
+      ? ["caddy", ["run", "--config", configFile]]
+      : ["unshare", ["--mount", "--propagation", "private", "sh", "-c", 'mount --bind "$1" /etc/resolv.conf && exec caddy run --config "$2"', "sh", resolvFile, configFile]];
   const admin = (path: string, init: RequestInit = {}) =>
     fetch(`${adminUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), Origin: caddyAdminOrigin(adminUrl) } });
   let output = "";
@@ -44,7 +54,7 @@ export async function startCaddy(): Promise<TestCaddy> {
   };
 
   const start = async () => {
-    const child = spawn("caddy", ["run", "--config", configFile], {
+    const child = spawn(command, args, {
       stdio: ["ignore", "pipe", "pipe"],
       // Certificates and the autosaved config stay in the temp dir, not in $HOME.
       env: { ...process.env, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },

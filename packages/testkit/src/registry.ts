@@ -16,6 +16,20 @@ export const freePort = () =>
     });
   });
 
+/** A port P free on loopback with P+1 free too (the two mesh DNS replicas). */
+export async function freePortPair(): Promise<number> {
+  for (;;) {
+    const p = await freePort();
+    if (p >= 65535) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once("error", () => resolve(false));
+      srv.listen(p + 1, "127.0.0.1", () => srv.close(() => resolve(true)));
+    });
+    if (free) return p;
+  }
+}
+
 /**
  * A real private registry (Debian's docker-registry) with htpasswd auth on
  * loopback; the engine treats 127.0.0.0/8 registries as plain HTTP.

@@ -20,7 +20,7 @@ export function isAppNetwork(net: { labels: Record<string, string> }, shortName:
  * Returns its gateway: the address the mesh DNS listens on for the app.
  * Throws `NetworkTakenError` when a network without the app's labels holds its name.
  */
-export async function ensureAppNetwork(runtime: Runtime, shortName: string, appId: string, pool: SubnetPool): Promise<{ name: string; gateway: string }> {
+export async function ensureAppNetwork(runtime: Pick<Runtime, "inspectNetwork" | "listNetworks" | "createNetwork">, shortName: string, appId: string, pool: SubnetPool): Promise<{ name: string; gateway: string }> {
   const name = networkName(shortName, appId);
   const existing = await runtime.inspectNetwork(name);
   if (existing && !isAppNetwork(existing, shortName, appId)) throw new NetworkTakenError(name);

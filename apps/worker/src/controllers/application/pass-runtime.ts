@@ -11,7 +11,7 @@ export const pullTimedOut = (seconds: number) =>
  * runner's slot (`pass.waiting`), so a long hook or a slow registry does not keep other keys
  * waiting; a pull also has a deadline, after which it is cancelled. Every other call is the runtime's own.
  */
-export function passRuntime(runtime: Runtime, pass: Pass, pullTimeoutSeconds: number): Runtime {
+export function passRuntime<R extends Pick<Runtime, "waitExit" | "exec" | "pullImage">>(runtime: R, pass: Pass, pullTimeoutSeconds: number): R {
   const waits: Pick<Runtime, "waitExit" | "exec" | "pullImage"> = {
     waitExit: (id) => pass.waiting(() => runtime.waitExit(id)),
     exec: (id, argv, onChunk) => pass.waiting(() => runtime.exec(id, argv, onChunk)),

@@ -1,7 +1,18 @@
-import type { ManagedContainer, RegistryAuth } from "@levelrail/docker";
+import type { ContainerWrites, ImagePort, LogPort, ManagedContainer, NetworkPort, RegistryAuth, Runtime } from "@levelrail/docker";
 import type { ServiceEventKind } from "@levelrail/db/schema/observability";
 import type { EnvTarget } from "@levelrail/spec/env";
 import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
+
+/**
+ * The engine calls the application controller makes, and no others: it changes containers, resolves
+ * and pulls images, makes app networks, runs hooks (a one-off container's logs and exit, an exec in
+ * the new container). It lists no containers: it reads them from the informer (`ContainerIndex`).
+ */
+export type ApplicationEngine = ContainerWrites &
+  Pick<Runtime, "inspectContainer" | "exec"> &
+  Pick<ImagePort, "imageId" | "pullImage" | "imageCreated" | "imageRepoDigests" | "registryAccess"> &
+  Pick<NetworkPort, "inspectNetwork" | "listNetworks" | "createNetwork"> &
+  LogPort;
 
 /** The release a service must converge to. */
 export interface DesiredRelease {

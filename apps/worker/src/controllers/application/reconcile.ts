@@ -1,4 +1,3 @@
-import type { Runtime } from "@levelrail/docker";
 import type { MeshPort } from "@levelrail/spec/dataplane";
 import type { EnvStores } from "@levelrail/spec/env";
 import { isServiceId, parseKey } from "@levelrail/spec/keys";
@@ -13,12 +12,12 @@ import { observe, serviceRedactor } from "./observe";
 import { passRuntime } from "./pass-runtime";
 import { redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
-import type { ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
+import type { ApplicationEngine, ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
 
 export interface ApplicationControllerOptions {
   shortName: string;
-  runtime: Runtime;
+  runtime: ApplicationEngine;
   /** The engine's containers in memory (the container informer); the controller lists none itself. */
   containers: ContainerIndex;
   store: ServiceStore;

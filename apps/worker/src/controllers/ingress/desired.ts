@@ -14,7 +14,10 @@ export interface IngressSettings {
   httpPort: number;
   /** Null: no HTTPS server (plain HTTP only). */
   httpsPort: number | null;
-  /** The data plane on loopback (`127.0.0.1:<port>`): DNS over UDP, the TLS `ask` over HTTP on the same port. */
+  /**
+   * The data plane's replica 0 on loopback (`127.0.0.1:<port>`): DNS, and the TLS `ask` over HTTP
+   * on the same port. Replica 1 listens on the next port.
+   */
   dataPlane: string;
 }
 
@@ -24,6 +27,18 @@ export const catchAllId = (shortName: string) => `${shortName}-ingress`;
 type Json = Record<string, unknown>;
 
 /**
+ * Both mesh DNS replicas, over TCP. Caddy's resolver picks one at random for every try of every
+ * lookup; a killed (or restarting) replica refuses or resets the connection at once, so the next
+ * try goes on without waiting out a timeout (over UDP a query to it would wait the whole timeout).
+ */
+export function resolverAddresses(dataPlane: string): string[] {
+  const at = dataPlane.lastIndexOf(":");
+  const host = dataPlane.slice(0, at);
+  const port = Number(dataPlane.slice(at + 1));
+  return [`tcp/${host}:${port}`, `tcp/${host}:${port + 1}`];
+}
+
+/**
  * The one route every server has: the upstream of a request is looked up per request, by its
  * Host, in the data plane (an SRV record naming the active container and its port; Caddy dials
  * the container's own name through the same resolver). Adding, moving or removing a domain, and
@@ -31,7 +46,7 @@ type Json = Record<string, unknown>;
  * would close every idle keep-alive connection of every app.
  */
 function catchAll(s: IngressSettings): Json {
-  const resolver = { addresses: [`udp/${s.dataPlane}`] };
+  const resolver = { addresses: resolverAddresses(s.dataPlane) };
   return {
     "@id": catchAllId(s.shortName),
     handle: [

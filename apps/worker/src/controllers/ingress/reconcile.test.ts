@@ -92,13 +92,13 @@ describe("ingress controller", () => {
     expect(bare.config?.admin).toEqual(caddyAdminConfig("http://127.0.0.1:2019"));
   });
 
-  it("the catch-all looks the upstream up per request Host, through the data plane (SRV, then the container's own name)", () => {
+  it("the catch-all looks the upstream up per request Host, through both data plane replicas over TCP (SRV, then the container's own name)", () => {
     const http = desiredServers(settings)["lr-http"] as { routes: { handle: Record<string, unknown>[] }[] };
     expect(http.routes).toHaveLength(1);
     expect(http.routes[0]!.handle[0]).toMatchObject({
       handler: "reverse_proxy",
-      dynamic_upstreams: { source: "srv", name: "{http.request.host}._route.lr.internal", resolver: { addresses: ["udp/127.0.0.1:10053"] } },
-      transport: { protocol: "http", resolver: { addresses: ["udp/127.0.0.1:10053"] } },
+      dynamic_upstreams: { source: "srv", name: "{http.request.host}._route.lr.internal", resolver: { addresses: ["tcp/127.0.0.1:10053", "tcp/127.0.0.1:10054"] } },
+      transport: { protocol: "http", resolver: { addresses: ["tcp/127.0.0.1:10053", "tcp/127.0.0.1:10054"] } },
     });
   });
 
