@@ -49,37 +49,57 @@ function keepRunning(name, start) {
       current = start();
     }
   })();
-  onShutdown(name, async () => {
-    stopping = true;
-    await current.stop();
-    await loop;
-  });
+  onShutdown(
+    name,
+    async () => {
+      stopping = true;
+      await current.stop();
+      await loop;
+    },
+    { first: true },
+  );
 }
 
 /**
- * Starts the web app and the worker with `env` (which must hold DATABASE_URL and PORT), each kept
- * running, and resolves with the URL once the web app answers HTTP and the worker is started.
+ * Starts the web app with `env` (which must hold DATABASE_URL and PORT), kept running. Returns
+ * `ready`, which resolves once it answers HTTP (it answers 503 while the database is down).
  */
-export async function serveStack(env) {
+export async function startWeb(env) {
   const port = env.PORT;
   if (!(await portFree(Number(port)))) throw new Fatal(`port ${port} is taken by another program (an earlier run still serving?); free it or set PORT`);
-  const fullEnv = { ...process.env, ...quietEnv, ...env };
+  const fullEnv = { ...process.env, ...quietEnv, ...env, NODE_ENV: "production", PORT: String(port) };
   // Not `next start`: apps/web/server/main.mjs wraps Next to resolve the caller's address (trusted proxies).
-  keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: { ...fullEnv, NODE_ENV: "production", PORT: String(port) } }));
-  // The worker's bundle is checked (or built) while the web app boots; the worker itself starts
-  // once the web app answers, so the two do not share the CPU while booting (it picks up every
-  // pending deploy when it starts).
-  const worker = bundle(BUNDLES.worker).then(
-    (r) => ({ r }),
-    (err) => ({ err }),
-  );
-  const up = await waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 100 });
-  if (!up) throw new Fatal(`the web app did not answer on port ${port} within 120 s`);
-  const { r, err } = await worker;
-  if (err) throw new Fatal(`could not compile the worker: ${err.message}`);
-  if (r.built) log(`compiled the worker to ${BUNDLES.worker.outfile}`);
-  keepRunning("worker", () => spawnChild("worker", process.execPath, nodeArgs(r.outfile), { cwd: repoRoot, env: fullEnv }));
-  return { url: `http://localhost:${port}` };
+  keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: fullEnv }));
+  const ready = waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 100 }).then((up) => {
+    if (!up) throw new Fatal(`the web app did not answer on port ${port} within 120 s`);
+    return { url: `http://localhost:${port}` };
+  });
+  ready.catch(() => {}); // the caller awaits it; a rejection meanwhile is not unhandled
+  return { ready };
+}
+
+/**
+ * Starts the worker with `env`, kept running, once `after` (the web app's `ready`) resolves: the
+ * two do not share the CPU while booting, and the worker picks up every pending deploy when it
+ * starts. Its bundle is checked (or built) meanwhile.
+ */
+export async function startWorker(env, after = Promise.resolve()) {
+  const compiled = bundle(BUNDLES.worker);
+  compiled.catch(() => {});
+  await after;
+  const worker = await compiled.catch((err) => {
+    throw new Fatal(`could not compile the worker: ${err.message}`);
+  });
+  if (worker.built) log(`compiled the worker to ${BUNDLES.worker.outfile}`);
+  const fullEnv = { ...process.env, ...quietEnv, ...env };
+  keepRunning("worker", () => spawnChild("worker", process.execPath, nodeArgs(worker.outfile), { cwd: repoRoot, env: fullEnv }));
+}
+
+/** The web app, then the worker; resolves with the URL once the web app answers. */
+export async function serveStack(env) {
+  const { ready } = await startWeb(env);
+  await startWorker(env, ready);
+  return ready;
 }
 
 /** Resolves never: the panel runs until a signal stops it. */

@@ -42,6 +42,12 @@ function currentKey() {
   return webBuildKey(committed.stdout, status.stdout, read);
 }
 
+/** Whether apps/web/.next was built from the sources as they are now (no build needed). */
+export function webBuildCurrent() {
+  const key = currentKey();
+  return key !== null && existsSync(join(nextDir, "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8").trim() === key;
+}
+
 /**
  * `next build` of apps/web, skipped when the last build had the same key: the same committed
  * web inputs (apps/web, packages, the manifests), and the same contents of any uncommitted one. `env` reaches the build (pages that
@@ -50,12 +56,11 @@ function currentKey() {
  * next.config.ts); Next 16 does not lint during a build.
  */
 export async function buildWeb(env, { fast = false } = {}) {
-  const key = currentKey();
-  const built = existsSync(join(nextDir, "BUILD_ID")) && existsSync(stampFile) ? readFileSync(stampFile, "utf8").trim() : null;
-  if (key && built === key) {
-    log(`web app already built from these sources (${key}); skipping the build`);
+  if (webBuildCurrent()) {
+    log("web app already built from these sources; skipping the build");
     return;
   }
+  const key = currentKey();
   log(`building the web app (next build${fast ? ", type check left to tsc" : ""})`);
   rmSync(stampFile, { force: true });
   const buildEnv = { ...process.env, ...quietEnv, ...env, ...(fast ? { LEVELRAIL_BUILD_FAST: "1" } : {}) };
