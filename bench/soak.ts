@@ -23,7 +23,7 @@ import { createService } from "@levelrail/services/service/write";
 import { instanceFilter, isDataPlaneContainer } from "@levelrail/spec/naming";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
-import { freePort } from "@levelrail/testkit/registry";
+import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 
@@ -51,7 +51,7 @@ const panel = new Panel({
   PORT: String(await freePort()),
   LEVELRAIL_PG_PORT: String(await freePort()),
   LEVELRAIL_CADDY_ADMIN: `http://127.0.0.1:${await freePort()}`,
-  LEVELRAIL_MESH_DNS_PORT: String(await freePort()),
+  LEVELRAIL_MESH_DNS_PORT: String(await freePortPair()), // the two mesh DNS replicas: P and P+1
   LEVELRAIL_METRICS_PORT: String(await freePort()),
   LEVELRAIL_INGRESS_HTTP_PORT: String(ingressPort),
   LEVELRAIL_INGRESS_TLS: "off",

@@ -24,7 +24,7 @@ import { createService } from "@levelrail/services/service/write";
 import { DataPlaneRoles } from "@levelrail/spec/naming";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type LoadResult, type RunningLoad, startLoad } from "@levelrail/testkit/load";
-import { freePort } from "@levelrail/testkit/registry";
+import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 
@@ -38,7 +38,7 @@ const masterKey = randomBytes(32).toString("base64");
 const domain = (s: string) => `${s}-${short}.localhost`;
 await ensureTestImage(docker, IMAGE);
 const ingressPort = await freePort();
-const meshPort = await freePort();
+const meshPort = await freePortPair(); // the two mesh DNS replicas: P and P+1
 const env = {
   ...process.env,
   DATABASE_URL: "",

@@ -10,7 +10,7 @@ import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database"];
 
 handleSignals({ exitCode: 130 });
 await runMain(async () => {

@@ -51,6 +51,7 @@ export class DataPlane {
   private readonly listeners = new Map<string, Listener>();
   private readonly bindFailures = new Set<string>();
   private tcp: SniffingServer | null = null;
+  private servingSince = 0;
   private timer: NodeJS.Timeout | null = null;
   private unwatch: (() => void) | null = null;
   private stopped = false;
@@ -200,7 +201,7 @@ export class DataPlane {
         res.end(text);
       };
       if (local && url.pathname === "/healthz") {
-        return send(200, { version: this.o.version, replica: this.o.replica ?? 0, pid: process.pid, uptimeMs: Math.round(process.uptime() * 1000), generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
+        return send(200, { version: this.o.version, replica: this.o.replica ?? 0, pid: process.pid, servingMs: Math.round(performance.now() - this.servingSince), generation: this.follower.state.generation, services: this.index.byContainer.size, domains: this.index.byDomain.size, listening: this.listening.length });
       }
       if (local && url.pathname === "/ask") {
         const domain = (url.searchParams.get("domain") ?? "").toLowerCase();
@@ -223,6 +224,7 @@ export class DataPlane {
           });
         });
         this.tcp = tcp;
+        this.servingSince = performance.now();
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || this.stopped) throw err;

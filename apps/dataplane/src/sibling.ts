@@ -14,8 +14,19 @@ export function isDataPlanePid(pid: number): boolean {
   }
 }
 
+/** Whether the kernel holds `pid` stopped or traced (`T`/`t` in /proc/<pid>/stat): a SIGSTOP, a debugger. */
+export function isStoppedPid(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "T" || state === "t";
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The pid and uptime a data plane's `/healthz` on `port` reports (node:http, not `fetch`: loading fetch's
+ * The pid and serving time a data plane's `/healthz` on `port` reports (node:http, not `fetch`: loading fetch's
  * implementation the first time blocks the event loop for longer than the watchdog's patience).
  */
 export function siblingInfo(port: number, timeoutMs = 1000): Promise<SiblingInfo | null> {
@@ -26,8 +37,8 @@ export function siblingInfo(port: number, timeoutMs = 1000): Promise<SiblingInfo
       res.on("error", reject);
       res.on("end", () => {
         try {
-          const { pid, uptimeMs } = JSON.parse(text) as { pid?: unknown; uptimeMs?: unknown };
-          resolve(typeof pid === "number" ? { pid, uptimeMs: typeof uptimeMs === "number" ? uptimeMs : null } : null);
+          const { pid, servingMs } = JSON.parse(text) as { pid?: unknown; servingMs?: unknown };
+          resolve(typeof pid === "number" ? { pid, servingMs: typeof servingMs === "number" ? servingMs : null } : null);
         } catch (err) {
           reject(err instanceof Error ? err : new Error(String(err)));
         }
@@ -56,6 +67,7 @@ export function siblingWatchdog(o: { port: number; zone: string; log: (line: str
       },
       sibling: () => siblingInfo(o.port),
       isDataPlane: isDataPlanePid,
+      stopped: isStoppedPid,
       kill: (pid) => process.kill(pid, "SIGKILL"),
       now: () => performance.now(),
       log: o.log,

@@ -76,8 +76,13 @@ export function sniffingServer(dns: DnsHandler, http: HttpServer, idleMs = 10_00
       dnsSockets.delete(socket);
     });
     socket.on("error", () => socket.destroy());
+    // A connection that never says anything is closed.
+    const silent = () => socket.destroy();
+    socket.setTimeout(idleMs, silent);
     socket.once("data", (first: Buffer) => {
       socket.pause();
+      socket.setTimeout(0);
+      socket.removeListener("timeout", silent);
       if (isDnsFirstByte(first[0]!)) {
         dnsSockets.add(socket);
         return serveDns(socket, first, dns, idleMs);

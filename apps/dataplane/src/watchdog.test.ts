@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_TIMINGS, Watchdog } from "./watchdog";
 
 /** A sibling and a clock under the test's control; `step` is one watchdog tick 50 ms after the last. */
-function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean; youngMs?: number } = {}) {
-  const world = { now: 100_000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, uptimeMs: 0 as number | null, killed: [] as number[], logs: [] as string[] };
+function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean; youngMs?: number; stopped?: boolean } = {}) {
+  const world = { now: 100_000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, servingMs: 0 as number | null, killed: [] as number[], logs: [] as string[] };
   const dog = new Watchdog(
     {
     probe: () => (world.answering ? Promise.resolve() : Promise.reject(new Error("no answer"))),
-    sibling: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve({ pid: world.pid, uptimeMs: world.uptimeMs })),
+    sibling: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve({ pid: world.pid, servingMs: world.servingMs })),
     isDataPlane: o.dataPlane ?? (() => true),
+    stopped: () => o.stopped ?? true,
     kill: (pid) => void world.killed.push(pid),
     now: () => world.now,
     log: (l) => void world.logs.push(l),
@@ -29,6 +30,16 @@ function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number
 }
 
 describe("the sibling watchdog", () => {
+  it("gives a silent sibling the kernel reports running or sleeping (starved, not stopped) 1 s before a kill", async () => {
+    const r = rig({ stopped: false });
+    await r.steps(3);
+    r.world.answering = false;
+    await r.steps(10); // 500 ms of silence
+    expect(r.world.killed).toEqual([]);
+    await r.steps(12); // past 1 s
+    expect(r.world.killed).toEqual([4242]);
+  });
+
   it("never kills a sibling that has not answered yet (either side starting)", async () => {
     const r = rig();
     r.world.answering = false;
@@ -60,7 +71,7 @@ describe("the sibling watchdog", () => {
 
   it("a sibling that has just started gets 1 s for its first 3 s (the end of its start-up), then 150 ms", async () => {
     const r = rig({ youngMs: 3000 });
-    r.world.uptimeMs = 400;
+    r.world.servingMs = 400;
     await r.steps(3);
     r.world.answering = false;
     await r.steps(10); // 500 ms
@@ -81,7 +92,7 @@ describe("the sibling watchdog", () => {
     expect(r.world.killed).toEqual([4242, 5353]);
     // A watchdog that starts next to a sibling that has run for long (it was itself restarted): no grace.
     const late = rig({ youngMs: 3000 });
-    late.world.uptimeMs = 60_000;
+    late.world.servingMs = 60_000;
     await late.steps(3);
     late.world.answering = false;
     await late.steps(4);

@@ -5,25 +5,28 @@
  * the other replica at once, and the engine's restart policy brings the killed one back.
  *
  * Rules: the sibling is watched only once it has answered (never while either side starts); it is
- * killed when it has given no answer for `deadMs` while we ourselves were awake (a stall of our own
+ * killed when it has given no answer for `deadMs` (when the kernel holds it stopped) or `hungDeadMs`
+ * (when it is running or sleeping: starved, or hung) while we ourselves were awake (a stall of our own
  * event loop is no proof against the sibling), and only when its pid is known, is not ours, still
  * exists and is a data plane. After a kill it must answer again (a new process) before the next.
- * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of uptime (a process
+ * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of serving (a process
  * finishing its start-up may pause longer; killing it there again would keep it from ever coming up).
  */
 export interface SiblingInfo {
   pid: number;
-  /** Null: not reported (an older version). */
-  uptimeMs: number | null;
+  /** Since its TCP port is up (null: not reported, an older version). */
+  servingMs: number | null;
 }
 
 export interface WatchdogDeps {
   /** One DNS query to the sibling; resolves when it answered, rejects on no answer within `timeoutMs`. */
   probe(timeoutMs: number): Promise<void>;
-  /** The sibling's pid and how long it has run, as it reports them (its `/healthz`); null when it does not say. */
+  /** The sibling's pid and how long it has served, as it reports them (its `/healthz`); null when it does not say. */
   sibling(): Promise<SiblingInfo | null>;
   /** Whether `pid` exists and its command line names the data plane. */
   isDataPlane(pid: number): boolean;
+  /** Whether the kernel holds `pid` stopped (SIGSTOP, a tracer): it cannot answer until someone else acts. */
+  stopped(pid: number): boolean;
   kill(pid: number): void;
   now(): number;
   log(line: string): void;
@@ -38,12 +41,22 @@ export interface WatchdogTimings {
   pidRefreshMs: number;
   youngMs: number;
   youngDeadMs: number;
+  /**
+   * The patience for a sibling the kernel reports running or sleeping (not stopped): on a starved
+   * host a healthy process can be silent for longer than `deadMs`, and killing it for that would
+   * only restart it; a real hang (a busy or deadlocked loop) is killed after this.
+   */
+  hungDeadMs: number;
 }
 
-export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000, youngMs: 3000, youngDeadMs: 1000 };
+export const DEFAULT_TIMINGS: WatchdogTimings = { intervalMs: 50, probeTimeoutMs: 100, deadMs: 150, pidRefreshMs: 5000, youngMs: 3000, youngDeadMs: 1000, hungDeadMs: 1000 };
 
 export class Watchdog {
-  /** When the sibling last answered (null: not since it was last killed or since we started). */
+  /**
+   * When the last question the sibling answered was asked (null: none since it was last killed or
+   * since we started). Counting from the question, not the answer, keeps the decision on the
+   * probes' own beat: 150 ms after it is three questions in a row without an answer.
+   */
   private lastAnswer: number | null = null;
   /** When the sibling process we watch started (as far as we know: at the latest, when it first answered). */
   private appearedAt = 0;
@@ -84,17 +97,17 @@ export class Watchdog {
     this.lastTick = now;
     this.decide(now);
     void this.d.probe(this.t.probeTimeoutMs).then(
-      () => this.answered(),
+      () => this.answered(now),
       () => {
         this.gap = true;
       },
     );
   }
 
-  private answered(): void {
+  private answered(askedAt: number): void {
     const now = this.d.now();
     if (this.lastAnswer === null) this.appearedAt = now;
-    this.lastAnswer = now;
+    this.lastAnswer = Math.max(this.lastAnswer ?? askedAt, askedAt);
     if (this.gap || this.pid === null || now - this.pidAskedAt >= this.t.pidRefreshMs) void this.learnPid(now);
     this.gap = false;
   }
@@ -108,7 +121,7 @@ export class Watchdog {
       if (info && info.pid !== this.pid) {
         const at = this.d.now();
         // Replaced (a newer version, or restarted between two probes): a new process, young again.
-        if (info.uptimeMs !== null) this.appearedAt = at - info.uptimeMs;
+        if (info.servingMs !== null) this.appearedAt = at - info.servingMs;
         else if (this.pid !== null) this.appearedAt = at;
         this.pid = info.pid;
         this.d.log(`[watchdog] sibling is pid ${info.pid}`);
@@ -124,6 +137,8 @@ export class Watchdog {
     const young = now - this.appearedAt < this.t.youngMs;
     if (this.lastAnswer === null || now - this.lastAnswer < (young ? this.t.youngDeadMs : this.t.deadMs)) return;
     const pid = this.pid;
+    // Silent but not stopped: starved rather than frozen, most likely. Wait longer before a kill.
+    if (pid !== null && now - this.lastAnswer < this.t.hungDeadMs && this.d.isDataPlane(pid) && !this.d.stopped(pid)) return;
     const silentMs = Math.round(now - this.lastAnswer);
     this.lastAnswer = null; // one decision per silence: it must answer again to be watched again
     if (pid === null || pid === this.d.ownPid || pid <= 1) return;

@@ -17,7 +17,7 @@ import { DataPlaneRoles, Labels, databaseFilter, instanceFilter, isDataPlaneCont
 import { POSTGRES_TEST_IMAGE, ensurePostgresImage } from "@levelrail/testkit/postgres-image";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
-import { freePort } from "@levelrail/testkit/registry";
+import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./panel";
@@ -129,7 +129,7 @@ async function survive(fault: (requestDeploy: () => Promise<string>) => Promise<
 
 beforeAll(async () => {
   for (const img of [V1, V2, CALLER]) await ensureTestImage(runtime.docker, img);
-  const [web, pg, caddy, mesh, metrics] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [web, pg, caddy, mesh, metrics] = [await freePort(), await freePort(), await freePort(), await freePortPair(), await freePort()];
   ingressPort = await freePort();
   panelEnv = {
     ...process.env,

@@ -72,6 +72,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // What the watchdogs did, for the record.
+  console.log(replicas.flatMap((r) => r.output.split("\n").filter((l) => l.includes("[watchdog]") || l.includes("took over"))).join("\n"));
   for (const r of replicas) await r.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -110,11 +112,12 @@ describe("two mesh DNS replicas", () => {
     const [r0, r1] = replicas as [Replica, Replica];
     const old = r1;
     const newer = new Replica(1, env);
-    const asking = keepAsking(r0.port, newer.start());
+    const started = newer.start();
+    const [asked, own] = await Promise.all([keepAsking(r0.port, started), keepAsking(old.port, started)]);
     await newer.logged(`took over from the data plane pid ${old.pid}`);
     await waitExit(old);
     expect(old.exit).toMatchObject({ code: 0, signal: null });
-    const asked = await asking;
+    console.log(`take-over of replica 1: replica 0 answered ${asked.ok} lookups (${asked.failed} failed); replica 1's port answered ${own.ok} and refused ${own.failed} (the gap while the new one waits for the old one's TCP port)`);
     expect(asked.failed).toBe(0);
     replicas[1] = newer;
     expect(await health(newer.port)).toMatchObject({ pid: newer.pid, replica: 1 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContainerEvent, ContainerSummary } from "@levelrail/docker";
 import { FakeEngine } from "@levelrail/docker/fake";
-import { Roles, serviceLabels } from "@levelrail/spec/naming";
+import { DatabaseRoles, Roles, databaseLabels, serviceLabels } from "@levelrail/spec/naming";
 import { ContainerInformer, type InformerRuntime, statusKey } from "./informer";
 
 const SHORT = "lrt";
@@ -49,6 +49,21 @@ function world() {
 const names = (i: ContainerInformer) => i.list().map((c) => c.name).sort();
 
 describe("container informer", () => {
+  it("finds a managed database's containers by its id, and forgets them once gone", async () => {
+    const { engine, informer } = world();
+    engine.add({ name: "db", labels: databaseLabels(SHORT, { databaseId: "d1", environmentId: "env-1" }, DatabaseRoles.database), state: "running" });
+    engine.add({ name: "db-verify", labels: databaseLabels(SHORT, { databaseId: "d1", environmentId: "env-1" }, DatabaseRoles.verify), state: "running" });
+    await informer.start();
+    expect(informer.byDatabase("d1").map((c) => c.name).sort()).toEqual(["db", "db-verify"]);
+    expect(informer.byDatabase("d2")).toEqual([]);
+    await engine.removeContainer("db-verify");
+    await informer.settled();
+    expect(informer.byDatabase("d1").map((c) => c.name)).toEqual(["db"]);
+    informer.forget("id-db");
+    expect(informer.byDatabase("d1")).toEqual([]);
+    informer.stop();
+  });
+
   it("starts with every container of this instance, inspected, and finds a service's by its id", async () => {
     const { informer, calls } = world();
     await informer.start();

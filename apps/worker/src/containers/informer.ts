@@ -36,6 +36,8 @@ export class ContainerInformer {
   private readonly entries = new Map<string, Entry>();
   /** Service id → ids of its containers. */
   private readonly services = new Map<string, Set<string>>();
+  /** Managed database id → ids of its containers (its server and one-offs). */
+  private readonly databases = new Map<string, Set<string>>();
   /** Containers known gone, with the request that found it out; cleared by relists. */
   private readonly gone = new Map<string, number>();
   /** Containers whose refresh failed (the engine hiccuped): the next relist inspects them again. */
@@ -67,6 +69,11 @@ export class ContainerInformer {
   /** The containers of one service (its hook containers included), by its id. */
   byService(serviceId: string): ManagedContainer[] {
     return [...(this.services.get(serviceId) ?? [])].flatMap((id) => this.entries.get(id)?.container ?? []);
+  }
+
+  /** The containers of one managed database (its server and its one-offs), by its id. */
+  byDatabase(databaseId: string): ManagedContainer[] {
+    return [...(this.databases.get(databaseId) ?? [])].flatMap((id) => this.entries.get(id)?.container ?? []);
   }
 
   /** Every container in the index. */
@@ -155,17 +162,15 @@ export class ContainerInformer {
   private put(e: Entry): void {
     const { id, labels } = e.container;
     this.entries.set(id, e);
-    const svc = labels[Labels.service];
-    if (svc) this.services.set(svc, (this.services.get(svc) ?? new Set()).add(id));
+    index(this.services, labels[Labels.service], id);
+    index(this.databases, labels[Labels.database], id);
   }
 
   private drop(id: string): void {
-    const svc = this.entries.get(id)?.container.labels[Labels.service];
+    const labels = this.entries.get(id)?.container.labels;
     this.entries.delete(id);
-    const ids = svc === undefined ? undefined : this.services.get(svc);
-    if (svc === undefined || !ids) return;
-    ids.delete(id);
-    if (ids.size === 0) this.services.delete(svc);
+    unindex(this.services, labels?.[Labels.service], id);
+    unindex(this.databases, labels?.[Labels.database], id);
   }
 
   private byName(name: string): Entry | undefined {
@@ -200,6 +205,17 @@ export class ContainerInformer {
     p.then(done, done);
     return p;
   }
+}
+
+function index(by: Map<string, Set<string>>, value: string | undefined, id: string): void {
+  if (value) by.set(value, (by.get(value) ?? new Set()).add(id));
+}
+
+function unindex(by: Map<string, Set<string>>, value: string | undefined, id: string): void {
+  const ids = value === undefined ? undefined : by.get(value);
+  if (value === undefined || !ids) return;
+  ids.delete(id);
+  if (ids.size === 0) by.delete(value);
 }
 
 /** Actions that change what an inspect shows (exec_*, attach, resize, … do not). */

@@ -106,6 +106,8 @@ export interface StatusWriter {
 export interface ProbeResult {
   ready: boolean;
   detail: string;
+  /** The container can never get ready as it is (it exited, it is gone): no point probing on. */
+  final?: boolean;
 }
 
 export interface Prober {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ProbeResult, Prober } from "./ports";
-import { ProberManager, type ProbeTarget } from "./prober";
+import { type HttpProbeTarget as ProbeTarget, type ProbeTarget as AnyTarget, ProberManager } from "./prober";
 
 const NOW = new Date("2026-03-01T12:00:00Z").getTime();
 
@@ -31,7 +31,7 @@ beforeEach(() => {
   vi.useFakeTimers({ now: NOW, toFake: ["Date", "setTimeout", "clearTimeout"] });
   endpoint = new FakeEndpoint();
   woken = [];
-  manager = new ProberManager({ prober: endpoint, intervalMs: 100, wake: (k) => woken.push(k) });
+  manager = new ProberManager({ probe: (t, ms) => endpoint.probe(t.url, ms), intervalMs: 100, wake: (k) => woken.push(k) });
 });
 afterEach(() => {
   manager.stop();
@@ -47,7 +47,7 @@ describe("ProberManager", () => {
     expect(woken).toEqual([]);
     await vi.advanceTimersByTimeAsync(400);
     // When it was seen ready: a replacement's switch (and its old container's drain) counts from here.
-    expect(manager.result("c1")).toEqual({ ready: true, detail: "HTTP 200", at: NOW + 400 });
+    expect(manager.result("c1")).toEqual({ ready: true, detail: "HTTP 200", at: NOW + 400, done: true });
     expect(woken).toEqual(["service:svc-1"]);
     const probes = endpoint.asked.length;
     expect(probes).toBe(5); // at 0, 100, 200, 300, 400
@@ -69,7 +69,7 @@ describe("ProberManager", () => {
     expect(woken).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(woken).toEqual(["service:svc-1"]);
-    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503", at: NOW + 1_000 });
+    expect(manager.result("c1")).toEqual({ ready: false, detail: "HTTP 503", at: NOW + 1_000, done: true });
     const probes = endpoint.asked.length;
     await vi.advanceTimersByTimeAsync(5_000);
     expect(endpoint.asked.length).toBe(probes);
@@ -107,7 +107,7 @@ describe("ProberManager", () => {
   });
 
   it("a final result nobody forgets (its container removed by hand) is dropped after a while", async () => {
-    manager = new ProberManager({ prober: endpoint, intervalMs: 100, wake: (k) => woken.push(k), retainMs: 60_000 });
+    manager = new ProberManager({ probe: (t, ms) => endpoint.probe(t.url, ms), intervalMs: 100, wake: (k) => woken.push(k), retainMs: 60_000 });
     endpoint.readyAt = NOW;
     manager.register(target());
     await vi.advanceTimersByTimeAsync(59_000);
@@ -123,5 +123,50 @@ describe("ProberManager", () => {
     await vi.advanceTimersByTimeAsync(20_000);
     expect(endpoint.asked).toEqual([]);
     expect(woken).toEqual([]);
+  });
+
+  it("renew probes a container whose outcome was known again, keeping its last result readable until the new one is in", async () => {
+    endpoint.readyAt = NOW;
+    manager.register(target());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woken).toEqual(["service:svc-1"]);
+    endpoint.readyAt = NOW + 10_000; // it stops answering
+    manager.renew(target({ since: NOW + 1 }));
+    expect(manager.result("c1")?.ready).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    // Ready before, not now: the key hears it at once, not at the budget's end.
+    expect(manager.result("c1")).toMatchObject({ ready: false, detail: "HTTP 503" });
+    expect(woken).toEqual(["service:svc-1", "service:svc-1"]);
+    manager.renew(target()); // still probing: left as it is
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(manager.result("c1")).toMatchObject({ ready: true, done: true });
+    expect(woken).toHaveLength(3);
+  });
+
+  it("until resolves with the final result; a probe that says it can never be ready ends it at once", async () => {
+    const m = new ProberManager<AnyTarget>({
+      probe: async (t) => (t.containerId === "gone" ? { ready: false, detail: "exited (code 1)", final: true } : { ready: Date.now() >= NOW + 200, detail: "-" }),
+      intervalMs: 100,
+      wake: (k) => woken.push(k),
+    });
+    const ready = m.until({ key: null, containerId: "c1", since: NOW, budgetMs: 10_000 });
+    const gone = m.until({ key: null, containerId: "gone", since: NOW, budgetMs: 10_000 });
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(gone).resolves.toMatchObject({ ready: false, detail: "exited (code 1)", final: true, done: true });
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(ready).resolves.toMatchObject({ ready: true, done: true });
+    expect(woken).toEqual([]); // no key to wake
+    const forgotten = m.until({ key: null, containerId: "c2", since: NOW + 10_000, budgetMs: 10_000 });
+    m.forget("c2");
+    await expect(forgotten).resolves.toMatchObject({ ready: false, final: true });
+    m.stop();
+  });
+
+  it("a probe that throws reads as not ready, with its reason", async () => {
+    const m = new ProberManager<AnyTarget>({ probe: () => Promise.reject(new Error("engine gone")), intervalMs: 100, wake: () => {} });
+    m.register({ key: null, containerId: "c1", since: NOW, budgetMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(m.result("c1")).toMatchObject({ ready: false, detail: "engine gone" });
+    m.stop();
   });
 });

@@ -273,7 +273,7 @@ describe("application controller on the real engine", () => {
     // A worker that dies at its first removal: the new container is up and ready, the old one is still there.
     const store = pgServiceStore(s.db);
     // Its probes wake nothing: the loop below runs its passes.
-    const prober = new ProberManager({ prober: httpProber, intervalMs: 100, wake: () => {} });
+    const prober = new ProberManager({ probe: (t, ms) => httpProber.probe(t.url, ms), intervalMs: 100, wake: () => {} });
     const containers = new ContainerInformer({ runtime: s.runtime, shortName: s.shortName, log: () => {} });
     await containers.start();
     const dying = applicationController({

@@ -14,7 +14,7 @@ import { ContainerInformer } from "../../containers/informer";
 import type { ReconcileResult } from "../../reconcile/controller";
 import type { HookOutcome, HookPhase, HookRecorder } from "./hooks";
 import type { DesiredRelease, DesiredService, ObservedStatus, RegistryStore, ReleaseUpdate, ServiceStore, StatusWriter } from "./ports";
-import type { ProbeObservation, ProbeTarget, ProberManager } from "./prober";
+import type { HttpProbeTarget as ProbeTarget, ProbeObservation, ProberManager } from "./prober";
 import { applicationController } from "./reconcile";
 
 export const NOW = new Date("2026-03-01T12:00:00Z").getTime();

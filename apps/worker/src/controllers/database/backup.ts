@@ -5,19 +5,17 @@ import type { ManagedContainer } from "@levelrail/docker";
 import { type BackupVerification, compareInventories } from "@levelrail/spec/database";
 import { DatabaseRoles, databaseHelperName } from "@levelrail/spec/naming";
 import type { Redactor } from "@levelrail/spec/redact";
-import { removeOneOff, startOneOff } from "./oneoff";
+import { type OneOffDeps, removeOneOff, startOneOff } from "./oneoff";
 import type { ObjectStore, OutputStream } from "./ports";
 import { objectKeyOf } from "./schedule";
-import type { ServerDeps } from "./server";
 import type { BackupRecord, DatabaseStore, DesiredDatabase, TargetCredentials } from "./store";
 
-export interface BackupDeps extends ServerDeps {
+export interface BackupDeps extends OneOffDeps {
   store: DatabaseStore;
   /** Opens a backup target. */
   objects: (target: TargetCredentials) => ObjectStore;
   /** This worker process: a running backup of another one was cut short. */
   runner: string;
-  now: () => Date;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -1,4 +1,6 @@
 import type { Readable } from "node:stream";
+import type { ContainerCreateOptions } from "dockerode";
+import type { ExecStreamOptions, ManagedContainer, OutputStream as EngineOutputStream, PullProgress, VolumeInfo } from "@levelrail/docker";
 
 /**
  * The seams of the database controller. An engine (PostgreSQL today; MySQL or Redis later) is one
@@ -81,3 +83,47 @@ export interface ObjectStore {
   /** Whether the object exists (HEAD). */
   exists(key: string): Promise<boolean>;
 }
+
+/**
+ * The engine calls the database code makes, as small ports it owns: any runtime that has these
+ * methods will do (the dockerode one, the fake, a Swarm one), and a test fakes only these.
+ */
+export interface ContainerPort {
+  inspectContainer(nameOrId: string): Promise<ManagedContainer | null>;
+  /** Resolves to null when the name is already taken. */
+  createContainer(opts: ContainerCreateOptions): Promise<string | null>;
+  startContainer(id: string): Promise<void>;
+  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
+  /** Force-removes; one already gone is fine. */
+  removeContainer(idOrName: string): Promise<void>;
+  containerLogs(id: string, tailLines: number): Promise<string>;
+}
+
+export interface ImagePort {
+  imageId(ref: string): Promise<string | null>;
+  pullImage(ref: string, auth: null, onProgress: (p: PullProgress) => void, signal?: AbortSignal): Promise<void>;
+}
+
+export interface VolumePort {
+  /** A name the engine has answers with that volume as it is. */
+  createVolume(name: string, labels: Record<string, string>): Promise<VolumeInfo>;
+  inspectVolume(name: string): Promise<VolumeInfo | null>;
+  listVolumes(labelFilters: string[]): Promise<VolumeInfo[]>;
+  /** One already gone is fine; one a container uses is refused. */
+  removeVolume(name: string): Promise<void>;
+}
+
+export interface NetworkPort {
+  inspectNetwork(nameOrId: string): Promise<{ name: string } | null>;
+  connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void>;
+  disconnectNetwork(nameOrId: string, containerId: string): Promise<void>;
+}
+
+/** Runs a client inside a database's container (no shell). */
+export interface ExecPort {
+  exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
+  execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<EngineOutputStream>;
+}
+
+/** Every engine call the database controller makes. */
+export type DatabaseRuntime = ContainerPort & ImagePort & VolumePort & NetworkPort;

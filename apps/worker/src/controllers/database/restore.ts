@@ -1,9 +1,9 @@
 import { compareInventories } from "@levelrail/spec/database";
 import { DatabaseRoles, databaseHelperName } from "@levelrail/spec/naming";
+import { restoredMessage } from "./plan";
 import type { Redactor } from "@levelrail/spec/redact";
 import { type BackupDeps, hashedBody } from "./backup";
 import { removeOneOff, startOneOff } from "./oneoff";
-import { containersOf } from "./server";
 import type { DesiredDatabase, RestoreRecord } from "./store";
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -16,6 +16,8 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
  * names its reason; a restore cut short by a worker restart starts over.
  */
 export async function runRestore(x: BackupDeps, d: DesiredDatabase, r: RestoreRecord, redact: Redactor): Promise<{ ok: boolean; message: string }> {
+  // Never the live volume: a replacing restore whose volume is already the database's was switched (the plan finishes it).
+  if (r.volume === d.volume && r.mode === "replace") throw new Error("a replacing restore's volume is the database's live volume: it was switched already");
   await x.store.updateRestore(r.id, { runner: x.runner, message: "restoring into a fresh volume" });
   const name = databaseHelperName(x.shortName, d.name, "restore", r.id);
   const fail = async (why: string) => {
@@ -31,9 +33,7 @@ export async function runRestore(x: BackupDeps, d: DesiredDatabase, r: RestoreRe
   const target = await x.store.target(d.orgId, b.targetId);
   if (!target) return fail("the backup's target was deleted");
   const secretRedact: Redactor = (text) => redact(text).split(target.secretKey).join("[redacted]");
-  // Start over from nothing: a leftover of an attempt cut short, and its volume, go first. Never the live volume.
-  if (r.volume === d.volume && r.mode === "replace") return fail("the restore's volume is the database's live volume");
-  if (r.mode === "into" && (await containersOf(x, d.id, DatabaseRoles.database)).length > 0) return fail("the new database is running already");
+  // Start over from nothing: a leftover of an attempt cut short, and its volume, go first.
   await removeOneOff(x, name, r.volume);
   try {
     const id = await startOneOff(x, d, { name, role: DatabaseRoles.restore, volume: r.volume, credentials: d.credentials });
@@ -55,8 +55,7 @@ export async function runRestore(x: BackupDeps, d: DesiredDatabase, r: RestoreRe
     return fail(secretRedact(message(err)));
   }
   if (r.mode === "replace") await x.store.switchVolume(d.id, d.orgId, r.volume, d.volume);
-  const when = b.createdAt.toISOString();
-  const text = r.mode === "replace" ? `restored the backup of ${when}; the previous data is kept on volume ${d.volume}` : `restored the backup of ${when}`;
+  const text = restoredMessage(r, b.createdAt, d.volume);
   await x.store.updateRestore(r.id, { status: "succeeded", message: text, finished: true });
   return { ok: true, message: text };
 }

@@ -1,16 +1,29 @@
 import type Docker from "dockerode";
-import type { ManagedContainer, Runtime } from "@levelrail/docker";
-import { Labels, type DatabaseRole, DatabaseRoles, carriesLabels, databaseContainerName, databaseFilter, databaseLabels, networkName } from "@levelrail/spec/naming";
+import type { ManagedContainer } from "@levelrail/docker";
+import { Labels, type DatabaseRole, DatabaseRoles, carriesLabels, databaseContainerName, databaseLabels, networkName } from "@levelrail/spec/naming";
 import { DEFAULT_RESOURCES } from "@levelrail/spec/service";
 import { hostLimits } from "../../containers/limits";
-import type { DatabaseCredentials, DatabaseEngine } from "./ports";
+import type { ContainerPort, DatabaseCredentials, DatabaseEngine, NetworkPort, VolumePort } from "./ports";
 import type { DesiredDatabase } from "./store";
 
 /** What building and running a database's containers needs. */
 export interface ServerDeps {
   shortName: string;
-  runtime: Runtime;
+  runtime: ContainerPort & VolumePort;
   engine: (id: DesiredDatabase["engine"]) => DatabaseEngine;
+}
+
+/**
+ * The database containers in memory (the container informer), as the database code reads them:
+ * no listing per pass. Whoever changes a container tells it before the pass ends.
+ */
+export interface DatabaseContainers {
+  /** The database's containers, its one-offs included (by the database label). */
+  byDatabase(databaseId: string): ManagedContainer[];
+  /** Inspects the container (by id or name) again; one that is gone leaves the index. */
+  refresh(idOrName: string): Promise<void>;
+  /** The container was removed. */
+  forget(id: string): void;
 }
 
 const MiB = 1024 * 1024;
@@ -21,10 +34,10 @@ const MiB = 1024 * 1024;
  * apps' networks afterwards, the one-offs never do.
  */
 export function databaseContainerOptions(
-  x: ServerDeps,
+  x: Pick<ServerDeps, "shortName" | "engine">,
   d: Pick<DesiredDatabase, "id" | "environmentId" | "engine" | "image">,
   o: { name: string; role: DatabaseRole; volume: string; credentials: DatabaseCredentials },
-): Docker.ContainerCreateOptions {
+): Docker.ContainerCreateOptions & { name: string } {
   const engine = x.engine(d.engine);
   return {
     name: o.name,
@@ -44,7 +57,7 @@ export function databaseContainerOptions(
 }
 
 /** The volume `name` of the database exists (made with its labels when it did not); one of someone else's is refused. */
-export async function ensureVolume(x: ServerDeps, d: Pick<DesiredDatabase, "id" | "environmentId">, name: string): Promise<void> {
+export async function ensureVolume(x: { shortName: string; runtime: VolumePort }, d: Pick<DesiredDatabase, "id" | "environmentId">, name: string): Promise<void> {
   const labels = databaseLabels(x.shortName, { databaseId: d.id, environmentId: d.environmentId });
   const found = await x.runtime.inspectVolume(name);
   if (found) {
@@ -54,42 +67,23 @@ export async function ensureVolume(x: ServerDeps, d: Pick<DesiredDatabase, "id" 
   await x.runtime.createVolume(name, labels);
 }
 
-/** The database's containers of one role (or all), checked by their labels. */
-export async function containersOf(x: ServerDeps, databaseId: string, role?: DatabaseRole): Promise<ManagedContainer[]> {
-  const all = await x.runtime.listContainers(databaseFilter(x.shortName, databaseId));
-  return all.filter((c) => c.labels[Labels.database] === databaseId && (role === undefined || c.labels[Labels.role] === role));
+/** The database's containers of one role (or all), checked by their labels (the index holds only this instance's). */
+export function containersOf(index: Pick<DatabaseContainers, "byDatabase">, databaseId: string, role?: DatabaseRole): ManagedContainer[] {
+  return index.byDatabase(databaseId).filter((c) => c.labels[Labels.database] === databaseId && (role === undefined || c.labels[Labels.role] === role));
 }
 
 /** Stops (cleanly: PostgreSQL's fast shutdown) and removes a container. */
-export async function retire(x: ServerDeps, c: { id: string }, timeoutSeconds = 30): Promise<void> {
+export async function retire(x: { runtime: Pick<ContainerPort, "stopContainer" | "removeContainer"> }, c: { id: string }, timeoutSeconds = 30): Promise<void> {
   await x.runtime.stopContainer(c.id, timeoutSeconds);
   await x.runtime.removeContainer(c.id);
 }
 
 /** The name the server container of the database has now (its image and volume in the hash). */
-export const serverName = (x: ServerDeps, d: Pick<DesiredDatabase, "id" | "name" | "image" | "volume">) =>
+export const serverName = (x: { shortName: string }, d: Pick<DesiredDatabase, "id" | "name" | "image" | "volume">) =>
   databaseContainerName(x.shortName, d.name, { databaseId: d.id, image: d.image, volume: d.volume });
 
-/**
- * Joins the server to the networks of the apps that attach it (with the database's name as its
- * alias there) and leaves the app networks of those that no longer do. An app whose network does
- * not exist yet is skipped: its first deploy connects the database (see `attachDatabase`).
- */
-export async function convergeNetworks(x: ServerDeps, d: Pick<DesiredDatabase, "name" | "attachedApps">, c: ManagedContainer): Promise<void> {
-  const wanted = new Set(d.attachedApps.map((appId) => networkName(x.shortName, appId)));
-  const prefix = `${x.shortName}-app-`;
-  for (const net of Object.keys(c.addresses)) {
-    if (net.startsWith(prefix) && !wanted.has(net)) await x.runtime.disconnectNetwork(net, c.id);
-  }
-  for (const net of wanted) {
-    if (net in c.addresses) continue;
-    if (!(await x.runtime.inspectNetwork(net))) continue;
-    await attachDatabase(x, c, net, d.name);
-  }
-}
-
 /** Connects a running server to one app network under the database's name (leaving `none` first). */
-export async function attachDatabase(x: Pick<ServerDeps, "runtime">, c: ManagedContainer, network: string, alias: string): Promise<void> {
+export async function attachDatabase(x: { runtime: Pick<NetworkPort, "connectNetwork" | "disconnectNetwork"> }, c: ManagedContainer, network: string, alias: string): Promise<void> {
   if (network in c.addresses) return;
   // Made on `none`, which admits no other network beside it; once it has left, this is refused (and fine).
   await x.runtime.disconnectNetwork("none", c.id).catch(() => {});
@@ -103,7 +97,10 @@ export type AttachedDatabase = Pick<DesiredDatabase, "id" | "name" | "image" | "
  * The application controller's `DatabaseAttacher`: joins each database the service attaches to the
  * service's app network; rejects (the deploy retries) while one has no running server.
  */
-export function databaseAttacher(x: ServerDeps, attachedTo: (serviceId: string) => Promise<{ appId: string; databases: AttachedDatabase[] } | null>) {
+export function databaseAttacher(
+  x: { shortName: string; runtime: Pick<NetworkPort, "connectNetwork" | "disconnectNetwork">; containers: DatabaseContainers },
+  attachedTo: (serviceId: string) => Promise<{ appId: string; databases: AttachedDatabase[] } | null>,
+) {
   return {
     async attach(serviceId: string): Promise<void> {
       const found = await attachedTo(serviceId);
@@ -111,9 +108,10 @@ export function databaseAttacher(x: ServerDeps, attachedTo: (serviceId: string) 
       const network = networkName(x.shortName, found.appId);
       for (const d of found.databases) {
         const want = serverName(x, d);
-        const server = (await containersOf(x, d.id, DatabaseRoles.database)).find((c) => c.name === want && c.state === "running");
+        const server = containersOf(x.containers, d.id, DatabaseRoles.database).find((c) => c.name === want && c.state === "running");
         if (!server) throw new Error(`database ${d.name} is not running yet; the deploy goes on once it is`);
         await attachDatabase(x, server, network, d.name);
+        await x.containers.refresh(server.id);
       }
     },
   };

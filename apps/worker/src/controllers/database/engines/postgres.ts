@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
-import type { Runtime } from "@levelrail/docker";
 import { postgresUrl, urlEncode as encode } from "@levelrail/spec/database";
-import type { DatabaseCredentials, DatabaseEngine, HeldSnapshot, Inventory, OutputStream } from "../ports";
+import type { DatabaseCredentials, DatabaseEngine, ExecPort, HeldSnapshot, Inventory, OutputStream } from "../ports";
 import { INVENTORY_SQL, parseInventory } from "./postgres-inventory";
 import { PsqlSession } from "./psql-session";
 
@@ -12,7 +11,6 @@ import { PsqlSession } from "./psql-session";
  * database's own container by exec (argv, no shell) over the local socket, which the image trusts;
  * the password still goes along, only in the exec's env (`PGPASSWORD`), for images that do not.
  */
-export type PostgresRuntime = Pick<Runtime, "exec" | "execStream">;
 
 const PORT = 5432;
 const DATA_PATH = "/var/lib/postgresql/data";
@@ -60,7 +58,7 @@ function login(creds: DatabaseCredentials, app = "levelrail"): { args: string[];
   };
 }
 
-export function postgresEngine(runtime: PostgresRuntime): DatabaseEngine {
+export function postgresEngine(runtime: ExecPort): DatabaseEngine {
   const session = (containerId: string, creds: DatabaseCredentials) => {
     const { args, env } = login(creds);
     return PsqlSession.open(runtime, containerId, [...PSQL, ...args], env, (t) => redact(t, creds.password));

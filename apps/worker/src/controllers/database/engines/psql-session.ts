@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
-import type { Runtime } from "@levelrail/docker";
-import type { OutputStream } from "../ports";
+import type { ExecPort, OutputStream } from "../ports";
 
 /**
  * One `psql` process in a container, kept open with its stdin attached: SQL goes in as the session
@@ -21,7 +20,7 @@ export class PsqlSession {
   ) {}
 
   /** Starts `argv` (a psql command line) with `env`; `redact` cleans its stderr before it goes into an error. */
-  static async open(runtime: Pick<Runtime, "execStream">, containerId: string, argv: string[], env: string[], redact: (text: string) => string): Promise<PsqlSession> {
+  static async open(runtime: Pick<ExecPort, "execStream">, containerId: string, argv: string[], env: string[], redact: (text: string) => string): Promise<PsqlSession> {
     const stdin = new PassThrough();
     const out = await runtime.execStream(containerId, argv, { env, stdin });
     return new PsqlSession(stdin, out, new LineReader(out.stdout), redact);

@@ -1,0 +1,101 @@
+import type { ManagedContainer } from "@levelrail/docker";
+import type { DatabaseEngineId } from "@levelrail/spec/database";
+import { DatabaseRoles, Labels, carriesLabels, databaseFilter, databaseLabels, networkName } from "@levelrail/spec/naming";
+import type { ProberManager } from "../application/prober";
+import type { BackupDesired, BackupObserved } from "./backup-plan";
+import type { Desired, Observed } from "./plan";
+import type { ContainerPort, DatabaseEngine, ImagePort, NetworkPort, VolumePort } from "./ports";
+import { type DatabaseProbeTarget, logTail } from "./readiness";
+import { type DatabaseContainers, containersOf, databaseContainerOptions, serverName } from "./server";
+import type { DatabaseStore, DesiredDatabase } from "./store";
+
+export interface ObserveDeps {
+  shortName: string;
+  runtime: Pick<ImagePort, "imageId"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
+  /** The database containers in memory (the container informer): no listing per pass. */
+  containers: Pick<DatabaseContainers, "byDatabase">;
+  store: Pick<DatabaseStore, "database" | "teardown" | "pendingRestore" | "lastScheduledFor" | "openBackups" | "backup" | "target">;
+  engine: (id: DatabaseEngineId) => DatabaseEngine;
+  /** Readiness of the database servers, probed outside the passes. */
+  readiness: Pick<ProberManager<DatabaseProbeTarget>, "result">;
+  runner: string;
+  now: () => Date;
+}
+
+/** The server the database runs in now, when it is running (its readiness is the prober's to say). */
+export function liveServer(o: Pick<ObserveDeps, "shortName" | "containers">, d: DesiredDatabase): ManagedContainer | null {
+  const want = serverName(o, d);
+  return containersOf(o.containers, d.id, DatabaseRoles.database).find((c) => c.name === want && c.state === "running") ?? null;
+}
+
+/**
+ * Reads what one database pass needs, fresh: the database (or what is left of a deleted one), its
+ * containers (from the container informer), and, only while the server is not running under its
+ * current name, its image and volume; while it runs, the networks of the apps that attach it.
+ */
+export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ desired: Desired; observed: Observed }> {
+  const d = await o.store.database(id);
+  const mine = containersOf(o.containers, id);
+  const servers = mine.filter((c) => c.labels[Labels.role] === DatabaseRoles.database);
+  const observed: Observed = {
+    now: o.now().getTime(),
+    servers,
+    oneOffs: mine.filter((c) => !servers.includes(c)),
+    restore: null,
+    imagePresent: null,
+    volume: null,
+    appNetworks: null,
+    probe: null,
+    logTail: "",
+    lastScheduledFor: null,
+    openBackups: [],
+    volumes: [],
+  };
+  if (!d) {
+    const teardown = await o.store.teardown(id);
+    if (teardown?.dropData) observed.volumes = (await o.runtime.listVolumes(databaseFilter(o.shortName, id))).filter((v) => v.labels[Labels.database] === id).map((v) => v.name);
+    return { desired: { databaseId: id, database: null, teardown, shortName: o.shortName, serverName: "", serverOptions: null, port: 0 }, observed };
+  }
+  const want = serverName(o, d);
+  const engine = o.engine(d.engine);
+  const desired: Desired = {
+    databaseId: id,
+    database: d,
+    teardown: null,
+    shortName: o.shortName,
+    serverName: want,
+    serverOptions: databaseContainerOptions(o, d, { name: want, role: DatabaseRoles.database, volume: d.volume, credentials: d.credentials }),
+    port: engine.port,
+  };
+  observed.restore = await o.store.pendingRestore(id);
+  observed.openBackups = await o.store.openBackups(id);
+  const server = servers.find((c) => c.name === want) ?? null;
+  if (server) observed.probe = o.readiness.result(server.id);
+  const live = server?.state === "running" && !observed.restore && !d.failedInto;
+  if (!live) {
+    observed.imagePresent = (await o.runtime.imageId(d.image)) !== null;
+    const volume = await o.runtime.inspectVolume(d.volume);
+    observed.volume = !volume ? "missing" : carriesLabels(volume.labels, databaseLabels(o.shortName, { databaseId: id, environmentId: d.environmentId })) ? "ours" : "foreign";
+    if (server?.state === "exited" || server?.state === "dead") observed.logTail = await logTail(o, server.id, 3);
+    return { desired, observed };
+  }
+  // Networks it is on exist; of the others it should join, only those that exist can be joined.
+  const wanted = d.attachedApps.map((appId) => networkName(o.shortName, appId));
+  observed.appNetworks = [];
+  for (const net of wanted) if (net in server.addresses || (await o.runtime.inspectNetwork(net))) observed.appNetworks.push(net);
+  if (d.backupSchedule) observed.lastScheduledFor = await o.store.lastScheduledFor(id);
+  return { desired, observed };
+}
+
+/** Reads what one backup pass needs: the backup, its database, the database's running server and its readiness. */
+export async function observeBackup(o: ObserveDeps, id: string): Promise<{ desired: BackupDesired; observed: BackupObserved }> {
+  const backup = await o.store.backup(id);
+  const database = backup ? await o.store.database(backup.databaseId) : null;
+  const desired: BackupDesired = { backup, database, runner: o.runner };
+  const server = database ? liveServer(o, database) : null;
+  const observed: BackupObserved = { now: o.now().getTime(), server, probe: server ? o.readiness.result(server.id) : null, targetExists: null };
+  if (backup && database && backup.status !== "running" && backup.verifyRequestedAt) {
+    observed.targetExists = backup.targetId !== null && (await o.store.target(database.orgId, backup.targetId)) !== null;
+  }
+  return { desired, observed };
+}

@@ -1,0 +1,43 @@
+import type { DatabaseEngineId } from "@levelrail/spec/database";
+import type { ProbeResult } from "../application/ports";
+import type { ProbeTarget } from "../application/prober";
+import type { ContainerPort, DatabaseCredentials, DatabaseEngine } from "./ports";
+
+/** A database server (the database's own, or a one-off) whose readiness the prober manager follows. */
+export interface DatabaseProbeTarget extends ProbeTarget {
+  engine: DatabaseEngineId;
+  /** The login the check uses (the engine's: PostgreSQL's `pg_isready` sends no password). */
+  credentials: DatabaseCredentials;
+}
+
+/** The last few lines of a container's log, on one line. */
+export async function logTail(x: { runtime: Pick<ContainerPort, "containerLogs"> }, id: string, lines: number): Promise<string> {
+  const text = await x.runtime.containerLogs(id, lines * 3).catch(() => "");
+  return text.trim().split("\n").filter(Boolean).slice(-lines).join(" | ");
+}
+
+/**
+ * One readiness check of a database server, for the prober manager (so no pass waits on it): the
+ * engine's own check (`pg_isready` over TCP) within `timeoutMs`. A server that exited, or is gone,
+ * can never get ready as it is: that answer is final, with the end of its log.
+ */
+export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContainer" | "containerLogs">; engine: (id: DatabaseEngineId) => DatabaseEngine }) {
+  return async (t: DatabaseProbeTarget, timeoutMs: number): Promise<ProbeResult> => {
+    const c = await x.runtime.inspectContainer(t.containerId);
+    if (!c) return { ready: false, detail: "the database server's container disappeared", final: true };
+    if (c.state === "exited" || c.state === "dead") {
+      const tail = await logTail(x, c.id, 5);
+      return { ready: false, detail: `the database server exited (code ${c.exitCode ?? "?"})${tail ? `: ${tail}` : ""}`, final: true };
+    }
+    if (c.state !== "running") return { ready: false, detail: `the server is ${c.state}` };
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), timeoutMs)));
+    try {
+      const ready = await Promise.race([x.engine(t.engine).ready(c.id, t.credentials), late]);
+      if (ready === "late") return { ready: false, detail: `no answer within ${timeoutMs} ms` };
+      return ready ? { ready: true, detail: "accepting connections" } : { ready: false, detail: "not accepting connections yet" };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

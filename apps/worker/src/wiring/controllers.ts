@@ -1,0 +1,150 @@
+import { pgEnvStores } from "@levelrail/services/env/sources";
+import { IMAGES_KEY, formatKey } from "@levelrail/spec/keys";
+import { ContainerInformer } from "../containers/informer";
+import { wakeKeys } from "../containers/wake";
+import { httpProber } from "../controllers/application/ports";
+import { ProberManager } from "../controllers/application/prober";
+import { applicationController } from "../controllers/application/reconcile";
+import { engineFor } from "../controllers/database/engines";
+import { s3ObjectStore } from "../controllers/database/object-store";
+import { type DatabaseProbeTarget, databaseProbe } from "../controllers/database/readiness";
+import { databaseController } from "../controllers/database/reconcile";
+import { databaseAttacher } from "../controllers/database/server";
+import { imageCleanupController } from "../controllers/image-cleanup/reconcile";
+import { caddyAdmin } from "../controllers/ingress/caddy";
+import type { IngressSettings } from "../controllers/ingress/desired";
+import { ingressController } from "../controllers/ingress/reconcile";
+import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
+import type { pgDatabaseStore } from "../database-store";
+import type { StatePublisher } from "../dataplane/publisher";
+import type { pgFleetStore } from "../fleet-store";
+import { pgHookRecorder } from "../hook-store";
+import type { workerMetrics } from "../metrics";
+import { hostNameservers } from "../mesh/upstream";
+import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL } from "../network/pool";
+import type { Runner } from "../reconcile/runner";
+import { serviceTenants } from "../reconcile/tenants";
+import { pgServiceEvents } from "../service-events";
+import type { pgServiceStore } from "../store";
+import type { WorkerOptions } from "../wiring";
+import type { runnerFactory } from "./runners";
+
+/** What the controllers share: the stores, the data plane's state, the metrics and a runner factory. */
+export interface Shared {
+  store: ReturnType<typeof pgServiceStore>;
+  databaseStore: ReturnType<typeof pgDatabaseStore>;
+  fleet: ReturnType<typeof pgFleetStore>;
+  metrics: ReturnType<typeof workerMetrics>;
+  dataPlane: StatePublisher;
+  /** This process's id: a backup another process marked running was cut short. */
+  runnerId: string;
+  runner: ReturnType<typeof runnerFactory>["runner"];
+  /** Called when the engine's event stream is back after a gap (set once the resync exists). */
+  engineBack: () => void;
+}
+
+/**
+ * The container informer and every controller on its runner. A container of ours that dies, starts
+ * or goes away wakes its service (or database) once the informer has taken the change in.
+ */
+export function controllers(o: WorkerOptions, s: Shared) {
+  const informer = new ContainerInformer({
+    runtime: o.runtime,
+    shortName: o.shortName,
+    log: o.log,
+    onEvent(e) {
+      for (const key of wakeKeys(e)) (key.kind === "service" ? application : databases).enqueue(formatKey(key));
+    },
+    // The engine's event stream is back after a gap (dockerd restarted) and everything was inspected again.
+    onReconnected: () => s.engineBack(),
+  });
+  // Images this installation pulled and no kept release needs go: after each successful deploy and on a timer.
+  const images = s.runner(
+    imageCleanupController({
+      runtime: o.runtime,
+      store: s.fleet,
+      keepReleases: o.images?.keepReleases ?? 3,
+      graceMs: o.images?.graceMs ?? 600_000,
+      log: o.log,
+      onRemoved: (bytes) => s.metrics.imagesRemoved(bytes),
+    }),
+  );
+  const serverDeps = { shortName: o.shortName, runtime: o.runtime, engine: engineFor(o.runtime) };
+  // Readiness probes run outside the passes and wake their key: services over HTTP, database servers with pg_isready.
+  const prober = new ProberManager({ probe: (t, ms) => httpProber.probe(t.url, ms), intervalMs: o.probeIntervalMs ?? 100, wake: (key) => application.enqueue(key) });
+  const databaseReadiness = new ProberManager<DatabaseProbeTarget>({
+    probe: databaseProbe(serverDeps),
+    intervalMs: 250,
+    probeTimeoutMs: 5000,
+    retainMs: 3_600_000,
+    wake: (key) => databases.enqueue(key),
+  });
+  const application: Runner = s.runner(applicationFor(o, s, { informer, prober, images, attacher: databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id)) }), o.onEvent, serviceTenants((id) => s.store.orgOf(id)));
+  // Managed databases and their backups: one runner, its keys `database:<id>` and `backup:<id>`.
+  const databases: Runner = s.runner(
+    databaseController({
+      ...serverDeps,
+      containers: informer,
+      readiness: databaseReadiness,
+      store: s.databaseStore,
+      objects: s3ObjectStore,
+      runner: s.runnerId,
+      now: () => new Date(),
+      wake: (key) => databases.enqueue(key),
+      pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
+      log: o.log,
+    }),
+  );
+  const networks = s.runner(networkCleanupController({ shortName: o.shortName, runtime: o.runtime, store: s.fleet }));
+  const ingress = o.ingress ? s.runner(ingressFor(o, o.ingress, s)) : null;
+  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress };
+}
+
+/** The application controller with everything it records to (hooks, deploys, pulls, events). */
+function applicationFor(
+  o: WorkerOptions,
+  s: Shared,
+  p: { informer: ContainerInformer; prober: ProberManager; images: Runner; attacher: ReturnType<typeof databaseAttacher> },
+) {
+  const stores = pgEnvStores(o.db, o.keyring);
+  return applicationController({
+    shortName: o.shortName,
+    runtime: o.runtime,
+    containers: p.informer,
+    store: s.store,
+    status: s.store,
+    prober: p.prober,
+    probeIntervalMs: o.probeIntervalMs ?? 100,
+    envStores: stores,
+    registry: stores,
+    hooks: pgHookRecorder(o.db),
+    defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
+    pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
+    networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },
+    mesh: s.dataPlane,
+    upstreamDns: o.upstreamDns ?? hostNameservers(),
+    drainMs: o.drainMs ?? 2000,
+    deploys: {
+      async recordDeploy(releaseId, outcome) {
+        const ms = await s.fleet.recordDeploy(releaseId, outcome);
+        if (ms !== null) s.metrics.deploySeconds.observe({ outcome }, ms / 1000);
+        if (outcome === "succeeded") p.images.enqueue(formatKey(IMAGES_KEY)); // an older release may no longer be needed
+      },
+    },
+    pulls: s.fleet,
+    databases: p.attacher,
+    events: pgServiceEvents(o.db),
+  });
+}
+
+/** The ingress controller: Caddy's one catch-all config, the data plane's domain map. */
+function ingressFor(o: WorkerOptions, ingress: NonNullable<WorkerOptions["ingress"]>, s: Shared) {
+  const settings: IngressSettings = { shortName: o.shortName, httpPort: ingress.httpPort, httpsPort: ingress.httpsPort, dataPlane: `127.0.0.1:${o.meshDnsPort}` };
+  return ingressController({
+    settings,
+    store: s.fleet,
+    caddy: caddyAdmin(ingress.caddyAdmin),
+    dataPlane: { domains: () => s.dataPlane.current().domains, setDomains: (d) => s.dataPlane.setDomains(d) },
+    recheckMs: 10_000,
+  });
+}

@@ -1,0 +1,60 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { ZodType } from "zod";
+import type { Db } from "@levelrail/db/client";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope } from "../context";
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/**
+ * What makes an organization's sealed credential (a backup target, a registry login): its table, the
+ * columns every such table has, its input schema, how its one secret is sealed into the row, the view
+ * that never shows it, and what may still use it.
+ */
+export interface SealedCredentialKind<T extends PgTable, Input extends { orgId?: string | undefined }, View> {
+  /** In the operator's words: "backup target". */
+  noun: string;
+  plural: string;
+  table: T;
+  columns: { id: PgColumn; orgId: PgColumn; name: PgColumn };
+  input: ZodType<Input>;
+  /** The row's values (but its organization) with the secret sealed; the plain secret goes no further. */
+  values(input: Omit<Input, "orgId">, seal: (plain: string) => string): Omit<T["$inferInsert"], "orgId">;
+  view(row: T["$inferSelect"]): View;
+  /** Why it cannot be deleted (a 409's message), or null; read in the delete's transaction. */
+  inUse(tx: Tx, ctx: Ctx, id: string): Promise<string | null>;
+}
+
+/**
+ * The three verbs of a sealed credential: list (at most MAX_LIST_ROWS, the secret never shown),
+ * create (the secret sealed with the installation's keyring) and delete (refused while something
+ * uses it), each scoped to the caller's organizations.
+ */
+export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?: string | undefined }, View>(k: SealedCredentialKind<T, Input, View>) {
+  const rows = (r: unknown) => r as T["$inferSelect"][];
+  return {
+    async list({ ctx }: { ctx: Ctx }): Promise<View[]> {
+      const found = rows(await ctx.db.select().from(k.table as PgTable).where(inArray(k.columns.orgId, scope(ctx))).orderBy(k.columns.name).limit(MAX_LIST_ROWS + 1));
+      return bounded(found, k.plural, "delete the ones you no longer use").map(k.view);
+    },
+    async create({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<View> {
+      const { orgId, ...rest } = parse(k.input, raw);
+      const values = { ...k.values(rest, (plain) => ctx.kit.keyring.seal(plain)), orgId: orgOf(ctx, orgId) } as T["$inferInsert"];
+      const [row] = rows(await ctx.db.insert(k.table).values(values).returning());
+      return k.view(row!);
+    },
+    async remove({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
+      if (!isUuid(id)) throw new LevelrailError("not_found", `${k.noun} not found`);
+      await ctx.db.transaction(async (tx) => {
+        const why = await k.inUse(tx, ctx, id);
+        if (why) throw new LevelrailError("conflict", why);
+        const gone = await tx
+          .delete(k.table)
+          .where(and(eq(k.columns.id, id), inArray(k.columns.orgId, scope(ctx))))
+          .returning();
+        if (!(gone as unknown[]).length) throw new LevelrailError("not_found", `${k.noun} not found`);
+      });
+    },
+  };
+}
