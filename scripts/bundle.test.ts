@@ -34,6 +34,13 @@ describe("bundle", () => {
     expect(runIt()).toBe("hi world\n");
   });
 
+  it("reuses the output when an input was rewritten as it was (a newer mtime, the same contents)", async () => {
+    await bundle({ entry, outfile });
+    const later = new Date(Date.now() + 5000);
+    utimesSync(dep, later, later);
+    expect((await bundle({ entry, outfile })).built).toBe(false);
+  });
+
   it("rebuilds when the output or an input is gone", async () => {
     await bundle({ entry, outfile });
     rmSync(outfile);

@@ -1,7 +1,7 @@
 // Compiles a TypeScript entry (the worker, the data plane, the CLI) and everything it imports into
 // one ES module with esbuild, so the process runs plain JavaScript: no TypeScript compiler at run
 // time. Skipped when nothing it was built from changed (a stamp beside the output lists every input
-// with its size and mtime; checking them is a few milliseconds).
+// with its size, mtime and a hash of its contents; checking them takes milliseconds).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -57,9 +57,12 @@ function fingerprint(abs) {
   }
 }
 
+const contentHash = (abs) => createHash("sha256").update(readFileSync(abs)).digest("hex").slice(0, 16);
+
 /**
- * Whether `outfile` was built by these options from inputs that are all unchanged. Exported for
- * tests; `bundle` uses it.
+ * Whether `outfile` was built by these options from inputs that are all unchanged: the same size,
+ * and the same mtime or else the same contents (an `npm install` rewrites the lockfile as it was,
+ * a checkout rewrites files). Exported for tests; `bundle` uses it.
  */
 export function upToDate(outfile, key) {
   if (!existsSync(outfile)) return false;
@@ -70,9 +73,11 @@ export function upToDate(outfile, key) {
     return false;
   }
   if (stamp?.key !== key || !Array.isArray(stamp.inputs) || stamp.inputs.length === 0) return false;
-  return stamp.inputs.every(([rel, size, mtime]) => {
-    const now = fingerprint(join(repoRoot, rel));
-    return now !== null && now[0] === size && now[1] === mtime;
+  return stamp.inputs.every(([rel, size, mtime, hash]) => {
+    const abs = join(repoRoot, rel);
+    const now = fingerprint(abs);
+    if (now === null || now[0] !== size) return false;
+    return now[1] === mtime || contentHash(abs) === hash;
   });
 }
 
@@ -139,8 +144,9 @@ export async function bundle({ entry, outfile }) {
   }
   inputs.add("package-lock.json");
   const stamped = [...inputs].sort().flatMap((rel) => {
-    const fp = fingerprint(join(repoRoot, rel));
-    return fp ? [[rel, ...fp]] : [];
+    const abs = join(repoRoot, rel);
+    const fp = fingerprint(abs);
+    return fp ? [[rel, ...fp, contentHash(abs)]] : [];
   });
   writeAtomic(stampOf(absOut), JSON.stringify({ key, inputs: stamped }) + "\n");
   return { outfile: absOut, built: true };
