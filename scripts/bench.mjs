@@ -8,7 +8,6 @@ import { startDatabase } from "./lib/database.mjs";
 import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
-import { ensureCaddy } from "./lib/caddy.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
 const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database"];
@@ -19,6 +18,7 @@ await runMain(async () => {
   const dataDir = resolveDataDir(process.env.LEVELRAIL_BENCH_DATA_DIR, ".levelrail-bench");
   const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2219";
   await ensureNpm();
+  const { ensureCaddy } = await import("./lib/caddy.mjs"); // loads dockerode: once it is installed
   await ensureDocker({ dataDir });
   await ensureCaddy({ dataDir, admin: caddyAdmin, short: "lrbench", attached: true });
   await ensureTestTools();

@@ -1,24 +1,25 @@
 #!/usr/bin/env node
-// `npx levelrail …`: runs scripts/cli.ts with tsx against the right database: DATABASE_URL, else
-// the embedded one of a running `npm start`, else the embedded one started just for this command.
+// `npx levelrail …`: runs scripts/cli.ts (compiled to scripts/dist/cli.mjs when its code changed)
+// against the right database: DATABASE_URL, else the embedded one of a running `npm start`, else
+// the embedded one started just for this command.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { handleSignals, runMain, shutdown } from "./lib/lifecycle.mjs";
-import { bin, repoRoot, resolveDataDir } from "./lib/paths.mjs";
+import { repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { Fatal, capture, livePanelPid, log } from "./lib/util.mjs";
 
 const PG_PORT = 54329; // the embedded database of `npm start`
-const cli = join(repoRoot, "scripts", "cli.ts");
-const tsx = bin("tsx");
 
 handleSignals({ exitCode: 130 });
 await runMain(async () => {
-  if (!existsSync(tsx)) throw new Fatal(`dependencies are not installed: run \`npm start\` (or \`npm install\`) in ${repoRoot} first`);
+  if (!existsSync(join(repoRoot, "node_modules", "esbuild"))) throw new Fatal(`dependencies are not installed: run \`npm start\` (or \`npm install\`) in ${repoRoot} first`);
   const args = process.argv.slice(2);
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
   if (args[0] === "stop") return void (await shutdown(await stop(dataDir, args.slice(1))));
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
+  const { BUNDLES, bundle, nodeArgs } = await import("./lib/bundle.mjs");
+  const cli = nodeArgs((await bundle(BUNDLES.cli)).outfile);
   // Every command but help, install and uninstall works on the database: an installation's
   // (`levelrail install`), else the embedded one of `npm start`; doctor only looks for the one that runs.
   const needsDb = args.length > 0 && !["help", "--help", "-h", "doctor", "install", "uninstall"].includes(args[0]);
@@ -37,13 +38,13 @@ await runMain(async () => {
       console.error("levelrail: `npm start` is not running; starting its embedded database for this command");
       env.DATABASE_URL = (await startDatabase({ dataDir, port: PG_PORT })).url;
       if (args[0] !== "migrate") {
-        const r = capture(tsx, [cli, "migrate"], { cwd: repoRoot, env });
+        const r = capture(process.execPath, [...cli, "migrate"], { cwd: repoRoot, env });
         if (!r.ok) throw new Fatal(`migrations failed: ${r.stderr.trim() || r.stdout.trim()}`);
       }
     }
   }
 
-  const child = spawn(tsx, [cli, ...args], { cwd: repoRoot, env, stdio: "inherit" });
+  const child = spawn(process.execPath, [...cli, ...args], { cwd: repoRoot, env, stdio: "inherit" });
   const code = await new Promise((resolve) => {
     child.on("error", () => resolve(1));
     child.on("exit", (c, signal) => resolve(c ?? (signal ? 128 : 1)));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Serves the panel: the worker (apps/worker/src/main.ts through tsx) and the built web app (next
-// start in apps/web), their output prefixed [worker] and [web], each restarted with backoff when
+// Serves the panel: the worker (apps/worker/src/main.ts, compiled to apps/worker/dist/main.mjs when
+// its code changed) and the built web app (next start in apps/web), their output prefixed [worker] and [web], each restarted with backoff when
 // it exits on its own. Used by `npm start` and usable on its own (e.g. as Playwright's webServer)
 // once the database is migrated, the web app built and the data plane running:
 //   DATABASE_URL=… PORT=3100 node scripts/serve.mjs
@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { handleSignals, onShutdown, runMain, shuttingDown } from "./lib/lifecycle.mjs";
+import { BUNDLES, bundle, nodeArgs } from "./lib/bundle.mjs";
 import { repoRoot } from "./lib/paths.mjs";
 import { Fatal, log, portFree, quietEnv, sleep, supervise, waitFor } from "./lib/util.mjs";
 import { httpStatus } from "./lib/system.mjs";
@@ -48,29 +49,57 @@ function keepRunning(name, start) {
       current = start();
     }
   })();
-  onShutdown(name, async () => {
-    stopping = true;
-    await current.stop();
-    await loop;
-  });
+  onShutdown(
+    name,
+    async () => {
+      stopping = true;
+      await current.stop();
+      await loop;
+    },
+    { first: true },
+  );
 }
 
 /**
- * Starts the worker and the web app with `env` (which must hold DATABASE_URL and PORT), each kept
- * running, and resolves with the URL once the web app answers HTTP.
+ * Starts the web app with `env` (which must hold DATABASE_URL and PORT), kept running. Returns
+ * `ready`, which resolves once it answers HTTP (it answers 503 while the database is down).
  */
-export async function serveStack(env) {
+export async function startWeb(env) {
   const port = env.PORT;
   if (!(await portFree(Number(port)))) throw new Fatal(`port ${port} is taken by another program (an earlier run still serving?); free it or set PORT`);
-  const fullEnv = { ...process.env, ...quietEnv, ...env };
-  // `node --import tsx` rather than the tsx CLI: one process, so stopping it leaves no orphan.
-  keepRunning("worker", () => spawnChild("worker", process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], { cwd: repoRoot, env: fullEnv }));
+  const fullEnv = { ...process.env, ...quietEnv, ...env, NODE_ENV: "production", PORT: String(port) };
   // Not `next start`: apps/web/server/main.mjs wraps Next to resolve the caller's address (trusted proxies).
-  keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: { ...fullEnv, NODE_ENV: "production", PORT: String(port) } }));
+  keepRunning("web", () => spawnChild("web", process.execPath, ["server/main.mjs"], { cwd: join(repoRoot, "apps", "web"), env: fullEnv }));
+  const ready = waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 100 }).then((up) => {
+    if (!up) throw new Fatal(`the web app did not answer on port ${port} within 120 s`);
+    return { url: `http://localhost:${port}` };
+  });
+  ready.catch(() => {}); // the caller awaits it; a rejection meanwhile is not unhandled
+  return { ready };
+}
 
-  const up = await waitFor(async () => (await httpStatus({ url: `http://127.0.0.1:${port}`, path: "/" })) > 0, { timeoutMs: 120_000, intervalMs: 500 });
-  if (!up) throw new Fatal(`the web app did not answer on port ${port} within 120 s`);
-  return { url: `http://localhost:${port}` };
+/**
+ * Starts the worker with `env`, kept running, once `after` (the web app's `ready`) resolves: the
+ * two do not share the CPU while booting, and the worker picks up every pending deploy when it
+ * starts. Its bundle is checked (or built) meanwhile.
+ */
+export async function startWorker(env, after = Promise.resolve()) {
+  const compiled = bundle(BUNDLES.worker);
+  compiled.catch(() => {});
+  await after;
+  const worker = await compiled.catch((err) => {
+    throw new Fatal(`could not compile the worker: ${err.message}`);
+  });
+  if (worker.built) log(`compiled the worker to ${BUNDLES.worker.outfile}`);
+  const fullEnv = { ...process.env, ...quietEnv, ...env };
+  keepRunning("worker", () => spawnChild("worker", process.execPath, nodeArgs(worker.outfile), { cwd: repoRoot, env: fullEnv }));
+}
+
+/** The web app, then the worker; resolves with the URL once the web app answers. */
+export async function serveStack(env) {
+  const { ready } = await startWeb(env);
+  await startWorker(env, ready);
+  return ready;
 }
 
 /** Resolves never: the panel runs until a signal stops it. */

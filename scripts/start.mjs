@@ -6,16 +6,14 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { copyCluster, dumpExternal, migrationsPending, recordMigrated } from "./lib/backup.mjs";
-import { buildWeb, migrate } from "./lib/build.mjs";
-import { ensureDataPlane } from "./lib/dataplane.mjs";
-import { startDatabase } from "./lib/database.mjs";
+import { buildWeb, migrate, webBuildCurrent } from "./lib/build.mjs";
+import { expectedDatabaseUrl, startDatabase } from "./lib/database.mjs";
 import { handleSignals, onShutdown, runMain } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, resolveDataDir } from "./lib/paths.mjs";
-import { DEFAULT_CADDY_ADMIN, ensureCaddy } from "./lib/caddy.mjs";
 import { ensureDocker } from "./lib/system.mjs";
 import { Fatal, livePanelPid } from "./lib/util.mjs";
-import { serveStack, untilStopped } from "./serve.mjs";
+import { startWeb, startWorker, untilStopped } from "./serve.mjs";
 
 /** The embedded PostgreSQL of `npm start` (`npm test` uses another, so both can run at once). */
 const PG_PORT = Number(process.env.LEVELRAIL_PG_PORT ?? 54329);
@@ -28,7 +26,6 @@ await runMain(async () => {
   const meshPort = process.env.LEVELRAIL_MESH_DNS_PORT ?? "10053";
   if (!/^\d{1,5}$/.test(meshPort)) throw new Fatal(`LEVELRAIL_MESH_DNS_PORT=${meshPort} is not a port number`);
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
-  const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? DEFAULT_CADDY_ADMIN;
   const pidFile = join(dataDir, "panel.pid");
   const other = livePanelPid(pidFile);
   if (other) throw new Fatal(`a panel already runs from ${dataDir} (pid ${other}); stop it with \`npx levelrail stop\` first`);
@@ -36,22 +33,39 @@ await runMain(async () => {
   onShutdown("panel pid file", async () => rmSync(pidFile, { force: true }));
 
   await ensureNpm();
+  // Imported once the npm packages are installed: these load dockerode and tar-stream.
+  const [{ DEFAULT_CADDY_ADMIN, ensureCaddy }, { ensureDataPlane }] = await Promise.all([import("./lib/caddy.mjs"), import("./lib/dataplane.mjs")]);
+  const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? DEFAULT_CADDY_ADMIN;
+
+  ensureMasterKeyFile(dataDir); // before the web app and the worker, which both read it
+  const panelEnv = { LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin, LEVELRAIL_MESH_DNS_PORT: meshPort, PORT: port };
+  const pending = migrationsPending(dataDir);
+  // Nothing to migrate and nothing to build (a warm start): the web app, the slowest to boot,
+  // starts now and boots while the rest is checked and PostgreSQL starts (it answers 503 until
+  // the database is up).
+  const earlyUrl = pending ? null : expectedDatabaseUrl(dataDir, PG_PORT);
+  const early = earlyUrl && webBuildCurrent() ? await startWeb({ ...panelEnv, DATABASE_URL: earlyUrl }) : null;
+
   await ensureDocker({ dataDir });
   // The data plane first: it serves the apps whatever happens to the panel from here on.
   const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
   await ensureCaddy({ dataDir, admin: caddyAdmin, short });
   await ensureDataPlane({ dataDir, port: Number(meshPort), short });
 
-  const pending = migrationsPending(dataDir);
   const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });
   if (pending && !db.embedded) dumpExternal(dataDir, db.url);
-  ensureMasterKeyFile(dataDir);
+  if (early && db.url !== earlyUrl) throw new Fatal("the database URL changed while starting; run `npm start` again");
 
-  const env = { DATABASE_URL: db.url, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin, LEVELRAIL_MESH_DNS_PORT: meshPort, PORT: port };
+  const env = { ...panelEnv, DATABASE_URL: db.url };
   await migrate(env);
   recordMigrated(dataDir);
-  await buildWeb(env);
-  const { url } = await serveStack(env);
+  let web = early;
+  if (!web) {
+    await buildWeb(env, { fast: true });
+    web = await startWeb(env);
+  }
+  await startWorker(env, web.ready);
+  const { url } = await web.ready;
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(

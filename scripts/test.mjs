@@ -9,8 +9,6 @@ import { startDatabase } from "./lib/database.mjs";
 import { handleSignals, run, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { bin, ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
-import { ensureDataPlane } from "./lib/dataplane.mjs";
-import { ensureCaddy } from "./lib/caddy.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 import { Fatal, quietEnv } from "./lib/util.mjs";
 
@@ -108,6 +106,8 @@ await runMain(async () => {
   try {
     await step("set-up (packages, Docker, Caddy, PostgreSQL)", async () => {
       await ensureNpm();
+      // Imported once the npm packages are installed: these load dockerode and tar-stream.
+      const [{ ensureCaddy }, { ensureDataPlane }] = await Promise.all([import("./lib/caddy.mjs"), import("./lib/dataplane.mjs")]);
       await ensureDocker({ dataDir });
       const short = process.env.LEVELRAIL_SHORT_NAME ?? TEST.shortName;
       await ensureCaddy({ dataDir, admin: caddyAdmin, short, attached: true });
@@ -143,7 +143,8 @@ await runMain(async () => {
       await step("integration tests (vitest --project integration)", (r) => vitest(r, "integration", reports, env));
     }
     if (wanted("e2e")) {
-      await step("web build (npm run build -w @levelrail/web)", () => buildWeb(env));
+      // The typecheck step covered the web app's types: the build need not check them again.
+      await step("web build (next build)", () => buildWeb(env, { fast: wanted("typecheck") }));
       await step("end-to-end tests (playwright)", (r) => {
         const report = join(reports, "e2e.json");
         const args = ["test", "-c", "e2e/playwright.config.ts", "--reporter=list,json"];

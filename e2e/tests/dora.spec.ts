@@ -15,7 +15,7 @@ test("the Deploys page shows the four DORA figures with their bands for the flee
 }) => {
   const seeded = await seedService(operator, { prefix: "dora", deployed: true });
 
-  await page.goto("/metrics");
+  await page.goto("/deploys");
   await expect(page.getByRole("heading", { level: 1, name: "Deploys" })).toBeVisible();
   const fleet = page.getByRole("region", { name: "DORA figures: whole fleet" });
   // One change went live: a frequency with its band, a lead time from the image's build time, no failures.

@@ -4,8 +4,10 @@
 // was killed half way finishes it.
 import { join } from "node:path";
 import Docker from "dockerode";
+import { databaseUrl } from "@levelrail/config/env";
 import { copyCluster, migrationsPending, recordMigrated } from "../lib/backup.mjs";
 import { buildWeb, migrate } from "../lib/build.mjs";
+import { BUNDLES, bundle } from "../lib/bundle.mjs";
 import { ensureCaddy } from "../lib/caddy.mjs";
 import { ensureDataPlane } from "../lib/dataplane.mjs";
 import { liveDatabaseUrl, password } from "../lib/database.mjs";
@@ -96,7 +98,8 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
 
   // The new release, built and copied while the old panel still serves.
   const dbEnv = { DATABASE_URL: panelDatabaseUrl(cfg), DATABASE_PASSWORD_FILE: passwordFile(cfg.dataDir), LEVELRAIL_DATA_DIR: cfg.dataDir };
-  if (opts.build) await buildWeb({ ...cfg.panelEnv, ...dbEnv });
+  if (opts.build) await buildWeb({ ...cfg.panelEnv, ...dbEnv }, { fast: true });
+  await bundle(BUNDLES.worker); // the worker runs compiled JavaScript (apps/worker/dist), copied with the release
   const id = opts.release ?? releaseId(repoRoot);
   const release = { id, dir: ensureRelease(repoRoot, cfg.dataDir, id, log), mountAt: repoRoot };
 
@@ -108,7 +111,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
     outcomes.postgres = await ensureContainer(docker, cfg.shortName, pg);
     await waitForPostgres(cfg, pgPassword);
   }
-  await migrate(dbEnv);
+  await migrate({ DATABASE_URL: databaseUrl(dbEnv) }); // in this process; the URL with its password never leaves it
   recordMigrated(cfg.dataDir);
 
   // The worker first (one leads at a time: the old one stops before the new one starts), then the web app.

@@ -106,7 +106,7 @@ export function workerSpec(cfg: InstallConfig, image: string, release: Release):
     create: {
       ...base,
       WorkingDir: release.mountAt,
-      Cmd: [process.execPath, "--import", "tsx", "apps/worker/src/main.ts"],
+      Cmd: [process.execPath, "--enable-source-maps", "apps/worker/dist/main.mjs"],
       HostConfig: {
         ...base.HostConfig,
         // the data plane's state, which the worker writes and the mesh DNS reads

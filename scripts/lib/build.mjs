@@ -1,38 +1,69 @@
 // Migrations and the web build, shared by `npm start` and `npm test`.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bin, repoRoot } from "./paths.mjs";
+import { pathToFileURL } from "node:url";
+import { BUNDLES, bundle } from "./bundle.mjs";
+import { WEB_INPUTS, webBuildKey } from "./build-key.mjs";
+import { repoRoot } from "./paths.mjs";
 import { run } from "./lifecycle.mjs";
-import { capture, log, quietEnv } from "./util.mjs";
+import { Fatal, capture, log, quietEnv } from "./util.mjs";
 
-/** Applies pending migrations through the CLI (`levelrail migrate`). */
+/**
+ * Applies pending migrations to `env.DATABASE_URL`, in this process: @levelrail/db's
+ * `runMigrations` (what `levelrail migrate` runs), compiled to JavaScript when it changed.
+ */
 export async function migrate(env) {
-  await run(bin("tsx"), [join(repoRoot, "scripts", "cli.ts"), "migrate"], { cwd: repoRoot, env: { ...process.env, ...env } });
+  const { outfile } = await bundle(BUNDLES.migrate);
+  const { runMigrations } = await import(pathToFileURL(outfile).href);
+  try {
+    await runMigrations(env.DATABASE_URL);
+  } catch (err) {
+    const cause = err?.cause?.message ? ` (${err.cause.message})` : "";
+    throw new Fatal(`migrations failed: ${String(err?.message ?? err).replace(/\s+/g, " ").trim()}${cause}`);
+  }
+  log("migrations applied");
 }
 
 const nextDir = join(repoRoot, "apps", "web", ".next");
 const stampFile = join(nextDir, "levelrail-build.stamp");
 
-/** The commit a clean work tree is at, or null (dirty tree, or not a git checkout). */
-function cleanHead() {
-  const head = capture("git", ["rev-parse", "HEAD"], { cwd: repoRoot });
-  const status = capture("git", ["status", "--porcelain"], { cwd: repoRoot });
-  return head.ok && status.ok && status.stdout.trim() === "" ? head.stdout.trim() : null;
+/** The key of what a build now would be built from (see build-key.mjs), or null outside a git checkout. */
+function currentKey() {
+  const committed = capture("git", ["ls-tree", "HEAD", "--", ...WEB_INPUTS], { cwd: repoRoot });
+  const status = capture("git", ["status", "--porcelain", "-z", "--untracked-files=all", "--", ...WEB_INPUTS], { cwd: repoRoot });
+  if (!committed.ok || !status.ok || committed.stdout.trim() === "") return null;
+  const read = (path) => {
+    try {
+      return readFileSync(join(repoRoot, path));
+    } catch {
+      return null;
+    }
+  };
+  return webBuildKey(committed.stdout, status.stdout, read);
+}
+
+/** Whether apps/web/.next was built from the sources as they are now (no build needed). */
+export function webBuildCurrent() {
+  const key = currentKey();
+  return key !== null && existsSync(join(nextDir, "BUILD_ID")) && existsSync(stampFile) && readFileSync(stampFile, "utf8").trim() === key;
 }
 
 /**
- * `npm run build -w @levelrail/web`, skipped when the last build was of this same commit with a
- * clean tree. `env` reaches the build (pages that read the database at build time need it).
+ * `next build` of apps/web, skipped when the last build had the same key: the same committed
+ * web inputs (apps/web, packages, the manifests), and the same contents of any uncommitted one. `env` reaches the build (pages that
+ * read the database at build time need it). `fast` (`npm start`, and `npm test` after its
+ * typecheck step) skips Next's own type check, which `tsc` covers (LEVELRAIL_BUILD_FAST, read by
+ * next.config.ts); Next 16 does not lint during a build.
  */
-export async function buildWeb(env) {
-  const head = cleanHead();
-  const built = existsSync(join(nextDir, "BUILD_ID")) && existsSync(stampFile) ? readFileSync(stampFile, "utf8").trim() : null;
-  if (head && built === head) {
-    log(`web app already built at ${head.slice(0, 12)}; skipping the build`);
+export async function buildWeb(env, { fast = false } = {}) {
+  if (webBuildCurrent()) {
+    log("web app already built from these sources; skipping the build");
     return;
   }
-  log("building the web app (npm run build -w @levelrail/web)");
+  const key = currentKey();
+  log(`building the web app (next build${fast ? ", type check left to tsc" : ""})`);
   rmSync(stampFile, { force: true });
-  await run("npm", ["run", "build", "-w", "@levelrail/web"], { cwd: repoRoot, env: { ...process.env, ...quietEnv, ...env } });
-  if (head) writeFileSync(stampFile, head + "\n");
+  const buildEnv = { ...process.env, ...quietEnv, ...env, ...(fast ? { LEVELRAIL_BUILD_FAST: "1" } : {}) };
+  await run(process.execPath, [join(repoRoot, "node_modules", "next", "dist", "bin", "next"), "build"], { cwd: join(repoRoot, "apps", "web"), env: buildEnv });
+  if (key) writeFileSync(stampFile, key + "\n");
 }

@@ -24,6 +24,19 @@ export function password(dataDir) {
   return readFileSync(file, "utf8").trim();
 }
 
+const embeddedUrl = (pw, port) => `postgres://${PG_USER}:${pw}@127.0.0.1:${port}/${DB_NAME}`;
+
+/**
+ * The URL `startDatabase` will return, known before it runs: DATABASE_URL, or the embedded
+ * cluster's when the data dir already has one (null on a first start).
+ */
+export function expectedDatabaseUrl(dataDir, port) {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const file = join(dataDir, "pg-password");
+  if (!existsSync(file) || !existsSync(join(dataDir, "pg", "PG_VERSION"))) return null;
+  return embeddedUrl(readFileSync(file, "utf8").trim(), port);
+}
+
 /** The uid and gid of the `postgres` OS user, created first when missing (root only). */
 function postgresUser() {
   const id = () => {
@@ -147,7 +160,7 @@ async function connectWhenUp(pg, isExited) {
         return null;
       }
     },
-    { timeoutMs: 60_000, intervalMs: 300 },
+    { timeoutMs: 60_000, intervalMs: 100 },
   );
   return client === "exited" ? null : client;
 }
@@ -256,7 +269,7 @@ export async function startDatabase({ dataDir, port, fresh = false, beforeStart 
     await client.end();
   }
 
-  const url = `postgres://${PG_USER}:${pw}@127.0.0.1:${port}/${DB_NAME}`;
+  const url = embeddedUrl(pw, port);
   writeFileSync(databaseUrlFile(dataDir), url + "\n", { mode: 0o600 });
   chmodSync(databaseUrlFile(dataDir), 0o600);
   log(`embedded PostgreSQL ready on 127.0.0.1:${port} (data ${pgDir})`);

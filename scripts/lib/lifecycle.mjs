@@ -6,9 +6,13 @@ import { Fatal, log, supervise } from "./util.mjs";
 const steps = [];
 let exiting = null;
 
-/** Registers a stop step; returns a function that unregisters it (for a piece stopped early). */
-export function onShutdown(name, stop) {
-  const step = { name, stop };
+/**
+ * Registers a stop step; returns a function that unregisters it (for a piece stopped early).
+ * Steps run newest first, those registered with `first` (the web app, the worker) before all
+ * others, whenever they were started: they stop before the database they use.
+ */
+export function onShutdown(name, stop, { first = false } = {}) {
+  const step = { name, stop, first };
   steps.push(step);
   return () => {
     const i = steps.indexOf(step);
@@ -22,7 +26,8 @@ export const shuttingDown = () => exiting !== null;
 export function shutdown(code) {
   exiting ??= (async () => {
     while (steps.length) {
-      const { name, stop } = steps.pop();
+      const i = steps.findLastIndex((s) => s.first);
+      const { name, stop } = i >= 0 ? steps.splice(i, 1)[0] : steps.pop();
       let timer;
       const limit = new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error("timed out after 30 s")), 30_000);

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
+import { DAEMON_JSON, enableLiveRestore } from "./docker-daemon.mjs";
 import { run } from "./lifecycle.mjs";
 import { Fatal, capture, isRoot, log, waitFor, which } from "./util.mjs";
 
@@ -74,8 +75,8 @@ function processRunning(name) {
 }
 
 /**
- * The Docker engine answers /_ping, or we install docker.io and start dockerd detached (it may
- * outlive us), or we fail saying what to install.
+ * The Docker engine answers /_ping, or we install docker.io (with live-restore on) and start
+ * dockerd detached (it may outlive us), or we fail saying what to install.
  */
 export async function ensureDocker({ dataDir }) {
   const ep = dockerEndpoint();
@@ -88,7 +89,13 @@ export async function ensureDocker({ dataDir }) {
       : "install docker.io (`sudo apt-get install docker.io`)";
     throw new Fatal(`the Docker engine does not answer at ${where}: ${hint}, then run again`);
   }
-  if (!which("dockerd")) await aptInstall(["docker.io"], "the Docker engine");
+  if (!which("dockerd")) {
+    // Our engine: live-restore on before it first starts (the package's service starts it at once).
+    const outcome = which("apt-get") ? enableLiveRestore(DAEMON_JSON) : "not installing";
+    if (outcome === "created" || outcome === "added") log(`turned on live-restore in ${DAEMON_JSON}: containers keep running while dockerd restarts`);
+    else if (outcome === "invalid") log(`${DAEMON_JSON} is not a JSON object; left as it is (live-restore not set)`);
+    await aptInstall(["docker.io"], "the Docker engine");
+  }
   if (await dockerAnswers(ep)) return; // the package's service started it
   if (!processRunning("dockerd")) {
     if (existsSync("/run/systemd/system") && which("systemctl")) {

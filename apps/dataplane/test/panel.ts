@@ -63,7 +63,7 @@ export class Panel {
 
   /** The panel process (`worker` or `web`) the launcher runs now. */
   childPid(what: "worker" | "web"): number {
-    const needle = what === "worker" ? "apps/worker/src/main.ts" : "server/main.mjs";
+    const needle = what === "worker" ? "apps/worker/dist/main.mjs" : "server/main.mjs";
     const pid = pidsOf(needle).find((p) => ppid(p) === this.pid);
     if (!pid) throw new Error(`no ${what} process under the panel (pid ${this.pid})`);
     return pid;

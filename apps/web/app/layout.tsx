@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { Providers } from "./providers";
 import "./globals.css";
+import "./sections.css";
+import "./charts.css";
 
 export const metadata: Metadata = {
   title: "Levelrail",

@@ -3,6 +3,7 @@ import { useAppServices, useApps } from "@/lib/queries";
 import { AppCard } from "./apps-overview";
 import { AppHookRuns } from "./hook-runs";
 import type { Scoped } from "@/lib/paths";
+import { Alert } from "./alert";
 
 /** One app: its services with their live phases, and every hook run of them. */
 export function AppDetail({ app: ref }: { app: Scoped }) {
@@ -12,11 +13,7 @@ export function AppDetail({ app: ref }: { app: Scoped }) {
   const mine = services.data ?? [];
   return (
     <>
-      {apps.isError && (
-        <p className="error" role="alert">
-          {apps.error.message}
-        </p>
-      )}
+      <Alert error={apps.error} />
       {app && <AppCard app={app} services={mine} heading="Services" />}
       <AppHookRuns app={ref} services={mine.map((s) => s.name)} />
     </>

@@ -3,12 +3,15 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
+import { PHASES } from "@levelrail/spec/service";
 import { groupByApp, pageRange } from "@/lib/fleet-page";
+import { type FleetFilter, NO_FILTER, byName, filtering } from "@/lib/natural-sort";
 import { SERVICES_PAGE, keys } from "@/lib/keys";
 import { useApps, useServicesPage } from "@/lib/queries";
 import type { AppItem, ServiceItem } from "@/lib/types";
 import { PhaseBadge } from "./phase-badge";
 import { type Scoped, appApi, appHref, serviceHref } from "@/lib/paths";
+import { Alert } from "./alert";
 
 /**
  * The fleet a page at a time: the newest services first (a service just created is on the first
@@ -17,15 +20,17 @@ import { type Scoped, appApi, appHref, serviceHref } from "@/lib/paths";
  */
 export function AppsOverview({ envId }: { envId: string }) {
   const apps = useApps(envId);
+  const [filter, setFilter] = useState<FleetFilter>(NO_FILTER);
   // The cursors of the pages walked through, "" for the first: "Newer" goes back one.
   const [cursors, setCursors] = useState<string[]>([""]);
   const cursor = cursors[cursors.length - 1] ?? "";
-  const page = useServicesPage(envId, cursor);
+  const page = useServicesPage(envId, cursor, filter);
   if (apps.isPending) return <p className="muted">Loading apps…</p>;
-  if (apps.isError) return <p className="error" role="alert">{apps.error.message}</p>;
+  if (apps.isError) return <Alert error={apps.error} />;
   if (apps.data.length === 0) return <p className="muted">No apps yet. Create one below, then add a service to it.</p>;
   const services = page.data?.services ?? [];
-  const groups = groupByApp(services, apps.data, cursors.length === 1, (name) => ({
+  const narrowed = filtering(filter);
+  const groups = groupByApp(services, apps.data, cursors.length === 1 && !narrowed, (name) => ({
     id: name,
     name,
     orgId: "",
@@ -34,19 +39,21 @@ export function AppsOverview({ envId }: { envId: string }) {
     services: 0,
   }));
   const nextCursor = page.data?.nextCursor ?? null;
+  const change = (f: Partial<FleetFilter>) => {
+    setFilter((old) => ({ ...old, ...f }));
+    setCursors([""]);
+  };
   return (
     <div className="stack">
-      {page.isError && (
-        <p className="error" role="alert">
-          {page.error.message}
-        </p>
-      )}
+      <FleetFilterForm filter={filter} onChange={change} />
+      <Alert error={page.error} />
+      {narrowed && page.data && services.length === 0 && <p className="muted">No service matches the filter.</p>}
       {groups.map((g) => (
-        <AppCard key={g.app.id} app={g.app} services={g.services} total={g.app.services} />
+        <AppCard key={g.app.id} app={g.app} services={g.services} total={narrowed ? undefined : g.app.services} />
       ))}
       {page.data && (cursors.length > 1 || nextCursor !== null) && (
         <nav className="buttons" aria-label="Service pages">
-          <span className="muted">Services {pageRange(cursors.length - 1, SERVICES_PAGE, services.length, page.data.total)}, newest first</span>
+          <span className="muted">Services {pageRange(cursors.length - 1, SERVICES_PAGE, services.length, page.data.total)}, paged newest first</span>
           <button type="button" className="secondary" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
             Newer
           </button>
@@ -61,6 +68,29 @@ export function AppsOverview({ envId }: { envId: string }) {
         </nav>
       )}
     </div>
+  );
+}
+
+/** Narrows the dashboard to services whose name contains some text, and to one phase. */
+function FleetFilterForm({ filter, onChange }: { filter: FleetFilter; onChange: (f: Partial<FleetFilter>) => void }) {
+  return (
+    <search className="row narrow-row" aria-label="Filter services">
+      <div className="field">
+        <label htmlFor="fleet-filter-name">Filter by name</label>
+        <input id="fleet-filter-name" type="search" value={filter.name} onChange={(e) => onChange({ name: e.target.value })} autoComplete="off" spellCheck={false} />
+      </div>
+      <div className="field">
+        <label htmlFor="fleet-filter-phase">Phase</label>
+        <select id="fleet-filter-phase" value={filter.phase} onChange={(e) => onChange({ phase: PHASES.find((p) => p === e.target.value) ?? "" })}>
+          <option value="">Any phase</option>
+          {PHASES.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+      </div>
+    </search>
   );
 }
 
@@ -103,7 +133,7 @@ export function AppCard({
             </tr>
           </thead>
           <tbody>
-            {services.map((s) => (
+            {[...services].sort(byName((s) => s.name)).map((s) => (
               <tr key={s.id}>
                 <td>
                   {/* Not prefetched: a page of the fleet holds dozens of these, and a service's page is rendered per request anyway. */}
@@ -142,9 +172,9 @@ function DeleteAppButton({ app }: { app: Scoped }) {
   return (
     <span className="inline">
       {remove.isError && (
-        <small className="error" role="alert">
+        <Alert inline>
           {remove.error instanceof ApiError ? remove.error.message : "could not delete"}
-        </small>
+        </Alert>
       )}
       <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete app ${app.name}`}>
         Delete

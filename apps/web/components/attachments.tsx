@@ -10,6 +10,7 @@ import { useBackupTargets, useEffectiveEnv, useRegistryCredentials, useService, 
 import type { EffectiveEnvEntry } from "@/lib/types";
 import { Field } from "./field";
 import { type Scoped, serviceApi } from "@/lib/paths";
+import { Alert } from "./alert";
 
 type AttachmentField = "storageTargetId" | "registryCredentialId";
 
@@ -153,7 +154,7 @@ function AttachmentSelect({
         </p>
       )}
       {warning && (
-        <div className="warning stack" role="alert">
+        <Alert warning>
           <p>{warning}</p>
           <div className="buttons">
             <button
@@ -169,7 +170,7 @@ function AttachmentSelect({
               Cancel
             </button>
           </div>
-        </div>
+        </Alert>
       )}
       <div className="buttons">
         <button type="submit" disabled={!ready || save.isPending || warning !== null || next === current}>

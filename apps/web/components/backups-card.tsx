@@ -8,7 +8,9 @@ import { keys } from "@/lib/keys";
 import { type Scoped, databaseApi } from "@/lib/paths";
 import { useEnvironmentBackupTargets, useBackups, useDatabase } from "@/lib/queries";
 import type { BackupView } from "@/lib/types";
+import { Alert } from "./alert";
 import { Field } from "./field";
+import { ACTIONS, ListCard } from "./list-card";
 import { FormMessages } from "./form-messages";
 import { RestoreForm } from "./restore-form";
 import { Timestamp } from "./timestamp";
@@ -20,39 +22,20 @@ export function BackupsCard({ database }: { database: Scoped }) {
   const [restoring, setRestoring] = useState<{ id: string; opened: number } | null>(null);
   const chosen = backups.data?.find((b) => b.id === restoring?.id);
   return (
-    <section className="card stack" aria-labelledby="backups-title">
-      <h2 id="backups-title">Backups</h2>
-      <BackUpNow database={database} />
-      {backups.isError && (
-        <p className="error" role="alert">
-          {backups.error.message}
-        </p>
+    <ListCard
+      id="backups"
+      title="Backups"
+      before={<BackUpNow database={database} />}
+      source={backups}
+      empty="No backups yet."
+      headers={["Time", "Trigger", "Size", "Duration", "SHA-256", "Status", ACTIONS]}
+      rowKey={(b) => b.id}
+      row={(b) => (
+        <BackupRow database={database} backup={b} selected={b.id === restoring?.id} onRestore={() => setRestoring((r) => ({ id: b.id, opened: (r?.opened ?? 0) + 1 }))} />
       )}
-      {backups.data?.length === 0 && <p className="muted">No backups yet.</p>}
-      {backups.data && backups.data.length > 0 && (
-        <table aria-labelledby="backups-title">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Size</th>
-              <th scope="col">Duration</th>
-              <th scope="col">SHA-256</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {backups.data.map((b) => (
-              <BackupRow key={b.id} database={database} backup={b} selected={b.id === restoring?.id} onRestore={() => setRestoring((r) => ({ id: b.id, opened: (r?.opened ?? 0) + 1 }))} />
-            ))}
-          </tbody>
-        </table>
-      )}
+    >
       {chosen && restoring && <RestoreForm key={`${chosen.id}-${restoring.opened}`} database={database} backup={chosen} onClose={() => setRestoring(null)} />}
-    </section>
+    </ListCard>
   );
 }
 
@@ -140,11 +123,7 @@ function BackupRow({ database, backup: b, selected, onRestore }: { database: Sco
           {badge.label}
         </span>
         {detail && <div className="muted message">{detail}</div>}
-        {verify.isError && (
-          <small className="error" role="alert">
-            {verify.error.message}
-          </small>
-        )}
+        <Alert inline error={verify.error} />
       </td>
       <td>
         <span className="inline nowrap">

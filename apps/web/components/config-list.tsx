@@ -4,7 +4,9 @@ import { type FormEvent, type ReactNode, useState } from "react";
 import type { ZodType } from "zod";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { Alert } from "./alert";
 import { Field } from "./field";
+import { ACTIONS, ListCard } from "./list-card";
 import { FormMessages } from "./form-messages";
 
 export interface ConfigField {
@@ -85,47 +87,28 @@ export function ConfigList<T extends { id: string; name: string }>({
     create.mutate(parsed.data);
   }
 
-  const titleId = `${id}-title`;
   const formTitleId = `${id}-form-title`;
   return (
-    <section className="card stack" aria-labelledby={titleId}>
-      <h2 id={titleId}>{title}</h2>
-      {query.isError && (
-        <p className="error" role="alert">
-          {query.error.message}
-        </p>
+    <ListCard
+      id={id}
+      title={title}
+      source={query}
+      empty={empty}
+      headers={[...columns.map((c) => c.label), ACTIONS]}
+      rowKey={(item) => item.id}
+      row={(item) => (
+        <tr>
+          {columns.map((c) => (
+            <td key={c.label} className={c.mono ? "mono" : undefined}>
+              {c.cell(item)}
+            </td>
+          ))}
+          <td>
+            <DeleteButton path={`${path}/${encodeURIComponent(item.id)}`} label={`Delete ${noun} ${item.name}`} queryKey={queryKey} />
+          </td>
+        </tr>
       )}
-      {query.data?.length === 0 && <p className="muted">{empty}</p>}
-      {query.data && query.data.length > 0 && (
-        <table aria-labelledby={titleId}>
-          <thead>
-            <tr>
-              {columns.map((c) => (
-                <th scope="col" key={c.label}>
-                  {c.label}
-                </th>
-              ))}
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {query.data.map((item) => (
-              <tr key={item.id}>
-                {columns.map((c) => (
-                  <td key={c.label} className={c.mono ? "mono" : undefined}>
-                    {c.cell(item)}
-                  </td>
-                ))}
-                <td>
-                  <DeleteButton path={`${path}/${encodeURIComponent(item.id)}`} label={`Delete ${noun} ${item.name}`} queryKey={queryKey} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+    >
       <form className="stack" onSubmit={submit} aria-labelledby={formTitleId} noValidate>
         <h3 id={formTitleId}>New {noun}</h3>
         <div className="row">
@@ -153,7 +136,7 @@ export function ConfigList<T extends { id: string; name: string }>({
           </button>
         </div>
       </form>
-    </section>
+    </ListCard>
   );
 }
 
@@ -168,11 +151,7 @@ function DeleteButton({ path, label, queryKey }: { path: string; label: string; 
       <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={label}>
         Delete
       </button>
-      {remove.isError && (
-        <small className="error" role="alert">
-          {remove.error.message}
-        </small>
-      )}
+      <Alert inline error={remove.error} />
     </span>
   );
 }

@@ -12,6 +12,7 @@ import { type Scoped, databaseHref, serviceApi } from "@/lib/paths";
 import { useDatabases, useService } from "@/lib/queries";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { ACTIONS, ListCard } from "./list-card";
 import { PhaseBadge } from "./phase-badge";
 
 type DatabaseEnv = ServiceView["databaseEnv"];
@@ -62,51 +63,42 @@ export function DatabaseAttachments({ service: ref }: { service: Scoped }) {
   }
 
   return (
-    <section className="card stack" aria-labelledby="database-attachments-title">
-      <h2 id="database-attachments-title">Databases</h2>
-      <p className="muted">
-        An attached database&apos;s connection URL (<span className="mono">postgres://user:password@host:5432/db</span>) reaches the container
-        under the key you choose; the value is never shown. Deploy to apply a change.
-      </p>
-      {entries.length === 0 ? (
-        <p className="muted">No database attached.</p>
-      ) : (
-        <table aria-labelledby="database-attachments-title">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Database</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map(([k, v]) => {
-              const phase = phaseOf(v.from);
-              return (
-                <tr key={k}>
-                  <td className="key-cell">{k}</td>
-                  <td>
-                    <Link href={databaseHref({ environmentId: ref.environmentId, name: v.from })}>{v.from}</Link> {phase && <PhaseBadge phase={phase} />}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary"
-                      disabled={save.isPending}
-                      aria-label={`Detach ${k}`}
-                      onClick={() => save.mutate({ databaseEnv: detached(s.databaseEnv, k), done: `${k} detached; deploy to apply` })}
-                    >
-                      Detach
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+    <ListCard
+      id="database-attachments"
+      title="Databases"
+      before={
+        <p className="muted">
+          An attached database&apos;s connection URL (<span className="mono">postgres://user:password@host:5432/db</span>) reaches the container
+          under the key you choose; the value is never shown. Deploy to apply a change.
+        </p>
+      }
+      source={{ data: entries, error: null }}
+      empty="No database attached."
+      headers={["Key", "Database", ACTIONS]}
+      rowKey={([k]) => k}
+      row={([k, v]) => {
+        const phase = phaseOf(v.from);
+        return (
+          <tr>
+            <td className="key-cell">{k}</td>
+            <td>
+              <Link href={databaseHref({ environmentId: ref.environmentId, name: v.from })}>{v.from}</Link> {phase && <PhaseBadge phase={phase} />}
+            </td>
+            <td>
+              <button
+                type="button"
+                className="secondary"
+                disabled={save.isPending}
+                aria-label={`Detach ${k}`}
+                onClick={() => save.mutate({ databaseEnv: detached(s.databaseEnv, k), done: `${k} detached; deploy to apply` })}
+              >
+                Detach
+              </button>
+            </td>
+          </tr>
+        );
+      }}
+    >
       <form className="stack" onSubmit={submit} aria-label="Attach a database" noValidate>
         <div className="row">
           <Field id="attach-database" label="Database" error={errors.database}>
@@ -133,6 +125,6 @@ export function DatabaseAttachments({ service: ref }: { service: Scoped }) {
           </button>
         </div>
       </form>
-    </section>
+    </ListCard>
   );
 }

@@ -10,6 +10,7 @@ import { useDatabase, withQuery } from "@/lib/queries";
 import type { RestoreView } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { ListTable } from "./list-card";
 import { Timestamp } from "./timestamp";
 
 const RESTORE_CLASSES: Record<RestoreView["status"], string> = {
@@ -27,36 +28,27 @@ export function RestoresCard({ database }: { database: Scoped }) {
   return (
     <section className="card stack" aria-labelledby="restores-title">
       <h2 id="restores-title">Restores and kept volumes</h2>
-      {restores.length === 0 ? (
-        <p className="muted">No restores yet.</p>
-      ) : (
-        <table aria-label="Restores">
-          <thead>
-            <tr>
-              <th scope="col">Started</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Status</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {restores.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <Timestamp iso={r.createdAt} />
-                </td>
-                <td>{r.mode === "into" ? "into this new database" : "replaced the data"}</td>
-                <td>
-                  <span className={`badge ${RESTORE_CLASSES[r.status]}`} data-testid="restore-status">
-                    {r.status}
-                  </span>
-                </td>
-                <td className="message">{r.message || "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        label="Restores"
+        source={{ data: restores, error: null }}
+        empty="No restores yet."
+        headers={["Started", "Kind", "Status", "Message"]}
+        rowKey={(r) => r.id}
+        row={(r) => (
+          <tr>
+            <td>
+              <Timestamp iso={r.createdAt} />
+            </td>
+            <td>{r.mode === "into" ? "into this new database" : "replaced the data"}</td>
+            <td>
+              <span className={`badge ${RESTORE_CLASSES[r.status]}`} data-testid="restore-status">
+                {r.status}
+              </span>
+            </td>
+            <td className="message">{r.message || "—"}</td>
+          </tr>
+        )}
+      />
       <h3 id="volumes-title">Kept volumes</h3>
       {previousVolumes.length === 0 ? (
         <p className="muted">None: a restore that replaces the data keeps the volume it replaced here until you remove it.</p>

@@ -4,6 +4,7 @@ import { type Scoped, serviceHref } from "@/lib/paths";
 import { useDatabase } from "@/lib/queries";
 import { PhaseBadge } from "./phase-badge";
 import { Timestamp } from "./timestamp";
+import { Alert } from "./alert";
 
 /** What the worker last observed of a database (polled while it starts or restores), and what it runs. */
 export function DatabaseStatusCard({ database }: { database: Scoped }) {
@@ -12,11 +13,7 @@ export function DatabaseStatusCard({ database }: { database: Scoped }) {
     <section className="card" aria-labelledby="database-status-title">
       <h2 id="database-status-title">Status</h2>
       {d.isPending && <p className="muted">Loading…</p>}
-      {d.isError && (
-        <p className="error" role="alert">
-          {d.error.message}
-        </p>
-      )}
+      <Alert error={d.error} />
       {d.data && (
         <dl className="facts">
           <dt>Phase</dt>

@@ -13,6 +13,7 @@ import { DEFAULT_SCHEDULE, type ScheduleValues, scheduleApiError, scheduleInput 
 import type { DatabaseView } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { ListTable } from "./list-card";
 import { PhaseBadge } from "./phase-badge";
 import { ScheduleFields } from "./schedule-fields";
 
@@ -24,45 +25,32 @@ export function DatabasesSection({ envId }: { envId: string }) {
   return (
     <section className="stack" aria-labelledby="databases-title">
       <h2 id="databases-title">Databases</h2>
-      {databases.isPending && <p className="muted">Loading databases…</p>}
-      {databases.isError && (
-        <p className="error" role="alert">
-          {databases.error.message}
-        </p>
-      )}
-      {databases.data?.length === 0 && <p className="muted">No databases yet. Create one below, then attach it to a service from the service&apos;s page.</p>}
-      {databases.data && databases.data.length > 0 && (
-        <div className="card">
-          <table aria-labelledby="databases-title">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Engine</th>
-                <th scope="col">Phase</th>
-                <th scope="col">Backups</th>
-              </tr>
-            </thead>
-            <tbody>
-              {databases.data.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <Link href={databaseHref(d)}>{d.name}</Link>
-                  </td>
-                  <td>
-                    PostgreSQL {d.version}
-                    <div className="muted mono">{d.image}</div>
-                  </td>
-                  <td>
-                    <PhaseBadge phase={d.phase} testId={`database-phase-${d.name}`} />
-                    {d.message && <div className="muted message">{d.message}</div>}
-                  </td>
-                  <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId))}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <div className={databases.data?.length ? "card" : undefined}>
+        <ListTable
+          labelledBy="databases-title"
+          source={databases}
+          loading="Loading databases…"
+          empty="No databases yet. Create one below, then attach it to a service from the service's page."
+          headers={["Name", "Engine", "Phase", "Backups"]}
+          rowKey={(d) => d.id}
+          row={(d) => (
+            <tr>
+              <td>
+                <Link href={databaseHref(d)}>{d.name}</Link>
+              </td>
+              <td>
+                PostgreSQL {d.version}
+                <div className="muted mono">{d.image}</div>
+              </td>
+              <td>
+                <PhaseBadge phase={d.phase} testId={`database-phase-${d.name}`} />
+                {d.message && <div className="muted message">{d.message}</div>}
+              </td>
+              <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId))}</td>
+            </tr>
+          )}
+        />
+      </div>
       <NewDatabaseForm envId={envId} />
     </section>
   );

@@ -1,4 +1,5 @@
 import type { DayBucket } from "@levelrail/services/metrics/deploys";
+import { PLOT_HEIGHT, PLOT_WIDTH } from "@/lib/chart";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -23,27 +24,24 @@ export function daySummary(d: DayBucket): string {
 }
 
 /**
- * Deploys per day as stacked bars (deployed below, failed above), drawn as
- * SVG. The image has a text summary; the exact numbers are in the table that
- * accompanies every chart.
+ * Deploys per day as stacked bars (deployed below, failed above). The SVG only draws, stretched to
+ * its box; the labels (the count axis's top, every few days) are HTML at the page's text size. The
+ * image has a text summary, each day's bar its numbers on hover; the exact numbers are in the
+ * table that accompanies every chart.
  */
 export function DeployChart({ days, label, compact = false }: { days: readonly DayBucket[]; label: string; compact?: boolean }) {
-  const width = compact ? 240 : 720;
-  const height = compact ? 40 : 180;
-  const left = compact ? 0 : 32;
-  const bottom = compact ? 0 : 22;
-  const top = compact ? 2 : 10;
-  const plotW = width - left - 4;
-  const plotH = height - top - bottom;
+  const width = PLOT_WIDTH;
+  const height = PLOT_HEIGHT;
   const max = Math.max(1, ...days.map((d) => d.deploys + d.failed));
-  const step = plotW / Math.max(1, days.length);
+  const step = width / Math.max(1, days.length);
   const bar = Math.max(1, step * 0.72);
-  const y = (v: number) => top + plotH - (v / max) * plotH;
-  const ticks = max >= 4 ? [0, Math.round(max / 2), max] : [0, max];
-  const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+  const y = (v: number) => height - (v / max) * height;
+  const labelEvery = Math.max(1, Math.ceil(days.length / (compact ? 1 : 8)));
   // Every few days and the last one, never two labels crowded together at the end.
   const lastIndex = days.length - 1;
   const showLabel = (i: number) => i === lastIndex || (i % labelEvery === 0 && lastIndex - i >= Math.max(1, labelEvery / 2));
+  // A narrow chart shows every other label, and none close before the last (labels there are wider than the bars).
+  const dayClass = (i: number) => (i === lastIndex ? "day-last" : (i / labelEvery) % 2 === 1 || lastIndex - i < labelEvery * 1.5 ? "day-minor" : undefined);
   const deploys = days.reduce((n, d) => n + d.deploys, 0);
   const failed = days.reduce((n, d) => n + d.failed, 0);
   const busiest = days.reduce<DayBucket | null>((b, d) => (d.deploys + d.failed > (b ? b.deploys + b.failed : 0) ? d : b), null);
@@ -52,39 +50,42 @@ export function DeployChart({ days, label, compact = false }: { days: readonly D
   const summary = `${label}: ${plural(deploys, "deploy", "deploys")} and ${failed} failed from ${first ?? "—"} to ${last ?? "—"}${
     busiest ? `; busiest day ${busiest.day} with ${busiest.deploys + busiest.failed}` : ""
   }.`;
-  return (
-    <svg className={compact ? "chart chart-compact" : "chart"} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary}>
-      {!compact &&
-        ticks.map((t) => (
-          <g key={t} className="chart-axis">
-            <line x1={left} x2={width - 4} y1={y(t)} y2={y(t)} />
-            <text x={left - 6} y={y(t) + 4} textAnchor="end">
-              {t}
-            </text>
-          </g>
-        ))}
+  const svg = (
+    <svg viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" role="img" aria-label={summary}>
+      {!compact && <line className="plot-grid" x1={0} x2={width} y1={0} y2={0} />}
+      <line className="plot-grid" x1={0} x2={width} y1={height} y2={height} />
       {days.map((d, i) => {
-        const x = left + i * step + (step - bar) / 2;
+        const x = i * step + (step - bar) / 2;
         return (
           <g key={d.day}>
             <title>{daySummary(d)}</title>
             {/* A transparent full-height hit area, so the tooltip shows on empty days too. */}
-            <rect x={left + i * step} y={top} width={step} height={plotH} className="chart-hit" />
+            <rect x={i * step} y={0} width={step} height={height} className="chart-hit" />
             {d.deploys > 0 && <rect x={x} y={y(d.deploys)} width={bar} height={y(0) - y(d.deploys)} className="bar-ok" />}
             {d.failed > 0 && <rect x={x} y={y(d.deploys + d.failed)} width={bar} height={y(d.deploys) - y(d.deploys + d.failed)} className="bar-failed" />}
-            {!compact && showLabel(i) && (
-              <text
-                x={i === lastIndex ? width - 4 : left + i * step + step / 2}
-                y={height - 6}
-                textAnchor={i === lastIndex ? "end" : "middle"}
-                className="chart-label"
-              >
-                {d.day.slice(5)}
-              </text>
-            )}
           </g>
         );
       })}
     </svg>
+  );
+  if (compact) return <div className="plot plot-compact">{svg}</div>;
+  return (
+    <div className="plot-frame" data-testid="deploy-chart">
+      <span className="chart-label plot-max">{max}</span>
+      <div className="plot plot-bars">{svg}</div>
+      <div className="plot-axis plot-days chart-label">
+        {days.map((d, i) =>
+          showLabel(i) ? (
+            <span
+              key={d.day}
+              className={dayClass(i)}
+              style={i === lastIndex ? undefined : { left: `${((i + 0.5) / days.length) * 100}%` }}
+            >
+              {d.day.slice(5)}
+            </span>
+          ) : null,
+        )}
+      </div>
+    </div>
   );
 }

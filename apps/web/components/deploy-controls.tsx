@@ -6,6 +6,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { DriftBanner } from "./drift-banner";
 import { type Scoped, serviceApi } from "@/lib/paths";
+import { Alert } from "./alert";
 
 type Action = "deploy" | "restart" | "rollback";
 
@@ -62,9 +63,9 @@ export function DeployControls({ service }: { service: Scoped }) {
             autoComplete="off"
           />
           {imageError && (
-            <small id="deploy-image-error" className="error" role="alert">
+            <Alert inline id="deploy-image-error">
               {imageError}
-            </small>
+            </Alert>
           )}
         </div>
         <DriftBanner service={service} />
@@ -81,9 +82,9 @@ export function DeployControls({ service }: { service: Scoped }) {
         </div>
       </form>
       {generalError && (
-        <p className="error" role="alert">
+        <Alert>
           {generalError}
-        </p>
+        </Alert>
       )}
       {done && (
         <p className="success" role="status">

@@ -4,14 +4,19 @@ import type { DayBucket } from "@levelrail/services/metrics/deploys";
 import { formatDuration } from "@/lib/format";
 import { DEFAULT_METRICS_DAYS, METRICS_PERIODS } from "@/lib/keys";
 import { useAllServices, useDeployMetrics } from "@/lib/queries";
-import type { DeployMetrics } from "@/lib/types";
+import { byName, naturalCompare } from "@/lib/natural-sort";
+import type { DeployMetrics, ServiceItem } from "@/lib/types";
 import { DeployChart, fillDays } from "./deploy-chart";
+import { Alert } from "./alert";
 
 interface Totals {
   deploys: number;
   failed: number;
   meanDurationMs: number | null;
 }
+
+/** A service as the picker and the headings name it: its name and where it runs. */
+const serviceLabel = (s: Pick<ServiceItem, "name" | "project" | "environment">) => `${s.name} (${s.project} / ${s.environment})`;
 
 /** Deploys, failures and the mean duration of the successful ones, over some samples. */
 function totals(samples: DeployMetrics["samples"]): Totals {
@@ -23,10 +28,13 @@ function totals(samples: DeployMetrics["samples"]): Totals {
 /** Deploy frequency: the fleet's (or one service's) deploys per day, failures and durations, and each service's. */
 export function DeployMetricsView() {
   const id = useId();
-  const [service, setService] = useState("");
+  // A service by its id: the same name may be in several environments.
+  const [serviceId, setServiceId] = useState("");
   const [days, setDays] = useState<number>(DEFAULT_METRICS_DAYS);
   const services = useAllServices();
-  const metrics = useDeployMetrics(service, days);
+  const metrics = useDeployMetrics(serviceId, days);
+  const chosen = services.data?.find((s) => s.id === serviceId);
+  const options = [...(services.data ?? [])].sort(byName((s) => `${s.name} ${s.project} ${s.environment}`));
   const m = metrics.data;
   const now = new Date();
   return (
@@ -34,11 +42,11 @@ export function DeployMetricsView() {
       <div className="row narrow-row">
         <div className="field">
           <label htmlFor={`${id}-service`}>Service</label>
-          <select id={`${id}-service`} value={service} onChange={(e) => setService(e.target.value)}>
+          <select id={`${id}-service`} value={serviceId} onChange={(e) => setServiceId(e.target.value)}>
             <option value="">All services</option>
-            {(services.data ?? []).map((s) => (
-              <option key={s.id} value={s.name}>
-                {s.name}
+            {options.map((s) => (
+              <option key={s.id} value={s.id}>
+                {serviceLabel(s)}
               </option>
             ))}
           </select>
@@ -55,15 +63,11 @@ export function DeployMetricsView() {
         </div>
       </div>
       {metrics.isPending && <p className="muted">Loading…</p>}
-      {metrics.isError && (
-        <p className="error" role="alert">
-          {metrics.error.message}
-        </p>
-      )}
+      <Alert error={metrics.error} />
       {m && (
         <div className={metrics.isPlaceholderData ? "stack stale" : "stack"} aria-busy={metrics.isPlaceholderData}>
-          <PerDay title={service === "" ? "Whole fleet" : service} buckets={fillDays(m.fleet, m.since, now)} total={totals(m.samples)} />
-          {service === "" && <ByService metrics={m} now={now} />}
+          <PerDay title={chosen ? serviceLabel(chosen) : serviceId === "" ? "Whole fleet" : "this service"} buckets={fillDays(m.fleet, m.since, now)} total={totals(m.samples)} />
+          {serviceId === "" && <ByService metrics={m} now={now} />}
         </div>
       )}
     </>
@@ -118,8 +122,9 @@ function PerDay({ title, buckets, total }: { title: string; buckets: DayBucket[]
 function ByService({ metrics, now }: { metrics: DeployMetrics; now: Date }) {
   const titleId = useId();
   const rows = metrics.services
-    .map((s) => ({ ...s, total: totals(metrics.samples.filter((x) => x.service === s.service)) }))
-    .sort((a, b) => b.total.deploys + b.total.failed - (a.total.deploys + a.total.failed) || a.service.localeCompare(b.service));
+    // By id, never by name: `web` in staging and `web` in production are two rows with their own counts.
+    .map((s) => ({ ...s, total: totals(metrics.samples.filter((x) => x.serviceId === s.serviceId)) }))
+    .sort((a, b) => b.total.deploys + b.total.failed - (a.total.deploys + a.total.failed) || naturalCompare(a.service, b.service) || naturalCompare(a.environment, b.environment));
   return (
     <section className="card stack" aria-labelledby={titleId}>
       <h2 id={titleId}>By service</h2>
@@ -140,7 +145,7 @@ function ByService({ metrics, now }: { metrics: DeployMetrics; now: Date }) {
             {rows.map((s) => (
               <tr key={s.serviceId}>
                 <td>
-                  {s.service} <span className="muted">{s.environment}</span>
+                  {s.service} <span className="muted">in {s.environment}</span>
                 </td>
                 <td className="chart-cell">
                   <DeployChart days={fillDays(s.days, metrics.since, now)} label={`Deploys per day of ${s.service} in ${s.environment}`} compact />

@@ -4,6 +4,7 @@ import type { DoraBand, DoraFigures } from "@levelrail/services/metrics/dora-fig
 import { formatSpan } from "@/lib/format";
 import { DEFAULT_DORA_WINDOW, DORA_WINDOW_OPTIONS, type DoraWindowOption } from "@/lib/keys";
 import { useDoraMetrics } from "@/lib/queries";
+import { Alert } from "./alert";
 
 const percent = (rate: number | null) => (rate === null ? "—" : `${Math.round(rate * 1000) / 10}%`);
 const perDay = (n: number) => (n >= 1 ? `${n.toFixed(1)} per day` : n === 0 ? "none" : `${(n * 7).toFixed(1)} per week`);
@@ -120,11 +121,7 @@ export function DoraView() {
         </div>
       </div>
       {dora.isPending && <p className="muted">Loading…</p>}
-      {dora.isError && (
-        <p className="error" role="alert">
-          {dora.error.message}
-        </p>
-      )}
+      <Alert error={dora.error} />
       {d && (
         <div className={dora.isPlaceholderData ? "stack stale" : "stack"} aria-busy={dora.isPlaceholderData}>
           <FigureCards title="DORA figures: whole fleet" f={d.fleet} />

@@ -1,6 +1,7 @@
 "use client";
 import { useDrift } from "@/lib/queries";
 import type { Scoped } from "@/lib/paths";
+import { Alert } from "./alert";
 
 /**
  * "Configuration changed since the last deploy", with the env keys (names
@@ -32,9 +33,9 @@ export function DriftBanner({ service }: { service: Scoped }) {
         </>
       )}
       {d.problem && (
-        <p className="error" role="alert">
+        <Alert>
           The next deploy will fail: {d.problem}
-        </p>
+        </Alert>
       )}
     </div>
   );

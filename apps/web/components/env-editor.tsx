@@ -4,6 +4,7 @@ import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { envKey, envMap, envValue } from "@levelrail/spec/rules";
 import { ApiError } from "@/lib/fetcher";
 import { bareMessage, parseEnvLines } from "@/lib/form";
+import { Alert } from "./alert";
 
 type EnvVars = Record<string, string>;
 interface Row {
@@ -189,9 +190,9 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
                     Remove
                   </button>
                   {problem && (
-                    <small id={errorId} className="error env-row-error" role="alert">
+                    <Alert inline id={errorId} className="env-row-error">
                       {problem}
-                    </small>
+                    </Alert>
                   )}
                 </div>
               );
@@ -216,9 +217,9 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
             aria-describedby={pasteError ? `${id}-paste-error` : undefined}
           />
           {pasteError && (
-            <small id={`${id}-paste-error`} className="error" role="alert">
+            <Alert inline id={`${id}-paste-error`}>
               {pasteError}
-            </small>
+            </Alert>
           )}
           <div className="buttons">
             <button type="button" className="secondary" onClick={importPaste} disabled={paste.trim() === ""}>
@@ -227,7 +228,7 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
           </div>
         </div>
         {confirming && (
-          <div className="warning stack" role="alert">
+          <Alert warning>
             <p>{confirming.message}</p>
             <div className="buttons">
               <button type="button" onClick={confirm}>
@@ -237,12 +238,12 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
                 Cancel
               </button>
             </div>
-          </div>
+          </Alert>
         )}
         {formError && (
-          <p className="error" role="alert">
+          <Alert>
             {formError}
-          </p>
+          </Alert>
         )}
         <div className="buttons">
           <button type="submit" disabled={mutation.isPending || confirming !== null}>

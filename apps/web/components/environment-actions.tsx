@@ -11,6 +11,7 @@ import { useApps, useDatabases, useEnvironmentServices, withQuery } from "@/lib/
 import type { EnvironmentItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { Alert } from "./alert";
 
 /**
  * "Clone environment": a new environment of the same project with this one's apps, services, env
@@ -92,7 +93,7 @@ export function DeleteEnvironment({ environment }: { environment: EnvironmentIte
           </button>
         </div>
       ) : (
-        <div className="warning stack" role="alert">
+        <Alert warning>
           <p>
             {ready
               ? removalText(
@@ -117,7 +118,7 @@ export function DeleteEnvironment({ environment }: { environment: EnvironmentIte
               Cancel
             </button>
           </div>
-        </div>
+        </Alert>
       )}
       <FormMessages error={remove.isError ? remove.error.message : (apps.error?.message ?? services.error?.message ?? databases.error?.message)} />
     </section>

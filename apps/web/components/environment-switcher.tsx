@@ -6,6 +6,7 @@ import { keys } from "@/lib/keys";
 import { environmentHref } from "@/lib/paths";
 import { useCurrentEnvironment, useEnvironment, useEnvironments, useProjects } from "@/lib/queries";
 import type { CurrentEnvironment, EnvironmentItem } from "@/lib/types";
+import { Alert } from "./alert";
 
 /** The environment a project opens in: its `production`, or its first. */
 const defaultOf = (environments: EnvironmentItem[]) => environments.find((e) => e.name === "production") ?? environments[0];
@@ -71,9 +72,9 @@ export function EnvironmentSwitcher() {
         ))}
       </select>
       {choose.isError && (
-        <small className="error" role="alert">
+        <Alert inline>
           {choose.error.message}
-        </small>
+        </Alert>
       )}
     </div>
   );

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Alert } from "./alert";
 
 /**
  * A labeled form control with its error below it. The control gets `id`,
@@ -30,9 +31,9 @@ export function Field({
         </small>
       )}
       {error && (
-        <small id={errorId} className="error" role="alert">
+        <Alert inline id={errorId}>
           {error}
-        </small>
+        </Alert>
       )}
     </div>
   );

@@ -5,6 +5,7 @@ import { useHookRun } from "@/lib/queries";
 import type { HookRunItem } from "@/lib/types";
 import { HookOutput } from "./hook-output";
 import { Timestamp } from "./timestamp";
+import { Alert } from "./alert";
 
 export function HookOutcomeBadge({ outcome }: { outcome: HookRunItem["outcome"] }) {
   return <span className={`badge outcome-${outcome}`}>{HOOK_OUTCOME_LABELS[outcome]}</span>;
@@ -16,9 +17,9 @@ export function HookRunView({ id, titleId, pageLink }: { id: string; titleId: st
   if (run.isPending) return <p className="muted">Loading the hook run…</p>;
   if (run.isError) {
     return (
-      <p className="error" role="alert">
+      <Alert>
         {run.error.message}
-      </p>
+      </Alert>
     );
   }
   const r = run.data;

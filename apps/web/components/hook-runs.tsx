@@ -7,6 +7,7 @@ import type { HookRunPage } from "@/lib/types";
 import { HookOutcomeBadge, HookRunView } from "./hook-run-view";
 import { Timestamp } from "./timestamp";
 import type { Scoped } from "@/lib/paths";
+import { Alert } from "./alert";
 
 type HookRunsQuery = UseInfiniteQueryResult<InfiniteData<HookRunPage>>;
 
@@ -52,11 +53,7 @@ function HookRuns({ title, query, showService, filter }: { title: string; query:
       <h2 id={titleId}>{title}</h2>
       {filter}
       {query.isPending && <p className="muted">Loading…</p>}
-      {query.isError && (
-        <p className="error" role="alert">
-          {query.error.message}
-        </p>
-      )}
+      <Alert error={query.error} />
       {query.isSuccess && runs.length === 0 && <p className="muted">No hook runs yet. They appear here when a deploy runs a pre- or post-deploy hook.</p>}
       {runs.length > 0 && (
         <table aria-labelledby={titleId} aria-busy={query.isPlaceholderData} className={query.isPlaceholderData ? "stale" : undefined}>

@@ -4,6 +4,7 @@ import type { ServiceView } from "@levelrail/spec/service";
 import { useService } from "@/lib/queries";
 import type { Scoped } from "@/lib/paths";
 import { HooksDomainsForm } from "./hooks-domains-form";
+import { Alert } from "./alert";
 
 /** The service's deploy hooks and domains (the service page's "Hooks and domains" tab). */
 export function HooksDomainsCard({ service: ref }: { service: Scoped }) {
@@ -13,11 +14,7 @@ export function HooksDomainsCard({ service: ref }: { service: Scoped }) {
   return (
     <section className="card stack" aria-labelledby="hooks-domains-card-title">
       <h2 id="hooks-domains-card-title">Hooks and domains</h2>
-      {service.isError && (
-        <p className="error" role="alert">
-          {service.error.message}
-        </p>
-      )}
+      <Alert error={service.error} />
       {s && <HooksDomainsForm key={savedShape(s)} service={s} onSaved={() => setSaved("Saved hooks and routing")} onEdit={() => setSaved(null)} />}
       {saved && (
         <p className="success" role="status">

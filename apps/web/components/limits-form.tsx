@@ -6,6 +6,7 @@ import { type LimitValues, SERVICE_CAPABILITIES, limitApiError, limitErrors, lim
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { useServicePatch } from "./use-service-patch";
+import { Alert } from "./alert";
 
 const CAPS_HINT = `Every container drops all capabilities but ${SERVICE_CAPABILITIES.join(", ")} and runs with no-new-privileges; add back what the image needs.`;
 
@@ -71,9 +72,9 @@ export function LimitsForm({ service, onSaved, onEdit }: { service: ServiceView;
             {CAPS_HINT}
           </small>
           {errors.capAdd && (
-            <small className="error" role="alert">
+            <Alert inline>
               {errors.capAdd}
-            </small>
+            </Alert>
           )}
         </fieldset>
       </div>

@@ -7,6 +7,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, issueErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
 import { EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, hookDomainApiError, hookDomainErrors, hookDomainInput } from "@/lib/hooks-form";
 import { keys } from "@/lib/keys";
+import { limitApiError, limitErrors, limitInput } from "@/lib/limits-form";
 import { useApps } from "@/lib/queries";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
@@ -22,6 +23,8 @@ const EMPTY = {
   strategy: "blue-green",
   readyBudgetSeconds: "60",
   env: "",
+  memoryMb: "",
+  cpus: "",
   ...EMPTY_HOOK_DOMAINS,
 };
 type Values = typeof EMPTY;
@@ -29,6 +32,13 @@ const SHOWN = new Set<string>([...Object.keys(EMPTY), ...HOOK_DOMAIN_FIELDS]);
 /** An error of a field the form has no control for (e.g. `body`) shows under the form. */
 const placed = (errors: FieldErrors): FieldErrors =>
   Object.fromEntries(Object.entries(errors).map(([k, v]) => [SHOWN.has(k) ? k : "form", v]));
+
+/** The memory and CPU limits as `resources` (the rest at their defaults), or nothing when both are empty. */
+function createLimits(v: Values) {
+  if (v.memoryMb.trim() === "" && v.cpus.trim() === "") return {};
+  const { memoryMb, cpus } = limitInput({ memoryMb: v.memoryMb, cpus: v.cpus, pids: "", capAdd: [] }).resources;
+  return { resources: { memoryMb, cpus } };
+}
 
 /** The form's values as the API takes them, checked with the API's own schema. */
 function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } {
@@ -44,11 +54,13 @@ function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } 
     strategy: v.strategy,
     readyBudgetSeconds: numberOrUndefined(v.readyBudgetSeconds),
     env: env.env,
+    ...createLimits(v),
     ...hooksAndDomains,
   });
   if (parsed.success && Object.keys(unreadable).length === 0) return { input: parsed.data };
   const { errors, rest } = parsed.success ? { errors: {}, rest: [] } : hookDomainErrors(parsed.error, hooksAndDomains.domains);
-  return { errors: placed({ ...issueErrors(rest), ...errors, ...unreadable }) };
+  const limits = limitErrors({ issues: rest });
+  return { errors: placed({ ...issueErrors(limits.rest), ...limits.errors, ...errors, ...unreadable }) };
 }
 
 /** Creates a service in one of the apps of environment `envId`. */
@@ -67,8 +79,8 @@ export function NewServiceForm({ envId }: { envId: string }) {
     },
     onError: (err) => {
       if (!(err instanceof ApiError)) return setErrors({ form: "could not create the service" });
-      const hookOrDomain = hookDomainApiError(err.field, err.message);
-      setErrors(placed(hookOrDomain ? { [hookOrDomain.field]: hookOrDomain.message } : { [topField(err.field)]: err.message }));
+      const placedError = hookDomainApiError(err.field, err.message) ?? limitApiError(err.field, err.message);
+      setErrors(placed(placedError ? { [placedError.field]: placedError.message } : { [topField(err.field)]: err.message }));
     },
   });
 
@@ -130,6 +142,14 @@ export function NewServiceForm({ envId }: { envId: string }) {
         </Field>
         <Field id="service-budget" label="Ready budget (seconds)" error={errors.readyBudgetSeconds}>
           {(a) => <input {...a} value={values.readyBudgetSeconds} onChange={set("readyBudgetSeconds")} inputMode="numeric" />}
+        </Field>
+      </div>
+      <div className="row">
+        <Field id="service-memory" label="Memory limit (MiB)" error={errors.memoryMb} hint="Empty: no limit. At least 16; swap included.">
+          {(a) => <input {...a} value={values.memoryMb} onChange={set("memoryMb")} inputMode="numeric" placeholder="no limit" />}
+        </Field>
+        <Field id="service-cpus" label="CPU limit" error={errors.cpus} hint="CPUs, e.g. 0.5 or 2. Empty: no limit.">
+          {(a) => <input {...a} value={values.cpus} onChange={set("cpus")} inputMode="decimal" placeholder="no limit" />}
         </Field>
       </div>
       <Field id="service-env" label="Env vars" error={errors.env} hint="One KEY=value per line">

@@ -8,6 +8,7 @@ import { keys } from "@/lib/keys";
 import type { NotificationChannelItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { Alert } from "./alert";
 
 type Kind = "webhook" | "email";
 const BLANK = { name: "", url: "", format: "json", host: "", port: "587", username: "", password: "", from: "", to: "" };
@@ -142,9 +143,9 @@ export function NotificationChannelForm() {
           </label>
         ))}
         {errors.events && (
-          <small className="error" role="alert">
+          <Alert inline>
             {errors.events}
-          </small>
+          </Alert>
         )}
       </fieldset>
       <FormMessages error={errors.form} done={created ? `Added channel ${created.name}` : null} />

@@ -6,6 +6,8 @@ import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useNotificationChannels, useNotificationDeliveries } from "@/lib/queries";
 import type { DeliveryView, NotificationChannelItem } from "@/lib/types";
+import { Alert } from "./alert";
+import { ACTIONS, ListCard, ListTable } from "./list-card";
 import { NotificationChannelForm } from "./notification-channel-form";
 import { Timestamp } from "./timestamp";
 
@@ -16,40 +18,23 @@ const targetOf = (c: NotificationChannelItem) => (c.kind === "webhook" ? `${c.ur
 export function NotificationsCard() {
   const channels = useNotificationChannels();
   return (
-    <section className="card stack" aria-labelledby="notifications-title">
-      <h2 id="notifications-title">Notifications</h2>
-      <p className="muted">
-        Webhooks (signed with <code>X-Levelrail-Signature</code>) and email, for the events each channel picks. Failed deliveries are retried with
-        backoff; a notification never carries a secret value.
-      </p>
-      {channels.isError && (
-        <p className="error" role="alert">
-          {channels.error.message}
+    <ListCard
+      id="notifications"
+      title="Notifications"
+      before={
+        <p className="muted">
+          Webhooks (signed with <code>X-Levelrail-Signature</code>) and email, for the events each channel picks. Failed deliveries are retried with
+          backoff; a notification never carries a secret value.
         </p>
-      )}
-      {channels.data?.length === 0 && <p className="muted">No channels yet.</p>}
-      {channels.data && channels.data.length > 0 && (
-        <table aria-labelledby="notifications-title">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Target</th>
-              <th scope="col">Events</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {channels.data.map((c) => (
-              <ChannelRow key={c.id} channel={c} />
-            ))}
-          </tbody>
-        </table>
-      )}
+      }
+      source={channels}
+      empty="No channels yet."
+      headers={["Name", "Kind", "Target", "Events", ACTIONS]}
+      rowKey={(c) => c.id}
+      row={(c) => <ChannelRow channel={c} />}
+    >
       <NotificationChannelForm />
-    </section>
+    </ListCard>
   );
 }
 
@@ -89,15 +74,11 @@ function ChannelRow({ channel: c }: { channel: NotificationChannelItem }) {
             </small>
           )}
           {test.data && test.data.status !== "delivered" && (
-            <small className="error" role="alert">
+            <Alert inline>
               Test to {c.name} failed: {test.data.lastError}
-            </small>
+            </Alert>
           )}
-          {(test.isError || remove.isError) && (
-            <small className="error" role="alert">
-              {(test.error ?? remove.error)?.message}
-            </small>
-          )}
+          <Alert inline error={test.error ?? remove.error} />
         </td>
       </tr>
       {log && (
@@ -113,41 +94,33 @@ function ChannelRow({ channel: c }: { channel: NotificationChannelItem }) {
 
 function DeliveryLog({ channel }: { channel: NotificationChannelItem }) {
   const deliveries = useNotificationDeliveries(channel.id);
-  if (deliveries.isError) return <p className="error">{deliveries.error.message}</p>;
-  if (!deliveries.data) return <p className="muted">Loading…</p>;
-  if (deliveries.data.length === 0) return <p className="muted">Nothing sent to {channel.name} yet.</p>;
   return (
-    <table aria-label={`Delivery log of ${channel.name}`}>
-      <thead>
+    <ListTable
+      label={`Delivery log of ${channel.name}`}
+      source={deliveries}
+      loading="Loading…"
+      empty={`Nothing sent to ${channel.name} yet.`}
+      headers={["When", "Event", "Status", "Attempts", "Last error"]}
+      rowKey={(d: DeliveryView) => d.id}
+      row={(d) => (
         <tr>
-          <th scope="col">When</th>
-          <th scope="col">Event</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Last error</th>
+          <td>
+            <Timestamp iso={d.createdAt} />
+          </td>
+          <td>{d.event}</td>
+          <td>
+            {d.status}
+            {d.nextAttemptAt && (
+              <>
+                {" "}
+                (next try <Timestamp iso={d.nextAttemptAt} />)
+              </>
+            )}
+          </td>
+          <td>{d.attempts}</td>
+          <td className="mono">{d.lastError}</td>
         </tr>
-      </thead>
-      <tbody>
-        {deliveries.data.map((d) => (
-          <tr key={d.id}>
-            <td>
-              <Timestamp iso={d.createdAt} />
-            </td>
-            <td>{d.event}</td>
-            <td>
-              {d.status}
-              {d.nextAttemptAt && (
-                <>
-                  {" "}
-                  (next try <Timestamp iso={d.nextAttemptAt} />)
-                </>
-              )}
-            </td>
-            <td>{d.attempts}</td>
-            <td className="mono">{d.lastError}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      )}
+    />
   );
 }

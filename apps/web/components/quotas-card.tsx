@@ -2,6 +2,7 @@
 import { QUOTA_KINDS } from "@levelrail/spec/quotas";
 import { useQuotas } from "@/lib/queries";
 import type { OrgItem } from "@/lib/types";
+import { Alert } from "./alert";
 
 /** An organization's quotas: how many apps, services, databases and domains it has of how many it may. */
 export function QuotasCard({ org }: { org: OrgItem }) {
@@ -13,11 +14,7 @@ export function QuotasCard({ org }: { org: OrgItem }) {
         The most the organization {org.name} may have. The installation&apos;s administrator sets them (
         <code>npx levelrail quota set</code>); creating more is refused.
       </p>
-      {quotas.isError && (
-        <p className="error" role="alert">
-          {quotas.error.message}
-        </p>
-      )}
+      <Alert error={quotas.error} />
       {!quotas.data && !quotas.isError && <p className="muted">Loading…</p>}
       {quotas.data && (
         <table aria-labelledby="quotas-title">

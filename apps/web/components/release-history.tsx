@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { formatDuration, releaseKindText } from "@/lib/format";
 import { useDeploys } from "@/lib/queries";
+import { ListTable } from "./list-card";
 import { Timestamp } from "./timestamp";
 import { type Scoped, serviceHref } from "@/lib/paths";
 
@@ -18,45 +19,29 @@ export function ReleaseHistory({ service, recent }: { service: Scoped; recent?: 
         <h2 id="history-title">{recent === undefined ? "Release history" : "Recent releases"}</h2>
         {recent !== undefined && <Link href={serviceHref(service, "deploys")}>All releases</Link>}
       </div>
-      {deploys.isPending && <p className="muted">Loading…</p>}
-      {deploys.isError && (
-        <p className="error" role="alert">
-          {deploys.error.message}
-        </p>
-      )}
-      {deploys.data?.length === 0 && <p className="muted">Not deployed yet.</p>}
-      {rows && rows.length > 0 && (
-        <table aria-labelledby="history-title">
-          <thead>
-            <tr>
-              <th scope="col">Kind</th>
-              <th scope="col">Image</th>
-              <th scope="col">Who</th>
-              <th scope="col">When</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id}>
-                <td>{releaseKindText(r)}</td>
-                <td className="mono">{r.image}</td>
-                <td>{r.createdBy}</td>
-                <td>
-                  <Timestamp iso={r.createdAt} />
-                </td>
-                <td>
-                  <span className={`badge outcome-${r.outcome}`}>{r.outcome}</span>
-                </td>
-                <td>{formatDuration(r.durationMs)}</td>
-                <td className="message">{r.message}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        labelledBy="history-title"
+        source={{ data: rows, error: deploys.error }}
+        loading="Loading…"
+        empty="Not deployed yet."
+        headers={["Kind", "Image", "Who", "When", "Outcome", "Duration", "Message"]}
+        rowKey={(r) => r.id}
+        row={(r) => (
+          <tr>
+            <td>{releaseKindText(r)}</td>
+            <td className="mono">{r.image}</td>
+            <td>{r.createdBy}</td>
+            <td>
+              <Timestamp iso={r.createdAt} />
+            </td>
+            <td>
+              <span className={`badge outcome-${r.outcome}`}>{r.outcome}</span>
+            </td>
+            <td>{formatDuration(r.durationMs)}</td>
+            <td className="message">{r.message}</td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

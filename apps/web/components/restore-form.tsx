@@ -11,6 +11,7 @@ import { type Scoped, databaseApi, databaseHref } from "@/lib/paths";
 import type { BackupView, DatabaseView, RestoreView } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+import { Alert } from "./alert";
 
 type Mode = "into" | "replace";
 interface RestoreBody {
@@ -69,7 +70,7 @@ export function RestoreForm({ database, backup, onClose }: { database: Scoped; b
     <form className="stack output-panel" onSubmit={submit} aria-labelledby="restore-title" noValidate>
       <h3 id="restore-title">Restore the backup of {formatTime(backup.startedAt ?? backup.createdAt)}</h3>
       {unverified && (
-        <div className="warning stack" role="alert">
+        <Alert warning>
           <p>
             This backup is <strong>{backup.status}</strong>: restoring it may not give back what was dumped. {backupDetail(backup)}
           </p>
@@ -77,11 +78,11 @@ export function RestoreForm({ database, backup, onClose }: { database: Scoped; b
             <input type="checkbox" checked={anyway} onChange={(e) => setAnyway(e.target.checked)} aria-describedby="restore-anyway-error" /> Restore anyway
           </label>
           {errors.anyway && (
-            <small id="restore-anyway-error" className="error" role="alert">
+            <Alert inline id="restore-anyway-error">
               {errors.anyway}
-            </small>
+            </Alert>
           )}
-        </div>
+        </Alert>
       )}
       <fieldset className="field">
         <legend>Restore into</legend>

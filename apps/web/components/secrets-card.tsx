@@ -7,7 +7,9 @@ import { type FieldErrors, bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { useSecrets } from "@/lib/queries";
 import type { SecretItem } from "@/lib/types";
+import { Alert } from "./alert";
 import { Field } from "./field";
+import { ACTIONS, ListCard } from "./list-card";
 import { Timestamp } from "./timestamp";
 import { FormMessages } from "./form-messages";
 import { type Scoped, serviceApi } from "@/lib/paths";
@@ -74,46 +76,31 @@ export function SecretsCard({ service }: { service: Scoped }) {
   }
 
   return (
-    <section className="card stack" aria-labelledby="secrets-title">
-      <h2 id="secrets-title">Secrets</h2>
-      <p className="muted">Write-only: once saved, a value is never shown again. Secrets override the env tiers.</p>
-      {secrets.isError && (
-        <p className="error" role="alert">
-          {secrets.error.message}
-        </p>
+    <ListCard
+      id="secrets"
+      title="Secrets"
+      before={<p className="muted">Write-only: once saved, a value is never shown again. Secrets override the env tiers.</p>}
+      source={secrets}
+      empty="No secrets."
+      headers={["Key", "Value", ACTIONS]}
+      rowKey={(s) => s.key}
+      row={(s) => (
+        <tr>
+          <td className="key-cell">{s.key}</td>
+          <td className="muted">
+            set, updated <Timestamp iso={s.updatedAt} />
+          </td>
+          <td>
+            <span className="inline">
+              <button type="button" className="secondary" onClick={() => replace(s.key)} aria-label={`Replace ${s.key}`}>
+                Replace
+              </button>
+              <DeleteSecret secretKey={s.key} path={path(s.key)} onDeleted={refresh} />
+            </span>
+          </td>
+        </tr>
       )}
-      {secrets.data?.length === 0 && <p className="muted">No secrets.</p>}
-      {secrets.data && secrets.data.length > 0 && (
-        <table aria-labelledby="secrets-title">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {secrets.data.map((s) => (
-              <tr key={s.key}>
-                <td className="key-cell">{s.key}</td>
-                <td className="muted">
-                  set, updated <Timestamp iso={s.updatedAt} />
-                </td>
-                <td>
-                  <span className="inline">
-                    <button type="button" className="secondary" onClick={() => replace(s.key)} aria-label={`Replace ${s.key}`}>
-                      Replace
-                    </button>
-                    <DeleteSecret secretKey={s.key} path={path(s.key)} onDeleted={refresh} />
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+    >
       <form className="stack" onSubmit={submit} aria-label="Set a secret" noValidate>
         <div className="row">
           <Field id="secret-key" label="Key" error={errors.key}>
@@ -153,7 +140,7 @@ export function SecretsCard({ service }: { service: Scoped }) {
           </button>
         </div>
       </form>
-    </section>
+    </ListCard>
   );
 }
 
@@ -164,11 +151,7 @@ function DeleteSecret({ secretKey, path, onDeleted }: { secretKey: string; path:
       <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete ${secretKey}`}>
         Delete
       </button>
-      {remove.isError && (
-        <small className="error" role="alert">
-          {remove.error.message}
-        </small>
-      )}
+      <Alert inline error={remove.error} />
     </>
   );
 }

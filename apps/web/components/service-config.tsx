@@ -8,6 +8,7 @@ import { useService } from "@/lib/queries";
 import { capabilitiesText, cpusText, memoryText } from "@/lib/limits-form";
 import { LimitsForm } from "./limits-form";
 import { type Scoped, environmentHref, serviceApi } from "@/lib/paths";
+import { Alert } from "./alert";
 
 /**
  * The desired state the operator asked for (what the next Deploy runs), its limits with their form,
@@ -23,11 +24,7 @@ export function ServiceConfig({ service: ref }: { service: Scoped }) {
         <h2 id="config-title">Configuration</h2>
         <DeleteService service={ref} />
       </div>
-      {service.isError && (
-        <p className="error" role="alert">
-          {service.error.message}
-        </p>
-      )}
+      <Alert error={service.error} />
       {s && (
         <dl className="facts">
           <dt>App</dt>
@@ -84,9 +81,9 @@ function DeleteService({ service }: { service: Scoped }) {
   return (
     <span className="inline">
       {remove.isError && (
-        <small className="error" role="alert">
+        <Alert inline>
           {remove.error.message}
-        </small>
+        </Alert>
       )}
       {armed ? (
         <>

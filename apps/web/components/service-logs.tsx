@@ -7,6 +7,7 @@ import { keys } from "@/lib/keys";
 import { type LogRow, appendCapped, logStreamUrl, visibleRows } from "@/lib/log-view";
 import type { LogContainerView } from "@/lib/logs/service-logs";
 import { type Scoped, serviceApi } from "@/lib/paths";
+import { Alert } from "./alert";
 
 const SINCE = [
   ["", "Last 500 lines"],
@@ -160,9 +161,9 @@ export function ServiceLogs({ service }: { service: Scoped }) {
         {shown.matched > shown.rows.length ? ` · showing the last ${shown.rows.length} of ${shown.matched} lines` : ""}
       </p>
       {problem && (
-        <p className="error" role="alert">
+        <Alert>
           {problem}
-        </p>
+        </Alert>
       )}
       <div
         ref={box}

@@ -6,29 +6,37 @@ import { PhaseBadge } from "./phase-badge";
 import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";
 import type { Scoped } from "@/lib/paths";
+import { Alert } from "./alert";
 
-/** What the worker last observed, polled every second: phase, deploy step, and whether the domains are routed. */
+/**
+ * What the worker last observed, polled every second: phase, the image that serves (and while a
+ * deploy runs, the one it is going to), the deploy step, and whether the domains are routed.
+ */
 export function StatusCard({ service, ingressPort }: { service: Scoped; ingressPort: number }) {
   const status = useStatus(service);
   return (
     <section className="card" aria-labelledby="status-title">
       <h2 id="status-title">Status</h2>
       {status.isPending && <p className="muted">Loading…</p>}
-      {status.isError && (
-        <p className="error" role="alert">
-          {status.error.message}
-        </p>
-      )}
+      <Alert error={status.error} />
       {status.data && (
         <dl className="facts">
           <dt>Phase</dt>
           <dd>
             <PhaseBadge phase={status.data.phase} testId="phase" />
           </dd>
-          <dt>Image</dt>
+          <dt>Serving</dt>
           <dd className="mono" data-testid="status-image">
-            {status.data.image ?? "—"}
+            {status.data.servingImage ?? "—"}
           </dd>
+          {status.data.targetImage !== null && status.data.targetImage !== status.data.servingImage && (
+            <>
+              <dt>Deploying</dt>
+              <dd className="mono" data-testid="target-image">
+                {status.data.targetImage}
+              </dd>
+            </>
+          )}
           <dt>Active container</dt>
           <dd className="mono" data-testid="active-container">
             {status.data.activeContainer ?? "—"}

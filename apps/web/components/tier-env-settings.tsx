@@ -4,10 +4,11 @@ import { useState } from "react";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { tierEnvPath, useEnvironments, useOrgs, useProjects, useTierEnv } from "@/lib/queries";
-import type { TierEnv } from "@/lib/types";
+import { tierEnvPath, useCurrentEnvironment, useEnvironments, useOrgs, useProjects, useTierEnv } from "@/lib/queries";
+import type { CurrentEnvironment, TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
 import { QuotasCard } from "./quotas-card";
+import { Alert } from "./alert";
 
 /** One tier's editor: loads the set, PUTs the whole set, and refreshes every service's effective env. */
 export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
@@ -17,9 +18,9 @@ export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope
     return (
       <section className="card" aria-label={title}>
         <h2>{title}</h2>
-        <p className="error" role="alert">
+        <Alert>
           {env.error.message}
-        </p>
+        </Alert>
       </section>
     );
   }
@@ -49,13 +50,17 @@ export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope
   );
 }
 
-/** The organization's env vars (with a choice of organization when the operator belongs to several). */
+/**
+ * The organization's env vars (with a choice of organization when the operator belongs to several),
+ * starting at the organization of the current environment (the header's).
+ */
 export function OrgEnvSettings() {
   const orgs = useOrgs();
+  const current = useCurrentEnvironment().data;
   const [chosen, setChosen] = useState<string | undefined>();
-  if (orgs.isError) return <p className="error" role="alert">{orgs.error.message}</p>;
+  if (orgs.isError) return <Alert error={orgs.error} />;
   if (!orgs.data) return <p className="muted">Loading organizations…</p>;
-  const org = orgs.data.find((o) => o.id === chosen) ?? orgs.data[0];
+  const org = orgs.data.find((o) => o.id === (chosen ?? current?.project.orgId)) ?? orgs.data[0];
   if (!org) return <p className="muted">You belong to no organization.</p>;
   return (
     <div className="stack">
@@ -82,16 +87,25 @@ export function OrgEnvSettings() {
   );
 }
 
-/** A project's env vars and those of one of its environments, with a selector for each. */
+/**
+ * A project's env vars and those of one of its environments, with a selector for each. Both start
+ * at the current environment (the header's) and follow it when it changes, until the operator
+ * picks another here.
+ */
 export function ProjectEnvSettings() {
+  const current = useCurrentEnvironment().data;
+  return <ProjectEnvSettingsFrom key={current?.environment.id ?? ""} start={current} />;
+}
+
+function ProjectEnvSettingsFrom({ start }: { start: CurrentEnvironment | undefined }) {
   const projects = useProjects();
-  const [chosenProject, setChosenProject] = useState<string | undefined>();
-  const [chosenEnvironment, setChosenEnvironment] = useState<string | undefined>();
+  const [chosenProject, setChosenProject] = useState<string | undefined>(start?.project.id);
+  const [chosenEnvironment, setChosenEnvironment] = useState<string | undefined>(start?.environment.id);
   const project = projects.data?.find((p) => p.id === chosenProject) ?? projects.data?.[0];
   const environments = useEnvironments(project?.id);
   const environment = environments.data?.find((e) => e.id === chosenEnvironment) ?? environments.data?.[0];
 
-  if (projects.isError) return <p className="error" role="alert">{projects.error.message}</p>;
+  if (projects.isError) return <Alert error={projects.error} />;
   if (!projects.data) return <p className="muted">Loading projects…</p>;
   if (!project) return <p className="muted">No projects yet.</p>;
   return (
@@ -131,11 +145,7 @@ export function ProjectEnvSettings() {
           </select>
         </div>
       </div>
-      {environments.isError && (
-        <p className="error" role="alert">
-          {environments.error.message}
-        </p>
-      )}
+      <Alert error={environments.error} />
       <div className="columns">
         <TierEnvEditor
           tier="project"

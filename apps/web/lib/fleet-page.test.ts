@@ -6,17 +6,24 @@ const svc = (name: string, appName: string) => ({ name, app: appName });
 const unknown = (name: string) => ({ id: name, name, services: 0 });
 
 describe("groupByApp", () => {
-  it("orders cards by the page's newest service and keeps each app's services in page order", () => {
-    const groups = groupByApp([svc("c", "shop"), svc("b", "blog"), svc("a", "shop")], [app("blog", 1), app("shop", 2)], false, unknown);
+  it("orders cards and each card's services by name, naturally", () => {
+    const groups = groupByApp(
+      [svc("s100", "shop2"), svc("b", "blog"), svc("s12", "shop2"), svc("a", "shop10"), svc("s2", "shop2")],
+      [app("blog", 1), app("shop10", 1), app("shop2", 3)],
+      false,
+      unknown,
+    );
     expect(groups.map((g) => [g.app.name, g.services.map((s) => s.name)])).toEqual([
-      ["shop", ["c", "a"]],
       ["blog", ["b"]],
+      ["shop2", ["s2", "s12", "s100"]],
+      ["shop10", ["a"]],
     ]);
   });
 
   it("shows apps without services first, on the first page only", () => {
     const apps = [app("blog", 1), app("empty", 0)];
     expect(groupByApp([svc("b", "blog")], apps, true, unknown).map((g) => g.app.name)).toEqual(["empty", "blog"]);
+    expect(groupByApp([svc("b", "a-app")], [app("a-app", 1), app("z-empty", 0)], true, unknown).map((g) => g.app.name)).toEqual(["z-empty", "a-app"]);
     expect(groupByApp([svc("b", "blog")], apps, false, unknown).map((g) => g.app.name)).toEqual(["blog"]);
   });
 

@@ -1,3 +1,5 @@
+import { byName } from "./natural-sort";
+
 /** What one page of the dashboard shows: app cards, each with the services of the page that are its own. */
 export interface AppGroup<A, S> {
   app: A;
@@ -5,12 +7,12 @@ export interface AppGroup<A, S> {
 }
 
 /**
- * Groups a page of services (newest first) into app cards, in the order the page meets their
- * apps, so the newest service's app comes first. The first page also shows every app without
- * services (just created, waiting for one) ahead of the rest; an app the page names but `apps`
- * does not know yet (the two lists are fetched apart) gets a card of its own name.
+ * Groups a page of services (the server pages newest first) into app cards, the cards and each
+ * card's services sorted by name naturally (`s12` before `s100`). The first page also shows every
+ * app without services (just created, waiting for one) ahead of the rest; an app the page names
+ * but `apps` does not know yet (the two lists are fetched apart) gets a card of its own name.
  */
-export function groupByApp<A extends { name: string; services: number }, S extends { app: string }>(
+export function groupByApp<A extends { name: string; services: number }, S extends { app: string; name: string }>(
   page: readonly S[],
   apps: readonly A[],
   firstPage: boolean,
@@ -27,7 +29,10 @@ export function groupByApp<A extends { name: string; services: number }, S exten
     }
     g.services.push(s);
   }
-  return [...groups.values()];
+  const sorted = (gs: AppGroup<A, S>[]) => gs.sort(byName((g) => g.app.name));
+  const all = [...groups.values()];
+  for (const g of all) g.services.sort(byName((s) => s.name));
+  return [...sorted(all.filter((g) => g.services.length === 0)), ...sorted(all.filter((g) => g.services.length > 0))];
 }
 
 /** "1–50 of 1,000": the range of services a page shows, counted from the newest. */

@@ -8,8 +8,8 @@ export const keys = {
   allApps: () => ["apps"] as const,
   /** Every service, unpaged (and the prefix of every services list: mutations invalidate them all). */
   services: () => ["services"] as const,
-  /** One page of an environment's services, newest first (`cursor` "" for the first). */
-  servicesPage: (envId: string, cursor: string) => ["services", "page", envId, cursor] as const,
+  /** One page of an environment's services, newest first (`cursor` "" for the first), narrowed by `filter` (`filterParams`). */
+  servicesPage: (envId: string, cursor: string, filter: { name?: string; phase?: string } = {}) => ["services", "page", envId, cursor, filter] as const,
   /** Every service of one environment, unpaged. */
   environmentServices: (envId: string) => ["services", "environment", envId] as const,
   /** One app's services. */
@@ -30,7 +30,7 @@ export const keys = {
   /** An app's hook runs, all services or one (`service` "" for all). */
   appHookRuns: (app: Scoped, service: string) => ["app", app.environmentId, app.name, "hook-runs", service] as const,
   hookRun: (id: string) => ["hook-run", id] as const,
-  deployMetrics: (service: string, days: number) => ["metrics", "deploys", service, days] as const,
+  deployMetrics: (serviceId: string, days: number) => ["metrics", "deploys", serviceId, days] as const,
   /** The DORA figures over one window (`7d`, `30d`, `90d`). */
   dora: (window: string) => ["metrics", "dora", window] as const,
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */

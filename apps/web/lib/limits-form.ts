@@ -43,7 +43,7 @@ function limitField(path: readonly PropertyKey[]): LimitField | undefined {
 }
 
 /** Schema errors of the limits, by form field; the rest (not about limits) left to the caller. */
-export function limitErrors(error: ZodError): { errors: FieldErrors; rest: ZodError["issues"] } {
+export function limitErrors(error: Pick<ZodError, "issues">): { errors: FieldErrors; rest: ZodError["issues"] } {
   const errors: FieldErrors = {};
   const rest: ZodError["issues"] = [];
   for (const issue of error.issues) {

@@ -3,6 +3,7 @@ import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@t
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
+import { type FleetFilter, filterParams } from "./natural-sort";
 import { type Scoped, appApi, databaseApi, envApi, serviceApi } from "./paths";
 import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, METRICS_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
 import type {
@@ -41,11 +42,11 @@ export const useApps = (envId: string) => useQuery({ queryKey: keys.apps(envId),
 export const useAllServices = () =>
   useQuery({ queryKey: keys.services(), queryFn: () => api<ServiceItem[]>("/services"), staleTime: 60_000 });
 
-/** One page of an environment's services, newest first, with their live phases, polled at the fleet's pace. */
-export const useServicesPage = (envId: string, cursor: string) =>
+/** One page of an environment's services, newest first, narrowed by `filter`, with their live phases, polled at the fleet's pace. */
+export const useServicesPage = (envId: string, cursor: string, filter: FleetFilter) =>
   useQuery({
-    queryKey: keys.servicesPage(envId, cursor),
-    queryFn: () => api<ServicePage>(withQuery("/services", { environmentId: envId, limit: SERVICES_PAGE, cursor })),
+    queryKey: keys.servicesPage(envId, cursor, filterParams(filter)),
+    queryFn: () => api<ServicePage>(withQuery("/services", { environmentId: envId, limit: SERVICES_PAGE, cursor, ...filterParams(filter) })),
     refetchInterval: FLEET_INTERVAL_MS,
     // Paging keeps showing the page it leaves until the next one arrives.
     placeholderData: keepPreviousData,
@@ -241,11 +242,11 @@ export const useDoraMetrics = (window: string) =>
     placeholderData: keepPreviousData,
   });
 
-/** Deploys per day for the last `days` days, of one service or (`service` "") the fleet. */
-export const useDeployMetrics = (service: string, days: number) =>
+/** Deploys per day for the last `days` days, of one service (by id) or (`serviceId` "") the fleet. */
+export const useDeployMetrics = (serviceId: string, days: number) =>
   useQuery({
-    queryKey: keys.deployMetrics(service, days),
-    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { service, since: metricsSince(days) })),
+    queryKey: keys.deployMetrics(serviceId, days),
+    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { serviceId, since: metricsSince(days) })),
     refetchInterval: 10_000,
     placeholderData: keepPreviousData,
   });

@@ -1,8 +1,23 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { createDb } from "./client";
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../drizzle", import.meta.url));
+/**
+ * The repo's `drizzle` folder: the first one up from this module that holds drizzle's journal, so
+ * it is found both from the source (packages/db/src) and from a bundle (scripts/dist, apps/…/dist).
+ */
+function findMigrationsDir(): string {
+  const start = dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = dirname(dir)) {
+    const candidate = join(dir, "drizzle");
+    if (existsSync(join(candidate, "meta", "_journal.json"))) return candidate;
+    if (dir === dirname(dir)) return join(start, "..", "..", "..", "drizzle");
+  }
+}
+
+export const MIGRATIONS_DIR = findMigrationsDir();
 
 /** Apply pending migrations; safe to run concurrently with itself (drizzle takes a lock per migration). */
 export async function runMigrations(url: string): Promise<void> {

@@ -244,7 +244,12 @@ export interface StatusView {
   phase: Phase;
   /** The step of a deploy in progress, null when idle. */
   step: DeployStep | null;
+  /** The image of the release the worker works on (while a deploy runs, the one it is going to). */
   image: string | null;
+  /** The image the active container runs: what serves now (null when nothing does). */
+  servingImage: string | null;
+  /** While a deploy is pending or running: the image it is going to; null otherwise. */
+  targetImage: string | null;
   activeContainer: string | null;
   lastDeploy: ReleaseView | null;
   message: string;

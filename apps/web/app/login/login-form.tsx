@@ -2,6 +2,7 @@
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { Alert } from "@/components/alert";
 
 export function LoginForm() {
   const router = useRouter();
@@ -37,9 +38,9 @@ export function LoginForm() {
         <input name="password" type="password" autoComplete="current-password" required />
       </label>
       {error && (
-        <p className="error" role="alert">
+        <Alert>
           {error}
-        </p>
+        </Alert>
       )}
       <button type="submit" disabled={busy}>
         Sign in

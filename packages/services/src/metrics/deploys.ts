@@ -13,6 +13,8 @@ export const MAX_DEPLOY_SAMPLES = 10_000;
 const query = z
   .object({
     service: resourceName.optional(),
+    /** One service by its id: a name may be in several environments. */
+    serviceId: z.string().uuid("must be a service id").optional(),
     environmentId: z.string().uuid("must be an environment id").optional(),
     since: z.iso.datetime({ offset: true }).optional(),
   })
@@ -44,7 +46,8 @@ function bucket(samples: { at: Date; outcome: string; durationMs: number }[]): D
 
 /**
  * Deploy frequency: one sample per real cutover (or failed attempt), per day per service and for the
- * fleet; `environmentId` narrows to one environment, `service` to the services of that name. A service
+ * fleet; `environmentId` narrows to one environment, `service` to the services of that name,
+ * `serviceId` to one service. A service
  * is told apart by its id (`web` of staging is not `web` of production).
  */
 export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }) {
@@ -71,6 +74,7 @@ export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }
         inArray(deploySample.orgId, scope(ctx)),
         gte(deploySample.at, since),
         q.service ? eq(service.name, q.service) : undefined,
+        q.serviceId ? eq(service.id, q.serviceId) : undefined,
         q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
       ),
     )

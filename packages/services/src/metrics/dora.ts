@@ -17,6 +17,8 @@ export const MAX_DORA_RELEASES = 20_000;
 const query = z
   .object({
     service: resourceName.optional(),
+    /** One service by its id: a name may be in several environments. */
+    serviceId: z.string().uuid("must be a service id").optional(),
     environmentId: z.string().uuid("must be an environment id").optional(),
     window: z.enum(Object.keys(DORA_WINDOWS) as [DoraWindow, ...DoraWindow[]], { error: "must be 7d, 30d or 90d" }).default("30d"),
     /** Where the window ends (default: now). */
@@ -60,7 +62,11 @@ export async function doraMetrics({ ctx, input, now = new Date() }: { ctx: Ctx; 
   // ETag), and a release that went live a second ago is already in it.
   const until = q.until ? new Date(q.until) : new Date(Math.ceil(now.getTime() / 60_000) * 60_000);
   const since = new Date(until.getTime() - days * 24 * 3600 * 1000);
-  const narrow = and(q.service ? eq(service.name, q.service) : undefined, q.environmentId ? eq(service.environmentId, q.environmentId) : undefined);
+  const narrow = and(
+    q.service ? eq(service.name, q.service) : undefined,
+    q.serviceId ? eq(service.id, q.serviceId) : undefined,
+    q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
+  );
   const who = { serviceId: service.id, service: service.name, environmentId: service.environmentId, environment: environment.name };
 
   const [releases, events] = await Promise.all([

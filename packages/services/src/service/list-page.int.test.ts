@@ -65,12 +65,23 @@ describe("listServicesPage", () => {
     ]);
   });
 
+  it("filters by a part of the name (any case, % and _ taken literally) and by phase, the total too", async () => {
+    expect(await walk({ name: "I", limit: 2 })).toEqual([
+      { names: ["admin", "site"], total: 3 },
+      { names: ["api"], total: 3 },
+    ]);
+    expect(await walk({ name: "%" })).toEqual([{ names: [], total: 0 }]);
+    expect(await walk({ phase: "stopped", name: "w" })).toEqual([{ names: ["worker", "web"], total: 2 }]);
+    expect(await walk({ phase: "running" })).toEqual([{ names: [], total: 0 }]);
+  });
+
   it("refuses a cursor that is not one it answered and a limit out of range, naming the field", async () => {
     for (const [input, field] of [
       [{ cursor: "not-an-id" }, "cursor"],
       [{ limit: "0" }, "limit"],
       [{ limit: "201" }, "limit"],
       [{ limt: "5" }, "limt"],
+      [{ phase: "sleeping" }, "phase"],
     ] as const) {
       const err = await listServicesPage({ ctx: a, input }).then(
         () => null,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { environment } from "@levelrail/db/schema/orgs";
-import { app, release, service } from "@levelrail/db/schema/services";
+import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { ReleaseOutcome } from "@levelrail/spec/service";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg, uniq } from "@levelrail/testkit/seed";
@@ -216,6 +216,29 @@ describe("releases", () => {
     expect(r).toMatchObject({ kind: "deploy", image: "registry.example.com/shop:1.0", outcome: "pending", imageId: null, createdBy: a.actor.email });
     expect((await serviceRow(name)).currentReleaseId).toBe(r.id);
     expect((await getStatus({ ctx: a, envId: a.envId, name })).phase).toBe("pending");
+  });
+
+  it("the status names the image that serves and, while a deploy runs, the one it is going to", async () => {
+    const name = await newService();
+    const id = (await serviceRow(name)).id;
+    const r1 = await deployService({ ctx: a, envId: a.envId, name, input: {} });
+    await setOutcome(r1.id, "succeeded");
+    const v1 = "registry.example.com/shop:1.0";
+    const v2 = "registry.example.com/shop:2.0";
+    const status = { serviceId: id, activeContainer: `x-${name}-1`, message: "" };
+    await db.insert(serviceStatus).values({ ...status, phase: "running", image: v1 });
+    expect(await getStatus({ ctx: a, envId: a.envId, name })).toMatchObject({ servingImage: v1, targetImage: null });
+
+    const r2 = await deployService({ ctx: a, envId: a.envId, name, input: { image: v2 } });
+    expect(await getStatus({ ctx: a, envId: a.envId, name })).toMatchObject({ phase: "pending", servingImage: v1, targetImage: v2 });
+    // The worker reports the release it works on; the old container still serves v1 until the cutover.
+    await db.update(release).set({ outcome: "deploying", startedAt: new Date() }).where(eq(release.id, r2.id));
+    await db.update(serviceStatus).set({ phase: "deploying", step: "probing", image: v2 }).where(eq(serviceStatus.serviceId, id));
+    expect(await getStatus({ ctx: a, envId: a.envId, name })).toMatchObject({ phase: "deploying", image: v2, servingImage: v1, targetImage: v2 });
+    await db.update(serviceStatus).set({ phase: "failed", step: null }).where(eq(serviceStatus.serviceId, id));
+    expect(await getStatus({ ctx: a, envId: a.envId, name })).toMatchObject({ servingImage: v1, targetImage: null });
+    await db.update(serviceStatus).set({ phase: "deploying", step: "cutover", activeContainer: `x-${name}-2` }).where(eq(serviceStatus.serviceId, id));
+    expect(await getStatus({ ctx: a, envId: a.envId, name })).toMatchObject({ servingImage: v2, targetImage: v2 });
   });
 
   it("a deploy supersedes an unfinished earlier release but not a finished one", async () => {

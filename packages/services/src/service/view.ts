@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, ilike, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ingressStatus } from "@levelrail/db/schema/fleet";
 import { serviceEvent } from "@levelrail/db/schema/observability";
@@ -7,7 +7,7 @@ import { app, release, service, serviceStatus } from "@levelrail/db/schema/servi
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import { lastLinesOf } from "@levelrail/spec/service-event";
-import { type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
+import { PHASES, type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope } from "../context";
 import { findEnvironment } from "../project/list";
 
@@ -139,13 +139,23 @@ const pageQuery = z
     limit: z.coerce.number().int().min(1).max(200).default(50),
     /** The `nextCursor` of the previous page: the id of its last service. */
     cursor: z.string().refine(isUuid, "must be a nextCursor this list answered").optional(),
+    /** Only services whose name contains this (any case). */
+    name: z.string().max(63, "must be at most 63 characters").optional(),
+    /** Only services in this phase (as the list shows it: never deployed is `stopped`, a release not yet picked up `pending`). */
+    phase: z.enum(PHASES, { error: `must be one of ${PHASES.join(", ")}` }).optional(),
   })
   .strict();
+
+/** The phase a list shows, in SQL: the worker's, else pending (a release waits) or stopped (never deployed). */
+const listedPhase = sql`coalesce(${serviceStatus.phase}, case when ${service.currentReleaseId} is null then 'stopped' else 'pending' end)`;
+
+/** `%…%` for ILIKE, with the pattern characters of the operator's text taken literally. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * One page of the services of the caller's organizations (or of one app), newest first, so a
  * service just created is on the first page: `{services, nextCursor, total}`; `nextCursor` (null
- * on the last page) is the `cursor` of the next one.
+ * on the last page) is the `cursor` of the next one. `name` and `phase` narrow it (and its total).
  */
 export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknown }) {
   const q = parse(pageQuery, input);
@@ -153,6 +163,8 @@ export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknow
     inArray(service.orgId, scope(ctx)),
     q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
     q.app ? eq(app.name, q.app) : undefined,
+    q.name ? ilike(service.name, containing(q.name)) : undefined,
+    q.phase ? sql`${listedPhase} = ${q.phase}` : undefined,
   );
   // Keyset paging on (createdAt, id), compared in the database: a cursor never loses precision.
   const after = q.cursor
@@ -163,11 +175,33 @@ export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknow
       .where(and(where, after))
       .orderBy(desc(service.createdAt), desc(service.id))
       .limit(q.limit + 1),
-    ctx.db.select({ total: count() }).from(service).innerJoin(app, eq(app.id, service.appId)).where(where),
+    ctx.db
+      .select({ total: count() })
+      .from(service)
+      .innerJoin(app, eq(app.id, service.appId))
+      .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id))
+      .where(where),
   ]);
   const page = rows.slice(0, q.limit).map(serviceItem);
   const last = page[page.length - 1];
   return { services: page, nextCursor: rows.length > q.limit && last ? last.id : null, total: counted?.total ?? 0 };
+}
+
+/**
+ * What the active container runs. The status's image is the release the worker works on: while it
+ * deploys (before the cutover) or after it failed, the old container still serves the newest
+ * release that succeeded.
+ */
+async function servingImage(ctx: Ctx, s: ServiceRow, st: typeof serviceStatus.$inferSelect | undefined): Promise<string | null> {
+  if (!st?.activeContainer) return null;
+  if (st.phase === "running" || st.step === "cutover") return st.image;
+  const [served] = await ctx.db
+    .select({ spec: release.spec })
+    .from(release)
+    .where(and(eq(release.serviceId, s.id), eq(release.orgId, s.orgId), eq(release.outcome, "succeeded")))
+    .orderBy(sql`${release.finishedAt} desc nulls last`, desc(release.createdAt))
+    .limit(1);
+  return served?.spec.image ?? st.image;
 }
 
 export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<StatusView> {
@@ -188,10 +222,13 @@ export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string;
     : [];
   // A release the worker has not picked up yet shows as pending, whatever ran before.
   const pendingNew = last && last.outcome === "pending";
+  const phase = pendingNew ? "pending" : (st?.phase ?? (last ? "pending" : "stopped"));
   return {
-    phase: pendingNew ? "pending" : (st?.phase ?? (last ? "pending" : "stopped")),
+    phase,
     step: pendingNew ? null : (st?.step ?? null),
     image: st?.image ?? last?.spec.image ?? null,
+    servingImage: await servingImage(ctx, s, st),
+    targetImage: phase === "pending" || phase === "deploying" ? (last?.spec.image ?? null) : null,
     activeContainer: st?.activeContainer ?? null,
     lastDeploy: last ? releaseView(last) : null,
     message: pendingNew ? "waiting for the worker" : (st?.message ?? (last ? "waiting for the worker" : "not deployed yet")),

@@ -9,6 +9,7 @@ import { listEnvironments, listProjects } from "@levelrail/services/project/list
 import { NotificationsCard } from "@/components/notifications-card";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
+import { currentEnvironment } from "@/lib/environment";
 import { keys } from "@/lib/keys";
 import { requireCtx } from "@/lib/session";
 
@@ -17,12 +18,13 @@ export const metadata = { title: "Settings · Levelrail" };
 export default async function SettingsPage() {
   const ctx = await requireCtx();
   const qc = new QueryClient();
-  const [orgs, projects] = await Promise.all([listOrgs({ ctx }), listProjects({ ctx })]);
+  const [orgs, projects, current] = await Promise.all([listOrgs({ ctx }), listProjects({ ctx }), currentEnvironment(ctx)]);
   qc.setQueryData(keys.orgs(), orgs);
   qc.setQueryData(keys.projects(), projects);
-  // What the page shows first: the first organization, and the first project with its first environment.
-  const org = orgs[0];
-  const project = projects[0];
+  if (current) qc.setQueryData(keys.currentEnvironment(), current);
+  // What the page shows first: the current environment (the header's), its project and organization.
+  const org = orgs.find((o) => o.id === current?.project.orgId) ?? orgs[0];
+  const project = projects.find((p) => p.id === current?.project.id) ?? projects[0];
   await Promise.all([
     qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
@@ -34,7 +36,7 @@ export default async function SettingsPage() {
       (async () => {
         const environments = await listEnvironments({ ctx, projectId: project.id });
         qc.setQueryData(keys.environments(project.id), environments);
-        const environment = environments[0];
+        const environment = environments.find((e) => e.id === current?.environment.id) ?? environments[0];
         if (environment) {
           await qc.prefetchQuery({
             queryKey: keys.tierEnv("environment", environment.id),

@@ -8,14 +8,15 @@ import { movedRoutes } from "@/lib/moved";
 /**
  * Every service the caller can see, with its project and environment (for dashboards);
  * `?environmentId=` filters, `?app=` narrows to one app of it. With `?limit=` (or `?cursor=`) one
- * page, newest first: `{services, nextCursor, total}`. Conditional on its ETag (polled).
+ * page, newest first: `{services, nextCursor, total}`, narrowed by `?name=` (a part of it) and
+ * `?phase=`. Conditional on its ETag (polled).
  */
 export const GET = route(async ({ ctx, req }) => {
   const params = new URL(req.url).searchParams;
   const environmentId = params.get("environmentId") || undefined;
   if (environmentId !== undefined && !isUuid(environmentId)) throw new LevelrailError("invalid_input", "environmentId: must be an environment id", { field: "environmentId" });
   if (params.has("limit") || params.has("cursor")) {
-    return conditionalJson(req, await listServicesPage({ ctx, input: searchInput(req, ["app", "limit", "cursor", "environmentId"]) }));
+    return conditionalJson(req, await listServicesPage({ ctx, input: searchInput(req, ["app", "limit", "cursor", "environmentId", "name", "phase"]) }));
   }
   return conditionalJson(req, await listServices({ ctx, envId: environmentId, app: params.get("app") ?? undefined }));
 });

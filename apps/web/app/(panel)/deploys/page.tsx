@@ -9,7 +9,7 @@ import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Deploys · Levelrail" };
 
-export default async function MetricsPage() {
+export default async function DeploysPage() {
   const ctx = await requireCtx();
   const qc = new QueryClient();
   await Promise.all([
