@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { handleSignals, runMain, shutdown } from "./lib/lifecycle.mjs";
 import { repoRoot, resolveDataDir } from "./lib/paths.mjs";
-import { Fatal, capture, livePanelPid, log } from "./lib/util.mjs";
+import { Fatal, capture, isRoot, livePanelPid, log } from "./lib/util.mjs";
 
 const PG_PORT = 54329; // the embedded database of `npm start`
 
@@ -18,6 +18,10 @@ await runMain(async () => {
   const dataDir = resolveDataDir(process.env.LEVELRAIL_DATA_DIR, ".levelrail");
   if (args[0] === "stop") return void (await shutdown(await stop(dataDir, args.slice(1))));
   const env = { ...process.env, LEVELRAIL_DATA_DIR: dataDir };
+  if ((args[0] === "install" || args[0] === "uninstall") && !isRoot()) {
+    // before anything is compiled or started (scripts/install/command.ts says the same)
+    throw new Fatal(`${args[0]} must run as root (it runs the engine's containers and may install docker.io): sudo npx levelrail ${args[0]}`);
+  }
   const { BUNDLES, bundle, nodeArgs } = await import("./lib/bundle.mjs");
   const cli = nodeArgs((await bundle(BUNDLES.cli)).outfile);
   // Every command but help, install and uninstall works on the database: an installation's
