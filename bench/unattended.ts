@@ -120,13 +120,18 @@ try {
   const after = await dataPlaneProcess(docker, short, DataPlaneRoles.meshDns, "0").catch(() => null);
   console.log(`dataplane freeze failures: ${r.failed} of ${r.total} (slowest request ${r.slowest.toFixed(0)} ms; the frozen replica ${after && after.pid !== frozen.pid ? "was killed and restarted" : "was not replaced"})`);
 
-  // dockerd restart under load, with live-restore (on when npm start installed docker.io; else turned on here).
-  if (!(await liveRestore(docker))) console.log("  (the engine's live-restore is off: this restart turns it on with --live-restore)");
+  // dockerd restart under load, with live-restore (on when npm start installed docker.io; else turned on
+  // here by a first restart, without load: it counts only when on before the engine stops).
   const dockerdFlags = daemonJsonLiveRestore() ? [] : ["--live-restore"];
   const startDockerd = () => {
     const fd = openSync(join(dataDir, "logs", "dockerd.log"), "a");
     spawn("dockerd", dockerdFlags, { detached: true, stdio: ["ignore", fd, fd] }).unref();
   };
+  if (!(await liveRestore(docker))) {
+    console.log("  (the engine's live-restore is off: a first restart turns it on with --live-restore)");
+    await restartEngine(docker, startDockerd);
+    await waitFor("every domain to serve", async () => ((await serving()) ? true : undefined), { timeoutMs: 120_000 });
+  }
   ls = loads();
   for (const l of ls) await l.successes(200);
   await restartEngine(docker, startDockerd);

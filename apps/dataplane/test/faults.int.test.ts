@@ -298,14 +298,25 @@ describe("the apps keep serving whatever happens to the panel", () => {
 
   it("dockerd restarts: with live-restore nothing fails; containers, networks and the data plane's listeners stay, nothing duplicated", async () => {
     const before = await containerIds();
+    const systemd = existsSync("/run/systemd/system");
+    // live-restore counts only when it is on before the engine stops. `npm start` turns it on in an engine
+    // it installs; one installed before that (this host, maybe) gets it here, with a first restart
+    // through which the containers restart as they did without it.
+    if (!(await liveRestore(runtime.docker)) && !systemd) {
+      await restartEngine(runtime.docker, startDockerd(["--live-restore"]));
+      for (const host of Object.values(domains)) {
+        await waitFor(`${host} to serve again`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 50 });
+      }
+      const ok = (await callerLog()).ok;
+      await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > ok + 3 ? true : undefined), { timeoutMs: 120_000 });
+    }
     const live = await liveRestore(runtime.docker);
     const ls = loads();
     const restart = Date.now();
     try {
       for (const l of ls) await l.successes(100);
-      // Turned on the way `npm start` does on an engine it installed; an engine under systemd keeps its own settings.
-      if (live || existsSync("/run/systemd/system")) await restartDockerd(runtime, join(dataDir, "dockerd.log"));
-      else await restartEngine(runtime.docker, startDockerd(["--live-restore"]));
+      if (systemd) await restartDockerd(runtime, join(dataDir, "dockerd.log"));
+      else await restartEngine(runtime.docker, startDockerd(live && !daemonJsonLiveRestore() ? ["--live-restore"] : []));
       for (const l of ls) await l.successes(200);
     } finally {
       for (const l of ls) await l.stop();
@@ -315,8 +326,8 @@ describe("the apps keep serving whatever happens to the panel", () => {
     }
     const failed = ls.reduce((n, l) => n + l.result.failed, 0);
     const total = ls.reduce((n, l) => n + l.result.total, 0);
-    console.log(`dockerd restart (live-restore ${await liveRestore(runtime.docker)}): ${failed} of ${total} requests failed; ${Date.now() - restart} ms in all`);
-    if (await liveRestore(runtime.docker)) expect(failed).toBe(0);
+    console.log(`dockerd restart (live-restore ${live}): ${failed} of ${total} requests failed; ${Date.now() - restart} ms in all`);
+    if (live) expect(failed).toBe(0);
     const okBefore = (await callerLog()).ok;
     await waitFor("the caller to reach api again", async () => ((await callerLog()).ok > okBefore + 3 ? true : undefined), { timeoutMs: 120_000 });
     expect(await containerIds()).toEqual(before); // the same containers
