@@ -1,9 +1,10 @@
 // `levelrail doctor` end to end: the real command (scripts/levelrail.mjs → cli.ts) against the real
-// engine, a Caddy of this test's on LEVELRAIL_CADDY_ADMIN (its pid in the data dir's pid file, as
+// engine, a Caddy of this test's on a free admin port (its pid in the data dir's pid file, as
 // `npm start` records it), a real worker leading on a fresh database with a service deployed, and
-// a real data plane on LEVELRAIL_MESH_DNS_PORT; then the bad inputs: the HTTP port held by another
+// a real data plane on a free port; then the bad inputs: the HTTP port held by another
 // program, and PostgreSQL down.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -21,6 +22,7 @@ import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter } from "@levelrail/spec/naming";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { ensureTestImage } from "@levelrail/testkit/images";
+import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { runAsLeader } from "@levelrail/worker/leader";
@@ -28,17 +30,14 @@ import { startWorker } from "@levelrail/worker/wiring";
 import { leaderLockName } from "./main";
 
 const root = join(import.meta.dirname, "..", "..");
-const need = (name: string) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} must be set (this helper's own port or name)`);
-  return v;
-};
-const SHORT = need("LEVELRAIL_SHORT_NAME");
-const ADMIN = need("LEVELRAIL_CADDY_ADMIN");
-const HTTP_PORT = Number(need("LEVELRAIL_INGRESS_HTTP_PORT"));
-const HTTPS_PORT = Number(need("LEVELRAIL_INGRESS_HTTPS_PORT"));
-const DNS_PORT = Number(need("LEVELRAIL_MESH_DNS_PORT"));
-const IMAGE = { tag: `${SHORT}-test/web:v1`, body: "doctor\n", healthy: true };
+// An installation of this test's own: its own name and free ports, never the ones of the `npm test`
+// run around it (whose Caddy and mesh DNS containers hold those).
+const SHORT = `lrdoc${randomBytes(2).toString("hex")}`;
+const ADMIN = `http://127.0.0.1:${await freePort()}`;
+const HTTP_PORT = await freePort();
+const HTTPS_PORT = await freePort();
+const DNS_PORT = await freePortPair();
+const IMAGE = { tag: "levelrail-test/doctor:v1", body: "doctor\n", healthy: true };
 
 const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
 const dataDir = mkdtempSync(join(tmpdir(), `${SHORT}-doctor-`));
