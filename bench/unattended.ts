@@ -22,6 +22,7 @@ import { deployService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
 import { DataPlaneRoles } from "@levelrail/spec/naming";
+import { getByHost } from "@levelrail/testkit/http";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type LoadResult, type RunningLoad, startLoad } from "@levelrail/testkit/load";
 import { freePort, freePortPair } from "@levelrail/testkit/registry";
@@ -66,7 +67,7 @@ const sum = (rs: LoadResult[]) => ({
 /** One request through Caddy on a fresh connection succeeds for every domain. */
 const serving = async () => {
   for (const s of SERVICES) {
-    const ok = await fetch(`http://127.0.0.1:${ingressPort}/`, { headers: { Host: domain(s) }, signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+    const ok = await getByHost(ingressPort, domain(s)).then((r) => r.status === 200, () => false);
     if (!ok) return false;
   }
   return true;
