@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePortPair } from "@levelrail/testkit/registry";
 import { meshZone } from "@levelrail/spec/naming";
 import { Replica, askSrv, sleep, writeState } from "./replicas";
 
@@ -10,7 +11,8 @@ import { Replica, askSrv, sleep, writeState } from "./replicas";
  * Two real mesh DNS replicas (ports P and P+1), as the engine runs them: each answers DNS over TCP
  * and HTTP on its port, and kills its sibling when it freezes.
  */
-const BASE = Number(process.env.LEVELRAIL_MESH_DNS_PORT ?? 10253);
+// Free ports of this suite's own: the `npm test` run around it holds its own ports with its data plane and Caddy.
+const BASE = await freePortPair();
 const short = `lrmd${randomBytes(2).toString("hex")}`;
 const zone = meshZone(short);
 const domain = `shop-${short}.localhost`;

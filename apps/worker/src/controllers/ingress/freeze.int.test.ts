@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { Replica, sleep, writeState } from "@levelrail/dataplane/test-replicas";
 import { dockerRuntime } from "@levelrail/docker";
 import { caddyAdminConfig } from "@levelrail/spec/caddy-admin";
@@ -19,8 +20,9 @@ import { desiredServers } from "./desired";
  * two real mesh DNS replicas over TCP for each request's upstream (a real container); one replica is
  * frozen (SIGSTOP) or killed under load.
  */
-const BASE = Number(process.env.LEVELRAIL_MESH_DNS_PORT ?? 10253);
-const HTTP_PORT = Number(process.env.LEVELRAIL_INGRESS_HTTP_PORT ?? 18180);
+// Free ports of this suite's own: the `npm test` run around it holds its own ports with its data plane and Caddy.
+const BASE = await freePortPair();
+const HTTP_PORT = await freePort();
 const short = `lrmd${randomBytes(2).toString("hex")}`;
 const domain = `shop-${short}.localhost`;
 const appId = `app-${short}`;
