@@ -7,7 +7,12 @@ export const DEFAULT_PG_PORT = 54329;
 /** Where the data dir is mounted in the web and worker containers (read-only; `dataplane/` writable for the worker). */
 export const CONTAINER_DATA_DIR = "/var/lib/levelrail";
 /** Where the engine's socket is mounted in the worker and web containers. */
-export const CONTAINER_DOCKER_SOCKET = "/var/run/docker.sock";
+/**
+ * Where the engine's socket's folder is mounted in the panel's containers: the folder, not the socket
+ * file, since a dockerd restart makes a new socket file (with live-restore the containers keep running,
+ * and a mount of the old file would leave them talking to nothing).
+ */
+export const CONTAINER_ENGINE_DIR = "/run/levelrail-engine";
 export const PANEL_DB = "levelrail";
 export const PANEL_DB_USER = "postgres";
 

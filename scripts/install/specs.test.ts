@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { installConfig } from "./config";
+import { CONTAINER_ENGINE_DIR, installConfig } from "./config";
 import { postgresSpec, webSpec, workerSpec } from "./specs";
 
 const env = { LEVELRAIL_SHORT_NAME: "lrx", PORT: "3507", LEVELRAIL_INGRESS_HTTP_PORT: "18487", LEVELRAIL_PG_PORT: "54507", DOCKER_HOST: "unix:///run/x.sock", LEVELRAIL_PUBLIC_URL: "http://panel.example" };
@@ -48,7 +48,7 @@ describe("container specs", () => {
   });
 
   it("give only the worker the data plane's state to write", () => {
-    const writable = (s: (typeof specs)[number]) => (s.create.HostConfig?.Mounts ?? []).filter((m) => m.Type === "bind" && !m.ReadOnly && !m.Target.endsWith(".sock")).map((m) => m.Target);
+    const writable = (s: (typeof specs)[number]) => (s.create.HostConfig?.Mounts ?? []).filter((m) => m.Type === "bind" && !m.ReadOnly && m.Target !== CONTAINER_ENGINE_DIR).map((m) => m.Target);
     expect(writable(specs[2]!)).toEqual(["/var/lib/levelrail/dataplane"]);
     expect(writable(specs[1]!)).toEqual([]);
   });

@@ -3,8 +3,8 @@
 // start` uses them), under `unless-stopped`, so the engine brings them back after a crash or a
 // reboot. Secrets reach them only as read-only files: the data dir (master.key, pg-password) is
 // mounted read-only and DATABASE_URL has no password, so `docker inspect` shows neither.
-import { join } from "node:path";
-import { CONTAINER_DATA_DIR, CONTAINER_DOCKER_SOCKET, type InstallConfig, PANEL_DB, PANEL_DB_USER, panelDatabaseUrl, passwordFile } from "./config";
+import { basename, dirname, join } from "node:path";
+import { CONTAINER_DATA_DIR, CONTAINER_ENGINE_DIR, type InstallConfig, PANEL_DB, PANEL_DB_USER, panelDatabaseUrl, passwordFile } from "./config";
 import type { ContainerSpec } from "./containers";
 
 export const panelVolume = (shortName: string) => `${shortName}-panel-pg`;
@@ -55,7 +55,7 @@ function panelBase(cfg: InstallConfig, image: string, release: Release) {
     LEVELRAIL_DATA_DIR: CONTAINER_DATA_DIR,
     DATABASE_URL: panelDatabaseUrl(cfg),
     DATABASE_PASSWORD_FILE: `${CONTAINER_DATA_DIR}/pg-password`,
-    DOCKER_HOST: `unix://${CONTAINER_DOCKER_SOCKET}`,
+    DOCKER_HOST: `unix://${join(CONTAINER_ENGINE_DIR, basename(cfg.dockerSocket))}`,
     PORT: String(cfg.webPort),
   };
   return {
@@ -73,7 +73,7 @@ function panelBase(cfg: InstallConfig, image: string, release: Release) {
       Mounts: [
         { Type: "bind" as const, Source: release.dir, Target: release.mountAt, ReadOnly: true },
         { Type: "bind" as const, Source: cfg.dataDir, Target: CONTAINER_DATA_DIR, ReadOnly: true },
-        { Type: "bind" as const, Source: cfg.dockerSocket, Target: CONTAINER_DOCKER_SOCKET },
+        { Type: "bind" as const, Source: dirname(cfg.dockerSocket), Target: CONTAINER_ENGINE_DIR },
       ],
     },
   };

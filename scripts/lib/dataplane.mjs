@@ -8,7 +8,7 @@
 // sockets beside the old one's (the kernel hands queries to the newest), then the old one stops.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { bundle } from "./bundle.mjs";
 import { LABELS, ROLES, createAndStart, dataPlaneHostConfig, docker, dockerSocket, findOwn, holdsUdpPort, isRunning, ownLabels, start, stop, stopAndRemove } from "./containers.mjs";
 import { BASE_ENTRIES, ensureImage, hostFile, linkedLibraries } from "./images.mjs";
@@ -32,6 +32,8 @@ const SOURCES = [
   "packages/config/src/env.ts",
 ];
 const NODE = process.execPath;
+/** Where a replica finds the engine's socket folder. */
+const ENGINE_DIR = "/run/levelrail-engine";
 
 /** A short hash of the data plane's code and the node binary it runs on. */
 export function dataPlaneVersion() {
@@ -86,8 +88,10 @@ export async function dataPlaneHealth(port) {
 }
 
 function replicaContainer({ short, dataDir, port, replica, version, image, env }) {
+  // The socket's folder, not the socket file: a dockerd restart makes a new socket file, and with
+  // live-restore the replica keeps running; a mount of the old file would leave it talking to nothing.
   const socket = dockerSocket();
-  const binds = [`${dataDir}:${dataDir}`, ...(socket ? [`${socket}:${socket}`] : [])];
+  const binds = [`${dataDir}:${dataDir}`, ...(socket ? [`${dirname(socket)}:${ENGINE_DIR}`] : [])];
   const vars = {
     LEVELRAIL_DATA_DIR: dataDir,
     LEVELRAIL_SHORT_NAME: short,
@@ -95,7 +99,7 @@ function replicaContainer({ short, dataDir, port, replica, version, image, env }
     LEVELRAIL_MESH_DNS_REPLICA: String(replica),
     LEVELRAIL_DATAPLANE_VERSION: version,
     LEVELRAIL_DATAPLANE_SUPERVISOR: "engine",
-    ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+    ...(socket ? { DOCKER_HOST: `unix://${join(ENGINE_DIR, basename(socket))}` } : process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
     ...env,
   };
   return {
