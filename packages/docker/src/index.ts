@@ -7,6 +7,7 @@ import { statsCalls } from "./stats-calls";
 import { demuxLogs, demuxStream, execStream } from "./streams";
 import { volumeCalls } from "./volumes";
 
+export { UnusableContainerError, unusableContainerReason } from "./engine-errors";
 export { demuxLogs, type ExecStreamOptions, type OutputStream } from "./streams";
 export type { VolumeInfo } from "./volumes";
 export type { ContainerStats, CpuCounters } from "./stats";

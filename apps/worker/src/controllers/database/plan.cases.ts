@@ -171,6 +171,11 @@ const readiness: Row[] = [
     status: status("starting", "the server restarted after it exited with code 137 (1 restart); waiting for the server to accept connections"),
   }],
   ["ready, last checked over 30 s ago: still running, checked again", desired(), live({ probe: ready(NOW - 31_000) }), { kind: "running", renew: true, status: status("running", "accepting connections as shopdb:5432; no service attaches it yet") }],
+  ["running, but the engine can start nothing in it after an engine restart: replaced on the same volume", desired(), live({ probe: { ready: false, detail: "the engine can no longer start processes in the container", at: NOW - 1_000, final: true, replace: true, done: true } }), {
+    kind: "retire",
+    container: server(),
+    status: status("starting", `replacing ${SERVER}: the engine can no longer start processes in the container`),
+  }],
   ["open backups are woken once it accepts connections", desired(), live({ openBackups: ["b-1", "b-2"] }), { kind: "running", wake: ["b-1", "b-2"] }],
 ];
 

@@ -159,6 +159,11 @@ export function plan(d: Desired, o: Observed): Step {
     const restarted = probe && server.restartCount > 0 ? `the server restarted after it exited with code ${server.exitCode ?? "?"} (${plural(server.restartCount, "restart")}); ` : "";
     return { kind: "await-ready", container: server, renew: probe !== null, status: { phase: "starting", message: `${restarted}waiting for the server to accept connections`, container: want }, wake: o.openBackups };
   }
+  // Running, but the engine can start nothing in it (its filesystem went with an engine restart):
+  // it is stopped cleanly and a new container starts on the same volume.
+  if (!probe.ready && probe.replace) {
+    return { kind: "retire", container: server, status: { phase: "starting", message: `replacing ${want}: ${probe.detail}`, container: want } };
+  }
   if (!probe.ready) {
     const spent = probe.final || o.now - server.startedAt >= READY_BUDGET_MS;
     const status: DatabaseStatus = spent
