@@ -14,6 +14,8 @@ export interface LogLine {
   /** The engine's time of the line: RFC 3339 in UTC with exactly nine fraction digits, so it sorts as text. */
   at: string;
   line: string;
+  /** Printed with no newline after it: the engine cut a longer line here (16 KiB frames); the next line goes on with it. */
+  partial?: true;
 }
 
 export interface LogReadOptions {
@@ -48,6 +50,8 @@ export interface LogReader {
    * at once; following: when the container stops), when `signal` aborts, or when the container is gone.
    */
   lines(containerId: string, opts: LogReadOptions): AsyncGenerator<LogLine>;
+  /** The container's environment as it was created with it (`KEY` → value), so that its own secret values can be redacted; {} when it is gone. */
+  env(containerId: string): Promise<Record<string, string>>;
 }
 
 /** A line longer than this is cut there (the engine splits long lines at 16 KiB itself). */
@@ -74,7 +78,8 @@ export function parseLine(raw: string, stream: LogLine["stream"], fallbackAt: st
   const space = text.indexOf(" ");
   const at = space > 0 ? fixedTime(text.slice(0, space)) : null;
   const body = at ? text.slice(space + 1) : text;
-  return { stream, at: at ?? fallbackAt, line: body.length > MAX_LINE_CHARS ? `${body.slice(0, MAX_LINE_CHARS)}…` : body };
+  const line = { stream, at: at ?? fallbackAt, line: body.length > MAX_LINE_CHARS ? `${body.slice(0, MAX_LINE_CHARS)}…` : body };
+  return raw.endsWith("\n") ? line : { ...line, partial: true };
 }
 
 /**
@@ -130,6 +135,21 @@ export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}):
     async containers(labelFilters) {
       const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
       return list.map((c) => ({ id: c.Id, name: (c.Names[0] ?? "").replace(/^\//, ""), state: c.State, status: c.Status, labels: c.Labels ?? {}, createdAt: c.Created * 1000 }));
+    },
+    async env(containerId) {
+      let list: string[];
+      try {
+        list = (await docker.getContainer(containerId).inspect()).Config.Env ?? [];
+      } catch (err) {
+        if (statusOf(err) === 404) return {};
+        throw err;
+      }
+      const env: Record<string, string> = {};
+      for (const kv of list) {
+        const eq = kv.indexOf("=");
+        if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+      }
+      return env;
     },
     async *lines(containerId, o) {
       if (o.signal?.aborted) return;

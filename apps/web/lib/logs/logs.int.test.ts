@@ -166,6 +166,7 @@ describe("scoping", () => {
     let open = 0;
     const counting: LogReader = {
       containers: (filter) => reader.containers(filter),
+      env: (id) => reader.env(id),
       async *lines(id, o) {
         open++;
         try {
@@ -195,6 +196,7 @@ describe("scoping", () => {
     let pulled = 0;
     const counting: LogReader = {
       containers: (filter) => reader.containers(filter),
+      env: (id) => reader.env(id),
       async *lines(id, o) {
         for await (const l of reader.lines(id, o)) {
           pulled++;

@@ -90,7 +90,8 @@ export async function serviceRedactor(o: Pick<ObserveDeps, "envStores" | "regist
 async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<{ env: EnvObservation; secrets: string[] }> {
   try {
     const entries = await resolveEnv({ ...target, env }, stores);
-    return { env: { ok: true, env: toEnvMap(entries) }, secrets: entries.filter((e) => e.sensitive).map((e) => e.value) };
+    const sensitive = entries.filter((e) => e.sensitive);
+    return { env: { ok: true, env: toEnvMap(entries), secretKeys: sensitive.map((e) => e.key) }, secrets: sensitive.map((e) => e.value) };
   } catch (err) {
     if (err instanceof UnresolvableError) return { env: { ok: false, problem: err.message }, secrets: [] };
     throw err;
