@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import Docker from "dockerode";
 import { statusOf } from "./engine-errors";
+import { envRecord } from "./env";
 import { parseDockerHost } from "./host";
 
 /**
@@ -137,19 +138,12 @@ export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}):
       return list.map((c) => ({ id: c.Id, name: (c.Names[0] ?? "").replace(/^\//, ""), state: c.State, status: c.Status, labels: c.Labels ?? {}, createdAt: c.Created * 1000 }));
     },
     async env(containerId) {
-      let list: string[];
       try {
-        list = (await docker.getContainer(containerId).inspect()).Config.Env ?? [];
+        return envRecord((await docker.getContainer(containerId).inspect()).Config.Env ?? []);
       } catch (err) {
         if (statusOf(err) === 404) return {};
         throw err;
       }
-      const env: Record<string, string> = {};
-      for (const kv of list) {
-        const eq = kv.indexOf("=");
-        if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
-      }
-      return env;
     },
     async *lines(containerId, o) {
       if (o.signal?.aborted) return;
