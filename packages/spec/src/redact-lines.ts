@@ -28,7 +28,8 @@ function findRanges(text: string, forms: readonly string[]): Range[] {
 function heldTail(text: string, forms: readonly string[]): number {
   let held = 0;
   for (const f of forms) {
-    for (let i = Math.max(0, text.length - (f.length - 1)); i < text.length - held; i++) {
+    // Only where its first character is (a native search), longest candidate first.
+    for (let i = text.indexOf(f[0]!, Math.max(0, text.length - (f.length - 1))); i >= 0 && i < text.length - held; i = text.indexOf(f[0]!, i + 1)) {
       let j = i;
       while (j < text.length && text.charCodeAt(j) === f.charCodeAt(j - i)) j++;
       if (j === text.length) {
@@ -103,6 +104,7 @@ export class LineRedactor<T extends RedactableLine> {
     let n = 0;
     while (n < lines.length && (n + 1 < lines.length ? starts[n + 1]! : text.length) <= cut) n++;
     this.pending = lines.slice(n);
+    if (ranges.length === 0) return lines.slice(0, n);
     return lines.slice(0, n).map((l, i) => ({ ...l, line: applyRanges(l.line, starts[i]!, ranges) }));
   }
 }
