@@ -1,10 +1,10 @@
 import type { LogContainer, LogReader } from "@levelrail/docker/logs";
 import type { Ctx } from "@levelrail/services/context";
-import { activeContainer, logSecretValues, logSubject, releaseLiveAt } from "@levelrail/services/service/logs";
+import { activeContainer, logSecrets, logSubject, releaseLiveAt } from "@levelrail/services/service/logs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { Labels, Roles } from "@levelrail/spec/naming";
-import { redactor } from "@levelrail/spec/redact";
 import { type FollowPorts, type LogLineEvent, followContainer, followService } from "./follow";
+import { containerSecrets } from "./secrets";
 import { parseLogQuery } from "./query";
 import { sseResponse } from "./sse";
 
@@ -16,6 +16,9 @@ export interface LogTiming {
 }
 
 export const DEFAULT_TIMING: LogTiming = { pollMs: 200, idleMs: 500, pingMs: 15_000 };
+
+/** How long a line that could begin a secret (a PEM key's first line) waits for the next one. */
+const HOLD_MS = 300;
 
 /** A container of the service, for the Logs view's picker. */
 export interface LogContainerView {
@@ -61,17 +64,20 @@ export async function serviceLogContainers({ ctx, envId, name, reader }: Args): 
  * `GET …/services/{service}/logs`: the service's lines as JSON (`[{container, stream, at, line}]`,
  * oldest first), or with `?follow=true` as Server-Sent Events that follow the active container
  * across deploys. `?container=` names one of this service's containers (by its labels; any other
- * name is a 404). Lines have the service's secret values replaced with `[redacted]`.
+ * name is a 404). Lines have the service's secret values replaced with `[redacted]` (each
+ * container's own values too), in every form and across lines (`redactedLines`).
  */
 export async function serviceLogs({ ctx, envId, name, reader, req, timing = DEFAULT_TIMING }: Args & { req: Request; timing?: LogTiming }): Promise<Response> {
   const q = parseLogQuery(new URL(req.url).searchParams);
   const subject = await logSubject({ ctx, envId, name });
+  const current = await logSecrets(ctx, subject);
   const ports: FollowPorts = {
     reader,
     labelFilter: subject.labelFilter,
     active: () => activeContainer(ctx, subject),
     liveAt: (id) => releaseLiveAt(ctx, subject, id),
-    redact: redactor(await logSecretValues(ctx, subject)),
+    secretsOf: (c) => containerSecrets(reader, c, current),
+    holdMs: HOLD_MS,
     ...timing,
   };
   let picked: LogContainer | null = null;
