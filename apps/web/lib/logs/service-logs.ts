@@ -4,7 +4,8 @@ import { activeContainer, logSecretValues, logSubject, releaseLiveAt } from "@le
 import { LevelrailError } from "@levelrail/spec/errors";
 import { Labels, Roles } from "@levelrail/spec/naming";
 import { redactor } from "@levelrail/spec/redact";
-import { type FollowPorts, type LogLineEvent, followContainer, followService } from "./follow";
+import { type LogCaps, TRUNCATED_HEADER, TailWindow } from "./caps";
+import { type FollowPorts, type LogEvent, followContainer, followService } from "./follow";
 import { parseLogQuery } from "./query";
 import { sseResponse } from "./sse";
 
@@ -63,7 +64,7 @@ export async function serviceLogContainers({ ctx, envId, name, reader }: Args): 
  * across deploys. `?container=` names one of this service's containers (by its labels; any other
  * name is a 404). Lines have the service's secret values replaced with `[redacted]`.
  */
-export async function serviceLogs({ ctx, envId, name, reader, req, timing = DEFAULT_TIMING }: Args & { req: Request; timing?: LogTiming }): Promise<Response> {
+export async function serviceLogs({ ctx, envId, name, reader, req, caps, timing = DEFAULT_TIMING }: Args & { req: Request; caps: LogCaps; timing?: LogTiming }): Promise<Response> {
   const q = parseLogQuery(new URL(req.url).searchParams);
   const subject = await logSubject({ ctx, envId, name });
   const ports: FollowPorts = {
@@ -82,14 +83,28 @@ export async function serviceLogs({ ctx, envId, name, reader, req, timing = DEFA
   const abort = new AbortController();
   if (!q.follow) {
     const target = picked ?? (await activeOf(ports));
-    const lines: LogLineEvent[] = [];
-    if (target) {
-      for await (const e of followContainer(ports, target, q, abort.signal)) if (e.type === "line") lines.push(e);
-    }
-    return Response.json(lines.map(({ type: _type, ...l }) => l));
+    return tailResponse(target ? followContainer(ports, target, q, abort.signal) : null, caps.tailBytes);
   }
+  // Taken last, once nothing can fail before the stream exists; the stream's end (the client gone,
+  // the request aborted, the logs ended or failed) always aborts `abort`, which gives it back.
+  const release = caps.slots.acquire(ctx.actor.userId);
+  abort.signal.addEventListener("abort", release, { once: true });
   const events = picked ? followContainer(ports, picked, q, abort.signal) : followService(ports, q, abort.signal);
   return sseResponse(events, abort, req.signal);
+}
+
+/**
+ * A tail as JSON: the newest lines within `capBytes` (read one at a time, the older ones let go as
+ * newer ones arrive); when some were left out, `x-levelrail-logs-truncated` says how many.
+ */
+export async function tailResponse(events: AsyncIterable<LogEvent> | null, capBytes: number): Promise<Response> {
+  const window = new TailWindow(capBytes);
+  if (events) for await (const e of events) if (e.type === "line") window.push(e);
+  const headers: Record<string, string> = window.dropped > 0 ? { [TRUNCATED_HEADER]: String(window.dropped) } : {};
+  return Response.json(
+    window.kept().map(({ type: _type, ...l }) => l),
+    { headers },
+  );
 }
 
 async function activeOf(p: FollowPorts): Promise<LogContainer | null> {

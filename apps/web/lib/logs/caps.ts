@@ -1,0 +1,117 @@
+import { LevelrailError } from "@levelrail/spec/errors";
+import type { LogLineEvent } from "./follow";
+
+/**
+ * What one logs request may cost the web app: a tail's bytes, and how many live streams (each
+ * polls the database every `pollMs` and holds an engine connection) are open at once.
+ */
+
+/** The most a non-following response (`?tail=`) holds: the newest lines that fit, oldest dropped. */
+export const MAX_TAIL_BYTES = 4 * 1024 * 1024;
+/** Live streams (`?follow=true`) one user may have open at once (a tab each). */
+export const MAX_STREAMS_PER_USER = 4;
+/** Live streams the installation (this web process) serves at once, every user together. */
+export const MAX_STREAMS = 20;
+/** What a refused stream is told to wait (`Retry-After`): EventSource's own retry is 2 s. */
+export const STREAM_RETRY_AFTER_SECONDS = 5;
+
+/** The header that says a tail was cut to fit `MAX_TAIL_BYTES`: how many older lines were left out. */
+export const TRUNCATED_HEADER = "x-levelrail-logs-truncated";
+
+/** The bytes a line costs in the response (its JSON with the container's name and time). */
+export function lineBytes(e: LogLineEvent): number {
+  // `{"container":"…","stream":"stdout","at":"<30>","line":"…"},`: 52 characters of frame; a
+  // character of the line may take up to 6 bytes once escaped, most take 1 (UTF-8, JSON).
+  return 64 + e.container.length + Buffer.byteLength(e.line, "utf8");
+}
+
+/**
+ * The newest lines whose bytes fit in `capBytes`, oldest first, as they arrive: a line pushes out
+ * the oldest ones once the total passes the cap, so memory stays near the cap whatever `tail` asked.
+ * A single line larger than the cap is kept alone (a line is never cut here).
+ */
+export class TailWindow {
+  private readonly lines: (LogLineEvent | undefined)[] = [];
+  private head = 0;
+  private bytes = 0;
+  private droppedLines = 0;
+
+  constructor(private readonly capBytes: number) {}
+
+  push(e: LogLineEvent): void {
+    this.lines.push(e);
+    this.bytes += lineBytes(e);
+    while (this.bytes > this.capBytes && this.lines.length - this.head > 1) {
+      const old = this.lines[this.head];
+      this.lines[this.head] = undefined; // let it go now, not at compaction
+      this.head++;
+      if (old) this.bytes -= lineBytes(old);
+      this.droppedLines++;
+    }
+    // Compact once the dropped prefix is half the array, so it never grows past twice what is kept.
+    if (this.head > 1024 && this.head * 2 > this.lines.length) {
+      this.lines.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** The kept lines, oldest first. */
+  kept(): LogLineEvent[] {
+    return this.lines.slice(this.head).filter((l): l is LogLineEvent => l !== undefined);
+  }
+
+  /** How many older lines were left out to fit. */
+  get dropped(): number {
+    return this.droppedLines;
+  }
+}
+
+/** Taken when a live stream opens; given back (once) when it ends, however it ends. */
+export type Release = () => void;
+
+/**
+ * Counts live streams per user and in all, refusing one over either limit with a 429 that says
+ * when to try again. One per web process (the installation's one web app), shared by every route.
+ */
+export class StreamSlots {
+  private readonly perUser = new Map<string, number>();
+  private total = 0;
+
+  constructor(readonly limits: { perUser: number; total: number; retryAfterSeconds: number }) {}
+
+  /** A slot for `userId`, or a `too_many` error naming the limit that was hit. */
+  acquire(userId: string): Release {
+    const mine = this.perUser.get(userId) ?? 0;
+    const { perUser, total, retryAfterSeconds } = this.limits;
+    if (mine >= perUser) {
+      throw new LevelrailError("too_many", `follow: you already have ${perUser} live log streams open; close one (another tab) or try again later`, { field: "follow", retryAfterSeconds });
+    }
+    if (this.total >= total) {
+      throw new LevelrailError("too_many", `follow: the panel is serving its limit of ${total} live log streams; try again shortly`, { field: "follow", retryAfterSeconds });
+    }
+    this.perUser.set(userId, mine + 1);
+    this.total++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.total--;
+      const left = (this.perUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.perUser.set(userId, left);
+      else this.perUser.delete(userId);
+    };
+  }
+
+  /** Open streams: in all, or of one user. */
+  open(userId?: string): number {
+    return userId === undefined ? this.total : (this.perUser.get(userId) ?? 0);
+  }
+}
+
+/** What `serviceLogs` is held to: the route passes the process's one set, tests their own. */
+export interface LogCaps {
+  tailBytes: number;
+  slots: StreamSlots;
+}
+
+export const streamSlots = () => new StreamSlots({ perUser: MAX_STREAMS_PER_USER, total: MAX_STREAMS, retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
