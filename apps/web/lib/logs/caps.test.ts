@@ -30,7 +30,7 @@ describe("TailWindow", () => {
 
   it("keeps the newest lines that fit the cap and counts the ones left out", () => {
     const per = lineBytes(line(1, 1000));
-    const w = new TailWindow(per * 10);
+    const w = new TailWindow(per * 10 + 2);
     for (let i = 1; i <= 10_000; i++) w.push(line(i, 1000));
     const kept = w.kept().map((l) => Number(l.line.split(" ")[0]));
     expect(kept).toEqual(Array.from({ length: 10 }, (_, i) => 9991 + i));
@@ -45,8 +45,12 @@ describe("TailWindow", () => {
     expect(w.dropped).toBe(1);
   });
 
-  it("counts a line's bytes as UTF-8", () => {
+  it("counts a line's bytes as its JSON in UTF-8, escapes included", () => {
     expect(lineBytes({ ...line(1), line: "é".repeat(10) }) - lineBytes({ ...line(1), line: "e".repeat(10) })).toBe(10);
+    expect(lineBytes({ ...line(1), line: '"'.repeat(10) }) - lineBytes({ ...line(1), line: "e".repeat(10) })).toBe(10);
+    const l = line(7);
+    const { type: _t, ...wire } = l;
+    expect(lineBytes(l)).toBe(JSON.stringify(wire).length + 1);
   });
 });
 
@@ -55,7 +59,7 @@ describe("tailResponse", () => {
     const cap = 1024 * 1024;
     const res = await tailResponse(events(10_000, 16 * 1024), cap);
     const body = await res.text();
-    expect(body.length).toBeLessThanOrEqual(cap);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(cap);
     const lines = JSON.parse(body) as { line: string; at: string; container: string }[];
     expect(lines.length).toBeGreaterThan(50);
     expect(lines.at(-1)?.line.startsWith("10000 ")).toBe(true);

@@ -18,34 +18,34 @@ export const STREAM_RETRY_AFTER_SECONDS = 5;
 /** The header that says a tail was cut to fit `MAX_TAIL_BYTES`: how many older lines were left out. */
 export const TRUNCATED_HEADER = "x-levelrail-logs-truncated";
 
-/** The bytes a line costs in the response (its JSON with the container's name and time). */
+/** The bytes a line takes in the response: its JSON (as the response writes it) and a comma. */
 export function lineBytes(e: LogLineEvent): number {
-  // `{"container":"…","stream":"stdout","at":"<30>","line":"…"},`: 52 characters of frame; a
-  // character of the line may take up to 6 bytes once escaped, most take 1 (UTF-8, JSON).
-  return 64 + e.container.length + Buffer.byteLength(e.line, "utf8");
+  const { type: _type, ...wire } = e;
+  return Buffer.byteLength(JSON.stringify(wire), "utf8") + 1;
 }
 
 /**
- * The newest lines whose bytes fit in `capBytes`, oldest first, as they arrive: a line pushes out
+ * The newest lines whose JSON fits in `capBytes`, oldest first, as they arrive: a line pushes out
  * the oldest ones once the total passes the cap, so memory stays near the cap whatever `tail` asked.
  * A single line larger than the cap is kept alone (a line is never cut here).
  */
 export class TailWindow {
-  private readonly lines: (LogLineEvent | undefined)[] = [];
+  private readonly lines: ({ e: LogLineEvent; bytes: number } | undefined)[] = [];
   private head = 0;
-  private bytes = 0;
+  private bytes = 2; // the brackets
   private droppedLines = 0;
 
   constructor(private readonly capBytes: number) {}
 
   push(e: LogLineEvent): void {
-    this.lines.push(e);
-    this.bytes += lineBytes(e);
+    const bytes = lineBytes(e);
+    this.lines.push({ e, bytes });
+    this.bytes += bytes;
     while (this.bytes > this.capBytes && this.lines.length - this.head > 1) {
       const old = this.lines[this.head];
       this.lines[this.head] = undefined; // let it go now, not at compaction
       this.head++;
-      if (old) this.bytes -= lineBytes(old);
+      if (old) this.bytes -= old.bytes;
       this.droppedLines++;
     }
     // Compact once the dropped prefix is half the array, so it never grows past twice what is kept.
@@ -57,7 +57,7 @@ export class TailWindow {
 
   /** The kept lines, oldest first. */
   kept(): LogLineEvent[] {
-    return this.lines.slice(this.head).filter((l): l is LogLineEvent => l !== undefined);
+    return this.lines.slice(this.head).flatMap((l) => (l ? [l.e] : []));
   }
 
   /** How many older lines were left out to fit. */
