@@ -24,7 +24,7 @@ describe("TailWindow", () => {
   it("keeps every line under the cap, in order, and says nothing was dropped", () => {
     const w = new TailWindow(10_000);
     for (let i = 1; i <= 5; i++) w.push(line(i));
-    expect(w.kept().map((l) => l.line.split(" ")[0])).toEqual(["1", "2", "3", "4", "5"]);
+    expect(w.kept().map((l) => l?.line.split(" ")[0])).toEqual(["1", "2", "3", "4", "5"]);
     expect(w.dropped).toBe(0);
   });
 
@@ -32,7 +32,7 @@ describe("TailWindow", () => {
     const per = lineBytes(line(1, 1000));
     const w = new TailWindow(per * 10 + 2);
     for (let i = 1; i <= 10_000; i++) w.push(line(i, 1000));
-    const kept = w.kept().map((l) => Number(l.line.split(" ")[0]));
+    const kept = w.kept().map((l) => Number(l?.line.split(" ")[0]));
     expect(kept).toEqual(Array.from({ length: 10 }, (_, i) => 9991 + i));
     expect(w.dropped).toBe(9990);
   });
@@ -41,7 +41,7 @@ describe("TailWindow", () => {
     const w = new TailWindow(50);
     w.push(line(1, 10));
     w.push(line(2, 500));
-    expect(w.kept().map((l) => l.line.length)).toEqual([500]);
+    expect(w.kept().map((l) => l?.line.length)).toEqual([500]);
     expect(w.dropped).toBe(1);
   });
 
@@ -64,6 +64,7 @@ describe("tailResponse", () => {
     expect(lines.length).toBeGreaterThan(50);
     expect(lines.at(-1)?.line.startsWith("10000 ")).toBe(true);
     expect(Number(res.headers.get(TRUNCATED_HEADER))).toBe(10_000 - lines.length);
+    expect(res.headers.get("content-type")).toBe("application/json");
     expect(Object.keys(lines[0]!).sort()).toEqual(["at", "container", "line", "stream"]);
   });
 

@@ -18,9 +18,16 @@ export const STREAM_RETRY_AFTER_SECONDS = 5;
 /** The header that says a tail was cut to fit `MAX_TAIL_BYTES`: how many older lines were left out. */
 export const TRUNCATED_HEADER = "x-levelrail-logs-truncated";
 
+/** Characters JSON writes escaped (as two to six characters). */
+const ESCAPED = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+
 /** The bytes a line takes in the response: its JSON (as the response writes it) and a comma. */
 export function lineBytes(e: LogLineEvent): number {
   const { type: _type, ...wire } = e;
+  // Most lines need no escape: their size without building their JSON (a copy of every line).
+  if (!ESCAPED.test(e.line) && !ESCAPED.test(e.container)) {
+    return Buffer.byteLength(e.line, "utf8") + Buffer.byteLength(JSON.stringify({ ...wire, line: "" }), "utf8") + 1;
+  }
   return Buffer.byteLength(JSON.stringify(wire), "utf8") + 1;
 }
 
@@ -55,8 +62,8 @@ export class TailWindow {
     }
   }
 
-  /** The kept lines, oldest first. */
-  kept(): LogLineEvent[] {
+  /** The kept lines, oldest first (a slot is emptied once its line is sent). */
+  kept(): (LogLineEvent | undefined)[] {
     return this.lines.slice(this.head).flatMap((l) => (l ? [l.e] : []));
   }
 

@@ -95,16 +95,32 @@ export async function serviceLogs({ ctx, envId, name, reader, req, caps, timing 
 
 /**
  * A tail as JSON: the newest lines within `capBytes` (read one at a time, the older ones let go as
- * newer ones arrive); when some were left out, `x-levelrail-logs-truncated` says how many.
+ * newer ones arrive); when some were left out, `x-levelrail-logs-truncated` says how many. The
+ * array is written a line at a time as the client reads it, never built whole.
  */
 export async function tailResponse(events: AsyncIterable<LogEvent> | null, capBytes: number): Promise<Response> {
   const window = new TailWindow(capBytes);
   if (events) for await (const e of events) if (e.type === "line") window.push(e);
-  const headers: Record<string, string> = window.dropped > 0 ? { [TRUNCATED_HEADER]: String(window.dropped) } : {};
-  return Response.json(
-    window.kept().map(({ type: _type, ...l }) => l),
-    { headers },
-  );
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (window.dropped > 0) headers[TRUNCATED_HEADER] = String(window.dropped);
+  const kept = window.kept();
+  const encoder = new TextEncoder();
+  let next = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next >= kept.length) {
+        controller.enqueue(encoder.encode(next === 0 ? "[]" : "]"));
+        controller.close();
+        return;
+      }
+      const e = kept[next];
+      kept[next] = undefined; // sent: let it go
+      const { type: _type, ...line } = e!;
+      controller.enqueue(encoder.encode(`${next === 0 ? "[" : ","}${JSON.stringify(line)}`));
+      next++;
+    },
+  });
+  return new Response(body, { headers });
 }
 
 async function activeOf(p: FollowPorts): Promise<LogContainer | null> {
