@@ -64,13 +64,16 @@ export function idFieldsInSchemas(repoRoot: string): Set<string> {
   const found = new Set<string>(["databaseEnv"]);
   for (const file of [...sources(join(repoRoot, "packages", "spec", "src")), ...sources(join(repoRoot, "packages", "services", "src"))]) {
     for (const line of readFileSync(file, "utf8").split("\n")) {
-      const uuid = /uuid\(|isUuid/.test(line);
-      for (const m of line.matchAll(/\b(\w+)\s*:\s*z\s*\.\s*string\(/g)) if (uuid) found.add(m[1]!);
-      for (const m of line.matchAll(/\bconst (\w+)\s*=\s*z\s*\.\s*string\(/g)) if (uuid) found.add(m[1]!);
-      for (const m of line.matchAll(/\b(\w+Id)\s*:\s*z\s*\./g)) found.add(m[1]!);
+      // Each field's own declaration: from its name to the next field's (several may share a line).
+      const starts = [...line.matchAll(/\b(?:const\s+)?(\w+)\s*[:=]\s*z\s*\./g)];
+      starts.forEach((m, i) => {
+        const own = line.slice(m.index, starts[i + 1]?.index ?? line.length);
+        const name = m[1]!;
+        if (name.endsWith("Id") || (/^(?:const\s+)?\w+\s*[:=]\s*z\s*\.\s*string\(/.test(own) && /uuid\(|isUuid/.test(own))) found.add(name);
+      });
     }
   }
-  // A helper's name (`const orgId = z.string().uuid()`) is the field's when it is spread as one.
+  // Not a request's input: left out, each with its reason.
   for (const name of Object.keys(NOT_REQUEST_INPUT)) found.delete(name);
   return found;
 }

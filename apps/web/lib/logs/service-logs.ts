@@ -67,30 +67,40 @@ export async function serviceLogContainers({ ctx, envId, name, reader }: Args): 
 export async function serviceLogs({ ctx, envId, name, reader, req, caps, timing = DEFAULT_TIMING }: Args & { req: Request; caps: LogCaps; timing?: LogTiming }): Promise<Response> {
   const q = parseLogQuery(new URL(req.url).searchParams);
   const subject = await logSubject({ ctx, envId, name });
-  const ports: FollowPorts = {
-    reader,
-    labelFilter: subject.labelFilter,
-    active: () => activeContainer(ctx, subject),
-    liveAt: (id) => releaseLiveAt(ctx, subject, id),
-    redact: redactor(await logSecretValues(ctx, subject)),
-    ...timing,
-  };
-  let picked: LogContainer | null = null;
-  if (q.container !== null) {
-    picked = (await reader.containers(subject.labelFilter)).find((c) => c.name === q.container) ?? null;
-    if (!picked) throw new LevelrailError("not_found", `container ${q.container} not found`, { field: "container" });
-  }
+  // A live stream's slot is taken before anything costly (the secrets, the engine), once the service
+  // is known to be the caller's (another organization's is a 404 first), and given back by the
+  // stream's end (the client gone, the request aborted, the logs ended or failed: each aborts `abort`).
+  const release = q.follow ? caps.slots.acquire(ctx.actor.userId) : null;
   const abort = new AbortController();
-  if (!q.follow) {
-    const target = picked ?? (await activeOf(ports));
-    return tailResponse(target ? followContainer(ports, target, q, abort.signal) : null, caps.tailBytes);
+  if (release) abort.signal.addEventListener("abort", release, { once: true });
+  let events: AsyncGenerator<LogEvent>;
+  try {
+    const ports: FollowPorts = {
+      reader,
+      labelFilter: subject.labelFilter,
+      active: () => activeContainer(ctx, subject),
+      liveAt: (id) => releaseLiveAt(ctx, subject, id),
+      redact: redactor(await logSecretValues(ctx, subject)),
+      ...timing,
+    };
+    let picked: LogContainer | null = null;
+    if (q.container !== null) {
+      picked = (await reader.containers(subject.labelFilter)).find((c) => c.name === q.container) ?? null;
+      if (!picked) throw new LevelrailError("not_found", `container ${q.container} not found`, { field: "container" });
+    }
+    if (!q.follow) {
+      const target = picked ?? (await activeOf(ports));
+      return await tailResponse(target ? followContainer(ports, target, q, abort.signal) : null, caps.tailBytes);
+    }
+    events = picked ? followContainer(ports, picked, q, abort.signal) : followService(ports, q, abort.signal);
+  } catch (err) {
+    abort.abort();
+    throw err;
   }
-  // Taken last, once nothing can fail before the stream exists; the stream's end (the client gone,
-  // the request aborted, the logs ended or failed) always aborts `abort`, which gives it back.
-  const release = caps.slots.acquire(ctx.actor.userId);
-  abort.signal.addEventListener("abort", release, { once: true });
-  const events = picked ? followContainer(ports, picked, q, abort.signal) : followService(ports, q, abort.signal);
-  return sseResponse(events, abort, req.signal);
+  const res = sseResponse(events, abort, req.signal);
+  // A client gone before the stream existed never aborts it: end it (and free the slot) now.
+  if (req.signal.aborted) abort.abort();
+  return res;
 }
 
 /**
