@@ -18,7 +18,8 @@ export const STREAM_RETRY_AFTER_SECONDS = 5;
 /** The header that says a tail was cut to fit `MAX_TAIL_BYTES`: how many older lines were left out. */
 export const TRUNCATED_HEADER = "x-levelrail-logs-truncated";
 
-/** Characters JSON writes escaped (as two to six characters). */
+/** Characters JSON writes escaped (as two to six characters); control characters are the point. */
+// eslint-disable-next-line no-control-regex
 const ESCAPED = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
 
 /** The bytes a line takes in the response: its JSON (as the response writes it) and a comma. */
