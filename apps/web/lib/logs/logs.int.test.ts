@@ -10,6 +10,7 @@ import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { setupSuite } from "@levelrail/worker/harness";
+import { MAX_TAIL_BYTES, StreamSlots } from "./caps";
 import { type ReadEvent, numberedImage, readEvents } from "./testing";
 import { type LogContainerView, serviceLogContainers, serviceLogs } from "./service-logs";
 
@@ -38,9 +39,11 @@ const LEAKY = {
   healthy: true,
   cmd: ["/bin/sh", "-c", '/bin/busybox httpd -p 8080 -h /www; pad=$(/bin/busybox head -c 16370 /dev/zero | /bin/busybox tr "\\0" x); echo "$pad$TOKEN after"; echo "$KEY"; echo done; while true; do /bin/busybox sleep 1; done'],
 };
+/** Limits this file never reaches (caps.int.test.ts tests them). */
+const caps = { tailBytes: MAX_TAIL_BYTES, slots: new StreamSlots({ perUser: 1000, total: 1000, retryAfterSeconds: 5 }) };
 
 const logs = (query: string, over: { ctx?: typeof s.ctx; name?: string } = {}) =>
-  serviceLogs({ ctx: over.ctx ?? s.ctx, envId: s.ctx.envId, name: over.name ?? "web", reader, req: new Request(`http://panel.test/logs?${query}`), timing });
+  serviceLogs({ ctx: over.ctx ?? s.ctx, envId: s.ctx.envId, name: over.name ?? "web", reader, req: new Request(`http://panel.test/logs?${query}`), caps, timing });
 
 async function deploy(name: string, image?: string) {
   const r = await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: image ? { image } : {} });
@@ -220,7 +223,7 @@ describe("scoping", () => {
       },
     };
     const follow = (signal?: AbortSignal) =>
-      serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "web", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=1", signal ? { signal } : {}), timing });
+      serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "web", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=1", signal ? { signal } : {}), caps, timing });
     const closed = readEvents(await follow());
     await closed.until((ev) => ev.some((e) => e.event === "line"));
     expect(open).toBe(1);
@@ -247,7 +250,7 @@ describe("scoping", () => {
         }
       },
     };
-    const res = await serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "fast", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=0"), timing });
+    const res = await serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "fast", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=0"), caps, timing });
     const stream = readEvents(res);
     await stream.until((ev) => ev.filter((e) => e.event === "line").length >= 50);
     const read = stream.events.length;
