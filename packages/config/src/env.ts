@@ -84,6 +84,17 @@ export const envSchema = z.object({
   LEVELRAIL_ORG_CREATION: z.enum(["owners", "anyone", "none"], { error: "must be owners, anyone or none" }).default("owners"),
   /** The most organizations one operator may own (creating more is a 409). */
   LEVELRAIL_MAX_ORGS_PER_OPERATOR: z.coerce.number().int().min(0).max(10_000).default(5),
+  /**
+   * Whether webhooks, SMTP servers and backup targets may be loopback, private or link-local
+   * addresses (or the panel's own host): the installation's setting, never a tenant's.
+   */
+  LEVELRAIL_ALLOW_PRIVATE_TARGETS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .enum(["true", "false"], { error: "must be true or false" })
+      .default("false")
+      .transform((v) => v === "true"),
+  ),
   /** Per-organization quotas: the installation defaults (`levelrail quota set` overrides one organization's). */
   LEVELRAIL_QUOTA_APPS: quotaVar(DEFAULT_QUOTAS.apps),
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
