@@ -100,6 +100,7 @@ export const envSchema = z.object({
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
   LEVELRAIL_QUOTA_DATABASES: quotaVar(DEFAULT_QUOTAS.databases),
   LEVELRAIL_QUOTA_DOMAINS: quotaVar(DEFAULT_QUOTAS.domains),
+  LEVELRAIL_QUOTA_CHANNELS: quotaVar(DEFAULT_QUOTAS.channels),
   /** How often the worker re-reads every service as a safety net for lost wake-ups. */
   LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
 });
@@ -135,8 +136,15 @@ export function quotaDefaults(env: {
   LEVELRAIL_QUOTA_SERVICES: number;
   LEVELRAIL_QUOTA_DATABASES: number;
   LEVELRAIL_QUOTA_DOMAINS: number;
+  LEVELRAIL_QUOTA_CHANNELS: number;
 }): QuotaLimits {
-  return { apps: env.LEVELRAIL_QUOTA_APPS, services: env.LEVELRAIL_QUOTA_SERVICES, databases: env.LEVELRAIL_QUOTA_DATABASES, domains: env.LEVELRAIL_QUOTA_DOMAINS };
+  return {
+    apps: env.LEVELRAIL_QUOTA_APPS,
+    services: env.LEVELRAIL_QUOTA_SERVICES,
+    databases: env.LEVELRAIL_QUOTA_DATABASES,
+    domains: env.LEVELRAIL_QUOTA_DOMAINS,
+    channels: env.LEVELRAIL_QUOTA_CHANNELS,
+  };
 }
 
 /** The `LEVELRAIL_QUOTA_*` variables, for an entrypoint's `envSchema.pick`. */
@@ -145,6 +153,7 @@ export const QUOTA_VARS = {
   LEVELRAIL_QUOTA_SERVICES: true,
   LEVELRAIL_QUOTA_DATABASES: true,
   LEVELRAIL_QUOTA_DOMAINS: true,
+  LEVELRAIL_QUOTA_CHANNELS: true,
 } as const;
 
 /**

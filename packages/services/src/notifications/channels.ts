@@ -11,6 +11,7 @@ import {
   webhookChannelPatch,
 } from "@levelrail/spec/notifications";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope, targetPolicy } from "../context";
+import { assertQuota } from "../org/quota";
 import { policyProblem } from "./address";
 import type { ChannelRow } from "./send";
 
@@ -85,19 +86,31 @@ export async function createChannel({ ctx, input: raw }: { ctx: Ctx; input: unkn
     const config: WebhookConfig = { url: input.url, format: input.format };
     checkHost(ctx, "url", new URL(config.url).hostname);
     const secret = newSecret();
-    const [row] = await ctx.db
-      .insert(notificationChannel)
-      .values({ orgId, name: input.name, kind: "webhook", config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) })
-      .returning();
-    return { ...channelView(row!), secret };
+    const row = await insertChannel(ctx, orgId, { name: input.name, kind: "webhook", config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) });
+    return { ...channelView(row), secret };
   }
   const config: EmailConfig = { host: input.host, port: input.port, secure: input.secure, username: input.username || null, from: input.from, to: input.to };
   checkHost(ctx, "host", config.host);
-  const [row] = await ctx.db
-    .insert(notificationChannel)
-    .values({ orgId, name: input.name, kind: "email", config: { ...config }, events: input.events, secretSealed: input.password ? ctx.kit.keyring.seal(input.password) : null })
-    .returning();
-  return channelView(row!);
+  const row = await insertChannel(ctx, orgId, {
+    name: input.name,
+    kind: "email",
+    config: { ...config },
+    events: input.events,
+    secretSealed: input.password ? ctx.kit.keyring.seal(input.password) : null,
+  });
+  return channelView(row);
+}
+
+/** Inserts a channel within the organization's `channels` quota (409 `quota_exceeded` beyond it, nothing written). */
+async function insertChannel(ctx: Ctx, orgId: string, values: Omit<typeof notificationChannel.$inferInsert, "orgId">): Promise<ChannelRow> {
+  return ctx.db.transaction(async (tx) => {
+    await assertQuota(ctx, tx, orgId, { channels: 1 });
+    const [row] = await tx
+      .insert(notificationChannel)
+      .values({ ...values, orgId })
+      .returning();
+    return row!;
+  });
 }
 
 /** Changes a channel's name, events or settings (never its kind; a webhook keeps its secret). */

@@ -10,11 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { notificationChannel, notificationDelivery } from "@levelrail/db/schema/notifications";
 import { payloadOf } from "@levelrail/spec/notifications";
+import { DEFAULT_QUOTAS } from "@levelrail/spec/quotas";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { mailBody, mailHeader, smtpReceiver, validSignature, webhookReceiver } from "@levelrail/testkit/receivers";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { createChannel, deleteChannel, getChannel, listChannels, patchChannel } from "./channels";
 import { listDeliveries, sendTest } from "./deliveries";
+import { setOrgQuotas } from "../org/quota";
 import { deliver } from "./send";
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -277,5 +279,21 @@ describe("an email channel", () => {
     expect(await refusal(createChannel({ ctx: org, input: { ...base, port: 70000 } }))).toMatchObject({ field: "port" });
     expect(await refusal(createChannel({ ctx: org, input: { ...base, events: ["deploy.exploded"] } }))).toMatchObject({ field: "events.0" });
     expect(await refusal(createChannel({ ctx: org, input: { ...base, kind: "pigeon" } }))).toMatchObject({ code: "invalid_input" });
+  });
+});
+
+describe("the channels quota", () => {
+  it("refuses a channel beyond the organization's quota (409 quota_exceeded naming channels, nothing written) until it is raised", async () => {
+    const q = { ...(await seedOrg(db, "notify-quota")), quotas: { ...DEFAULT_QUOTAS, channels: 2 } };
+    const input = (name: string) => ({ kind: "webhook", name, url: "https://hooks.example.com/x", events: ["deploy.failed"] });
+    await createChannel({ ctx: q, input: input("a") });
+    await createChannel({ ctx: q, input: { kind: "email", name: "b", host: "smtp.example.com", port: 587, from: "a@example.com", to: ["b@example.com"], events: ["deploy.failed"] } });
+    const before = await channels();
+    expect(await refusal(createChannel({ ctx: q, input: input("c") }))).toMatchObject({ code: "quota_exceeded", message: expect.stringContaining("channels (2)") });
+    expect(await channels()).toBe(before);
+    // The installation's administrator raises it: levelrail quota set --org ID --channels 3.
+    await setOrgQuotas(db, q.orgId, { channels: 3 }, q.quotas);
+    await createChannel({ ctx: q, input: input("c") });
+    expect((await listChannels({ ctx: q })).map((c) => c.name)).toEqual(["a", "b", "c"]);
   });
 });

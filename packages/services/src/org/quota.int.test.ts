@@ -113,6 +113,7 @@ describe("an organization's own quota", () => {
         services: { limit: 2, used: 2, source: "organization" },
         databases: { limit: DEFAULT_QUOTAS.databases, used: 0, source: "default" },
         domains: { limit: 3, used: 2, source: "organization" },
+        channels: { limit: DEFAULT_QUOTAS.channels, used: 0, source: "default" },
       },
     });
     const other = await seedOrg(db, "quota-other");
