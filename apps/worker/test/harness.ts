@@ -34,7 +34,7 @@ export async function setupSuite(label: string) {
   // Its verbs name Docker objects (a database's volumes) with the suite's short name, as the web app
   // does with its own. Its webhook receivers, SMTP and S3 servers are on loopback: an installation
   // that allows private targets (LEVELRAIL_ALLOW_PRIVATE_TARGETS=true, as `npm test` runs the panel).
-  const ctx = { ...(await seedOrg(db, label, kit)), shortName, allowPrivateTargets: true };
+  const ctx: Awaited<ReturnType<typeof seedOrg>> & { shortName: string } = { ...(await seedOrg(db, label, kit)), shortName, allowPrivateTargets: true };
   const logs: string[] = [];
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   // The suite's own data plane (in this process, as the launcher runs each in its own): two mesh
