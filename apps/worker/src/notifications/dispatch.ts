@@ -109,9 +109,14 @@ export class NotificationDispatcher {
           running.add(p);
         }
       }
-      // A claimed delivery left unsent when stopping is due again once its lease runs out.
+      // Only what starts at once is claimed, so stopping leaves nothing claimed and unsent.
       if (running.size === 0) return attempted;
-      await Promise.race(running);
+      // Wait for a slot to free, or, while some are free, look again after the interval: what
+      // became due meanwhile (another organization's) need not wait for a slow delivery to end.
+      let timer: NodeJS.Timeout | undefined;
+      const poll = running.size < this.concurrency ? new Promise<void>((r) => (timer = setTimeout(r, this.o.intervalMs ?? 2000))) : null;
+      await Promise.race(poll ? [...running, poll] : running);
+      clearTimeout(timer);
     }
   }
 

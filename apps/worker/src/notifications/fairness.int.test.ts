@@ -65,7 +65,7 @@ describe("the dispatcher", () => {
     // Eight old deliveries of one organization to an endpoint that never answers, then one of another's.
     const slowChannel = await queued(slow, silentUrl, 8, "slow");
     const fastChannel = await queued(fast, hook.url, 1, "fast");
-    const d = new NotificationDispatcher({ db, keyring: slow.kit.keyring, policy: { allowPrivate: true }, backoffMs: [], timeoutMs: DEADLINE, concurrency: 4, log: (l) => logs.push(l) });
+    const d = new NotificationDispatcher({ db, keyring: slow.kit.keyring, policy: { allowPrivate: true }, backoffMs: [], timeoutMs: DEADLINE, concurrency: 4, intervalMs: 200, log: (l) => logs.push(l) });
     const started = Date.now();
     const tick = d.tick();
     let deliveredAfter = -1;
@@ -82,9 +82,28 @@ describe("the dispatcher", () => {
     // The silent endpoint never got more than its organization's share of the 4 slots at once.
     expect(held.length).toBeLessThanOrEqual(2);
 
+    // One that becomes due while the slow ones are in flight goes out too, without waiting for them.
+    const late = Date.now();
+    const [lateRow] = await db
+      .insert(notificationDelivery)
+      .values({ orgId: fast.orgId, channelId: fastChannel, event: "fast", payload: { ...payloadOf("test", { id: fast.orgId, name: "o" }, "late", new Date()) } })
+      .returning();
+    let lateAfter = -1;
+    while (Date.now() - late < 2 * DEADLINE) {
+      const [r] = await db.select({ status: notificationDelivery.status }).from(notificationDelivery).where(eq(notificationDelivery.id, lateRow!.id));
+      if (r?.status === "delivered") {
+        lateAfter = Date.now() - late;
+        break;
+      }
+      await sleep(50);
+    }
+    console.log(`a delivery due mid-round: delivered after ${lateAfter} ms`);
+    expect(lateAfter).toBeGreaterThanOrEqual(0);
+    expect(lateAfter).toBeLessThan(DEADLINE);
+
     const attempted = await tick;
     const total = Date.now() - started;
-    expect(attempted).toBe(9);
+    expect(attempted).toBe(10);
     const rows = await statusOf(slowChannel);
     expect(rows.map((r) => r.status)).toEqual(Array(8).fill("failed"));
     // Each ended at its deadline: 8 deliveries, 2 at a time, ≈ 4 deadlines in all.
