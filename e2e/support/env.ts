@@ -75,6 +75,9 @@ export function e2eEnv(): E2eEnv {
       LEVELRAIL_INGRESS_HTTPS_PORT: String(e.LEVELRAIL_INGRESS_HTTPS_PORT),
       LEVELRAIL_MESH_DNS_PORT: String(e.LEVELRAIL_MESH_DNS_PORT),
       LEVELRAIL_METRICS_PORT: String(e.LEVELRAIL_METRICS_PORT),
+      // The suite's webhook receivers, SMTP and S3 servers are on loopback. The default (false) is
+      // proven by the unit and integration tests.
+      LEVELRAIL_ALLOW_PRIVATE_TARGETS: "true",
     },
   };
   return parsed;

@@ -25,6 +25,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_SHORT_NAME: true,
     DOCKER_HOST: true,
     DATABASE_PASSWORD_FILE: true,
+    LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -43,6 +44,8 @@ export interface Server {
   trustedOrigins: string[];
   /** `LEVELRAIL_ORG_CREATION` and `LEVELRAIL_MAX_ORGS_PER_OPERATOR`. */
   orgCreation: OrgCreationPolicy;
+  /** `LEVELRAIL_ALLOW_PRIVATE_TARGETS`, for every verb's `Ctx`. */
+  allowPrivateTargets: boolean;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`), for every verb's `Ctx`. */
   quotas: QuotaLimits;
   /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
@@ -70,6 +73,7 @@ function build(): Server {
     trustedOrigins,
     orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
     quotas: quotaDefaults(env),
+    allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
     shortName: env.LEVELRAIL_SHORT_NAME,
     dockerHost: env.DOCKER_HOST,
   };

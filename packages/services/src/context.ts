@@ -2,6 +2,7 @@ import type { ZodType } from "zod";
 import type { Actor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
 import type { SecretsKit } from "./env/sources";
+import type { TargetPolicy } from "./notifications/address";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 
@@ -14,8 +15,18 @@ export interface Ctx {
   panelHost?: string;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`); unset: their documented defaults (DEFAULT_QUOTAS). */
   quotas?: QuotaLimits;
+  /**
+   * `LEVELRAIL_ALLOW_PRIVATE_TARGETS`: webhooks, SMTP servers and backup targets may be loopback,
+   * private or link-local addresses (or the panel's own host). Unset: false, only public addresses.
+   */
+  allowPrivateTargets?: boolean;
   /** `LEVELRAIL_SHORT_NAME`, the prefix of Docker object names (a database's volumes); unset: `levelrail`. */
   shortName?: string;
+}
+
+/** The installation's address policy for what the panel connects to on a tenant's behalf. */
+export function targetPolicy(ctx: Pick<Ctx, "allowPrivateTargets" | "panelHost">): TargetPolicy {
+  return { allowPrivate: ctx.allowPrivateTargets === true, panelHost: ctx.panelHost };
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */
