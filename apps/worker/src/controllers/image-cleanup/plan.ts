@@ -41,6 +41,7 @@ export interface ImagePlan {
 export function familiarTag(ref: string): string | null {
   if (ref.includes("@")) return null;
   const repo = repositoryOf(ref);
+  if (repo === null) return null;
   const last = ref.slice(ref.lastIndexOf("/") + 1);
   const colon = last.lastIndexOf(":");
   const tag = colon < 0 ? "latest" : last.slice(colon + 1);
