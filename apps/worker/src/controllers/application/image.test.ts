@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeEngine } from "@levelrail/docker/fake";
-import { cachedImageAccess, pullPolicy, repositoryOf } from "./image";
+import { cachedImageAccess, pullPolicy } from "./image";
+import { repositoryOf } from "./reference";
 
 const DIGEST = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 

@@ -2,8 +2,6 @@ import type { RegistryAuth, Runtime } from "@levelrail/docker";
 import { isBareImageId } from "@levelrail/spec/service";
 import { repositoryKey } from "./reference";
 
-export { repositoryOf } from "./reference";
-
 /** Kubernetes' convention: `:latest` or no tag is pulled on every Deploy; any other tag or a digest only when missing. */
 export type PullPolicy = "always" | "if-not-present";
 
