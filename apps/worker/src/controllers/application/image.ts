@@ -13,7 +13,7 @@ export function pullPolicy(ref: string): PullPolicy {
   return lastSegment.slice(colon + 1) === "latest" ? "always" : "if-not-present";
 }
 
-/** Whether a service may run an image the engine already has: yes, no (why), or the image left the engine meanwhile. */
+/** Whether a service (or a database) may run an image the engine already has: yes, no (why), or the image left the engine meanwhile. */
 export type CachedImageAccess = { kind: "ok" } | { kind: "refused"; message: string } | { kind: "gone" };
 
 /**
