@@ -20,7 +20,7 @@ import { doctor } from "./doctor/main";
 const USAGE = `usage: levelrail <command>
 
   admin create --email E --password-stdin   create an operator; the first one owns the default organization
-  token create --email E --name N [--expires-in 90d]
+  token create --email E --name N [--expires-in 90d] [--read-only]
                                             print a new API token (shown once; only its hash is stored)
   token list --email E                      an operator's tokens: name, created, last used, expiry
   token revoke --id ID                      revoke a token at once
@@ -143,14 +143,15 @@ async function adminCreate(args: string[]) {
 }
 
 async function tokenCreate(args: string[]) {
-  const f = flags(args, { email: "string", name: "string", "expires-in": "string" });
+  const f = flags(args, { email: "string", name: "string", "expires-in": "string", "read-only": "boolean" });
   const address = email(f.email);
   const name = f.name?.trim();
   if (!name) throw new UsageError("--name is required (what the token is for, e.g. --name ci)");
   const lifetime = f["expires-in"] === undefined ? undefined : parseLifetime(f["expires-in"]);
-  const token = await withDb((db) => createApiToken(db, address, name, lifetime));
+  const readOnly = f["read-only"] === true;
+  const token = await withDb((db) => createApiToken(db, address, name, lifetime, readOnly));
   const until = lifetime === undefined ? "never expires" : `expires ${new Date(Date.now() + lifetime).toISOString()}`;
-  console.error(`API token "${name}" for ${address}, ${until} (shown only this once):`);
+  console.error(`API token "${name}" for ${address}${readOnly ? ", read-only" : ""}, ${until} (shown only this once):`);
   console.log(token);
 }
 

@@ -8,6 +8,7 @@ import { membership } from "@levelrail/db/schema/orgs";
 import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { isUuid } from "@levelrail/spec/rules";
+import type { Membership } from "@levelrail/spec/roles";
 
 export interface AuthOptions {
   db: Db;
@@ -47,16 +48,24 @@ export function createAuth(o: AuthOptions) {
 }
 export type Auth = ReturnType<typeof createAuth>;
 
-/** Who is calling, with the organizations they belong to. */
+/** Who is calling, with the organizations they belong to and their role in each (read at every request). */
 export interface Actor {
   userId: string;
   email: string;
   orgIds: string[];
+  /** One per organization: the role, on the whole organization or on one project. */
+  memberships: Membership[];
+  /** A read-only API token: every membership acts as a viewer. */
+  readOnly?: boolean;
 }
 
-export async function actorFor(db: Db, userId: string, email: string): Promise<Actor> {
-  const rows = await db.select({ orgId: membership.orgId }).from(membership).where(eq(membership.userId, userId));
-  return { userId, email, orgIds: rows.map((r) => r.orgId) };
+export async function actorFor(db: Db, userId: string, email: string, readOnly = false): Promise<Actor> {
+  const rows = await db
+    .select({ orgId: membership.orgId, role: membership.role, projectId: membership.projectId })
+    .from(membership)
+    .where(eq(membership.userId, userId));
+  const memberships = rows.map((r) => ({ ...r, role: readOnly ? ("viewer" as const) : r.role }));
+  return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, ...(readOnly ? { readOnly } : {}) };
 }
 
 /** Creates an operator with a hashed password (better-auth's own hashing). */
@@ -82,27 +91,36 @@ export function parseLifetime(text: string): number {
   return ms;
 }
 
-/** Issues an API token; only its hash is stored, the token is returned once. `expiresInMs`: it stops working after that. */
-export async function createApiToken(db: Db, email: string, name: string, expiresInMs?: number): Promise<string> {
+/**
+ * Issues an API token; only its hash is stored, the token is returned once. `expiresInMs`: it stops
+ * working after that. It acts with its creator's role at each request, never more; `readOnly`: as a viewer.
+ */
+export async function createApiToken(db: Db, email: string, name: string, expiresInMs?: number, readOnly = false): Promise<string> {
   const [u] = await db.select({ id: user.id }).from(user).where(eq(user.email, email.toLowerCase()));
   if (!u) throw new LevelrailError("not_found", `no operator with email ${email}`, { field: "email" });
   const token = `lr_${randomBytes(32).toString("base64url")}`;
   const expiresAt = expiresInMs === undefined ? null : new Date(Date.now() + expiresInMs);
-  await db.insert(apiToken).values({ userId: u.id, name, tokenHash: hashToken(token), expiresAt });
+  await db.insert(apiToken).values({ userId: u.id, name, tokenHash: hashToken(token), expiresAt, readOnly });
   return token;
 }
 
-/** The actor behind a bearer token, or null (unknown, revoked or expired). */
+/**
+ * The actor behind a bearer token, or null (unknown, revoked or expired, or its creator is a member
+ * of no organization any more: a removed member's tokens answer 401 at once). The memberships are
+ * read at every request, so a token never acts with a role its creator no longer holds.
+ */
 export async function actorForToken(db: Db, token: string): Promise<Actor | null> {
   const [row] = await db
-    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id, expiresAt: apiToken.expiresAt })
+    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id, expiresAt: apiToken.expiresAt, readOnly: apiToken.readOnly })
     .from(apiToken)
     .innerJoin(user, eq(user.id, apiToken.userId))
     .where(eq(apiToken.tokenHash, hashToken(token)));
   if (!row) return null;
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return null;
+  const actor = await actorFor(db, row.userId, row.email, row.readOnly);
+  if (actor.memberships.length === 0) return null;
   await db.update(apiToken).set({ lastUsedAt: new Date() }).where(eq(apiToken.id, row.id));
-  return actorFor(db, row.userId, row.email);
+  return actor;
 }
 
 /** A token as it is listed: never the token or its hash. */
@@ -113,6 +131,7 @@ export interface TokenView {
   lastUsedAt: string | null;
   expiresAt: string | null;
   expired: boolean;
+  readOnly: boolean;
 }
 
 /** The most tokens `listApiTokens` answers (the list has no paging; the services' lists have the same maximum). */
@@ -137,6 +156,7 @@ export async function listApiTokens(db: Db, userId: string): Promise<TokenView[]
     lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
     expiresAt: t.expiresAt?.toISOString() ?? null,
     expired: t.expiresAt !== null && t.expiresAt.getTime() <= now,
+    readOnly: t.readOnly,
   }));
 }
 

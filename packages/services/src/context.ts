@@ -1,4 +1,5 @@
 import type { ZodType } from "zod";
+import { type AnyColumn, type SQL, inArray, or } from "drizzle-orm";
 import type { Actor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
 import type { SecretsKit } from "./env/sources";
@@ -85,6 +86,26 @@ export async function uniquely<T>(field: string, what: string, run: () => Promis
 const NO_ORG = "00000000-0000-0000-0000-000000000000";
 /** The caller's organization ids for a `WHERE org_id IN (...)`; never empty. */
 export const scope = (ctx: Ctx): string[] => (ctx.actor.orgIds.length ? ctx.actor.orgIds : [NO_ORG]);
+
+/**
+ * The organizations the caller holds an organization-wide role in: their organization-level things
+ * (backup targets, registry credentials, channels, the org tier) are listed only there. A member
+ * whose role holds on one project only sees none of them.
+ */
+export const orgWideScope = (ctx: Ctx): string[] => {
+  const ids = ctx.actor.memberships.filter((m) => m.projectId === null && ctx.actor.orgIds.includes(m.orgId)).map((m) => m.orgId);
+  return ids.length ? ids : [NO_ORG];
+};
+
+/**
+ * The WHERE condition for rows of projects the caller may see: every project of an organization they
+ * hold an organization-wide role in, and the one project of a project-limited membership.
+ */
+export function visibleProjects(ctx: Ctx, orgColumn: AnyColumn, projectColumn: AnyColumn): SQL {
+  const limited = ctx.actor.memberships.filter((m) => m.projectId !== null && ctx.actor.orgIds.includes(m.orgId)).map((m) => m.projectId as string);
+  const wide = inArray(orgColumn, orgWideScope(ctx));
+  return limited.length ? (or(wide, inArray(projectColumn, limited)) as SQL) : wide;
+}
 
 /** Ids are UUIDs; anything else names nothing (and must not reach a uuid column). */
 export { isUuid } from "@levelrail/spec/rules";

@@ -7,6 +7,7 @@ import { NETWORKS_KEY } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
+import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 
 const createInput = z.object({ name: resourceName }).strict();
@@ -37,7 +38,7 @@ export const toAppView = (a: Pick<AppRow, "id" | "orgId" | "environmentId" | "na
 
 /** The apps of one environment, by name. */
 export async function listApps({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<AppListItem[]> {
-  const env = await findEnvironment(ctx, envId);
+  const env = await findEnvironment(ctx, envId, "app.read");
   const rows = await ctx.db
     .select({ id: app.id, name: app.name, orgId: app.orgId, environmentId: app.environmentId, createdAt: app.createdAt, services: count(service.id) })
     .from(app)
@@ -50,8 +51,8 @@ export async function listApps({ ctx, envId }: { ctx: Ctx; envId: string }): Pro
 }
 
 /** An app of an environment of the caller's organizations by name, as its row (for other verbs), or 404. */
-export async function findApp(ctx: Ctx, envId: string, name: string): Promise<AppRow> {
-  const env = await findEnvironment(ctx, envId);
+export async function findApp(ctx: Ctx, envId: string, name: string, action: Action): Promise<AppRow> {
+  const env = await findEnvironment(ctx, envId, action);
   const [row] = await ctx.db
     .select()
     .from(app)
@@ -61,11 +62,11 @@ export async function findApp(ctx: Ctx, envId: string, name: string): Promise<Ap
 }
 
 export async function getApp({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<AppView> {
-  return toAppView(await findApp(ctx, envId, name));
+  return toAppView(await findApp(ctx, envId, name, "app.read"));
 }
 
 export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<AppView> {
-  const env = await findEnvironment(ctx, envId);
+  const env = await findEnvironment(ctx, envId, "app.write");
   const { name } = parse(createInput, input);
   return uniquely("name", `app ${name}`, () =>
     ctx.db.transaction(async (tx) => {
@@ -78,7 +79,7 @@ export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string
 
 /** Deletes an app that has no services left; its network goes on the next cleanup pass. */
 export async function deleteApp({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }) {
-  const a = await findApp(ctx, envId, name);
+  const a = await findApp(ctx, envId, name, "app.write");
   await ctx.db.transaction(async (tx) => {
     const [n] = await tx.select({ n: count() }).from(service).where(eq(service.appId, a.id));
     if ((n?.n ?? 0) > 0) throw new LevelrailError("conflict", `app ${name} still has ${n?.n} service(s); delete them first`);

@@ -11,6 +11,7 @@ import { sealedCredentialVerbs } from "./sealed-credentials";
 /** S3-compatible storage of an organization; its secret key is write-only. */
 const verbs = sealedCredentialVerbs({
   noun: "backup target",
+  write: "backupTarget.write",
   plural: "backup targets",
   table: backupTarget,
   columns: { id: backupTarget.id, orgId: backupTarget.orgId, name: backupTarget.name },

@@ -8,6 +8,7 @@ import { sealedCredentialVerbs } from "./sealed-credentials";
 /** A private registry login of an organization; its password is write-only. */
 const verbs = sealedCredentialVerbs({
   noun: "registry credential",
+  write: "registryCredential.write",
   plural: "registry credentials",
   table: registryCredential,
   columns: { id: registryCredential.id, orgId: registryCredential.orgId, name: registryCredential.name },

@@ -3,7 +3,8 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { ZodType } from "zod";
 import type { Db } from "@levelrail/db/client";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, orgWideScope, parse } from "../context";
+import { type Action, authorize } from "../org/permissions";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -16,6 +17,8 @@ export interface SealedCredentialKind<T extends PgTable, Input extends { orgId?:
   /** In the operator's words: "backup target". */
   noun: string;
   plural: string;
+  /** The action that creates or deletes one (`org/permissions.ts`); listing needs only a membership of the whole organization. */
+  write: Action;
   table: T;
   columns: { id: PgColumn; orgId: PgColumn; name: PgColumn };
   input: ZodType<Input>;
@@ -37,24 +40,29 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
   const rows = (r: unknown) => r as T["$inferSelect"][];
   return {
     async list({ ctx }: { ctx: Ctx }): Promise<View[]> {
-      const found = rows(await ctx.db.select().from(k.table as PgTable).where(inArray(k.columns.orgId, scope(ctx))).orderBy(k.columns.name).limit(MAX_LIST_ROWS + 1));
+      const found = rows(await ctx.db.select().from(k.table as PgTable).where(inArray(k.columns.orgId, orgWideScope(ctx))).orderBy(k.columns.name).limit(MAX_LIST_ROWS + 1));
       return bounded(found, k.plural, "delete the ones you no longer use").map(k.view);
     },
     async create({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<View> {
       const { orgId, ...rest } = parse(k.input, raw);
       k.check?.(ctx, rest);
-      const values = { ...k.values(rest, (plain) => ctx.kit.keyring.seal(plain)), orgId: orgOf(ctx, orgId) } as T["$inferInsert"];
+      const org = orgOf(ctx, orgId);
+      authorize(ctx, k.write, { orgId: org });
+      const values = { ...k.values(rest, (plain) => ctx.kit.keyring.seal(plain)), orgId: org } as T["$inferInsert"];
       const [row] = rows(await ctx.db.insert(k.table).values(values).returning());
       return k.view(row!);
     },
     async remove({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
       if (!isUuid(id)) throw new LevelrailError("not_found", `${k.noun} not found`);
+      const [owner] = await ctx.db.select({ orgId: k.columns.orgId }).from(k.table as PgTable).where(and(eq(k.columns.id, id), inArray(k.columns.orgId, orgWideScope(ctx))));
+      if (!owner) throw new LevelrailError("not_found", `${k.noun} not found`);
+      authorize(ctx, k.write, { orgId: String(owner.orgId) });
       await ctx.db.transaction(async (tx) => {
         const why = await k.inUse(tx, ctx, id);
         if (why) throw new LevelrailError("conflict", why);
         const gone = await tx
           .delete(k.table)
-          .where(and(eq(k.columns.id, id), inArray(k.columns.orgId, scope(ctx))))
+          .where(and(eq(k.columns.id, id), inArray(k.columns.orgId, orgWideScope(ctx))))
           .returning();
         if (!(gone as unknown[]).length) throw new LevelrailError("not_found", `${k.noun} not found`);
       });

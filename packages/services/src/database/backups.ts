@@ -12,7 +12,7 @@ import { insertDatabase } from "./write";
 
 /** POST …/databases/{db}/backups: back up now, to `targetId` or the schedule's target (202 with the backup). */
 export async function requestBackup({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<BackupView> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "backup.write");
   const { targetId: asked } = parse(backupRequest, input);
   const targetId = asked ?? d.backupSchedule?.targetId;
   if (!targetId) throw new LevelrailError("invalid_input", "targetId: this database has no backup schedule; name the backup target to back up to", { field: "targetId" });
@@ -39,7 +39,7 @@ function unreadable(b: typeof backup.$inferSelect): string | null {
 
 /** POST …/backups/{id}/verify: restore that backup again, from the object in storage, and compare. */
 export async function requestVerify({ ctx, envId, name, id }: { ctx: Ctx; envId: string; name: string; id: string }): Promise<BackupView> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "backup.write");
   const b = await findBackup(ctx, d, id);
   const why = unreadable(b);
   if (why) throw new LevelrailError("conflict", `backup cannot be verified: ${why}`);
@@ -58,7 +58,7 @@ export async function requestVerify({ ctx, envId, name, id }: { ctx: Ctx; envId:
  * that succeeded (the old volume is kept). An unverified backup needs `acceptUnverified: true`.
  */
 export async function restoreBackup({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<{ restore: RestoreView; database: DatabaseView }> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "database.restore");
   const spec = parse(restoreInput, input);
   const b = await findBackup(ctx, d, spec.backupId).catch(() => {
     throw new LevelrailError("invalid_input", `backupId: no such backup of database ${name}`, { field: "backupId" });

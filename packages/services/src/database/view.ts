@@ -5,6 +5,7 @@ import type { BackupSchedule, BackupStatus, BackupStep, BackupVerification, Data
 import { LevelrailError } from "@levelrail/spec/errors";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
 import { type Ctx, MAX_LIST_ROWS, bounded, scope } from "../context";
+import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 
 export type DatabaseRow = typeof managedDatabase.$inferSelect;
@@ -122,7 +123,7 @@ export const restoreView = (r: RestoreRow): RestoreView => ({
 
 /** The databases of one environment, by name. */
 export async function listDatabases({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<DatabaseView[]> {
-  const env = await findEnvironment(ctx, envId);
+  const env = await findEnvironment(ctx, envId, "database.read");
   const rows = await ctx.db
     .select({ d: managedDatabase, phase: databaseStatus.phase, message: databaseStatus.message })
     .from(managedDatabase)
@@ -136,8 +137,8 @@ export async function listDatabases({ ctx, envId }: { ctx: Ctx; envId: string })
 }
 
 /** A database of an environment of the caller's organizations by name, as its row, or 404. */
-export async function findDatabase(ctx: Ctx, envId: string, name: string): Promise<DatabaseRow> {
-  const env = await findEnvironment(ctx, envId);
+export async function findDatabase(ctx: Ctx, envId: string, name: string, action: Action): Promise<DatabaseRow> {
+  const env = await findEnvironment(ctx, envId, action);
   const [row] = await ctx.db
     .select()
     .from(managedDatabase)
@@ -168,7 +169,7 @@ export async function attachmentsOf(ctx: Pick<Ctx, "db">, d: Pick<DatabaseRow, "
 }
 
 export async function getDatabase({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<DatabaseDetail> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "database.read");
   const [status] = await ctx.db.select().from(databaseStatus).where(eq(databaseStatus.databaseId, d.id));
   const volumes = await ctx.db.select().from(databaseVolume).where(eq(databaseVolume.databaseId, d.id)).orderBy(desc(databaseVolume.retiredAt));
   const restores = await ctx.db.select().from(databaseRestore).where(eq(databaseRestore.databaseId, d.id)).orderBy(desc(databaseRestore.createdAt)).limit(5);
@@ -182,7 +183,7 @@ export async function getDatabase({ ctx, envId, name }: { ctx: Ctx; envId: strin
 
 /** A database's backups, newest first (`?limit=`, at most MAX_LIST_ROWS). */
 export async function listBackups({ ctx, envId, name, limit }: { ctx: Ctx; envId: string; name: string; limit?: number }): Promise<BackupView[]> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "backup.read");
   const rows = await ctx.db
     .select()
     .from(backup)
@@ -199,7 +200,7 @@ export async function findBackup(ctx: Ctx, d: DatabaseRow, id: string): Promise<
 }
 
 export async function getBackup({ ctx, envId, name, id }: { ctx: Ctx; envId: string; name: string; id: string }): Promise<BackupView> {
-  return backupView(await findBackup(ctx, await findDatabase(ctx, envId, name), id));
+  return backupView(await findBackup(ctx, await findDatabase(ctx, envId, name, "backup.read"), id));
 }
 
 /** Whether a restore or removal of the database is still in flight. */

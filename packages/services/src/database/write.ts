@@ -63,7 +63,7 @@ export async function insertDatabase(ctx: Ctx, tx: Tx, d: NewDatabase): Promise<
 
 /** POST …/databases: a PostgreSQL server in the environment; its image defaults to the official `postgres:<version>`. */
 export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<DatabaseView> {
-  const env = await findEnvironment(ctx, envId);
+  const env = await findEnvironment(ctx, envId, "database.write");
   const spec = parse(databaseInput, input);
   await checkSchedule(ctx, env.orgId, spec.backupSchedule);
   const row = await uniquely("name", `database ${spec.name}`, () =>
@@ -84,7 +84,7 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
 
 /** PATCH …/databases/{db}: the backup schedule (null removes it). Runs are due from now on. */
 export async function patchDatabase({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<DatabaseView> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "database.write");
   const { backupSchedule } = parse(databasePatch, input);
   if (backupSchedule === undefined) return getDatabase({ ctx, envId, name });
   await checkSchedule(ctx, d.orgId, backupSchedule);
@@ -111,7 +111,7 @@ export async function tearDownDatabases(tx: Tx, ids: string[], dropData: boolean
 
 /** DELETE …/databases/{db}: refused while a service attaches it; its data is kept unless `dropData`. */
 export async function deleteDatabase({ ctx, envId, name, dropData }: { ctx: Ctx; envId: string; name: string; dropData: boolean }): Promise<void> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "database.write");
   const users = await attachmentsOf(ctx, d);
   if (users.length) {
     const names = [...new Set(users.map((u) => u.service))].join(", ");
@@ -122,7 +122,7 @@ export async function deleteDatabase({ ctx, envId, name, dropData }: { ctx: Ctx;
 
 /** DELETE …/databases/{db}/volumes/{volume}: a kept previous volume goes, once its name is typed in `confirm`. */
 export async function removeVolume({ ctx, envId, name, volume, input }: { ctx: Ctx; envId: string; name: string; volume: string; input: unknown }): Promise<void> {
-  const d = await findDatabase(ctx, envId, name);
+  const d = await findDatabase(ctx, envId, name, "database.write");
   const { confirm } = parse(volumeRemoval, input);
   const [v] = await ctx.db.select().from(databaseVolume).where(and(eq(databaseVolume.name, volume), eq(databaseVolume.databaseId, d.id)));
   if (!v) throw new LevelrailError("not_found", `volume ${volume} is not a kept volume of database ${name}`);

@@ -25,7 +25,7 @@ export interface EffectiveEnvEntry {
 
 /** The service's effective environment: every key, its source and what it overrides; secret values null. */
 export async function effectiveEnv({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<EffectiveEnvEntry[]> {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "service.read");
   const target = await envTargetOf(ctx.db, s.id);
   if (!target) return [];
   const stores = pgEnvStores(ctx.db, ctx.kit.keyring);
@@ -72,7 +72,7 @@ export interface ConfigDrift {
 
 /** "Configuration changed since the last deploy", computed from fingerprints, never guessed. */
 export async function configDrift({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ConfigDrift> {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "service.read");
   const [rel] = s.currentReleaseId
     ? await ctx.db.select().from(release).where(and(eq(release.id, s.currentReleaseId), eq(release.orgId, s.orgId)))
     : [];

@@ -11,7 +11,7 @@ const keyInput = z.object({ key: envKey }).strict();
 
 /** Keys and update times only: secrets are write-only. */
 export async function listSecrets({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }) {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "secret.read");
   const rows = await ctx.db
     .select({ key: secret.key, updatedAt: secret.updatedAt })
     .from(secret)
@@ -22,7 +22,7 @@ export async function listSecrets({ ctx, envId, name }: { ctx: Ctx; envId: strin
 }
 
 export async function putSecret({ ctx, envId, name, key, input }: { ctx: Ctx; envId: string; name: string; key: string; input: unknown }) {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "secret.write");
   parse(keyInput, { key });
   const { value } = parse(secretInput, input);
   const sealed = ctx.kit.keyring.seal(value);
@@ -35,7 +35,7 @@ export async function putSecret({ ctx, envId, name, key, input }: { ctx: Ctx; en
 }
 
 export async function deleteSecret({ ctx, envId, name, key }: { ctx: Ctx; envId: string; name: string; key: string }) {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "secret.write");
   const gone = await ctx.db
     .delete(secret)
     .where(and(eq(secret.serviceId, s.id), eq(secret.orgId, s.orgId), eq(secret.key, key)))

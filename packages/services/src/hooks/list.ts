@@ -5,7 +5,9 @@ import { service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import { findApp } from "../app/app";
-import { type Ctx, isUuid, parse, scope } from "../context";
+import { environment } from "@levelrail/db/schema/orgs";
+import { type Ctx, isUuid, parse, scope, visibleProjects } from "../context";
+import { authorize } from "../org/permissions";
 
 const query = z
   .object({
@@ -36,7 +38,7 @@ export type HookRunSummary = ReturnType<typeof summary>;
 
 /** Every hook run of an app's services, newest first; `?service=` filters, `?before=` pages. */
 export async function listHookRuns({ ctx, envId, app, input }: { ctx: Ctx; envId: string; app: string; input: unknown }) {
-  const a = await findApp(ctx, envId, app);
+  const a = await findApp(ctx, envId, app, "log.read");
   const q = parse(query, input);
   const rows = await ctx.db
     .select({ run: hookRun, name: service.name })
@@ -61,11 +63,13 @@ export async function listHookRuns({ ctx, envId, app, input }: { ctx: Ctx; envId
 export async function getHookRun({ ctx, id }: { ctx: Ctx; id: string }) {
   if (!isUuid(id)) throw new LevelrailError("not_found", "hook run not found");
   const [row] = await ctx.db
-    .select({ run: hookRun, name: service.name, environmentId: service.environmentId })
+    .select({ run: hookRun, name: service.name, environmentId: service.environmentId, projectId: environment.projectId })
     .from(hookRun)
     .innerJoin(service, eq(service.id, hookRun.serviceId))
-    .where(and(eq(hookRun.id, id), inArray(hookRun.orgId, scope(ctx))));
+    .innerJoin(environment, eq(environment.id, service.environmentId))
+    .where(and(eq(hookRun.id, id), inArray(hookRun.orgId, scope(ctx)), visibleProjects(ctx, environment.orgId, environment.projectId)));
   if (!row) throw new LevelrailError("not_found", "hook run not found");
+  authorize(ctx, "log.read", { orgId: row.run.orgId, projectId: row.projectId });
   // The environment names the service (names repeat across environments): the page links to it.
   return { ...summary(row.run, row.name), environmentId: row.environmentId, output: row.run.output };
 }

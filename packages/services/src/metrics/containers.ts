@@ -31,7 +31,7 @@ export interface ContainerSampleView {
  */
 export async function serviceMetrics({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<{ since: string; samples: ContainerSampleView[] }> {
   const q = parse(query, input);
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "metrics.read");
   const since = q.since ? new Date(q.since) : new Date(Date.now() - METRICS_WINDOW_MS);
   const rows = await ctx.db
     .select()

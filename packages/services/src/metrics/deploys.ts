@@ -5,7 +5,7 @@ import { environment } from "@levelrail/db/schema/orgs";
 import { service } from "@levelrail/db/schema/services";
 import { resourceName } from "@levelrail/spec/rules";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, parse, scope } from "../context";
+import { type Ctx, parse, scope, visibleProjects } from "../context";
 
 /** The most deploy samples one answer carries (CONTRACT §5: no list is unbounded); more is a 400 naming `since`. */
 export const MAX_DEPLOY_SAMPLES = 10_000;
@@ -72,6 +72,7 @@ export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }
     .where(
       and(
         inArray(deploySample.orgId, scope(ctx)),
+        visibleProjects(ctx, environment.orgId, environment.projectId),
         gte(deploySample.at, since),
         q.service ? eq(service.name, q.service) : undefined,
         q.serviceId ? eq(service.id, q.serviceId) : undefined,

@@ -33,7 +33,7 @@ async function seedRelease(
   name: string,
   r: { kind?: "deploy" | "restart" | "rollback" | "promote"; outcome: "succeeded" | "failed" | "superseded"; finishedAgo: number; builtAgo?: number; createdAgo?: number },
 ) {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "service.read");
   const [row] = await db.select().from(service).where(eq(service.id, s.id));
   await db.insert(release).values({
     orgId: ctx.orgId,

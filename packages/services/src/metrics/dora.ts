@@ -5,7 +5,7 @@ import { environment } from "@levelrail/db/schema/orgs";
 import { release, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
-import { type Ctx, parse, scope } from "../context";
+import { type Ctx, parse, scope, visibleProjects } from "../context";
 import { type DoraEvent, type DoraFigures, type DoraRelease, type DoraSamples, doraFigures, serviceSamples } from "./dora-figures";
 
 export const DORA_WINDOWS = { "7d": 7, "30d": 30, "90d": 90 } as const;
@@ -63,6 +63,7 @@ export async function doraMetrics({ ctx, input, now = new Date() }: { ctx: Ctx; 
   const until = q.until ? new Date(q.until) : new Date(Math.ceil(now.getTime() / 60_000) * 60_000);
   const since = new Date(until.getTime() - days * 24 * 3600 * 1000);
   const narrow = and(
+    visibleProjects(ctx, environment.orgId, environment.projectId),
     q.service ? eq(service.name, q.service) : undefined,
     q.serviceId ? eq(service.id, q.serviceId) : undefined,
     q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,

@@ -10,7 +10,8 @@ import {
   notificationChannelInput,
   webhookChannelPatch,
 } from "@levelrail/spec/notifications";
-import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope, targetPolicy } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, orgWideScope, parse, scope, targetPolicy } from "../context";
+import { type Action, authorize } from "../org/permissions";
 import { assertQuota } from "../org/quota";
 import { policyProblem } from "./address";
 import type { ChannelRow } from "./send";
@@ -60,28 +61,30 @@ export async function listChannels({ ctx }: { ctx: Ctx }): Promise<ChannelView[]
   const rows = await ctx.db
     .select()
     .from(notificationChannel)
-    .where(inArray(notificationChannel.orgId, scope(ctx)))
+    .where(inArray(notificationChannel.orgId, orgWideScope(ctx)))
     .orderBy(notificationChannel.name, notificationChannel.createdAt)
     .limit(MAX_LIST_ROWS + 1);
   return bounded(rows, "notification channels", "delete the ones you no longer use").map(channelView);
 }
 
 /** The caller's channel `id` (its row), or a 404 alike for one that does not exist and another organization's. */
-export async function channelRow(ctx: Ctx, id: string): Promise<ChannelRow> {
+export async function channelRow(ctx: Ctx, id: string, action: Action): Promise<ChannelRow> {
   if (!isUuid(id)) throw new LevelrailError("not_found", "notification channel not found");
-  const [row] = await ctx.db.select().from(notificationChannel).where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))));
+  const [row] = await ctx.db.select().from(notificationChannel).where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, orgWideScope(ctx))));
   if (!row) throw new LevelrailError("not_found", "notification channel not found");
+  authorize(ctx, action, { orgId: row.orgId });
   return row;
 }
 
 export async function getChannel({ ctx, id }: { ctx: Ctx; id: string }): Promise<ChannelView> {
-  return channelView(await channelRow(ctx, id));
+  return channelView(await channelRow(ctx, id, "notificationChannel.read"));
 }
 
 /** Creates a channel; a webhook's signing secret is generated here and answered this once (`secret`). */
 export async function createChannel({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<ChannelView & { secret?: string }> {
   const input = parse(notificationChannelInput, raw);
   const orgId = orgOf(ctx, input.orgId);
+  authorize(ctx, "notificationChannel.write", { orgId });
   if (input.kind === "webhook") {
     const config: WebhookConfig = { url: input.url, format: input.format };
     checkHost(ctx, "url", new URL(config.url).hostname);
@@ -115,7 +118,7 @@ async function insertChannel(ctx: Ctx, orgId: string, values: Omit<typeof notifi
 
 /** Changes a channel's name, events or settings (never its kind; a webhook keeps its secret). */
 export async function patchChannel({ ctx, id, input: raw }: { ctx: Ctx; id: string; input: unknown }): Promise<ChannelView> {
-  const row = await channelRow(ctx, id);
+  const row = await channelRow(ctx, id, "notificationChannel.write");
   const now = new Date();
   if (row.kind === "webhook") {
     const { name, events, ...rest } = parse(webhookChannelPatch, raw);
@@ -148,7 +151,7 @@ async function update(ctx: Ctx, id: string, set: Partial<typeof notificationChan
 
 /** Deletes a channel and its delivery log. */
 export async function deleteChannel({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
-  if (!isUuid(id)) throw new LevelrailError("not_found", "notification channel not found");
+  await channelRow(ctx, id, "notificationChannel.write");
   const gone = await ctx.db
     .delete(notificationChannel)
     .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))

@@ -28,7 +28,7 @@ const listInput = z.object({ limit: z.coerce.number().int().min(1, "must be 1 to
 /** A channel's delivery log, newest first (`?limit=`, default 50, at most 200). */
 export async function listDeliveries({ ctx, id, input }: { ctx: Ctx; id: string; input?: unknown }): Promise<DeliveryView[]> {
   const { limit } = parse(listInput, input);
-  const channel = await channelRow(ctx, id);
+  const channel = await channelRow(ctx, id, "notificationChannel.read");
   const rows = await ctx.db
     .select()
     .from(notificationDelivery)
@@ -43,7 +43,7 @@ export async function listDeliveries({ ctx, id, input }: { ctx: Ctx; id: string;
  * like any delivery, and answered.
  */
 export async function sendTest({ ctx, id, timeoutMs }: { ctx: Ctx; id: string; timeoutMs?: number }): Promise<DeliveryView> {
-  const channel = await channelRow(ctx, id);
+  const channel = await channelRow(ctx, id, "notificationChannel.write");
   const [org] = await ctx.db.select({ id: organization.id, name: organization.name }).from(organization).where(eq(organization.id, channel.orgId));
   const payload = payloadOf(TEST_EVENT, org!, `A test notification for channel ${channel.name}: it works.`, new Date());
   // Logged first (not due: the worker's dispatcher leaves it alone), so it has its id to send.

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { operatorPreference } from "@levelrail/db/schema/operator";
 import { environment } from "@levelrail/db/schema/orgs";
-import { type Ctx, isUuid, parse, scope } from "../context";
+import { type Ctx, isUuid, parse, scope, visibleProjects } from "../context";
 import { type EnvironmentView, type ProjectView, findEnvironment, listEnvironments, listProjects, toEnvironmentView } from "../project/list";
 
 /** The environment the panel shows the operator, with its project. */
@@ -26,7 +26,7 @@ export async function getCurrentEnvironment({ ctx }: { ctx: Ctx }): Promise<Curr
     .select({ environment })
     .from(operatorPreference)
     .innerJoin(environment, eq(environment.id, operatorPreference.environmentId))
-    .where(and(eq(operatorPreference.userId, ctx.actor.userId), inArray(environment.orgId, scope(ctx))));
+    .where(and(eq(operatorPreference.userId, ctx.actor.userId), inArray(environment.orgId, scope(ctx)), visibleProjects(ctx, environment.orgId, environment.projectId)));
   const project = remembered && projects.find((p) => p.id === remembered.environment.projectId);
   if (remembered && project) return { project, environment: toEnvironmentView(remembered.environment), chosen: true };
   for (const p of projects) {
@@ -40,7 +40,7 @@ export async function getCurrentEnvironment({ ctx }: { ctx: Ctx }): Promise<Curr
 /** Remembers `{environmentId}` as the operator's current environment; another organization's is a 404. */
 export async function setCurrentEnvironment({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<CurrentEnvironment> {
   const { environmentId } = parse(chooseInput, input);
-  const env = await findEnvironment(ctx, environmentId);
+  const env = await findEnvironment(ctx, environmentId, "environment.read");
   const now = new Date();
   await ctx.db
     .insert(operatorPreference)

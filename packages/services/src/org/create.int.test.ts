@@ -71,7 +71,7 @@ describe("creating organizations is limited (LEVELRAIL_ORG_CREATION, LEVELRAIL_M
     expect(await ownedBy(lone.actor.userId)).toBe(0);
     // A member of someone else's organization is no owner either.
     const owner = await seedOrg(db, "host");
-    await db.insert(membership).values({ orgId: owner.orgId, userId: lone.actor.userId, role: "member" });
+    await db.insert(membership).values({ orgId: owner.orgId, userId: lone.actor.userId, role: "developer" });
     expect(await refusal(createOrg({ ctx: lone, input: { name: "mine" } }))).toContain("LEVELRAIL_ORG_CREATION=owners");
     const made = await createOrg({ ctx: lone, input: { name: "mine" }, policy: { who: "anyone", maxPerOperator: 1 } });
     expect(lone.actor.orgIds).toContain(made.id);

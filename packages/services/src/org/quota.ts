@@ -9,6 +9,7 @@ import { isUuid } from "@levelrail/spec/rules";
 import { managedDatabase } from "@levelrail/db/schema/databases";
 import { notificationChannel } from "@levelrail/db/schema/notifications";
 import { type Ctx, MAX_LIST_ROWS, bounded, orgOf, parse } from "../context";
+import { authorize } from "./permissions";
 
 /**
  * Per-organization quotas: the most apps, services, databases, domains and notification channels
@@ -123,7 +124,9 @@ async function quotasOf(db: Reader, orgId: string, defaults: QuotaLimits | undef
 
 /** GET /api/v1/orgs/{id}/quotas: for the organization's members (404 for anyone else). */
 export async function getQuotas({ ctx, orgId }: { ctx: Ctx; orgId: string }): Promise<QuotasView> {
-  return quotasOf(ctx.db, orgOf(ctx, orgId), ctx.quotas);
+  const org = orgOf(ctx, orgId);
+  authorize(ctx, "quota.read", { orgId: org });
+  return quotasOf(ctx.db, org, ctx.quotas);
 }
 
 /* The installation administrator's verbs (`levelrail quota show|set`): no actor, any organization. */

@@ -27,7 +27,7 @@ const environmentInput = z
 
 /** A new environment of a project, empty or a clone of another one; `deploy` deploys every cloned service. */
 export async function createEnvironment({ ctx, projectId, input, deploy = false }: { ctx: Ctx; projectId: string; input: unknown; deploy?: boolean }): Promise<EnvironmentView> {
-  const p = await getProject(ctx, projectId);
+  const p = await getProject(ctx, projectId, "environment.create");
   const { name, from } = parse(environmentInput, input);
   const source = from === undefined ? null : await sourceEnvironment(ctx, p.id, from);
   const row = await uniquely("name", `environment ${name}`, () =>
@@ -46,7 +46,7 @@ export async function createEnvironment({ ctx, projectId, input, deploy = false 
 
 /** `from` must be an environment of the same project: 400 naming it otherwise (another organization's included). */
 async function sourceEnvironment(ctx: Ctx, projectId: string, id: string): Promise<EnvironmentRow> {
-  const env = await findEnvironment(ctx, id).catch((err: unknown) => {
+  const env = await findEnvironment(ctx, id, "environment.read").catch((err: unknown) => {
     if (err instanceof LevelrailError && err.code === "not_found") return null;
     throw err;
   });
@@ -99,13 +99,13 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
  * only with `dropData`), its tier vars and the record.
  */
 export async function deleteEnvironment({ ctx, envId, dropData = false }: { ctx: Ctx; envId: string; dropData?: boolean }): Promise<void> {
-  const env = await findEnvironment(ctx, envId);
+  const env = await findEnvironment(ctx, envId, "environment.delete");
   await ctx.db.transaction((tx) => removeEnvironments(tx, [env], dropData));
 }
 
 /** Deletes a project with its environments (as deleteEnvironment does each) and its tier vars. */
 export async function deleteProject({ ctx, projectId, dropData = false }: { ctx: Ctx; projectId: string; dropData?: boolean }): Promise<void> {
-  const p = await getProject(ctx, projectId);
+  const p = await getProject(ctx, projectId, "project.delete");
   await ctx.db.transaction(async (tx) => {
     const envs = await tx.select().from(environment).where(and(eq(environment.projectId, p.id), eq(environment.orgId, p.orgId)));
     await removeEnvironments(tx, envs, dropData);

@@ -1,7 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { environment, project } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, visibleProjects } from "../context";
+import { type Action, authorize } from "../org/permissions";
 
 /** A project as the API answers it. */
 export interface ProjectView {
@@ -40,25 +41,30 @@ export async function listProjects({ ctx }: { ctx: Ctx }): Promise<ProjectView[]
   const rows = await ctx.db
     .select()
     .from(project)
-    .where(inArray(project.orgId, ctx.actor.orgIds))
+    .where(and(inArray(project.orgId, ctx.actor.orgIds), visibleProjects(ctx, project.orgId, project.id)))
     .orderBy(project.createdAt)
     .limit(MAX_LIST_ROWS + 1);
   return bounded(rows, "projects", "split them over more organizations").map(toProjectView);
 }
 
-/** A project of the caller's organizations, as its row (for other verbs), or 404 (an id that is no UUID names no project). */
-export async function getProject(ctx: Ctx, id: string) {
+/**
+ * A project the caller may see, as its row (for other verbs), or 404 (an id that is no UUID names no
+ * project; another organization's, or another project than a project-limited member's, neither);
+ * then 403 unless the caller's role may do `action` (`org/permissions.ts`).
+ */
+export async function getProject(ctx: Ctx, id: string, action: Action = "project.read") {
   if (!isUuid(id)) throw new LevelrailError("not_found", "project not found");
   const [row] = await ctx.db
     .select()
     .from(project)
-    .where(and(eq(project.id, id), inArray(project.orgId, scope(ctx))));
+    .where(and(eq(project.id, id), visibleProjects(ctx, project.orgId, project.id)));
   if (!row) throw new LevelrailError("not_found", "project not found");
+  authorize(ctx, action, { orgId: row.orgId, projectId: row.id });
   return row;
 }
 
 export async function listEnvironments({ ctx, projectId }: { ctx: Ctx; projectId: string }): Promise<EnvironmentView[]> {
-  const p = await getProject(ctx, projectId);
+  const p = await getProject(ctx, projectId, "environment.read");
   const rows = await ctx.db
     .select()
     .from(environment)
@@ -69,19 +75,22 @@ export async function listEnvironments({ ctx, projectId }: { ctx: Ctx; projectId
 }
 
 /**
- * An environment of the caller's organizations, as its row (for every verb inside it), or 404. Another
- * organization's environment answers exactly like one that does not exist.
+ * An environment the caller may see, as its row (for every verb inside it), or 404. Another
+ * organization's environment (or another project's, for a project-limited member) answers exactly
+ * like one that does not exist. Then 403 unless the caller's role may do `action`: every verb inside
+ * an environment names its action here, so none skips the check.
  */
-export async function findEnvironment(ctx: Ctx, id: string) {
+export async function findEnvironment(ctx: Ctx, id: string, action: Action) {
   if (!isUuid(id)) throw new LevelrailError("not_found", "environment not found");
   const [row] = await ctx.db
     .select()
     .from(environment)
-    .where(and(eq(environment.id, id), inArray(environment.orgId, scope(ctx))));
+    .where(and(eq(environment.id, id), visibleProjects(ctx, environment.orgId, environment.projectId)));
   if (!row) throw new LevelrailError("not_found", "environment not found");
+  authorize(ctx, action, { orgId: row.orgId, projectId: row.projectId });
   return row;
 }
 
 export async function getEnvironment({ ctx, envId }: { ctx: Ctx; envId: string }): Promise<EnvironmentView> {
-  return toEnvironmentView(await findEnvironment(ctx, envId));
+  return toEnvironmentView(await findEnvironment(ctx, envId, "environment.read"));
 }

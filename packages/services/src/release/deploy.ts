@@ -59,7 +59,7 @@ async function record(
 /** Deploy the service's current configuration, optionally with a new image. */
 export async function deployService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ReleaseView> {
   const { image } = parse(deployInput, input);
-  const { service: found } = await findService(ctx, envId, name);
+  const { service: found } = await findService(ctx, envId, name, "service.deploy");
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
@@ -81,7 +81,7 @@ export async function deployService({ ctx, envId, name, input }: { ctx: Ctx; env
 
 /** A fresh container of the running release: same image, same configuration, new nonce. */
 export async function restartService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ReleaseView> {
-  const { service: found } = await findService(ctx, envId, name);
+  const { service: found } = await findService(ctx, envId, name, "service.deploy");
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     const prev = s && (await currentRelease(tx, s));
@@ -95,7 +95,7 @@ export async function restartService({ ctx, envId, name }: { ctx: Ctx; envId: st
 
 /** Deploy the previous successful release again. */
 export async function rollbackService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ReleaseView> {
-  const { service: found } = await findService(ctx, envId, name);
+  const { service: found } = await findService(ctx, envId, name, "service.deploy");
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
@@ -133,16 +133,16 @@ async function runningRelease(ctx: Ctx, s: ServiceRow) {
  * with its own configuration; its release records where it came from.
  */
 export async function promoteService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ReleaseView> {
-  const { service: from, environment: fromEnv } = await findService(ctx, envId, name);
+  const { service: from, environment: fromEnv } = await findService(ctx, envId, name, "service.deploy");
   const { to } = parse(promoteInput, input);
-  const toEnv = await findEnvironment(ctx, to);
+  const toEnv = await findEnvironment(ctx, to, "service.deploy");
   if (toEnv.id === fromEnv.id) throw new LevelrailError("invalid_input", `to: service ${name} already runs in ${fromEnv.name}; name another environment`, { field: "to" });
   if (toEnv.projectId !== fromEnv.projectId) {
     throw new LevelrailError("invalid_input", `to: environment ${toEnv.name} is in another project; promote within one project`, { field: "to" });
   }
   const source = await runningRelease(ctx, from);
   if (!source) throw new LevelrailError("conflict", `service ${name} has no successful deploy in ${fromEnv.name} to promote; deploy it first`);
-  const target = await findService(ctx, toEnv.id, name).catch((err: unknown) => {
+  const target = await findService(ctx, toEnv.id, name, "service.deploy").catch((err: unknown) => {
     if (err instanceof LevelrailError && err.code === "not_found") {
       throw new LevelrailError("not_found", `service ${name} not found in environment ${toEnv.name}; create it there first`, { field: "to" });
     }
@@ -174,7 +174,7 @@ export async function promoteService({ ctx, envId, name, input }: { ctx: Ctx; en
 }
 
 export async function listReleases({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ReleaseView[]> {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "service.read");
   const rows = await ctx.db
     .select()
     .from(release)

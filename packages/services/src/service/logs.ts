@@ -23,7 +23,7 @@ export interface ActiveContainer {
 }
 
 export async function logSubject({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<LogSubject> {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "log.read");
   return { serviceId: s.id, orgId: s.orgId, name: s.name, labelFilter: serviceFilter(ctx.shortName ?? DEFAULT_SHORT_NAME, s.id) };
 }
 

@@ -8,7 +8,8 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import { lastLinesOf } from "@levelrail/spec/service-event";
 import { PHASES, type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
-import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope, visibleProjects } from "../context";
+import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 
 type ServiceRow = typeof service.$inferSelect;
@@ -70,8 +71,8 @@ export function releaseView(r: ReleaseRow): ReleaseView {
 }
 
 /** A service of an environment of the caller's organizations, with its app, or 404. */
-export async function findService(ctx: Ctx, envId: string, name: string) {
-  const env = await findEnvironment(ctx, envId);
+export async function findService(ctx: Ctx, envId: string, name: string, action: Action) {
+  const env = await findEnvironment(ctx, envId, action);
   const [row] = await ctx.db
     .select({ service, appName: app.name })
     .from(service)
@@ -82,7 +83,7 @@ export async function findService(ctx: Ctx, envId: string, name: string) {
 }
 
 export async function getService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ServiceView> {
-  const { service: s, appName } = await findService(ctx, envId, name);
+  const { service: s, appName } = await findService(ctx, envId, name, "service.read");
   return serviceView(s, appName);
 }
 
@@ -110,6 +111,10 @@ function serviceItem(r: ListedRow) {
   };
 }
 
+/** Only services of environments the caller may see (a project-limited member: their project's). */
+const visibleEnvironments = (ctx: Ctx) =>
+  inArray(service.environmentId, ctx.db.select({ id: environment.id }).from(environment).where(visibleProjects(ctx, environment.orgId, environment.projectId)));
+
 const listed = (ctx: Ctx) =>
   ctx.db
     .select({ service, appName: app.name, environment: environment.name, projectId: project.id, project: project.name, status: serviceStatus })
@@ -124,9 +129,9 @@ const listed = (ctx: Ctx) =>
  * narrows it to one environment (404 when it is not the caller's), `app` to one app of it.
  */
 export async function listServices({ ctx, envId, app: appName }: { ctx: Ctx; envId?: string | undefined; app?: string | undefined }) {
-  const env = envId === undefined ? undefined : await findEnvironment(ctx, envId);
+  const env = envId === undefined ? undefined : await findEnvironment(ctx, envId, "service.read");
   const rows = await listed(ctx)
-    .where(and(inArray(service.orgId, scope(ctx)), env ? eq(service.environmentId, env.id) : undefined, appName ? eq(app.name, appName) : undefined))
+    .where(and(inArray(service.orgId, scope(ctx)), visibleEnvironments(ctx), env ? eq(service.environmentId, env.id) : undefined, appName ? eq(app.name, appName) : undefined))
     .orderBy(project.name, environment.name, app.name, service.name)
     .limit(MAX_LIST_ROWS + 1);
   return bounded(rows, "services", "page with ?limit= (at most 200) and ?cursor=, or narrow with ?environmentId= and ?app=").map(serviceItem);
@@ -161,6 +166,7 @@ export async function listServicesPage({ ctx, input }: { ctx: Ctx; input: unknow
   const q = parse(pageQuery, input);
   const where = and(
     inArray(service.orgId, scope(ctx)),
+    visibleEnvironments(ctx),
     q.environmentId ? eq(service.environmentId, q.environmentId) : undefined,
     q.app ? eq(app.name, q.app) : undefined,
     q.name ? ilike(service.name, containing(q.name)) : undefined,
@@ -205,7 +211,7 @@ async function servingImage(ctx: Ctx, s: ServiceRow, st: typeof serviceStatus.$i
 }
 
 export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<StatusView> {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "service.read");
   const [st] = await ctx.db.select().from(serviceStatus).where(eq(serviceStatus.serviceId, s.id));
   const [route] = s.domains.length ? await ctx.db.select().from(ingressStatus).where(eq(ingressStatus.serviceId, s.id)) : [];
   const [last] = s.currentReleaseId

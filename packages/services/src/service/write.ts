@@ -67,12 +67,12 @@ async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: str
 
 /** Creates a service in an environment, in one of that environment's apps. */
 export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<ServiceView> {
-  const env = await findEnvironment(ctx, envId);
+  const env = await findEnvironment(ctx, envId, "service.write");
   const spec = parse(serviceCreate, input);
   if (spec.environmentId !== undefined && spec.environmentId !== env.id) {
     throw new LevelrailError("invalid_input", "environmentId: must be the environment of the path (or left out)", { field: "environmentId" });
   }
-  const a = await findApp(ctx, env.id, spec.app).catch((err: unknown) => {
+  const a = await findApp(ctx, env.id, spec.app, "service.write").catch((err: unknown) => {
     if (err instanceof LevelrailError && err.code === "not_found") {
       throw new LevelrailError("invalid_input", `app: no app named ${spec.app} in environment ${env.name}; create it first`, { field: "app" });
     }
@@ -95,7 +95,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
 }
 
 export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ServiceView> {
-  const { service: s, appName } = await findService(ctx, envId, name);
+  const { service: s, appName } = await findService(ctx, envId, name, "service.write");
   const patch = parse(servicePatch, input);
   await checkAttachments(ctx, s, patch);
   await checkDomains(ctx, patch.domains, s.id);
@@ -116,7 +116,7 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
 
 /** Deletes the service; the worker removes its containers. */
 export async function deleteService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<void> {
-  const { service: s } = await findService(ctx, envId, name);
+  const { service: s } = await findService(ctx, envId, name, "service.write");
   await ctx.db.transaction(async (tx) => {
     await tx.delete(service).where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
     // The last service of an app takes the app with it; its network goes on the next cleanup pass.

@@ -57,4 +57,6 @@ export const apiToken = pgTable("api_token", {
   lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   /** After this instant the token answers 401; null: it never expires. */
   expiresAt: timestamp("expires_at", { withTimezone: true }),
+  /** Acts as a viewer whatever its creator's role (it never acts above that role either). */
+  readOnly: boolean("read_only").notNull().default(false),
 });

@@ -1,4 +1,6 @@
-import { integer, pgTable, primaryKey, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { type AnyPgColumn, check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
+import { ROLES } from "@levelrail/spec/roles";
 import { user } from "../auth/table";
 
 export const organization = pgTable("organization", {
@@ -12,10 +14,19 @@ export const membership = pgTable(
   {
     orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => user.id, { onDelete: "cascade" }),
-    role: text("role", { enum: ["owner", "member"] }).notNull().default("member"),
+    /** owner, admin, developer or viewer (CONTRACT §9); the old `member` rows became `developer`. */
+    role: text("role", { enum: ROLES }).notNull().default("developer"),
+    /** Set: the role holds on this project only, and the member sees nothing else of the organization. */
+    projectId: uuid("project_id").references((): AnyPgColumn => project.id, { onDelete: "cascade" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.userId] }),
+    index("membership_user").on(t.userId),
+    check("membership_role", sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
+    // A role on one project is never ownership of the organization.
+    check("membership_project_role", sql`${t.projectId} is null or ${t.role} <> 'owner'`),
+  ],
 );
 
 export const project = pgTable(

@@ -13,7 +13,7 @@ type Params = { envId: string };
 export const GET = route<Params>(async ({ ctx, req, params }) => {
   const query = new URL(req.url).searchParams;
   if (query.has("limit") || query.has("cursor")) {
-    const env = await findEnvironment(ctx, params.envId);
+    const env = await findEnvironment(ctx, params.envId, "service.read");
     return conditionalJson(req, await listServicesPage({ ctx, input: { ...searchInput(req, ["app", "limit", "cursor"]), environmentId: env.id } }));
   }
   return conditionalJson(req, await listServices({ ctx, envId: params.envId, app: query.get("app") ?? undefined }));

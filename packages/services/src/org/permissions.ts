@@ -1,0 +1,121 @@
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type Membership, type Role, roleRank } from "@levelrail/spec/roles";
+
+/**
+ * Who may do what (CONTRACT §9): every action a verb performs, with the weakest role that may.
+ * The one decision point, deny by default: an action this table does not name is refused for
+ * every role. A verb names its action and asks `authorize` after it found its target (so anyone who
+ * is not a member still gets the 404 of something that does not exist), before it writes anything.
+ */
+export const PERMISSIONS = {
+  // The organization and its settings
+  "org.read": "viewer",
+  "org.delete": "owner",
+  "quota.read": "viewer",
+  "member.read": "viewer",
+  "member.manage": "admin",
+  "invitation.manage": "admin",
+  "audit.read": "admin",
+  "orgEnv.read": "viewer",
+  "orgEnv.write": "developer",
+  "backupTarget.read": "viewer",
+  "backupTarget.write": "admin",
+  "registryCredential.read": "viewer",
+  "registryCredential.write": "admin",
+  "notificationChannel.read": "viewer",
+  "notificationChannel.write": "admin",
+  // Projects and environments
+  "project.read": "viewer",
+  "project.create": "admin",
+  "project.delete": "admin",
+  "projectEnv.read": "viewer",
+  "projectEnv.write": "developer",
+  "environment.read": "viewer",
+  "environment.create": "developer",
+  "environment.delete": "admin",
+  "environmentEnv.read": "viewer",
+  "environmentEnv.write": "developer",
+  // Inside an environment
+  "app.read": "viewer",
+  "app.write": "developer",
+  "service.read": "viewer",
+  "service.write": "developer",
+  "service.deploy": "developer",
+  "secret.read": "viewer",
+  "secret.write": "developer",
+  "log.read": "viewer",
+  "database.read": "viewer",
+  "database.write": "developer",
+  "backup.read": "viewer",
+  "backup.write": "developer",
+  "database.restore": "developer",
+  "metrics.read": "viewer",
+} as const satisfies Record<string, Role>;
+
+export type Action = keyof typeof PERMISSIONS;
+
+/** The weakest role that may do `action`, or null: the table does not name it, so nobody may. */
+export function requiredRole(action: string): Role | null {
+  return Object.hasOwn(PERMISSIONS, action) ? PERMISSIONS[action as Action] : null;
+}
+
+/** May `role` do `action`? Deny by default. */
+export function allows(role: Role, action: string): boolean {
+  const needed = requiredRole(action);
+  return needed !== null && roleRank(role) >= roleRank(needed);
+}
+
+/** Where an action lands: an organization, and the project inside it (null: the organization itself). */
+export interface Target {
+  orgId: string;
+  projectId?: string | null;
+}
+
+/**
+ * The decision for one membership list: `not_found` for anyone who is not a member of the target's
+ * organization, or whose role holds on another project only (they see nothing else, as if it did
+ * not exist); `forbidden` naming the role that would do for a member whose role is too weak.
+ * `orgIds` are the organizations the caller belongs to right now (the actor's), so a membership list
+ * that outlived a removal grants nothing.
+ */
+export function decide(memberships: readonly Membership[], orgIds: readonly string[], action: string, target: Target): "ok" | LevelrailError {
+  const m = orgIds.includes(target.orgId) ? memberships.find((x) => x.orgId === target.orgId) : undefined;
+  if (!m) return new LevelrailError("not_found", "not found");
+  if (m.projectId !== null && m.projectId !== (target.projectId ?? null)) return new LevelrailError("not_found", "not found");
+  const needed = requiredRole(action);
+  if (needed === null) return new LevelrailError("forbidden", `${action} is not allowed to anyone`);
+  if (roleRank(m.role) < roleRank(needed)) {
+    return new LevelrailError("forbidden", `needs the ${needed} role${m.projectId === null ? "" : " on this project"}; you are a ${m.role}`);
+  }
+  return "ok";
+}
+
+/**
+ * May a member holding `actorRole` give `targetRole` to someone (or take it from them)? An owner
+ * gives any role; an admin any but owner; a developer or viewer none. A role change must pass for
+ * both the member's current role and the new one, so an admin can neither make an owner nor demote
+ * one, and nobody raises themselves above their own role.
+ */
+export function canAssign(actorRole: Role, targetRole: Role): boolean {
+  if (actorRole === "owner") return true;
+  if (actorRole === "admin") return targetRole !== "owner";
+  return false;
+}
+
+/** `canAssign` as the 403 a verb throws: it names the role that would do. */
+export function assertCanAssign(actorRole: Role, targetRole: Role): void {
+  if (canAssign(actorRole, targetRole)) return;
+  const needed: Role = targetRole === "owner" ? "owner" : "admin";
+  throw new LevelrailError("forbidden", `giving or taking the ${targetRole} role needs the ${needed} role; you are a ${actorRole}`);
+}
+
+/** Throws the 404 or 403 `decide` answers, or returns: the caller may do `action` on `target`. */
+export function authorize(ctx: { actor: { orgIds: string[]; memberships: Membership[] } }, action: Action, target: Target): void {
+  const d = decide(ctx.actor.memberships, ctx.actor.orgIds, action, target);
+  if (d !== "ok") throw d;
+}
+
+/** The caller's role in `orgId` (and the project it is limited to), or null for anyone who is not a member. */
+export function membershipIn(ctx: { actor: { orgIds: string[]; memberships: Membership[] } }, orgId: string): Membership | null {
+  return ctx.actor.orgIds.includes(orgId) ? (ctx.actor.memberships.find((m) => m.orgId === orgId) ?? null) : null;
+}
