@@ -3,7 +3,8 @@ import { eq } from "drizzle-orm";
 import { actorFor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
 import { user } from "@levelrail/db/schema/auth";
-import { organization } from "@levelrail/db/schema/orgs";
+import { membership, organization } from "@levelrail/db/schema/orgs";
+import type { Role } from "@levelrail/spec/roles";
 import { bootstrapOrg } from "@levelrail/services/org/create";
 import type { Ctx } from "@levelrail/services/context";
 import type { SecretsKit } from "@levelrail/services/env/sources";
@@ -43,3 +44,23 @@ export async function seedOrg(
 
 /** A random DNS-label-safe suffix for names. */
 export const uniq = () => randomBytes(3).toString("hex");
+
+/**
+ * Another user made a member of `org` with `role` (on the whole organization, or on `projectId`
+ * only), written straight to the membership table: tests of the role model need every role without
+ * going through invitations. Answers the member's own Ctx.
+ */
+export async function seedMember(
+  db: Db,
+  org: Pick<Ctx, "kit"> & { orgId: string },
+  label: string,
+  role: Role,
+  projectId: string | null = null,
+): Promise<Ctx & { userId: string; email: string }> {
+  const suffix = randomBytes(4).toString("hex");
+  const id = `test-${label}-${suffix}`;
+  const email = `${label}-${suffix}@test.levelrail.local`;
+  await db.insert(user).values({ id, name: label, email, emailVerified: true });
+  await db.insert(membership).values({ orgId: org.orgId, userId: id, role, projectId });
+  return { db, actor: await actorFor(db, id, email), kit: org.kit, userId: id, email };
+}
