@@ -7,11 +7,15 @@ import { keys } from "@/lib/keys";
 import { DriftBanner } from "./drift-banner";
 import { type Scoped, serviceApi } from "@/lib/paths";
 import { Alert } from "./alert";
+import { RoleNote } from "./role-note";
 
 type Action = "deploy" | "restart" | "rollback";
 
-/** Deploy (optionally a new image), Restart and Rollback; each records a release for the worker. */
-export function DeployControls({ service }: { service: Scoped }) {
+/**
+ * Deploy (optionally a new image), Restart and Rollback; each records a release for the worker.
+ * `denied`: why the caller's role may not (the controls are disabled and say so).
+ */
+export function DeployControls({ service, denied = null }: { service: Scoped; denied?: string | null }) {
   const qc = useQueryClient();
   const [image, setImage] = useState("");
   const [imageError, setImageError] = useState<string | undefined>();
@@ -70,16 +74,17 @@ export function DeployControls({ service }: { service: Scoped }) {
         </div>
         <DriftBanner service={service} />
         <div className="buttons">
-          <button type="submit" disabled={act.isPending}>
+          <button type="submit" disabled={act.isPending || denied !== null} aria-describedby={denied ? "deploy-denied" : undefined}>
             Deploy
           </button>
-          <button type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: "restart" })}>
+          <button type="button" className="secondary" disabled={act.isPending || denied !== null} onClick={() => act.mutate({ action: "restart" })}>
             Restart
           </button>
-          <button type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: "rollback" })}>
+          <button type="button" className="secondary" disabled={act.isPending || denied !== null} onClick={() => act.mutate({ action: "rollback" })}>
             Rollback
           </button>
         </div>
+        <RoleNote id="deploy-denied" denied={denied} />
       </form>
       {generalError && (
         <Alert>

@@ -12,12 +12,13 @@ import type { EnvironmentItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { Alert } from "./alert";
+import { RoleNote } from "./role-note";
 
 /**
  * "Clone environment": a new environment of the same project with this one's apps, services, env
  * vars and secrets (no domains); with "deploy everything", every cloned service deploys at once.
  */
-export function CloneEnvironmentForm({ environment }: { environment: EnvironmentItem }) {
+export function CloneEnvironmentForm({ environment, denied = null }: { environment: EnvironmentItem; denied?: string | null }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [name, setName] = useState("");
@@ -55,7 +56,8 @@ export function CloneEnvironmentForm({ environment }: { environment: Environment
       <label className="check">
         <input type="checkbox" checked={deploy} onChange={(e) => setDeploy(e.target.checked)} /> Deploy every service once cloned
       </label>
-      <button type="submit" disabled={clone.isPending}>
+      <RoleNote id="clone-denied" denied={denied} />
+      <button type="submit" disabled={clone.isPending || denied !== null} aria-describedby={denied ? "clone-denied" : undefined}>
         Clone environment
       </button>
     </form>
@@ -66,7 +68,7 @@ export function CloneEnvironmentForm({ environment }: { environment: Environment
  * "Delete environment", then a confirmation that names everything it removes; its databases' data
  * volumes are kept unless "also delete the databases' data" is ticked (`?dropData=true`).
  */
-export function DeleteEnvironment({ environment }: { environment: EnvironmentItem }) {
+export function DeleteEnvironment({ environment, denied = null }: { environment: EnvironmentItem; denied?: string | null }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [armed, setArmed] = useState(false);
@@ -88,9 +90,10 @@ export function DeleteEnvironment({ environment }: { environment: EnvironmentIte
       <h2 id="delete-env-title">Delete environment</h2>
       {!armed ? (
         <div className="buttons">
-          <button type="button" className="secondary" onClick={() => setArmed(true)}>
+          <button type="button" className="secondary" disabled={denied !== null} aria-describedby={denied ? "delete-env-denied" : undefined} onClick={() => setArmed(true)}>
             Delete environment
           </button>
+          <RoleNote id="delete-env-denied" denied={denied} />
         </div>
       ) : (
         <Alert warning>

@@ -22,7 +22,7 @@ function blocked(service: Scoped, deploys: ReleaseView[] | undefined, targets: E
  * "Promote to <environment>" for every other environment of the project: the same-named service
  * there deploys the exact image id this one runs.
  */
-export function PromoteControl({ service, projectId }: { service: Scoped; projectId: string }) {
+export function PromoteControl({ service, projectId, denied = null }: { service: Scoped; projectId: string; denied?: string | null }) {
   const qc = useQueryClient();
   const environments = useEnvironments(projectId);
   const deploys = useDeploys(service);
@@ -35,7 +35,7 @@ export function PromoteControl({ service, projectId }: { service: Scoped; projec
         qc.invalidateQueries({ queryKey: keys.services() }),
       ]),
   });
-  const reason = blocked(service, deploys.data, targets);
+  const reason = denied ? `Your role cannot do this here: ${denied}.` : blocked(service, deploys.data, targets);
   const done = promote.data && (
     <>
       Promoting {promote.data.release.image} to {promote.data.to.name}: its deploy is queued.{" "}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Sql, createDb } from "@levelrail/db/client";
+import { organization, membership } from "@levelrail/db/schema/orgs";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { actorForToken, createApiToken, createAuth, createOperator, listApiTokens, parseLifetime, revokeApiToken } from "./index";
 
@@ -16,6 +17,9 @@ beforeAll(async () => {
   const auth = createAuth({ db, masterKey: randomBytes(32), baseURL: "http://localhost:3000", trustedOrigins: [] });
   alice = await createOperator(auth, `alice-${randomBytes(3).toString("hex")}@test.levelrail.local`, "correct horse battery");
   bob = await createOperator(auth, `bob-${randomBytes(3).toString("hex")}@test.levelrail.local`, "correct horse battery");
+  // A token works only while its creator is a member of an organization.
+  const [org] = await db.insert(organization).values({ name: "tokens" }).returning();
+  await db.insert(membership).values([alice, bob].map((u) => ({ orgId: org!.id, userId: u.id, role: "owner" as const })));
 });
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { EnvironmentFleet } from "@/components/environment-fleet";
 import { TierEnvEditor } from "@/components/tier-env-settings";
 import { environmentOf, prefetchFleet } from "@/lib/environment";
 import { keys } from "@/lib/keys";
+import { deniedBecause } from "@/lib/permits";
 import { requireCtx } from "@/lib/session";
 
 type Props = { params: Promise<{ envId: string }> };
@@ -34,8 +35,8 @@ export default async function EnvironmentPage({ params }: Props) {
       <EnvironmentCrumbs project={project} environment={environment} />
       <h1>{environment.name}</h1>
       <div className="columns">
-        <CloneEnvironmentForm environment={environment} />
-        <DeleteEnvironment environment={environment} />
+        <CloneEnvironmentForm environment={environment} denied={deniedBecause(ctx, environment, "environment.create")} />
+        <DeleteEnvironment environment={environment} denied={deniedBecause(ctx, environment, "environment.delete")} />
       </div>
       <TierEnvEditor
         tier="environment"

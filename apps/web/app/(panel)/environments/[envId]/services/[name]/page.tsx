@@ -27,6 +27,7 @@ import { StatusCard } from "@/components/status-card";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
 import { HOOK_RUNS_PAGE, hookRunPaging, keys } from "@/lib/keys";
+import { deniedBecause } from "@/lib/permits";
 import { appHref } from "@/lib/paths";
 import { server } from "@/lib/server";
 import { requireCtx } from "@/lib/session";
@@ -49,6 +50,7 @@ export default async function ServicePage({ params }: Props) {
   qc.setQueryData(keys.environment(envId), environment);
   qc.setQueryData(keys.environments(project.id), siblings);
   const input = { ctx, envId, name };
+  const deployDenied = deniedBecause(ctx, environment, "service.deploy");
   await Promise.all([
     qc.prefetchQuery({ queryKey: keys.status(ref), queryFn: () => getStatus(input) }),
     qc.prefetchQuery({ queryKey: keys.deploys(ref), queryFn: () => listReleases(input) }),
@@ -77,10 +79,10 @@ export default async function ServicePage({ params }: Props) {
             <>
               <div className="columns">
                 <StatusCard service={ref} ingressPort={server().ingressHttpPort} />
-                <DeployControls service={ref} />
+                <DeployControls service={ref} denied={deployDenied} />
               </div>
               <ServiceMetrics service={ref} />
-              <PromoteControl service={ref} projectId={project.id} />
+              <PromoteControl service={ref} projectId={project.id} denied={deployDenied} />
               <ReleaseHistory service={ref} recent={5} />
             </>
           ),
