@@ -5,81 +5,18 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { APIRequestContext } from "@playwright/test";
-import { createApiToken, listApiTokens } from "@levelrail/auth";
-import { backup, databaseVolume } from "@levelrail/db/schema/databases";
-import { hookRun } from "@levelrail/db/schema/hooks";
-import { release } from "@levelrail/db/schema/services";
+import { createApiToken } from "@levelrail/auth";
 import { createApp } from "@levelrail/services/app/app";
-import { createBackupTarget } from "@levelrail/services/config/backup-targets";
-import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
 import { createDatabase } from "@levelrail/services/database/write";
-import { putSecret } from "@levelrail/services/env/secrets";
-import { createChannel } from "@levelrail/services/notifications/channels";
 import { createService } from "@levelrail/services/service/write";
 import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
 import { expect, test } from "../fixtures/test";
 import { type Operator, removeOperator, seedOperator } from "../fixtures/stack";
 import { API_ROUTES, type ApiRoute, type Ids, servedRoutes, urlOf } from "../support/api-routes";
+import { seedResources } from "../fixtures/resources";
 import { BODY_ID_CASES, coveredIdFields, idFieldsInSchemas } from "../support/body-ids";
 import { repoRoot } from "../support/env";
 import { tenancyState } from "../support/tenancy-state";
-
-/** Organization A's resources, made through the service layer: every kind a route can name. */
-async function seedResources(op: Operator): Promise<Ids> {
-  const ctx = op.ctx;
-  await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
-  const web = await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: "nginx:1", port: 8080 } });
-  await putSecret({ ctx, envId: ctx.envId, name: "web", key: "API_KEY", input: { value: "a-secret-of-a" } });
-  const target = await createBackupTarget({
-    ctx,
-    input: { name: "t", endpoint: "http://127.0.0.1:1", bucket: "b", region: "r", accessKey: "a", secretKey: "s" },
-  });
-  const channel = await createChannel({ ctx, input: { kind: "webhook", name: "ops", url: "https://hooks.example.com/a", events: ["deploy.failed"] } });
-  const cred = await createRegistryCredential({ ctx, input: { name: "c", server: "127.0.0.1:1", username: "u", password: "p" } });
-  const [rel] = await ctx.db
-    .insert(release)
-    .values({
-      orgId: op.orgId,
-      serviceId: web.id,
-      kind: "deploy",
-      spec: { image: "nginx:1", port: 8080, healthPath: "/", readyBudgetSeconds: 60, strategy: "blue-green", env: {}, hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 } },
-      restartNonce: "",
-      createdBy: op.email,
-      outcome: "failed",
-    })
-    .returning();
-  const [run] = await ctx.db
-    .insert(hookRun)
-    .values({ orgId: op.orgId, serviceId: web.id, releaseId: rel!.id, phase: "pre", command: ["true"], attempt: "a", outcome: "succeeded" })
-    .returning();
-  // A database with a stored backup and a kept volume (rows only: no route here needs them to exist in Docker).
-  const db = await createDatabase({ ctx, envId: ctx.envId, input: { name: "shop-db", version: "15", image: POSTGRES_TEST_IMAGE } });
-  const [stored] = await ctx.db
-    .insert(backup)
-    .values({ orgId: op.orgId, databaseId: db.id, targetId: target.id, status: "verified", message: "verified", objectKey: "x.dump", sha256: "0".repeat(64), sizeBytes: 1 })
-    .returning();
-  const volume = `${db.volume}-kept`;
-  await ctx.db.insert(databaseVolume).values({ name: volume, orgId: op.orgId, databaseId: db.id });
-  await createApiToken(ctx.db, op.email, "a-spare");
-  const spare = (await listApiTokens(ctx.db, ctx.actor.userId)).find((t) => t.name === "a-spare")!;
-  return {
-    tokenId: spare.id,
-    orgId: op.orgId,
-    projectId: op.projectId,
-    envId: op.environmentId,
-    app: "shop",
-    service: "web",
-    key: "API_KEY",
-    hookRunId: run!.id,
-    backupTargetId: target.id,
-    registryCredentialId: cred.id,
-    database: "shop-db",
-    backupId: stored!.id,
-    volume,
-    notificationChannelId: channel.id,
-    serviceId: web.id,
-  };
-}
 
 /** A's resources, seeded once per file (the operator fixture is one per file). */
 let seeded: Promise<Ids> | null = null;

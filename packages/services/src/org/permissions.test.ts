@@ -45,7 +45,7 @@ describe("the permission table", () => {
   });
 
   it("follows CONTRACT §9: a viewer only reads, a developer deploys but manages no members, targets, credentials or channels, deletes no project", () => {
-    for (const [action, role] of Object.entries(PERMISSIONS)) {
+    for (const action of Object.keys(PERMISSIONS)) {
       if (allows("viewer", action)) expect(action, `viewer may ${action}`).toMatch(/\.read$/);
     }
     for (const a of ["service.deploy", "secret.write", "orgEnv.write", "database.write", "backup.write", "database.restore", "environment.create"]) expect(allows("developer", a), a).toBe(true);
