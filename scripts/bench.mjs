@@ -10,7 +10,7 @@ import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams"];
 
 /** Benchmarks that need none of the set-up (no engine, Caddy or database): run alone, they skip it. */
 const STANDALONE = new Set(["walls"]);
