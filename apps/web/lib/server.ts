@@ -25,6 +25,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_SHORT_NAME: true,
     DOCKER_HOST: true,
     DATABASE_PASSWORD_FILE: true,
+    LEVELRAIL_BASE_DOMAINS: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -47,6 +48,8 @@ export interface Server {
   quotas: QuotaLimits;
   /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
   shortName: string;
+  /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) need no ownership proof. */
+  baseDomains: string[];
   /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
   dockerHost: string | undefined;
 }
@@ -71,6 +74,7 @@ function build(): Server {
     orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
     quotas: quotaDefaults(env),
     shortName: env.LEVELRAIL_SHORT_NAME,
+    baseDomains: env.LEVELRAIL_BASE_DOMAINS,
     dockerHost: env.DOCKER_HOST,
   };
 }

@@ -89,6 +89,14 @@ export const envSchema = z.object({
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
   LEVELRAIL_QUOTA_DATABASES: quotaVar(DEFAULT_QUOTAS.databases),
   LEVELRAIL_QUOTA_DOMAINS: quotaVar(DEFAULT_QUOTAS.domains),
+  /** Domains the installation owns (comma-separated): their subdomains route without an ownership proof. */
+  LEVELRAIL_BASE_DOMAINS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((d) => d.trim().toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "")).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, "must be comma-separated domain names"))),
+  /** `host:port` of the DNS server domain ownership proofs are checked against; unset: the system's resolver. */
+  LEVELRAIL_DNS_RESOLVER: optional(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, "must be host:port")),
   /** How often the worker re-reads every service as a safety net for lost wake-ups. */
   LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
 });

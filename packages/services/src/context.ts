@@ -14,6 +14,8 @@ export interface Ctx {
   panelHost?: string;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`); unset: their documented defaults (DEFAULT_QUOTAS). */
   quotas?: QuotaLimits;
+  /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) route without an ownership proof; unset: none. */
+  baseDomains?: string[];
   /** `LEVELRAIL_SHORT_NAME`, the prefix of Docker object names (a database's volumes); unset: `levelrail`. */
   shortName?: string;
 }
