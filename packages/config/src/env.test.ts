@@ -19,6 +19,8 @@ describe("envSchema", () => {
       PORT: 3000,
       LEVELRAIL_PUBLIC_URL: undefined,
       LEVELRAIL_TRUSTED_PROXIES: [],
+      LEVELRAIL_BASE_DOMAINS: [],
+      LEVELRAIL_DNS_RESOLVER: undefined,
       LEVELRAIL_INGRESS_HTTP_PORT: 80,
       LEVELRAIL_INGRESS_HTTPS_PORT: 443,
       LEVELRAIL_INGRESS_TLS: "on",

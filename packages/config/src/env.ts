@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ZodObject, type ZodRawShape, z } from "zod";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+import { parseBaseDomains } from "@levelrail/spec/domains";
 import { DEFAULT_QUOTAS, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 
 /**
@@ -93,7 +94,7 @@ export const envSchema = z.object({
   LEVELRAIL_BASE_DOMAINS: z
     .string()
     .optional()
-    .transform((v) => (v ?? "").split(",").map((d) => d.trim().toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "")).filter(Boolean))
+    .transform(parseBaseDomains)
     .pipe(z.array(z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, "must be comma-separated domain names"))),
   /** `host:port` of the DNS server domain ownership proofs are checked against; unset: the system's resolver. */
   LEVELRAIL_DNS_RESOLVER: optional(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, "must be host:port")),
