@@ -19,7 +19,8 @@ export interface TestDns {
   close(): Promise<void>;
 }
 
-export async function startTestDns(): Promise<TestDns> {
+/** `port`: a fixed loopback port (the end-to-end stack's worker is told it before the test starts); default: a free one. */
+export async function startTestDns(o: { port?: number } = {}): Promise<TestDns> {
   const records = new Map<string, string[]>();
   const socket: Socket = createSocket("udp4");
   const dns: TestDns = {
@@ -54,7 +55,7 @@ export async function startTestDns(): Promise<TestDns> {
   });
   await new Promise<void>((resolve, reject) => {
     socket.once("error", reject);
-    socket.bind(0, "127.0.0.1", () => resolve());
+    socket.bind(o.port ?? 0, "127.0.0.1", () => resolve());
   });
   dns.address = `127.0.0.1:${socket.address().port}`;
   return dns;
