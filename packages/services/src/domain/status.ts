@@ -27,6 +27,21 @@ export async function refuseProvenElsewhere(ctx: Ctx, orgId: string, domains: re
   if (taken) throw new LevelrailError("conflict", `domains: ${taken.domain} is owned by another organization (it has proven it with a DNS record)`, { field: "domains" });
 }
 
+/**
+ * Of other organizations' services' domains: those that need a proof their organization does not
+ * have (`<orgId> <domain>`). Such a claim does not keep a domain from its real owner.
+ */
+export async function claimsWithoutProof(ctx: Ctx, claims: { orgId: string; domains: string[] }[]): Promise<Set<string>> {
+  const pairs = claims.flatMap((c) => needingProof(ctx, c.domains).map((domain) => ({ orgId: c.orgId, domain })));
+  if (!pairs.length) return new Set();
+  const proven = await ctx.db
+    .select({ orgId: domainProof.orgId, domain: domainProof.domain })
+    .from(domainProof)
+    .where(and(inArray(domainProof.domain, [...new Set(pairs.map((p) => p.domain))]), eq(domainProof.status, "verified")));
+  const has = new Set(proven.map((p) => `${p.orgId} ${p.domain}`));
+  return new Set(pairs.map((p) => `${p.orgId} ${p.domain}`).filter((k) => !has.has(k)));
+}
+
 /** In the service's write: the organization's token and a pending proof of each new domain that needs one; the worker checks them at once. */
 export async function claimDomains(ctx: Ctx, tx: Tx, orgId: string, domains: readonly string[]): Promise<void> {
   const wanted = needingProof(ctx, domains);

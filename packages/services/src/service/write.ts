@@ -7,7 +7,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { findApp } from "../app/app";
-import { claimDomains, refuseProvenElsewhere } from "../domain/status";
+import { claimDomains, claimsWithoutProof, refuseProvenElsewhere } from "../domain/status";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertDomainQuota, assertQuota } from "../org/quota";
 import { wakeDatabases } from "../database/write";
@@ -46,7 +46,10 @@ async function checkAttachments(
   }
 }
 
-/** A domain routes to one service: 409 naming the field when another service has it. */
+/**
+ * A domain routes to one service: 409 naming the field when another service has it (of this
+ * organization, or another's exempt or proven domain), or when another organization has proven it.
+ */
 async function checkDomains(ctx: Ctx, orgId: string, domains: string[] | undefined, except: string | null) {
   if (!domains?.length) return;
   const panel = ctx.panelHost?.toLowerCase();
@@ -57,8 +60,10 @@ async function checkDomains(ctx: Ctx, orgId: string, domains: string[] | undefin
     .select({ name: service.name, orgId: service.orgId, domains: service.domains })
     .from(service)
     .where(and(sql`${service.domains} ?| array[${sql.join(domains.map((d) => sql`${d}`), sql`, `)}]::text[]`, except ? ne(service.id, except) : undefined));
+  // Another organization's unproven claim on a domain that needs a proof blocks nobody: whoever proves it routes it.
+  const squatted = await claimsWithoutProof(ctx, taken.filter((t) => t.orgId !== orgId));
   for (const t of taken) {
-    const d = t.domains.find((x) => domains.includes(x));
+    const d = t.domains.find((x) => domains.includes(x) && !squatted.has(`${t.orgId} ${x}`));
     if (d === undefined) continue;
     // Another organization's service is not named.
     const owner = ctx.actor.orgIds.includes(t.orgId) ? `service ${t.name}` : "another service";

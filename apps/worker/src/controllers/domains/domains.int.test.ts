@@ -121,10 +121,19 @@ describe("domain ownership", () => {
       expect(e.message).not.toContain(s.ctx.orgId);
       expect(e.message).not.toContain("web");
     }
-    // A domain nobody has proven can be claimed by anyone (whoever proves it first gets it).
+    // A domain nobody has proven can be claimed by anyone: an unproven claim keeps it from nobody (whoever proves it routes it).
     const open = `open-${s.shortName}.example.com`;
     await patchService({ ctx: other, envId: other.envId, name: "www", input: { domains: [open] } });
     expect((await getService({ ctx: other, envId: other.envId, name: "www" })).domainStatus[open]).toMatchObject({ status: "pending", routable: false });
+    await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "web", input: { domains: [shop, api, open] } });
+    const mine = await waitStatus(open, (d) => d.lastCheck !== null, "checked once");
+    dns.set(mine.record!.name, [mine.record!.value]);
+    await waitStatus(open, (d) => d.status === "verified", "verified");
+    await answers(open, 200, /^v1\n$/);
+    // Now it is proven: the other organization's claim stays unrouted, and it cannot claim it again.
+    expect((await getService({ ctx: other, envId: other.envId, name: "www" })).domainStatus[open]).toMatchObject({ status: "pending", routable: false });
+    await patchService({ ctx: other, envId: other.envId, name: "www", input: { domains: [] } });
+    expect(await refusal(() => patchService({ ctx: other, envId: other.envId, name: "www", input: { domains: [open] } }))).toMatchObject({ code: "conflict", field: "domains" });
   });
 
   it("a proven domain whose record goes away keeps routing for the grace period, then stops; it comes back with the record", async () => {
