@@ -130,8 +130,16 @@ describe("domain ownership", () => {
     dns.set(mine.record!.name, [mine.record!.value]);
     await waitStatus(open, (d) => d.status === "verified", "verified");
     await answers(open, 200, /^v1\n$/);
-    // Now it is proven: the other organization's claim stays unrouted, and it cannot claim it again.
-    expect((await getService({ ctx: other, envId: other.envId, name: "www" })).domainStatus[open]).toMatchObject({ status: "pending", routable: false });
+    // Now it is proven: the other organization's claim stays unrouted even when the record holds its token too, and it cannot claim it again.
+    const theirs = (await getService({ ctx: other, envId: other.envId, name: "www" })).domainStatus[open]!;
+    dns.set(mine.record!.name, [mine.record!.value, theirs.record!.value]);
+    await checkDomainsNow({ ctx: other, envId: other.envId, name: "www" });
+    const refused = await waitFor("the other organization's check", async () => {
+      const d = (await getService({ ctx: other, envId: other.envId, name: "www" })).domainStatus[open]!;
+      return d.lastCheck?.result === "another organization has proven it owns this domain" ? d : undefined;
+    });
+    expect(refused).toMatchObject({ status: "pending", routable: false });
+    expect((await viaCaddy(open)).body).toBe("v1\n");
     await patchService({ ctx: other, envId: other.envId, name: "www", input: { domains: [] } });
     expect(await refusal(() => patchService({ ctx: other, envId: other.envId, name: "www", input: { domains: [open] } }))).toMatchObject({ code: "conflict", field: "domains" });
   });
