@@ -59,6 +59,14 @@ describe("envSchema", () => {
     expect(env.LEVELRAIL_TRUSTED_PROXIES).toEqual(["10.0.0.1", "192.168.0.0/16", "::1"]);
   });
 
+  it("reads the base domains as a list and the DNS resolver as host:port, and refuses anything else", () => {
+    const env = parseEnv(envSchema, { LEVELRAIL_BASE_DOMAINS: "Apps.Example.com, *.b.example.org,", LEVELRAIL_DNS_RESOLVER: "127.0.0.1:5353" }, "a test");
+    expect(env).toMatchObject({ LEVELRAIL_BASE_DOMAINS: ["apps.example.com", "b.example.org"], LEVELRAIL_DNS_RESOLVER: "127.0.0.1:5353" });
+    expect(parseEnv(envSchema, { LEVELRAIL_DNS_RESOLVER: "[::1]:53", LEVELRAIL_BASE_DOMAINS: "" }, "a test")).toMatchObject({ LEVELRAIL_DNS_RESOLVER: "[::1]:53", LEVELRAIL_BASE_DOMAINS: [] });
+    expect(() => parseEnv(envSchema, { LEVELRAIL_BASE_DOMAINS: "bad domain" }, "a test")).toThrow(/LEVELRAIL_BASE_DOMAINS/);
+    expect(() => parseEnv(envSchema, { LEVELRAIL_DNS_RESOLVER: "udp://1.1.1.1" }, "a test")).toThrow(/LEVELRAIL_DNS_RESOLVER/);
+  });
+
   it("counts an optional variable set to the empty string as unset", () => {
     const env = parseEnv(envSchema, { DATABASE_URL: "", DOCKER_HOST: "", LEVELRAIL_MASTER_KEY: "", LEVELRAIL_PUBLIC_URL: "", LEVELRAIL_TRUSTED_PROXIES: "" }, "a test");
     expect(env).toMatchObject({ DATABASE_URL: undefined, DOCKER_HOST: undefined, LEVELRAIL_MASTER_KEY: undefined, LEVELRAIL_PUBLIC_URL: undefined, LEVELRAIL_TRUSTED_PROXIES: [] });

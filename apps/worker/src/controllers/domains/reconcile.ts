@@ -49,12 +49,16 @@ export function domainsController(o: DomainsControllerOptions): Controller {
       if (plan.create.length) await o.store.create(plan.create, now);
       if (plan.remove.length) await o.store.remove(plan.remove);
       const after = new Map(proofs.map((p) => [p.id, p]));
-      for (const p of plan.check) {
-        const token = await o.store.token(p.orgId);
-        const name = challengeName(p.domain);
-        const checked = afterCheck(p, await o.lookup.check(name, token), o.now(), o.policy, name);
-        if (await o.store.record(p.id, checked, o.now())) after.set(p.id, { ...p, status: checked.status });
-      }
+      // The batch's lookups run at once: a resolver that does not answer costs one timeout, not one per domain.
+      const tokens = new Map<string, Promise<string>>();
+      const tokenOf = (orgId: string) => tokens.get(orgId) ?? tokens.set(orgId, o.store.token(orgId)).get(orgId)!;
+      await Promise.all(
+        plan.check.map(async (p) => {
+          const name = challengeName(p.domain);
+          const checked = afterCheck(p, await o.lookup.check(name, await tokenOf(p.orgId)), o.now(), o.policy, name);
+          if (await o.store.record(p.id, checked, o.now())) after.set(p.id, { ...p, status: checked.status });
+        }),
+      );
       const proven = provenSet([...after.values()].filter((p) => !plan.remove.includes(p.id)));
       if (plan.create.length || proven.size !== before.size || [...proven].some((k) => !before.has(k))) o.routesChanged();
       const left = await o.store.proofs();
