@@ -35,7 +35,8 @@ export function pgProofStore(db: Db, baseDomains: readonly string[]): ProofStore
         status: c.status,
         lastSeenAt: c.lastSeenAt,
         misses: c.misses,
-        nextCheckAt: c.nextCheckAt,
+        // A "Check now" that came while the lookup ran (it set the next check after `now`) stays due.
+        nextCheckAt: sql`case when ${domainProof.nextCheckAt} > ${now.toISOString()}::timestamptz then least(${domainProof.nextCheckAt}, ${c.nextCheckAt.toISOString()}::timestamptz) else ${c.nextCheckAt.toISOString()}::timestamptz end`,
         lastCheckedAt: now,
         lastResult: c.result,
         ...(c.verifiedNow ? { verifiedAt: now } : {}),

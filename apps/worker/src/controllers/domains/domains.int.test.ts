@@ -1,4 +1,6 @@
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { domainProof } from "@levelrail/db/schema/domains";
 import { createApp } from "@levelrail/services/app/app";
 import { checkDomainsNow } from "@levelrail/services/domain/check";
 import { deployService } from "@levelrail/services/release/deploy";
@@ -155,7 +157,10 @@ describe("domain ownership", () => {
     await waitStatus(shop, (d) => d.status === "failed", "failed after the grace period", GRACE_MS + 20_000);
     await answers(shop, 404, /no service has this domain/);
     const stoppedMs = Date.now() - gone;
-    expect(stoppedMs).toBeGreaterThanOrEqual(GRACE_MS - 600); // last seen up to one re-check (500 ms) before the removal
+    // Not before the grace period after the record was last seen (a re-check, up to 500 ms, before its removal).
+    const [proof] = await s.db.select().from(domainProof).where(and(eq(domainProof.orgId, s.ctx.orgId), eq(domainProof.domain, shop)));
+    expect(Date.now()).toBeGreaterThanOrEqual(proof!.lastSeenAt!.getTime() + GRACE_MS);
+    expect(proof!.lastSeenAt!.getTime()).toBeLessThanOrEqual(gone);
     expect(await ask(shop)).toBe(404);
     expect((await statusOf(shop)).routable).toBe(false);
     // The base domain never depended on it.

@@ -12,8 +12,9 @@ export interface ProofStore {
   /** The organization's token (made when missing). */
   token(orgId: string): Promise<string>;
   /**
-   * Records a check. Returns false when the proof could not become verified because another
-   * organization holds the domain verified (it stays as it was, with that as its result).
+   * Records a check asked at `now` (a "Check now" since then keeps the proof due). Returns false
+   * when the proof could not become verified because another organization holds the domain
+   * verified (it stays as it was, with that as its result).
    */
   record(id: string, checked: Checked, now: Date): Promise<boolean>;
 }
@@ -55,8 +56,10 @@ export function domainsController(o: DomainsControllerOptions): Controller {
       await Promise.all(
         plan.check.map(async (p) => {
           const name = challengeName(p.domain);
-          const checked = afterCheck(p, await o.lookup.check(name, await tokenOf(p.orgId)), o.now(), o.policy, name);
-          if (await o.store.record(p.id, checked, o.now())) after.set(p.id, { ...p, status: checked.status });
+          const token = await tokenOf(p.orgId);
+          const asked = o.now();
+          const checked = afterCheck(p, await o.lookup.check(name, token), asked, o.policy, name);
+          if (await o.store.record(p.id, checked, asked)) after.set(p.id, { ...p, status: checked.status });
         }),
       );
       const proven = provenSet([...after.values()].filter((p) => !plan.remove.includes(p.id)));
