@@ -31,6 +31,7 @@ import { percentile } from "@levelrail/testkit/load";
 import { freePort } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
 import { setupSuite } from "@levelrail/worker/harness";
+import { MAX_TAIL_BYTES, StreamSlots } from "../apps/web/lib/logs/caps";
 import { serviceLogs } from "../apps/web/lib/logs/service-logs";
 import { numberedImage, readEvents } from "../apps/web/lib/logs/testing";
 
@@ -51,7 +52,7 @@ let next: ChildProcess | null = null;
 const inProcess = createServer((req, res) => {
   const abort = new AbortController();
   res.on("close", () => abort.abort());
-  serviceLogs({ ctx, envId: ctx.envId, name: "bench-logs", reader, req: new Request(`http://127.0.0.1${req.url ?? "/"}`, { signal: abort.signal }) })
+  serviceLogs({ ctx, envId: ctx.envId, name: "bench-logs", reader, caps: { tailBytes: MAX_TAIL_BYTES, slots: new StreamSlots({ perUser: 1000, total: 1000, retryAfterSeconds: 5 }) }, req: new Request(`http://127.0.0.1${req.url ?? "/"}`, { signal: abort.signal }) })
     .then((r) => {
       res.writeHead(r.status, Object.fromEntries(r.headers));
       if (r.body) Readable.fromWeb(r.body as NodeReadableStream<Uint8Array>).pipe(res);

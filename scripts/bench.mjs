@@ -10,11 +10,22 @@ import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls"];
+
+/** Benchmarks that need none of the set-up (no engine, Caddy or database): run alone, they skip it. */
+const STANDALONE = new Set(["walls"]);
 
 handleSignals({ exitCode: 130 });
 await runMain(async () => {
   const only = process.argv.slice(2);
+  if (only.length > 0 && only.every((b) => STANDALONE.has(b))) {
+    for (const name of only) {
+      console.log(`\n== ${name}`);
+      await run(process.execPath, ["--import", "tsx", join(repoRoot, "bench", `${name}.ts`)], { cwd: repoRoot, env: process.env });
+    }
+    await shutdown(0);
+    return;
+  }
   const dataDir = resolveDataDir(process.env.LEVELRAIL_BENCH_DATA_DIR, ".levelrail-bench");
   const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? "http://127.0.0.1:2219";
   await ensureNpm();

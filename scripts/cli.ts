@@ -34,7 +34,7 @@ const USAGE = `usage: levelrail <command>
   install                                   (root) install the whole panel as containers the engine restarts after a
                                             crash or a reboot; run again from a newer checkout to upgrade
   uninstall                                 (root) remove the installation's containers, keep its data
-  quota set --org ID [--apps N] [--services N] [--databases N] [--domains N] [--reset]
+  quota set --org ID [--apps N] [--services N] [--databases N] [--domains N] [--channels N] [--reset]
                                             set an organization's own quotas (N or \`default\`); --reset: all back to
                                             the installation defaults (LEVELRAIL_QUOTA_*)
 
@@ -227,7 +227,7 @@ async function quotaShow(args: string[]) {
 
 /** Sets an organization's own quotas: installation administrators only (whoever runs the CLI on the host). */
 async function quotaSet(args: string[]) {
-  const f = flags(args, { org: "string", apps: "string", services: "string", databases: "string", domains: "string", reset: "boolean" });
+  const f = flags(args, { org: "string", apps: "string", services: "string", databases: "string", domains: "string", channels: "string", reset: "boolean" });
   const org = orgFlag(f.org);
   const input: Partial<Record<QuotaKind, number | null>> & { reset?: boolean } = {};
   for (const kind of QUOTA_KINDS) {
@@ -238,7 +238,7 @@ async function quotaSet(args: string[]) {
     else throw new UsageError(`--${kind} ${value}: must be a whole number or \`default\``);
   }
   if (f.reset) input.reset = true;
-  if (Object.keys(input).length === 0) throw new UsageError("nothing to set: give --apps, --services, --databases, --domains (N or `default`) or --reset");
+  if (Object.keys(input).length === 0) throw new UsageError("nothing to set: give --apps, --services, --databases, --domains, --channels (N or `default`) or --reset");
   printQuotas(await withDb((db) => setOrgQuotas(db, org, input, quotaDefaults(env))));
 }
 

@@ -20,9 +20,11 @@ export interface Ids {
   backupId: string;
   volume: string;
   notificationChannelId: string;
+  /** The service's id (metrics filter by it; the services list pages from one). */
+  serviceId: string;
 }
 
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
 
 export interface ApiRoute {
   method: Method;
@@ -32,9 +34,10 @@ export interface ApiRoute {
    * `owned`: the path names a resource of one organization, and another organization must get
    * exactly what a nonexistent one gets. `input`: the resource is named in the body or query.
    * `own`: it acts on the caller's own things only (nothing of another organization to name).
-   * `gone`: a flat route from before environments (410).
+   * `gone`: a flat route from before environments (410). `unrouted`: a catch-all answering 404 for
+   * paths no route serves, whatever ids they hold.
    */
-  kind: "owned" | "input" | "own" | "gone";
+  kind: "owned" | "input" | "own" | "gone" | "unrouted";
   body?: (ids: Ids) => unknown;
   query?: (ids: Ids) => Record<string, string>;
 }
@@ -103,7 +106,16 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "POST", path: `${D}/restore`, kind: "owned", body: (i) => ({ backupId: i.backupId, into: "intruder" }) },
   { method: "DELETE", path: `${D}/volumes/{volume}`, kind: "owned", body: (i) => ({ confirm: i.volume }) },
   { method: "GET", path: "/api/v1/services", kind: "input", query: (i) => ({ environmentId: i.envId }) },
+  // A page starting after another organization's service: the cursor names nothing of the caller's.
+  { method: "GET", path: "/api/v1/services", kind: "input", query: (i) => ({ cursor: i.serviceId, limit: "5" }) },
   { method: "POST", path: "/api/v1/services", kind: "gone" },
+  ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).flatMap((method): ApiRoute[] => [
+    { method, path: "/api/v1/services/{...rest}", kind: "gone" },
+    { method, path: "/api/v1/apps/{...rest}", kind: "gone" },
+  ]),
+  ...(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const).map(
+    (method): ApiRoute => ({ method, path: "/api/v1/{...rest}", kind: "unrouted", ...(method === "GET" || method === "HEAD" ? {} : { body: (i: Ids) => ({ orgId: i.orgId }) }) }),
+  ),
   { method: "GET", path: "/api/v1/hook-runs/{id}", kind: "owned" },
   { method: "GET", path: "/api/v1/backup-targets", kind: "own" },
   {
@@ -142,7 +154,16 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ environmentId: i.envId, since: "2026-01-01T00:00:00Z" }) },
   // A fixed `until` for the same reason (its default is now).
   { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ environmentId: i.envId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
+  { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ serviceId: i.serviceId, since: "2026-01-01T00:00:00Z" }) },
+  { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ serviceId: i.serviceId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
 ];
+
+/** What a catch-all's `{...rest}` is filled with: a path under it that names the ids' resources. */
+function restFor(path: string, ids: Ids): string {
+  if (path === "/api/v1/services/{...rest}") return `${ids.service}/deploy`;
+  if (path === "/api/v1/apps/{...rest}") return ids.app;
+  return `projects/${ids.projectId}/environments/${ids.envId}/no-such-route`;
+}
 
 /** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */
 function idFor(path: string, ids: Ids): string {
@@ -160,6 +181,7 @@ function idFor(path: string, ids: Ids): string {
 /** The concrete URL of a route for one set of ids, with its query. */
 export function urlOf(route: ApiRoute, ids: Ids): string {
   const path = route.path
+    .replace("{...rest}", () => restFor(route.path, ids))
     .replace("{id}", () => idFor(route.path, ids))
     .replace("{envId}", ids.envId)
     .replace("{app}", ids.app)
@@ -173,7 +195,7 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
 
 /**
  * Every method and path the web app serves under /api/v1, read from its route files
- * (`app/api/v1/**\/route.ts`); catch-all folders (the 410s of the flat routes) are left out.
+ * (`app/api/v1/**\/route.ts`); a catch-all folder (`[...rest]`, `[[...rest]]`) is `{...rest}`.
  */
 export function servedRoutes(webAppDir: string): { method: string; path: string }[] {
   const root = join(webAppDir, "app", "api", "v1");
@@ -182,15 +204,18 @@ export function servedRoutes(webAppDir: string): { method: string; path: string 
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!entry.name.startsWith("[...") && !entry.name.startsWith("[[...")) walk(full);
+        walk(full);
         continue;
       }
       if (entry.name !== "route.ts") continue;
       const source = readFileSync(full, "utf8");
       const methods = new Set<string>();
       for (const m of source.matchAll(/export const \{([^}]+)\}/g)) for (const name of m[1]!.split(",")) methods.add(name.trim());
-      for (const m of source.matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g)) methods.add(m[1]!);
-      const segments = relative(root, dir).split(sep).filter(Boolean).map((s) => s.replace(/^\[(\w+)\]$/, "{$1}"));
+      for (const m of source.matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE|HEAD)\b/g)) methods.add(m[1]!);
+      const segments = relative(root, dir)
+        .split(sep)
+        .filter(Boolean)
+        .map((s) => s.replace(/^\[\[?\.\.\.(\w+)\]\]?$/, "{...$1}").replace(/^\[(\w+)\]$/, "{$1}"));
       for (const method of methods) out.push({ method, path: ["/api/v1", ...segments].join("/") });
     }
   };

@@ -81,6 +81,9 @@ export function e2eEnv(): E2eEnv {
       LEVELRAIL_MESH_DNS_PORT: String(e.LEVELRAIL_MESH_DNS_PORT),
       LEVELRAIL_METRICS_PORT: String(e.LEVELRAIL_METRICS_PORT),
       LEVELRAIL_DNS_RESOLVER: `127.0.0.1:${e.LEVELRAIL_TEST_DNS_PORT}`,
+      // The suite's webhook receivers, SMTP and S3 servers are on loopback. The default (false) is
+      // proven by the unit and integration tests.
+      LEVELRAIL_ALLOW_PRIVATE_TARGETS: "true",
     },
   };
   return parsed;

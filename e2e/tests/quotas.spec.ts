@@ -39,6 +39,7 @@ test("quotas refuse the N+1th app with a 409 naming the quota, over HTTP, and Se
       services: { limit: 200, used: 1, source: "default" },
       databases: { limit: 20, used: 0, source: "default" },
       domains: { limit: 1, used: 0, source: "organization" },
+      channels: { limit: 20, used: 0, source: "default" },
     },
   });
 

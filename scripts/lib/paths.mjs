@@ -1,6 +1,6 @@
 // Where things live. The repo root is found from this file, so the scripts work from any cwd.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -11,10 +11,14 @@ export const bin = (name) => join(repoRoot, "node_modules", ".bin", name);
 
 /**
  * The data dir as an absolute path: `LEVELRAIL_DATA_DIR` (relative to the cwd) or
- * `<repo>/<fallback>`. Created if missing.
+ * `<repo>/<fallback>`. Created if missing, mode 0700 (it holds the master key and copies of the
+ * panel's database); one left looser is tightened (as root with the embedded PostgreSQL, the start
+ * then adds back only o+x, for the postgres user to reach its cluster).
  */
 export function resolveDataDir(fromEnv, fallback) {
   const dir = fromEnv ? resolve(process.cwd(), fromEnv) : join(repoRoot, fallback);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, statSync(dir).mode & 0o700);
   mkdirSync(join(dir, "logs"), { recursive: true });
   return dir;
 }

@@ -102,6 +102,18 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
   return null;
 }
 
+/** REFUSED for one query packet (a source the socket does not serve); null for garbage. */
+export function refuse(msg: Buffer): Buffer | null {
+  let query: dnsPacket.Packet;
+  try {
+    query = dnsPacket.decode(msg);
+  } catch {
+    return null;
+  }
+  if (!query.questions?.[0] || query.type === "response") return null;
+  return dnsPacket.encode({ id: query.id, type: "response", questions: query.questions, flags: REFUSED });
+}
+
 /** Builds the response to one query packet; null for garbage (no reply at all). */
 export async function answer(msg: Buffer, c: AnswerContext): Promise<Buffer | null> {
   let query: dnsPacket.Packet;

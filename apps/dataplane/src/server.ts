@@ -4,8 +4,10 @@ import type { Runtime } from "@levelrail/docker";
 import type { DataPlaneState } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
 import { AddressBook } from "./addresses";
-import { type Scope, type StateIndex, answer, indexState } from "./answer";
+import { type Scope, type StateIndex, answer, indexState, refuse } from "./answer";
+import { isDirect } from "./local";
 import { StateFollower } from "./state";
+import { gatewaySubnet, inSubnet } from "./subnet";
 import { type SniffingServer, sniffingServer } from "./tcp";
 
 export interface DataPlaneOptions {
@@ -32,6 +34,8 @@ export interface DataPlaneOptions {
 interface Listener {
   socket: Socket;
   scope: Scope;
+  /** A gateway's: its network's subnet, the only sources it answers (null: none). */
+  subnet?: string | null;
 }
 
 /** Local names that never get a certificate (the TLS `ask` says no). */
@@ -129,12 +133,17 @@ export class DataPlane {
     for (const n of names) this.addresses.invalidate(n);
   }
 
-  /** Binds UDP host:port (SO_REUSEADDR: a newer data plane binds beside an older one and takes the traffic over). */
-  private bind(host: string, port: number, scope: Scope): Promise<void> {
+  /**
+   * Binds UDP host:port (SO_REUSEADDR: a newer data plane binds beside an older one and takes the
+   * traffic over). A gateway's socket answers only its own network's containers: every app network
+   * is a bridge of this host, so a container can send to another app's gateway too (REFUSED).
+   */
+  private bind(host: string, port: number, scope: Scope, subnet?: string | null): Promise<void> {
     const key = `${host}:${port}`;
     const socket = createSocket({ type: host.includes(":") ? "udp6" : "udp4", reuseAddr: true });
     socket.on("message", (msg, rinfo) => {
-      void this.answer(msg, scope).then(
+      const allowed = subnet === undefined || (subnet !== null && inSubnet(rinfo.address, subnet));
+      void (allowed ? this.answer(msg, scope) : Promise.resolve(refuse(msg))).then(
         (reply) => reply && socket.send(reply, rinfo.port, rinfo.address),
         (err: unknown) => this.o.log(`[dns] ${key}: ${err instanceof Error ? err.message : String(err)}`),
       );
@@ -145,7 +154,7 @@ export class DataPlane {
         socket.removeListener("error", reject);
         socket.on("error", (err) => this.o.log(`[dns] ${key}: ${err.message}`));
         const old = this.listeners.get(key);
-        this.listeners.set(key, { socket, scope });
+        this.listeners.set(key, { socket, scope, ...(subnet === undefined ? {} : { subnet }) });
         old?.socket.close(); // after the new one is bound: no moment without a listener
         this.bindFailures.delete(key);
         resolve();
@@ -162,16 +171,17 @@ export class DataPlane {
     } catch {
       return; // the engine is away; the sockets we have keep answering
     }
-    const wanted = new Map<string, string>(); // host:53 → appId
+    const wanted = new Map<string, { appId: string; subnet: string | null }>(); // gateway → its app and subnet
     for (const n of networks) {
       const appId = n.labels[Labels.app];
-      if (appId && n.gateway) wanted.set(n.gateway, appId);
+      if (appId && n.gateway) wanted.set(n.gateway, { appId, subnet: gatewaySubnet(n.gateway, n.subnets) });
     }
-    for (const [gateway, appId] of wanted) {
+    for (const [gateway, { appId, subnet }] of wanted) {
       const key = `${gateway}:53`;
-      if (this.listeners.has(key) && !rebind) continue;
+      const had = this.listeners.get(key);
+      if (had && had.subnet === subnet && !rebind) continue;
       try {
-        await this.bind(gateway, 53, { kind: "app", appId });
+        await this.bind(gateway, 53, { kind: "app", appId }, subnet);
       } catch (err) {
         if (!this.bindFailures.has(key)) this.o.log(`[dns] cannot listen on ${key} yet (${err instanceof Error ? err.message : String(err)}); retrying`);
         this.bindFailures.add(key);
@@ -194,7 +204,9 @@ export class DataPlane {
     const http = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://x");
       const host = (req.headers.host ?? "").replace(/:\d+$/, "").toLowerCase();
-      const local = host === "127.0.0.1" || host === "localhost";
+      // Health and the TLS `ask` are for a process on this host asking directly (Caddy's `ask`, the
+      // CLI), never for a request ingress forwarded here: the Host header is the client's to choose.
+      const local = isDirect(req.socket.remoteAddress, req.headers);
       const send = (status: number, body: unknown) => {
         const text = typeof body === "string" ? body : JSON.stringify(body);
         res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain; charset=utf-8" : "application/json", "cache-control": "no-store" });

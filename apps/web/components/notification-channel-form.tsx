@@ -14,8 +14,8 @@ type Kind = "webhook" | "email";
 const BLANK = { name: "", url: "", format: "json", host: "", port: "587", username: "", password: "", from: "", to: "" };
 
 /** The form's values as the API's input (the same schema checks both). */
-function inputOf(kind: Kind, v: typeof BLANK, events: NotificationEvent[], flags: { allowPrivate: boolean; secure: boolean }) {
-  if (kind === "webhook") return { kind, name: v.name, events, url: v.url.trim(), format: v.format, allowPrivate: flags.allowPrivate };
+function inputOf(kind: Kind, v: typeof BLANK, events: NotificationEvent[], flags: { secure: boolean }) {
+  if (kind === "webhook") return { kind, name: v.name, events, url: v.url.trim(), format: v.format };
   const port = Number(v.port);
   return {
     kind,
@@ -40,7 +40,6 @@ export function NotificationChannelForm() {
   const [kind, setKind] = useState<Kind>("webhook");
   const [values, setValues] = useState(BLANK);
   const [events, setEvents] = useState<NotificationEvent[]>(["deploy.failed"]);
-  const [allowPrivate, setAllowPrivate] = useState(false);
   const [secure, setSecure] = useState(false);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [created, setCreated] = useState<{ name: string; secret: string | undefined } | null>(null);
@@ -61,7 +60,7 @@ export function NotificationChannelForm() {
   function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    const parsed = notificationChannelInput.safeParse(inputOf(kind, values, events, { allowPrivate, secure }));
+    const parsed = notificationChannelInput.safeParse(inputOf(kind, values, events, { secure }));
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));
       return;
@@ -112,10 +111,6 @@ export function NotificationChannelForm() {
               </select>
             )}
           </Field>
-          <label className="inline">
-            <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} /> Allow private targets (loopback, private
-            networks, this panel)
-          </label>
         </div>
       ) : (
         <div className="row">

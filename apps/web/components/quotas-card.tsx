@@ -4,7 +4,7 @@ import { useQuotas } from "@/lib/queries";
 import type { OrgItem } from "@/lib/types";
 import { Alert } from "./alert";
 
-/** An organization's quotas: how many apps, services, databases and domains it has of how many it may. */
+/** An organization's quotas: how many apps, services, databases, domains and notification channels it has of how many it may. */
 export function QuotasCard({ org }: { org: OrgItem }) {
   const quotas = useQuotas(org.id);
   return (

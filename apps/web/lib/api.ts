@@ -1,9 +1,9 @@
 import "server-only";
 import { isConnectionError } from "@levelrail/db/client";
 import type { Ctx } from "@levelrail/services/context";
-import { LevelrailError, errorBody, httpStatus } from "@levelrail/spec/errors";
+import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "./actor";
-import { readCapped, refuseNul } from "./request-body";
+import { parseJsonBody, readCapped, refuseNul } from "./request-body";
 import { server } from "./server";
 
 /** What one API call hands its verb. */
@@ -36,20 +36,7 @@ export function searchInput(req: Request, names: readonly string[]): Record<stri
   return out;
 }
 
-const fail = (err: LevelrailError) => json(errorBody(err), httpStatus(err.code));
-
-function parseBody(bytes: Uint8Array): unknown {
-  const text = new TextDecoder().decode(bytes);
-  if (text.trim() === "") return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(text) as unknown;
-  } catch {
-    throw new LevelrailError("invalid_input", "body: must be valid JSON", { field: "body" });
-  }
-  refuseNul(body);
-  return body;
-}
+const fail = (err: LevelrailError) => Response.json(errorBody(err), { status: httpStatus(err.code), headers: errorHeaders(err) });
 
 /**
  * The one wrapper of every /api/v1 handler: resolve the caller (401 without
@@ -62,7 +49,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
     try {
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-      const { db, kit, publicUrl, quotas, shortName, baseDomains } = server();
+      const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
       // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
       refuseNul(p);
@@ -70,7 +57,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       // Every body is read (capped) before the verb runs, so an oversized one is a 413 on every route
       // and nothing is written, whether or not the verb looks at it.
       const bytes = await readCapped(req);
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, baseDomains }, req, params: p, body: async () => parseBody(bytes) });
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains }, req, params: p, body: async () => parseJsonBody(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

@@ -26,6 +26,7 @@ const envSchemaOfWeb = envSchema
     DOCKER_HOST: true,
     DATABASE_PASSWORD_FILE: true,
     LEVELRAIL_BASE_DOMAINS: true,
+    LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -44,6 +45,8 @@ export interface Server {
   trustedOrigins: string[];
   /** `LEVELRAIL_ORG_CREATION` and `LEVELRAIL_MAX_ORGS_PER_OPERATOR`. */
   orgCreation: OrgCreationPolicy;
+  /** `LEVELRAIL_ALLOW_PRIVATE_TARGETS`, for every verb's `Ctx`. */
+  allowPrivateTargets: boolean;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`), for every verb's `Ctx`. */
   quotas: QuotaLimits;
   /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
@@ -73,6 +76,7 @@ function build(): Server {
     trustedOrigins,
     orgCreation: { who: env.LEVELRAIL_ORG_CREATION, maxPerOperator: env.LEVELRAIL_MAX_ORGS_PER_OPERATOR },
     quotas: quotaDefaults(env),
+    allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
     shortName: env.LEVELRAIL_SHORT_NAME,
     baseDomains: env.LEVELRAIL_BASE_DOMAINS,
     dockerHost: env.DOCKER_HOST,

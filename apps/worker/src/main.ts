@@ -27,6 +27,7 @@ const schema = envSchema
     LEVELRAIL_INGRESS_TLS: true,
     LEVELRAIL_METRICS_PORT: true,
     LEVELRAIL_PUBLIC_URL: true,
+    LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
     PORT: true,
     LEVELRAIL_METRICS_INTERVAL_SECONDS: true,
     DATABASE_PASSWORD_FILE: true,
@@ -80,6 +81,7 @@ const options = {
   domains: { baseDomains: env.LEVELRAIL_BASE_DOMAINS, resolver: env.LEVELRAIL_DNS_RESOLVER },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
   panelHost: new URL(publicUrl(env)).hostname,
+  allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
   containerMetrics: { intervalMs: env.LEVELRAIL_METRICS_INTERVAL_SECONDS * 1000 },
   log: (line: string) => console.log(line),
 };

@@ -53,10 +53,12 @@ export interface WorkerOptions {
   domains?: { baseDomains?: string[]; resolver?: string | undefined; policy?: Partial<ProofPolicy>; now?: () => Date };
   /** Pulled-image collection: how many succeeded releases per service keep their image (3), how long a fresh pull is left alone (10 min), how often it runs besides after each successful deploy (hourly). */
   images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
-  /** The panel's own host (`LEVELRAIL_PUBLIC_URL`'s): a webhook may not target it unless its channel allows private targets. */
+  /** The panel's own host (`LEVELRAIL_PUBLIC_URL`'s): webhooks, SMTP and backup targets may not be it unless private targets are allowed. */
   panelHost?: string | undefined;
-  /** The notification dispatcher's pace, backoff and request limit (defaults: 2 s, 10 s … 1 h, 10 s). */
-  notifications?: Pick<DispatcherOptions, "intervalMs" | "backoffMs" | "timeoutMs" | "lookup">;
+  /** `LEVELRAIL_ALLOW_PRIVATE_TARGETS`: webhooks, SMTP servers and backup targets may be loopback or private addresses; default false. */
+  allowPrivateTargets?: boolean;
+  /** The notification dispatcher's pace, backoff, deadline and concurrency (defaults: 2 s, 10 s … 1 h, 10 s, 4 with 2 per organization). */
+  notifications?: Pick<DispatcherOptions, "intervalMs" | "backoffMs" | "timeoutMs" | "concurrency" | "perOrgConcurrency">;
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
   /** Sampling of each service's active container: every 10 s, kept an hour, 50 stats calls at once by default. */

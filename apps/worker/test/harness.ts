@@ -31,8 +31,10 @@ export async function setupSuite(label: string) {
   for (const img of Object.values(IMAGES)) await ensureTestImage(runtime.docker, img);
   const shortName = `lrt${randomBytes(3).toString("hex")}`;
   const kit = testKit();
-  // Its verbs name Docker objects (a database's volumes) with the suite's short name, as the web app does with its own.
-  const ctx = { ...(await seedOrg(db, label, kit)), shortName };
+  // Its verbs name Docker objects (a database's volumes) with the suite's short name, as the web app
+  // does with its own. Its webhook receivers, SMTP and S3 servers are on loopback: an installation
+  // that allows private targets (LEVELRAIL_ALLOW_PRIVATE_TARGETS=true, as `npm test` runs the panel).
+  const ctx: Awaited<ReturnType<typeof seedOrg>> & { shortName: string } = { ...(await seedOrg(db, label, kit)), shortName, allowPrivateTargets: true };
   const logs: string[] = [];
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   // The suite's own data plane (in this process, as the launcher runs each in its own): two mesh
@@ -86,6 +88,7 @@ export async function setupSuite(label: string) {
         drainMs: 300,
         // Ownership proofs never ask a real resolver in a test (the discard port refuses at once); a suite that proves domains gives its own DNS server.
         domains: { resolver: "127.0.0.1:9" },
+        allowPrivateTargets: true,
         log: (l) => logs.push(l),
         ...over,
       });

@@ -39,9 +39,20 @@ describe("envSchema", () => {
       LEVELRAIL_QUOTA_SERVICES: 200,
       LEVELRAIL_QUOTA_DATABASES: 20,
       LEVELRAIL_QUOTA_DOMAINS: 200,
+      LEVELRAIL_QUOTA_CHANNELS: 20,
+      LEVELRAIL_ALLOW_PRIVATE_TARGETS: false,
       LEVELRAIL_RESYNC_SECONDS: 30,
     });
     expect(publicUrl(env)).toBe("http://localhost:3000");
+  });
+
+  it("private targets are off unless LEVELRAIL_ALLOW_PRIVATE_TARGETS is true", () => {
+    const allow = (v: string | undefined) => parseEnv(envSchema, { LEVELRAIL_ALLOW_PRIVATE_TARGETS: v }, "a test").LEVELRAIL_ALLOW_PRIVATE_TARGETS;
+    expect(allow(undefined)).toBe(false);
+    expect(allow("")).toBe(false);
+    expect(allow("false")).toBe(false);
+    expect(allow("true")).toBe(true);
+    expect(() => allow("yes")).toThrow(/LEVELRAIL_ALLOW_PRIVATE_TARGETS: must be true or false/);
   });
 
   it("resolves a relative data dir against the working directory and keeps an absolute one", () => {
@@ -81,8 +92,8 @@ describe("envSchema", () => {
   });
 
   it("reads the default quotas as whole numbers and refuses anything else, naming the variable", () => {
-    const env = parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "3", LEVELRAIL_QUOTA_DOMAINS: "0" }, "a test");
-    expect(quotaDefaults(env)).toEqual({ apps: 3, services: 200, databases: 20, domains: 0 });
+    const env = parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "3", LEVELRAIL_QUOTA_DOMAINS: "0", LEVELRAIL_QUOTA_CHANNELS: "5" }, "a test");
+    expect(quotaDefaults(env)).toEqual({ apps: 3, services: 200, databases: 20, domains: 0, channels: 5 });
     expect(() => parseEnv(envSchema, { LEVELRAIL_QUOTA_SERVICES: "-1" }, "the web app")).toThrow(/LEVELRAIL_QUOTA_SERVICES: must be 0 or more/);
     expect(() => parseEnv(envSchema, { LEVELRAIL_QUOTA_DATABASES: "2.5" }, "the web app")).toThrow(/LEVELRAIL_QUOTA_DATABASES: must be a whole number/);
     expect(parseEnv(envSchema, { LEVELRAIL_QUOTA_APPS: "" }, "a test").LEVELRAIL_QUOTA_APPS).toBe(50);

@@ -85,11 +85,23 @@ export const envSchema = z.object({
   LEVELRAIL_ORG_CREATION: z.enum(["owners", "anyone", "none"], { error: "must be owners, anyone or none" }).default("owners"),
   /** The most organizations one operator may own (creating more is a 409). */
   LEVELRAIL_MAX_ORGS_PER_OPERATOR: z.coerce.number().int().min(0).max(10_000).default(5),
+  /**
+   * Whether webhooks, SMTP servers and backup targets may be loopback, private or link-local
+   * addresses (or the panel's own host): the installation's setting, never a tenant's.
+   */
+  LEVELRAIL_ALLOW_PRIVATE_TARGETS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .enum(["true", "false"], { error: "must be true or false" })
+      .default("false")
+      .transform((v) => v === "true"),
+  ),
   /** Per-organization quotas: the installation defaults (`levelrail quota set` overrides one organization's). */
   LEVELRAIL_QUOTA_APPS: quotaVar(DEFAULT_QUOTAS.apps),
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
   LEVELRAIL_QUOTA_DATABASES: quotaVar(DEFAULT_QUOTAS.databases),
   LEVELRAIL_QUOTA_DOMAINS: quotaVar(DEFAULT_QUOTAS.domains),
+  LEVELRAIL_QUOTA_CHANNELS: quotaVar(DEFAULT_QUOTAS.channels),
   /** Domains the installation owns (comma-separated): their subdomains route without an ownership proof. */
   LEVELRAIL_BASE_DOMAINS: z
     .string()
@@ -133,8 +145,15 @@ export function quotaDefaults(env: {
   LEVELRAIL_QUOTA_SERVICES: number;
   LEVELRAIL_QUOTA_DATABASES: number;
   LEVELRAIL_QUOTA_DOMAINS: number;
+  LEVELRAIL_QUOTA_CHANNELS: number;
 }): QuotaLimits {
-  return { apps: env.LEVELRAIL_QUOTA_APPS, services: env.LEVELRAIL_QUOTA_SERVICES, databases: env.LEVELRAIL_QUOTA_DATABASES, domains: env.LEVELRAIL_QUOTA_DOMAINS };
+  return {
+    apps: env.LEVELRAIL_QUOTA_APPS,
+    services: env.LEVELRAIL_QUOTA_SERVICES,
+    databases: env.LEVELRAIL_QUOTA_DATABASES,
+    domains: env.LEVELRAIL_QUOTA_DOMAINS,
+    channels: env.LEVELRAIL_QUOTA_CHANNELS,
+  };
 }
 
 /** The `LEVELRAIL_QUOTA_*` variables, for an entrypoint's `envSchema.pick`. */
@@ -143,6 +162,7 @@ export const QUOTA_VARS = {
   LEVELRAIL_QUOTA_SERVICES: true,
   LEVELRAIL_QUOTA_DATABASES: true,
   LEVELRAIL_QUOTA_DOMAINS: true,
+  LEVELRAIL_QUOTA_CHANNELS: true,
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
+import { envRecord } from "./env";
 import { imageBuildTime } from "./images";
 import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
 import type { ContainerStats } from "./stats";
@@ -408,6 +409,10 @@ export class FakeEngine implements Runtime {
     const c = this.must(id);
     c.restartPolicy = policy;
     this.emit("update", c);
+  }
+
+  async containerEnv(id: string): Promise<Record<string, string>> {
+    return envRecord(this.get(id)?.options.Env ?? []);
   }
 
   async containerLogs(id: string, tailLines: number): Promise<string> {

@@ -1,5 +1,6 @@
 import Docker from "dockerode";
 import { Labels } from "@levelrail/spec/naming";
+import { envRecord } from "./env";
 import { statusOf } from "./engine-errors";
 import { parseDockerHost } from "./host";
 import { imageCalls } from "./images";
@@ -7,6 +8,7 @@ import { statsCalls } from "./stats-calls";
 import { demuxLogs, demuxStream, execStream } from "./streams";
 import { volumeCalls } from "./volumes";
 
+export { UnusableContainerError, unusableContainerReason } from "./engine-errors";
 export { demuxLogs, type ExecStreamOptions, type OutputStream } from "./streams";
 export type { VolumeInfo } from "./volumes";
 export type { ContainerStats, CpuCounters } from "./stats";
@@ -223,6 +225,14 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
     },
     async setRestartPolicy(id, policy) {
       await api.getContainer(id).update({ RestartPolicy: { Name: policy } });
+    },
+    async containerEnv(id) {
+      try {
+        return envRecord((await api.getContainer(id).inspect()).Config.Env ?? []);
+      } catch (err) {
+        if (statusOf(err) === 404) return {};
+        throw err;
+      }
     },
     async containerLogs(id, tailLines) {
       const buf = (await api.getContainer(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false })) as unknown as Buffer;

@@ -32,7 +32,15 @@ describe("framesToLines", () => {
     expect(await collect([Buffer.from("2026-01-01T00:00:01Z a\n2026-01-01T00:00:02Z b\npartial")])).toEqual([
       { stream: "stdout", at: "2026-01-01T00:00:01.000000000Z", line: "a" },
       { stream: "stdout", at: "2026-01-01T00:00:02.000000000Z", line: "b" },
-      { stream: "stdout", at: "2026-01-01T00:00:02.000000000Z", line: "partial" },
+      { stream: "stdout", at: "2026-01-01T00:00:02.000000000Z", line: "partial", partial: true },
+    ]);
+  });
+
+  it("marks a line the engine cut into 16 KiB frames as partial up to its last frame", async () => {
+    const first = "a".repeat(16 * 1024);
+    expect(await collect([frame(1, `2026-01-01T00:00:01Z ${first}`), frame(1, "2026-01-01T00:00:01.1Z rest\n")])).toEqual([
+      { stream: "stdout", at: "2026-01-01T00:00:01.000000000Z", line: first, partial: true },
+      { stream: "stdout", at: "2026-01-01T00:00:01.100000000Z", line: "rest" },
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import Docker from "dockerode";
 import { statusOf } from "./engine-errors";
+import { envRecord } from "./env";
 import { parseDockerHost } from "./host";
 
 /**
@@ -14,6 +15,8 @@ export interface LogLine {
   /** The engine's time of the line: RFC 3339 in UTC with exactly nine fraction digits, so it sorts as text. */
   at: string;
   line: string;
+  /** Printed with no newline after it: the engine cut a longer line here (16 KiB frames); the next line goes on with it. */
+  partial?: true;
 }
 
 export interface LogReadOptions {
@@ -48,6 +51,8 @@ export interface LogReader {
    * at once; following: when the container stops), when `signal` aborts, or when the container is gone.
    */
   lines(containerId: string, opts: LogReadOptions): AsyncGenerator<LogLine>;
+  /** The container's environment as it was created with it (`KEY` → value), so that its own secret values can be redacted; {} when it is gone. */
+  env(containerId: string): Promise<Record<string, string>>;
 }
 
 /** A line longer than this is cut there (the engine splits long lines at 16 KiB itself). */
@@ -74,7 +79,8 @@ export function parseLine(raw: string, stream: LogLine["stream"], fallbackAt: st
   const space = text.indexOf(" ");
   const at = space > 0 ? fixedTime(text.slice(0, space)) : null;
   const body = at ? text.slice(space + 1) : text;
-  return { stream, at: at ?? fallbackAt, line: body.length > MAX_LINE_CHARS ? `${body.slice(0, MAX_LINE_CHARS)}…` : body };
+  const line = { stream, at: at ?? fallbackAt, line: body.length > MAX_LINE_CHARS ? `${body.slice(0, MAX_LINE_CHARS)}…` : body };
+  return raw.endsWith("\n") ? line : { ...line, partial: true };
 }
 
 /**
@@ -130,6 +136,14 @@ export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}):
     async containers(labelFilters) {
       const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
       return list.map((c) => ({ id: c.Id, name: (c.Names[0] ?? "").replace(/^\//, ""), state: c.State, status: c.Status, labels: c.Labels ?? {}, createdAt: c.Created * 1000 }));
+    },
+    async env(containerId) {
+      try {
+        return envRecord((await docker.getContainer(containerId).inspect()).Config.Env ?? []);
+      } catch (err) {
+        if (statusOf(err) === 404) return {};
+        throw err;
+      }
     },
     async *lines(containerId, o) {
       if (o.signal?.aborted) return;

@@ -204,6 +204,8 @@ export interface LogPort {
   /** Resolves with the exit code once the container has stopped. */
   waitExit(id: string): Promise<number>;
   containerLogs(id: string, tailLines: number): Promise<string>;
+  /** The environment it was created with (`KEY` → value), to redact its own secret values from its output; {} when it is gone. */
+  containerEnv(id: string): Promise<Record<string, string>>;
 }
 
 /** Resource counters. */

@@ -2,6 +2,7 @@ import type { ZodType } from "zod";
 import type { Actor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
 import type { SecretsKit } from "./env/sources";
+import type { TargetPolicy } from "./notifications/address";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 
@@ -16,8 +17,18 @@ export interface Ctx {
   quotas?: QuotaLimits;
   /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) route without an ownership proof; unset: none. */
   baseDomains?: string[];
+  /**
+   * `LEVELRAIL_ALLOW_PRIVATE_TARGETS`: webhooks, SMTP servers and backup targets may be loopback,
+   * private or link-local addresses (or the panel's own host). Unset: false, only public addresses.
+   */
+  allowPrivateTargets?: boolean;
   /** `LEVELRAIL_SHORT_NAME`, the prefix of Docker object names (a database's volumes); unset: `levelrail`. */
   shortName?: string;
+}
+
+/** The installation's address policy for what the panel connects to on a tenant's behalf. */
+export function targetPolicy(ctx: Pick<Ctx, "allowPrivateTargets" | "panelHost">): TargetPolicy {
+  return { allowPrivate: ctx.allowPrivateTargets === true, panelHost: ctx.panelHost };
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */

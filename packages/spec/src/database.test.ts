@@ -44,6 +44,15 @@ describe("inputs", () => {
     for (const version of ["11", "20", "17.1", "x"]) expect(databaseInput.safeParse({ name: "a", version }).success).toBe(false);
   });
 
+  it("refuses an image id or an id prefix as the image (it would run another organization's cached image)", () => {
+    for (const image of ["sha256:0123456789ab", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789ab", "f"]) {
+      const r = databaseInput.safeParse({ name: "shop-db", image });
+      expect(r.success, image).toBe(false);
+      expect(r.error?.issues[0]?.path).toEqual(["image"]);
+    }
+    expect(databaseInput.safeParse({ name: "shop-db", image: "registry.a.com/acme/pg:17" }).success).toBe(true);
+  });
+
   it("bounds keep to 1–100 and needs a target id", () => {
     const ok = { cron: "0 3 * * *", targetId: "00000000-0000-4000-8000-000000000001", keep: 7 };
     expect(backupScheduleInput.safeParse(ok).success).toBe(true);

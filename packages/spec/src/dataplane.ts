@@ -40,3 +40,10 @@ export interface MeshPort {
   /** The service's active container, or null (none serves: the mesh name stops answering). Resolves once written. */
   setActive(serviceId: string, entry: ActiveEntry | null): Promise<void>;
 }
+
+/**
+ * Set by ingress (Caddy) on every request it forwards, replacing any a client sent: the data plane
+ * serves its health and TLS `ask` only to a request without it (and from loopback), whatever the
+ * Host header says.
+ */
+export const INGRESS_HEADER = "X-Levelrail-Ingress";

@@ -13,6 +13,8 @@ export type ErrorCode =
   | "gone"
   /** A request body over the cap. */
   | "too_large"
+  /** Too many at once (live log streams): a 429 with `Retry-After` (`retryAfterSeconds`). */
+  | "too_many"
   | "unavailable"
   | "internal";
 
@@ -20,17 +22,20 @@ export class LevelrailError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
   readonly retryable: boolean;
+  /** When to ask again (a 429's `Retry-After`). */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { field?: string; retryable?: boolean; cause?: unknown } = {},
+    opts: { field?: string; retryable?: boolean; cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(message, { cause: opts.cause });
     this.name = "LevelrailError";
     this.code = code;
     this.field = opts.field;
     this.retryable = opts.retryable ?? (code === "unavailable");
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 
@@ -55,6 +60,8 @@ export function httpStatus(code: ErrorCode): number {
       return 410;
     case "too_large":
       return 413;
+    case "too_many":
+      return 429;
     case "unavailable":
       return 503;
     case "internal":
@@ -71,4 +78,9 @@ export function errorBody(err: LevelrailError): { error: { code: string; message
       ...(err.field === undefined ? {} : { field: err.field }),
     },
   };
+}
+
+/** The headers of an error response: `Retry-After` when the error says when to ask again. */
+export function errorHeaders(err: LevelrailError): Record<string, string> {
+  return err.retryAfterSeconds === undefined ? {} : { "retry-after": String(Math.max(1, Math.ceil(err.retryAfterSeconds))) };
 }

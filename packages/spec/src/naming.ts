@@ -17,6 +17,11 @@ export const Labels = {
   instance: "levelrail.instance",
   /** The managed database a container or volume belongs to (its id). */
   database: "levelrail.database",
+  /**
+   * Which of a container's env keys held secrets when it was created (comma-separated, never a
+   * value): its logs are redacted with the values it has, even after a secret is rotated or removed.
+   */
+  secretKeys: "levelrail.secret-keys",
 } as const;
 
 export const DEFAULT_SHORT_NAME = "levelrail";

@@ -12,9 +12,12 @@ const failed = {
 
 describe("notification channel input", () => {
   it("takes a webhook with defaults and an email channel", () => {
-    expect(notificationChannelInput.parse({ kind: "webhook", name: "ops", url: "https://hooks.example.com/x", events: ["deploy.failed"] })).toMatchObject({
+    expect(notificationChannelInput.parse({ kind: "webhook", name: "ops", url: "https://hooks.example.com/x", events: ["deploy.failed"] })).toEqual({
+      kind: "webhook",
+      name: "ops",
+      url: "https://hooks.example.com/x",
+      events: ["deploy.failed"],
       format: "json",
-      allowPrivate: false,
     });
     expect(
       notificationChannelInput.parse({ kind: "email", name: "mail", host: "smtp.example.com", port: 587, from: "a@example.com", to: ["b@example.com"], events: ["backup.failed"] }),
@@ -27,6 +30,10 @@ describe("notification channel input", () => {
     expect(bad({ events: ["deploy.exploded"] })).toEqual(["events", 0]);
     expect(bad({ events: [] })).toEqual(["events"]);
     expect(bad({ host: "smtp.example.com" })).toEqual([]);
+  });
+  it("has no allowPrivate: private targets are the installation's setting, so a request sending it is refused", () => {
+    const r = notificationChannelInput.safeParse({ kind: "webhook", name: "x", url: "https://h.example.com", events: ["deploy.failed"], allowPrivate: true });
+    expect(r.error?.issues[0]).toMatchObject({ code: "unrecognized_keys", keys: ["allowPrivate"] });
   });
 });
 

@@ -48,8 +48,8 @@ const webhookFields = {
   url,
   /** `json` (the payload) or `slack` (`{text}`, for a Slack-compatible incoming webhook). */
   format: z.enum(WEBHOOK_FORMATS, { error: "must be json or slack" }),
-  /** Allow loopback, private and link-local targets (and the panel's own host) for this channel. */
-  allowPrivate: z.boolean({ error: "must be true or false" }),
+  // No `allowPrivate`: whether private targets may be reached is the installation's setting
+  // (LEVELRAIL_ALLOW_PRIVATE_TARGETS), never a channel's; a request that sends it is a 400 naming it.
 };
 
 /** The fields of an email channel; the SMTP password is write-only. */
@@ -67,7 +67,7 @@ const emailFields = {
 };
 
 export const webhookChannelInput = z
-  .object({ kind: z.literal("webhook"), ...webhookFields, format: webhookFields.format.default("json"), allowPrivate: webhookFields.allowPrivate.default(false), orgId })
+  .object({ kind: z.literal("webhook"), ...webhookFields, format: webhookFields.format.default("json"), orgId })
   .strict();
 export const emailChannelInput = z
   .object({ kind: z.literal("email"), ...emailFields, secure: emailFields.secure.default(false), orgId })
@@ -93,7 +93,6 @@ export const emailChannelPatch = z
 export interface WebhookConfig {
   url: string;
   format: WebhookFormat;
-  allowPrivate: boolean;
 }
 /** What an email channel stores in `config` (the password is sealed apart). */
 export interface EmailConfig {

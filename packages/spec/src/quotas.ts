@@ -3,17 +3,17 @@ import { z } from "zod";
 /**
  * Per-organization quotas (CONTRACT §2, §5): what one organization may have at most, so one tenant
  * cannot use up what the installation shares (e.g. the /26 subnets of LEVELRAIL_NETWORK_POOL, one
- * per app). Each has an installation-wide default (`LEVELRAIL_QUOTA_<KIND>`) that the
+ * per app, or the notification dispatcher's time: `channels`, its webhook and email channels). Each has an installation-wide default (`LEVELRAIL_QUOTA_<KIND>`) that the
  * administrator can override per organization (`levelrail quota set`).
  */
-export const QUOTA_KINDS = ["apps", "services", "databases", "domains"] as const;
+export const QUOTA_KINDS = ["apps", "services", "databases", "domains", "channels"] as const;
 export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
 /** A limit for each kind. */
 export type QuotaLimits = Record<QuotaKind, number>;
 
 /** The installation defaults when no LEVELRAIL_QUOTA_* variable is set. */
-export const DEFAULT_QUOTAS: QuotaLimits = { apps: 50, services: 200, databases: 20, domains: 200 };
+export const DEFAULT_QUOTAS: QuotaLimits = { apps: 50, services: 200, databases: 20, domains: 200, channels: 20 };
 
 /** The largest limit one can set (a typo of a few digits must not read as "unlimited" by accident). */
 export const MAX_QUOTA = 1_000_000;

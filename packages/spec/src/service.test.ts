@@ -150,11 +150,14 @@ describe("serviceCreate", () => {
     ["a bare sha256 id", "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
     ["a short sha256 id", "sha256:0123456789ab"],
     ["a bare 64-hex id", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
+    ["a short id prefix", "0123456789ab"],
+    ["a one-digit id prefix", "a"],
+    ["an upper-case id prefix", "DEADBEEF"],
   ])("rejects an image reference with %s", (_why, image) => {
     expect(firstPath({ ...minimal, image })).toBe("image");
   });
 
-  it.each(["nginx", "nginx:1.27", "registry:5000/a/b:1", "ghcr.io/o/r@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"])(
+  it.each(["nginx", "nginx:1.27", "deadbeef:1", "acme/deadbeef", "registry:5000/a/b:1", "ghcr.io/o/r@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"])(
     "accepts image reference %s",
     (image) => {
       expect(serviceCreate.safeParse({ ...minimal, image }).success).toBe(true);

@@ -25,13 +25,19 @@ export const imageRef = z
     /^[a-z0-9][a-z0-9._\-/:@]*$/i,
     "must be an image reference like registry.example.com/shop:1.4.2",
   )
-  // A bare image id names whatever the engine has cached, whoever pulled it (another organization,
-  // with its own registry login): a service names an image by repository, so access can be checked.
-  .refine((ref) => !isBareImageId(ref), "must name a repository, not a bare image id (sha256:…)");
+  // An image id, or a prefix of one, names whatever the engine has cached, whoever pulled it (another
+  // organization, with its own registry login): a service or a database names an image by repository,
+  // so access can be checked.
+  .refine((ref) => !isBareImageId(ref), "must name a repository, not an image id or a prefix of one (sha256:…, or hex digits alone)");
 
-/** `sha256:<hex>` or a 64-hex image id: what the engine's cache answers without any registry. */
+/**
+ * `sha256:<hex>`, or hex digits alone (any length): what the engine resolves as an image id or an id
+ * prefix, from its cache, without any registry. A name not in its reference store is searched as an
+ * id prefix (`abc123` runs the image whose id starts so), so a repository of hex digits alone with
+ * no tag is refused too; with a tag (`abc123:1`) it is a name.
+ */
 export function isBareImageId(ref: string): boolean {
-  return /^sha256:/i.test(ref) || /^[a-f0-9]{64}$/i.test(ref);
+  return /^sha256:/i.test(ref) || /^[a-f0-9]+$/i.test(ref);
 }
 
 const argv = z.array(z.string().min(1).refine((s) => !s.includes("\0"), "must not contain NUL")).min(1);

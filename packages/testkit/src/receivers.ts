@@ -86,9 +86,9 @@ export function mailBody(raw: string): string {
 
 /**
  * An SMTP server on 127.0.0.1 (no TLS) that keeps every message. With `login`, AUTH is required
- * and only that username and password are accepted.
+ * and only that username and password are accepted; a refused login answers `authError`.
  */
-export async function smtpReceiver(login?: { username: string; password: string }) {
+export async function smtpReceiver(login?: { username: string; password: string }, o: { authError?: string } = {}) {
   const mails: ReceivedMail[] = [];
   const server = new SMTPServer({
     disabledCommands: ["STARTTLS"],
@@ -97,7 +97,7 @@ export async function smtpReceiver(login?: { username: string; password: string 
     logger: false,
     onAuth(auth, _session, cb) {
       if (login && auth.username === login.username && auth.password === login.password) cb(null, { user: auth.username });
-      else cb(new Error("invalid login"));
+      else cb(new Error(o.authError ?? "invalid login"));
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];

@@ -1,23 +1,28 @@
 import { describe, expect, it } from "vitest";
 import type { LogContainer, LogLine, LogReader, LogReadOptions } from "@levelrail/docker/logs";
-import { redactor } from "@levelrail/spec/redact";
-import { type FollowPorts, type LogEvent, followService } from "./follow";
+import { type FollowPorts, type LogEvent, followContainer, followService } from "./follow";
+import { containerSecrets } from "./secrets";
 
 /** A tiny engine: containers with lines that tests append to; a followed read waits for more. */
 class FakeLogs implements LogReader {
   list: LogContainer[] = [];
   private logs = new Map<string, LogLine[]>();
   private stopped = new Set<string>();
+  private envs = new Map<string, Record<string, string>>();
   private wake: (() => void)[] = [];
   opened: { id: string; opts: Omit<LogReadOptions, "signal"> }[] = [];
 
-  add(name: string, release: string) {
-    this.list.push({ id: `id-${name}`, name, state: "running", status: "Up", labels: { "levelrail.release": release }, createdAt: 0 });
+  add(name: string, release: string, o: { env?: Record<string, string>; labels?: Record<string, string> } = {}) {
+    this.list.push({ id: `id-${name}`, name, state: "running", status: "Up", labels: { "levelrail.release": release, ...o.labels }, createdAt: 0 });
     this.logs.set(`id-${name}`, []);
+    this.envs.set(`id-${name}`, o.env ?? {});
   }
-  print(name: string, sec: number, line: string) {
-    this.logs.get(`id-${name}`)?.push({ stream: "stdout", at: at(sec), line });
+  print(name: string, sec: number, line: string, partial = false) {
+    this.logs.get(`id-${name}`)?.push({ stream: "stdout", at: at(sec), line, ...(partial ? { partial: true as const } : {}) });
     this.notify();
+  }
+  async env(id: string) {
+    return this.envs.get(id) ?? {};
   }
   stop(name: string) {
     this.stopped.add(`id-${name}`);
@@ -64,7 +69,8 @@ function setup(secret = "") {
       const s = state.liveAt.get(id);
       return s === undefined ? null : new Date(Date.parse(at(s)));
     },
-    redact: redactor(secret ? [secret] : []),
+    secretsOf: (c) => containerSecrets(engine, c, secret ? [{ key: "TOKEN", value: secret }] : []),
+    holdMs: 20,
     pollMs: 5,
     idleMs: 30,
     pingMs: 60_000,
@@ -181,6 +187,39 @@ describe("followService", () => {
     await first;
     abort.abort();
     expect(lines(events)).toEqual(["web:password=[redacted]"]);
+  });
+
+  it("redacts a multi-line key, a value cut into frames, its JSON and base64 forms, and the container's own rotated and removed secrets", async () => {
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7xyz\n-----END PRIVATE KEY-----";
+    const long = `tok-${"z".repeat(60)}-end`;
+    const { engine, ports } = setup("current-secret");
+    // Deployed before TOKEN was rotated (it still has the old value) and with OLD_KEY, a secret since removed.
+    engine.add("web", "r1", { env: { TOKEN: "rotated-away-secret", OLD_KEY: pem, LONG: long, PLAIN: "visible" }, labels: { "levelrail.secret-keys": "LONG,OLD_KEY,TOKEN" } });
+    for (const [i, l] of pem.split("\n").entries()) engine.print("web", 1 + i / 10, l);
+    engine.print("web", 2, `start ${long.slice(0, 30)}`, true);
+    engine.print("web", 2.1, `${long.slice(30)} done`);
+    engine.print("web", 3, `json ${JSON.stringify({ key: pem })} b64 ${Buffer.from(`u:${long}`).toString("base64")}`);
+    engine.print("web", 4, "old rotated-away-secret new current-secret plain visible");
+    engine.print("web", 5, "-----BEGIN PRIVATE KEY-----"); // the start of the key, and then nothing: sent after holdMs
+    engine.stop("web");
+    const events: LogEvent[] = [];
+    for await (const e of followContainer(ports, engine.list[0]!, { since: null, tail: 100, follow: false }, new AbortController().signal)) events.push(e);
+    const text = lines(events).join("\n");
+    for (const secret of ["rotated-away-secret", "current-secret", long.slice(4, 40), ...pem.split("\n").slice(1, 3), "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", Buffer.from(long).toString("base64").slice(4, 30)]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(lines(events)).toEqual([
+      "web:[redacted]",
+      "web:[redacted]",
+      "web:[redacted]",
+      "web:[redacted]",
+      "web:start [redacted]",
+      "web:[redacted] done",
+      'web:json {"key":"[redacted]"} b64 dTp[redacted]A==', // the last base64 characters also depend on what followed
+      "web:old [redacted] new [redacted] plain visible",
+      "web:-----BEGIN PRIVATE KEY-----",
+    ]);
+    expect(events.every((e) => e.type !== "line" || !("partial" in e))).toBe(true);
   });
 
   it("ends at once when aborted while nothing is printed", async () => {

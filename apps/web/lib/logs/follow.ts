@@ -1,5 +1,6 @@
 import type { LogContainer, LogLine, LogReader } from "@levelrail/docker/logs";
 import { Labels, isPreDeployContainer } from "@levelrail/spec/naming";
+import { redactedLines } from "./redacted";
 
 /** A line as the API gives it: which container printed it, on which stream, when, and what. */
 export interface LogLineEvent extends LogLine {
@@ -33,7 +34,10 @@ export interface FollowPorts {
   active(): Promise<{ container: string | null; at: Date | null }>;
   /** When a release went live, if it did. */
   liveAt(releaseId: string): Promise<Date | null>;
-  redact: (text: string) => string;
+  /** The secret values to hide in one container's lines: its own (those it was created with) and the service's current ones. */
+  secretsOf(c: LogContainer): Promise<string[]>;
+  /** How long a line that could begin a secret waits for the next one before it is sent as it is. */
+  holdMs: number;
   /** How often the active container is looked up. */
   pollMs: number;
   /** After a switch, how long the old container may stay quiet before its lines are taken as complete. */
@@ -42,8 +46,13 @@ export interface FollowPorts {
   pingMs: number;
 }
 
-export function lineEvent(container: string, l: LogLine, redact: (t: string) => string): LogLineEvent {
-  return { type: "line", container, stream: l.stream, at: l.at, line: redact(l.line) };
+export function lineEvent(container: string, l: LogLine): LogLineEvent {
+  return { type: "line", container, stream: l.stream, at: l.at, line: l.line };
+}
+
+/** A container's lines from the engine, its secrets redacted (across lines and the engine's frames). */
+async function readLines(p: FollowPorts, c: LogContainer, opts: Parameters<FollowPorts["reader"]["lines"]>[1]): Promise<AsyncGenerator<LogLine>> {
+  return redactedLines(p.reader.lines(c.id, opts), await p.secretsOf(c), p.holdMs);
 }
 
 const fixed = (d: Date) => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000000Z");
@@ -159,7 +168,7 @@ export async function* followService(p: FollowPorts, q: { since: string | null; 
     const ac = new AbortController();
     const stop = () => ac.abort();
     signal.addEventListener("abort", stop, { once: true });
-    const it = p.reader.lines(target.container.id, { follow: true, ...reopen, signal: ac.signal });
+    const it = await readLines(p, target.container, { follow: true, ...reopen, signal: ac.signal });
     let pending = it.next();
     let next: Target | null = null;
     let nextPoll = Date.now();
@@ -204,14 +213,14 @@ export async function* followService(p: FollowPorts, q: { since: string | null; 
           }
         }
         lastEvent = Date.now();
-        yield lineEvent(name, r.value, p.redact);
+        yield lineEvent(name, r.value);
       }
       // Switched while it still printed: its lines up to the switch, then no more.
       if (next && !ended) {
         for (let line = held; ; ) {
           if (line) {
             if (line.at > next.since) break;
-            yield lineEvent(name, line, p.redact);
+            yield lineEvent(name, line);
           }
           const r = await within(pending, p.idleMs, signal);
           if (r === TICK || r.done) break;
@@ -254,7 +263,7 @@ export async function* followService(p: FollowPorts, q: { since: string | null; 
 
 /** One container's lines, followed until it stops (or not followed): `?container=`. */
 export async function* followContainer(p: FollowPorts, c: LogContainer, q: { since: string | null; tail: number; follow: boolean }, signal: AbortSignal): AsyncGenerator<LogEvent> {
-  for await (const l of p.reader.lines(c.id, { follow: q.follow, tail: q.tail, ...(q.since ? { since: q.since } : {}), signal })) {
-    yield lineEvent(c.name, l, p.redact);
+  for await (const l of await readLines(p, c, { follow: q.follow, tail: q.tail, ...(q.since ? { since: q.since } : {}), signal })) {
+    yield lineEvent(c.name, l);
   }
 }

@@ -10,6 +10,7 @@ import { ensureTestImage } from "@levelrail/testkit/images";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { setupSuite } from "@levelrail/worker/harness";
+import { MAX_TAIL_BYTES, StreamSlots } from "./caps";
 import { type ReadEvent, numberedImage, readEvents } from "./testing";
 import { type LogContainerView, serviceLogContainers, serviceLogs } from "./service-logs";
 
@@ -26,9 +27,23 @@ const V2 = numberedImage("v2");
 /** As fast as its shell prints (a line per `usleep 0`: about a thousand a second). */
 const FAST = numberedImage("fast", { intervalMs: 0 });
 const timing = { pollMs: 100, idleMs: 500, pingMs: 60_000 };
+/** A PEM key (a multi-line secret), random so that no other text has its lines. */
+const PEM = ["-----BEGIN PRIVATE KEY-----", ...Array.from({ length: 3 }, () => randomBytes(36).toString("base64")), "-----END PRIVATE KEY-----"].join("\n");
+/**
+ * Prints `$TOKEN` across the engine's 16 KiB boundary (the json-file driver cuts a longer line into
+ * frames), then `$KEY` (a PEM key) as lines, then serves.
+ */
+const LEAKY = {
+  tag: "levelrail-test/leaky:v1",
+  body: "leaky\n",
+  healthy: true,
+  cmd: ["/bin/sh", "-c", '/bin/busybox httpd -p 8080 -h /www; pad=$(/bin/busybox head -c 16370 /dev/zero | /bin/busybox tr "\\0" x); echo "$pad$TOKEN after"; echo "$KEY"; echo done; while true; do /bin/busybox sleep 1; done'],
+};
+/** Limits this file never reaches (caps.int.test.ts tests them). */
+const caps = { tailBytes: MAX_TAIL_BYTES, slots: new StreamSlots({ perUser: 1000, total: 1000, retryAfterSeconds: 5 }) };
 
 const logs = (query: string, over: { ctx?: typeof s.ctx; name?: string } = {}) =>
-  serviceLogs({ ctx: over.ctx ?? s.ctx, envId: s.ctx.envId, name: over.name ?? "web", reader, req: new Request(`http://panel.test/logs?${query}`), timing });
+  serviceLogs({ ctx: over.ctx ?? s.ctx, envId: s.ctx.envId, name: over.name ?? "web", reader, req: new Request(`http://panel.test/logs?${query}`), caps, timing });
 
 async function deploy(name: string, image?: string) {
   const r = await deployService({ ctx: s.ctx, envId: s.ctx.envId, name, input: image ? { image } : {} });
@@ -45,7 +60,7 @@ const activeOf = async (name: string): Promise<LogContainerView> => {
 
 beforeAll(async () => {
   s = await setupSuite("logs");
-  for (const img of [V1, V2, FAST]) await ensureTestImage(s.runtime.docker, img);
+  for (const img of [V1, V2, FAST, LEAKY]) await ensureTestImage(s.runtime.docker, img);
   // Drains for 2 s after the switch: the old container goes on printing past it.
   await s.startWorker({ drainMs: 2000, probeIntervalMs: 100 });
   await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } });
@@ -112,6 +127,37 @@ describe("following a service through a blue-green deploy", () => {
   });
 });
 
+describe("secrets in the lines", () => {
+  it("are hidden across the engine's 16 KiB frames and a multi-line key's lines, and still after they are rotated", async () => {
+    await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "leaky", app: "shop", image: LEAKY.tag, port: 8080, healthPath: "/healthz" } });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name: "leaky", key: "TOKEN", input: { value: TOKEN } });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name: "leaky", key: "KEY", input: { value: PEM } });
+    await deploy("leaky");
+    const read = async () => {
+      const lines = await waitFor("the leaky container's last line", async () => {
+        const all = (await (await logs("tail=100", { name: "leaky" })).json()) as { line: string }[];
+        return all.some((l) => l.line === "done") ? all : undefined;
+      });
+      return lines.map((l) => l.line);
+    };
+    const check = (lines: string[]) => {
+      const text = lines.join("\n");
+      expect(text.includes(TOKEN.slice(0, 12)) || text.includes(TOKEN.slice(-12))).toBe(false);
+      for (const part of PEM.split("\n").slice(1, -1)) expect(text).not.toContain(part);
+      expect(text).toContain("[redacted]");
+    };
+    const lines = await read();
+    // The engine did cut the token's line: it comes as two lines.
+    expect(lines.some((l) => l.startsWith("xxxx") && !l.endsWith(" after"))).toBe(true);
+    expect(lines.some((l) => !l.startsWith("x") && l.endsWith(" after"))).toBe(true);
+    check(lines);
+    // Rotated (not deployed yet): the running container still has, and printed, the old values.
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name: "leaky", key: "TOKEN", input: { value: `new-${randomBytes(8).toString("hex")}` } });
+    await putSecret({ ctx: s.ctx, envId: s.ctx.envId, name: "leaky", key: "KEY", input: { value: `new-${randomBytes(8).toString("hex")}` } });
+    check(await read());
+  });
+});
+
 describe("reading without following", () => {
   it("?tail= gives the last lines, oldest first, as JSON", async () => {
     const res = await logs("tail=5");
@@ -166,6 +212,7 @@ describe("scoping", () => {
     let open = 0;
     const counting: LogReader = {
       containers: (filter) => reader.containers(filter),
+      env: (id) => reader.env(id),
       async *lines(id, o) {
         open++;
         try {
@@ -176,7 +223,7 @@ describe("scoping", () => {
       },
     };
     const follow = (signal?: AbortSignal) =>
-      serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "web", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=1", signal ? { signal } : {}), timing });
+      serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "web", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=1", signal ? { signal } : {}), caps, timing });
     const closed = readEvents(await follow());
     await closed.until((ev) => ev.some((e) => e.event === "line"));
     expect(open).toBe(1);
@@ -195,6 +242,7 @@ describe("scoping", () => {
     let pulled = 0;
     const counting: LogReader = {
       containers: (filter) => reader.containers(filter),
+      env: (id) => reader.env(id),
       async *lines(id, o) {
         for await (const l of reader.lines(id, o)) {
           pulled++;
@@ -202,7 +250,7 @@ describe("scoping", () => {
         }
       },
     };
-    const res = await serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "fast", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=0"), timing });
+    const res = await serviceLogs({ ctx: s.ctx, envId: s.ctx.envId, name: "fast", reader: counting, req: new Request("http://panel.test/logs?follow=true&tail=0"), caps, timing });
     const stream = readEvents(res);
     await stream.until((ev) => ev.filter((e) => e.event === "line").length >= 50);
     const read = stream.events.length;

@@ -42,10 +42,12 @@ beforeAll(async () => {
   smtp = await smtpReceiver();
   await createApp({ ctx: org, envId: org.envId, input: { name: "shop" } });
   serviceId = (await createService({ ctx: org, envId: org.envId, input: { name: "web", app: "shop", image: "registry.example.com/shop:1.4.2", port: 8080 } })).id;
-  const w = await createChannel({ ctx: org, input: { kind: "webhook", name: "ops", url: hook.url, allowPrivate: true, events: ["deploy.failed", "hook.failed", "crash_loop.started", "backup.failed"] } });
+  // The receivers are on loopback: an installation that allows private targets (LEVELRAIL_ALLOW_PRIVATE_TARGETS).
+  const trusted = { ...org, allowPrivateTargets: true };
+  const w = await createChannel({ ctx: trusted, input: { kind: "webhook", name: "ops", url: hook.url, events: ["deploy.failed", "hook.failed", "crash_loop.started", "backup.failed"] } });
   secret = w.secret!;
   webhookId = w.id;
-  emailId = (await createChannel({ ctx: org, input: { kind: "email", name: "mail", host: "127.0.0.1", port: smtp.port, from: "levelrail@example.com", to: ["ops@example.com"], events: ["deploy.failed"] } })).id;
+  emailId = (await createChannel({ ctx: trusted, input: { kind: "email", name: "mail", host: "127.0.0.1", port: smtp.port, from: "levelrail@example.com", to: ["ops@example.com"], events: ["deploy.failed"] } })).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -55,7 +57,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const dispatcher = (backoffMs: number[]) => new NotificationDispatcher({ db, keyring: org.kit.keyring, backoffMs, timeoutMs: 2000, log: (l) => logs.push(l) });
+const dispatcher = (backoffMs: number[]) => new NotificationDispatcher({ db, keyring: org.kit.keyring, policy: { allowPrivate: true }, backoffMs, timeoutMs: 2000, log: (l) => logs.push(l) });
 const deliveriesOf = (channelId: string, event: string) =>
   db.select().from(notificationDelivery).where(and(eq(notificationDelivery.channelId, channelId), eq(notificationDelivery.event, event))).orderBy(notificationDelivery.createdAt);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,10 +2,11 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { notificationChannel, notificationDelivery } from "@levelrail/db/schema/notifications";
 import type { Keyring } from "@levelrail/secrets";
-import type { Lookup } from "@levelrail/services/notifications/address";
+import type { TargetPolicy } from "@levelrail/services/notifications/address";
 import { deliver } from "@levelrail/services/notifications/send";
 import type { NotificationPayload } from "@levelrail/spec/notifications";
 import { emitCrashLoops } from "./emit";
+import { type Due, pickFair } from "./fair";
 
 /** Waits between attempts: after the 1st failure 10 s, …; after the last, the delivery is `failed`. */
 export const DEFAULT_BACKOFF_MS = [10_000, 30_000, 120_000, 600_000, 3_600_000];
@@ -13,23 +14,34 @@ export const DEFAULT_BACKOFF_MS = [10_000, 30_000, 120_000, 600_000, 3_600_000];
 export interface DispatcherOptions {
   db: Db;
   keyring: Keyring;
-  panelHost?: string | undefined;
+  /** The installation's address policy (LEVELRAIL_ALLOW_PRIVATE_TARGETS, the panel's own host). */
+  policy: TargetPolicy;
   /** How often due deliveries are looked for (and new crash loops enqueued); default 2 s. */
   intervalMs?: number;
   /** The waits between attempts; its length + 1 is how many attempts a delivery gets. */
   backoffMs?: number[];
-  /** One attempt's limit; default 10 s. */
+  /** One delivery's deadline, from its start to its outcome whatever the remote side does; default 10 s. */
   timeoutMs?: number;
   /** How many deliveries are sent at once; default 4. */
   concurrency?: number;
-  lookup?: Lookup;
+  /** How many of them one organization may have at once; default 2 (half: the others always get the rest). */
+  perOrgConcurrency?: number;
   log: (line: string) => void;
 }
 
+/** The most due deliveries looked at per claim (each organization's first ones come first). */
+const CANDIDATES = 200;
+
 /**
  * Sends due pending deliveries and records each outcome: delivered, or retried after the next wait
- * of the backoff, or `failed` after the last. A claimed delivery is leased (its next attempt moved
- * past the request's limit), so a tick that overlaps another never sends it twice.
+ * of the backoff, or `failed` after the last.
+ *
+ * Fair across organizations: a slot that frees is refilled at once, round-robin across the
+ * organizations with due deliveries (the one served longest ago first), and no organization has
+ * more than `perOrgConcurrency` in flight; every delivery ends within its deadline. So one
+ * organization's slow or flooded endpoints hold at most its share of the slots for at most the
+ * deadline each, and never delay another's by more than that. A claimed delivery is leased (its
+ * next attempt moved past its deadline), so another dispatcher never sends it twice.
  */
 export class NotificationDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -37,10 +49,17 @@ export class NotificationDispatcher {
   private running: Promise<void> | null = null;
   private readonly backoff: number[];
   private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly perOrg: number;
+  /** Round-robin memory: when each organization last had a delivery started. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
 
   constructor(private readonly o: DispatcherOptions) {
     this.backoff = o.backoffMs ?? DEFAULT_BACKOFF_MS;
     this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.concurrency = Math.max(1, o.concurrency ?? 4);
+    this.perOrg = Math.max(1, Math.min(this.concurrency, o.perOrgConcurrency ?? Math.max(1, Math.floor(this.concurrency / 2))));
   }
 
   start() {
@@ -65,25 +84,67 @@ export class NotificationDispatcher {
     await this.running;
   }
 
-  /** One round: enqueue new crash loops, then send what is due. Answers how many deliveries it attempted. */
+  /**
+   * One round: enqueue new crash loops, then send what is due, refilling each slot as it frees until
+   * nothing more is due. Answers how many deliveries it attempted.
+   */
   async tick(): Promise<number> {
     await emitCrashLoops(this.o.db);
-    const leaseMs = this.timeoutMs * 2 + 5000;
+    const running = new Set<Promise<void>>();
+    const inFlight = new Map<string, number>();
+    let attempted = 0;
+    for (;;) {
+      const free = this.concurrency - running.size;
+      if (!this.stopped && free > 0) {
+        for (const d of await this.claim(free, inFlight)) {
+          attempted++;
+          inFlight.set(d.orgId, (inFlight.get(d.orgId) ?? 0) + 1);
+          this.lastServed.set(d.orgId, ++this.served);
+          const p: Promise<void> = this.attempt(d.id)
+            .catch((err: unknown) => this.o.log(`[notifications] ${err instanceof Error ? err.message : String(err)}`))
+            .finally(() => {
+              running.delete(p);
+              inFlight.set(d.orgId, (inFlight.get(d.orgId) ?? 1) - 1);
+            });
+          running.add(p);
+        }
+      }
+      // Only what starts at once is claimed, so stopping leaves nothing claimed and unsent.
+      if (running.size === 0) return attempted;
+      // Wait for a slot to free, or, while some are free, look again after the interval: what
+      // became due meanwhile (another organization's) need not wait for a slow delivery to end.
+      let timer: NodeJS.Timeout | undefined;
+      const poll = running.size < this.concurrency ? new Promise<void>((r) => (timer = setTimeout(r, this.o.intervalMs ?? 2000))) : null;
+      await Promise.race(poll ? [...running, poll] : running);
+      clearTimeout(timer);
+    }
+  }
+
+  /** Takes up to `free` due deliveries, fairly (pickFair), and leases them past their deadline. */
+  private async claim(free: number, inFlight: ReadonlyMap<string, number>): Promise<Due[]> {
+    const candidates = await this.o.db.execute<{ id: string; org_id: string }>(sql`
+      select id, org_id from (
+        select id, org_id, next_attempt_at,
+          row_number() over (partition by org_id order by next_attempt_at, id) as rn
+        from ${notificationDelivery}
+        where status = 'pending' and next_attempt_at <= now()
+      ) due
+      where rn <= ${this.perOrg}
+      order by rn, next_attempt_at
+      limit ${CANDIDATES}`);
+    const picked = pickFair(
+      candidates.map((c) => ({ id: c.id, orgId: c.org_id })),
+      { free, perOrg: this.perOrg, inFlight, lastServed: this.lastServed },
+    );
+    if (picked.length === 0) return [];
+    const leaseMs = this.timeoutMs + 5000;
+    // Still due and pending: another dispatcher may have leased some meanwhile.
     const claimed = await this.o.db.execute<{ id: string }>(sql`
       update ${notificationDelivery} set next_attempt_at = now() + ${`${leaseMs} milliseconds`}::interval
-      where id in (
-        select id from ${notificationDelivery}
-        where status = 'pending' and next_attempt_at <= now()
-        order by next_attempt_at limit 50 for update skip locked
-      )
+      where id in (${sql.join(picked.map((d) => sql`${d.id}::uuid`), sql`, `)}) and status = 'pending' and next_attempt_at <= now()
       returning id`);
-    const ids = claimed.map((r) => r.id);
-    const workers = Array.from({ length: Math.min(this.o.concurrency ?? 4, ids.length) }, async () => {
-      // A claimed delivery left unsent when stopping is due again once its lease runs out.
-      for (let id = ids.shift(); id !== undefined && !this.stopped; id = ids.shift()) await this.attempt(id);
-    });
-    await Promise.all(workers);
-    return claimed.length;
+    const ok = new Set(claimed.map((r) => r.id));
+    return picked.filter((d) => ok.has(d.id));
   }
 
   private async attempt(id: string) {
@@ -96,9 +157,8 @@ export class NotificationDispatcher {
     const { delivery, channel } = row;
     const outcome = await deliver(channel, delivery.id, delivery.payload as unknown as NotificationPayload, {
       keyring: this.o.keyring,
-      panelHost: this.o.panelHost,
+      policy: this.o.policy,
       timeoutMs: this.timeoutMs,
-      ...(this.o.lookup ? { lookup: this.o.lookup } : {}),
     });
     const attempts = delivery.attempts + 1;
     if (outcome.ok) {

@@ -29,7 +29,7 @@ beforeAll(async () => {
   await ensureTestImage(s.runtime.docker, LEAK_IMAGE);
   hook = await webhookReceiver();
   await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } });
-  const c = await createChannel({ ctx: s.ctx, input: { kind: "webhook", name: "ops", url: hook.url, allowPrivate: true, events: ["deploy.failed", "hook.failed", "deploy.succeeded"] } });
+  const c = await createChannel({ ctx: s.ctx, input: { kind: "webhook", name: "ops", url: hook.url, events: ["deploy.failed", "hook.failed", "deploy.succeeded"] } });
   secret = c.secret!;
   channelId = c.id;
   await s.startWorker({ notifications: { intervalMs: 200, backoffMs: [200, 200], timeoutMs: 2000 } });

@@ -12,7 +12,13 @@ import type { WorkerOptions } from "../wiring";
  */
 export async function startBackground(o: WorkerOptions, p: { informer: ContainerInformer; metrics: ReturnType<typeof workerMetrics> }) {
   const metricsServer = o.metricsPort === undefined ? null : await p.metrics.serve(o.metricsPort);
-  const notifications = new NotificationDispatcher({ db: o.db, keyring: o.keyring, panelHost: o.panelHost, log: o.log, ...o.notifications });
+  const notifications = new NotificationDispatcher({
+    db: o.db,
+    keyring: o.keyring,
+    policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost },
+    log: o.log,
+    ...o.notifications,
+  });
   notifications.start();
   const metricStore = pgMetricStore(o.db);
   const sampler = new MetricsSampler({

@@ -91,7 +91,7 @@ export function controllers(o: WorkerOptions, s: Shared) {
       containers: informer,
       readiness: databaseReadiness,
       store: s.databaseStore,
-      objects: s3ObjectStore,
+      objects: (target) => s3ObjectStore(target, { policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost } }),
       runner: s.runnerId,
       now: () => new Date(),
       wake: (key) => databases.enqueue(key),

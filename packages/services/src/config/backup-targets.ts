@@ -3,7 +3,9 @@ import { backupTarget } from "@levelrail/db/schema/config";
 import { managedDatabase } from "@levelrail/db/schema/databases";
 import { service } from "@levelrail/db/schema/services";
 import { backupTargetInput } from "@levelrail/spec/config";
-import { scope } from "../context";
+import { invalid } from "@levelrail/spec/errors";
+import { scope, targetPolicy } from "../context";
+import { policyProblem } from "../notifications/address";
 import { sealedCredentialVerbs } from "./sealed-credentials";
 
 /** S3-compatible storage of an organization; its secret key is write-only. */
@@ -27,6 +29,15 @@ const verbs = sealedCredentialVerbs({
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
   }),
+  /**
+   * The worker connects to the endpoint for every backup and restore: it must be a public address
+   * unless the installation allows private targets (its name is checked again, resolved, at every
+   * connection). A service the target is attached to gets it as env and connects by itself.
+   */
+  check(ctx, input) {
+    const problem = policyProblem(new URL(input.endpoint).hostname, targetPolicy(ctx));
+    if (problem) throw invalid("endpoint", `endpoint: ${problem}`);
+  },
   async inUse(tx, ctx, id) {
     const users = await tx.select({ name: service.name }).from(service).where(and(eq(service.storageTargetId, id), inArray(service.orgId, scope(ctx))));
     if (users.length) return `backup target is attached to ${users.map((u) => u.name).join(", ")}; detach it first`;

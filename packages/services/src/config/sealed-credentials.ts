@@ -24,6 +24,8 @@ export interface SealedCredentialKind<T extends PgTable, Input extends { orgId?:
   view(row: T["$inferSelect"]): View;
   /** Why it cannot be deleted (a 409's message), or null; read in the delete's transaction. */
   inUse(tx: Tx, ctx: Ctx, id: string): Promise<string | null>;
+  /** Checks of the parsed input that need the installation's settings: throws a 400 naming the field. */
+  check?(ctx: Ctx, input: Omit<Input, "orgId">): void;
 }
 
 /**
@@ -40,6 +42,7 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
     },
     async create({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<View> {
       const { orgId, ...rest } = parse(k.input, raw);
+      k.check?.(ctx, rest);
       const values = { ...k.values(rest, (plain) => ctx.kit.keyring.seal(plain)), orgId: orgOf(ctx, orgId) } as T["$inferInsert"];
       const [row] = rows(await ctx.db.insert(k.table).values(values).returning());
       return k.view(row!);

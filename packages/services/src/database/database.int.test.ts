@@ -8,7 +8,8 @@ import { backup, databaseTeardown, managedDatabase } from "@levelrail/db/schema/
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { refusalBody } from "@levelrail/testkit/refusal";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
-import { createBackupTarget, deleteBackupTarget } from "../config/backup-targets";
+import { backupTarget } from "@levelrail/db/schema/config";
+import { createBackupTarget, deleteBackupTarget, listBackupTargets } from "../config/backup-targets";
 import { effectiveEnv } from "../env/effective";
 import { setOrgQuotas } from "../org/quota";
 import { createEnvironment } from "../project/environment";
@@ -35,8 +36,9 @@ afterAll(async () => {
 type Org = Awaited<ReturnType<typeof seedOrg>>;
 const kit = testKit();
 const dbsOf = async (o: Org) => (await db.select({ n: count() }).from(managedDatabase).where(eq(managedDatabase.orgId, o.orgId)))[0]!.n;
+// A loopback endpoint: an installation that allows private targets (LEVELRAIL_ALLOW_PRIVATE_TARGETS=true).
 const target = (o: Org, name = "s3") =>
-  createBackupTarget({ ctx: o, input: { name, endpoint: "http://127.0.0.1:9", bucket: "b", region: "us-east-1", accessKey: "AK", secretKey: "super-secret-key" } });
+  createBackupTarget({ ctx: { ...o, allowPrivateTargets: true }, input: { name, endpoint: "http://127.0.0.1:9", bucket: "b", region: "us-east-1", accessKey: "AK", secretKey: "super-secret-key" } });
 
 describe("creating a database", () => {
   let o: Org;
@@ -77,6 +79,21 @@ describe("creating a database", () => {
     const err = await refusalBody(() => createDatabase({ ctx: o, envId: o.envId, input }));
     expect(err).toMatchObject({ code: "invalid_input", field });
     expect(await dbsOf(o)).toBe(before);
+  });
+
+  it("refuses a backup target whose endpoint is loopback, private or link-local by default (400 naming endpoint, nothing written)", async () => {
+    const before = (await db.select({ n: count() }).from(backupTarget))[0]!.n;
+    const input = { name: "inside", bucket: "b", region: "us-east-1", accessKey: "AK", secretKey: "super-secret-key" };
+    for (const endpoint of ["http://127.0.0.1:9000", "http://localhost:9000", "http://169.254.169.254", "http://[::127.0.0.1]:9000", "http://[64:ff9b:1::a00:1]", "http://192.168.1.20:9000"]) {
+      const err = await refusalBody(() => createBackupTarget({ ctx: o, input: { ...input, endpoint } }));
+      expect(err, endpoint).toMatchObject({ code: "invalid_input", field: "endpoint", message: expect.stringContaining("LEVELRAIL_ALLOW_PRIVATE_TARGETS") });
+    }
+    expect((await db.select({ n: count() }).from(backupTarget))[0]!.n).toBe(before);
+    // A public name passes here (it is checked again, resolved, whenever the worker connects).
+    expect((await createBackupTarget({ ctx: o, input: { ...input, name: "public", endpoint: "https://s3.example.com" } })).endpoint).toBe("https://s3.example.com");
+    // With the installation's setting, a loopback endpoint is allowed.
+    await createBackupTarget({ ctx: { ...o, allowPrivateTargets: true }, input: { ...input, name: "loopback", endpoint: "http://127.0.0.1:9000" } });
+    expect((await listBackupTargets({ ctx: o })).map((t) => t.name)).toEqual(expect.arrayContaining(["public", "loopback"]));
   });
 
   it("refuses another organization's backup target as if it did not exist", async () => {

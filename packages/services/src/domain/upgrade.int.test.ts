@@ -13,7 +13,7 @@ import { getService } from "../service/view";
 import { createService } from "../service/write";
 
 /**
- * Migration 0014: the domains services had before ownership proofs existed keep routing through
+ * Migration 0015: the domains services had before ownership proofs existed keep routing through
  * the upgrade (a proof last seen at the upgrade, so the grace period starts then); `*.localhost`
  * needs none. The migration's SQL runs on services written without proofs, as an upgrade finds them.
  */
@@ -31,7 +31,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe("migration 0014_domain_proof_upgrade", () => {
+describe("migration 0015_domain_proof_upgrade", () => {
   it("gives every domain a service already had a proof seen now, for the organization that routed it", async () => {
     const a = await seedOrg(db, "upgrade-a");
     const b = await seedOrg(db, "upgrade-b");
@@ -42,7 +42,7 @@ describe("migration 0014_domain_proof_upgrade", () => {
     await db.update(service).set({ domains: ["shop.example.com", "b.example.org"] }).where(eq(service.orgId, b.orgId));
     await db.delete(domainProof);
 
-    await sql.unsafe(readFileSync(join(MIGRATIONS_DIR, "0014_domain_proof_upgrade.sql"), "utf8"));
+    await sql.unsafe(readFileSync(join(MIGRATIONS_DIR, "0015_domain_proof_upgrade.sql"), "utf8"));
     const rows = await db.select().from(domainProof);
     expect(rows.map((r) => [r.domain, r.orgId, r.status]).sort()).toEqual([
       ["b.example.org", b.orgId, "verified"],
@@ -55,7 +55,7 @@ describe("migration 0014_domain_proof_upgrade", () => {
       lastCheck: { result: "routed before ownership proofs existed: create the TXT record to keep it routing" },
     });
     // Run twice (a retried migration): nothing more.
-    await sql.unsafe(readFileSync(join(MIGRATIONS_DIR, "0014_domain_proof_upgrade.sql"), "utf8"));
+    await sql.unsafe(readFileSync(join(MIGRATIONS_DIR, "0015_domain_proof_upgrade.sql"), "utf8"));
     expect(await db.select().from(domainProof)).toHaveLength(2);
   });
 });

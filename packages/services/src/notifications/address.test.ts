@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Lookup, addressProblem, literalHostProblem, resolveTarget } from "./address";
+import { type Lookup, addressProblem, checkedLookup, literalHostProblem, resolveTarget } from "./address";
 
 const answers =
   (table: Record<string, string[]>): Lookup =>
@@ -29,6 +29,19 @@ describe("addressProblem", () => {
     ["::ffff:127.0.0.1", "loopback"],
     ["::ffff:a9fe:a9fe", "link-local"],
     ["64:ff9b::7f00:1", "IPv4-embedding (NAT64)"],
+    // Issue 22 item 14: the IPv4-compatible form of loopback and local-use NAT64 (RFC 8215).
+    ["::127.0.0.1", "IPv4-compatible"],
+    ["::7f00:1", "IPv4-compatible"],
+    ["::a9fe:a9fe", "IPv4-compatible"],
+    ["64:ff9b:1::7f00:1", "IPv4-embedding (local-use NAT64)"],
+    ["64:ff9b:1:ffff::a9fe:a9fe", "IPv4-embedding (local-use NAT64)"],
+    ["::ffff:8.8.8.8", "IPv4-mapped"],
+    ["2001:0:4136:e378::1", "IPv4-embedding (Teredo)"],
+    ["2001:db8::1", "reserved (documentation)"],
+    ["100::1", "reserved (discard)"],
+    // Outside global unicast (2000::/3), listed or not.
+    ["4000::1", "reserved (not global unicast)"],
+    ["1::1", "reserved (not global unicast)"],
   ])("%s is %s", (ip, what) => expect(addressProblem(ip)).toBe(what));
 
   it.each(["93.184.216.34", "172.32.0.1", "8.8.8.8", "2606:4700::1111", "192.169.0.1"])("%s is public", (ip) => expect(addressProblem(ip)).toBeNull());
@@ -77,5 +90,20 @@ describe("resolveTarget (at delivery)", () => {
   });
   it("names a host that does not resolve", async () => {
     await expect(resolveTarget("nowhere.example.com", { allowPrivate: false, lookup })).rejects.toThrow("does not resolve (ENOTFOUND)");
+  });
+});
+
+describe("checkedLookup (for agents: the S3 client)", () => {
+  const lookup = answers({ "s3.example.com": ["93.184.216.34"], "inside.example.com": ["169.254.169.254"] });
+  const ask = (host: string, allowPrivate: boolean) =>
+    new Promise<{ err: (Error & { code?: string }) | null; address: string }>((resolve) =>
+      checkedLookup({ allowPrivate, lookup })(host, {}, (err, address) => resolve({ err, address: typeof address === "string" ? address : "" })),
+    );
+  it("answers the checked address, or refuses a name that resolves to a private one", async () => {
+    expect(await ask("s3.example.com", false)).toEqual({ err: null, address: "93.184.216.34" });
+    const refused = await ask("inside.example.com", false);
+    expect(refused.err?.message).toContain("link-local address; refused");
+    expect(refused.err?.code).toBe("ETARGETREFUSED");
+    expect(await ask("inside.example.com", true)).toEqual({ err: null, address: "169.254.169.254" });
   });
 });

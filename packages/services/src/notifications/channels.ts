@@ -10,8 +10,9 @@ import {
   notificationChannelInput,
   webhookChannelPatch,
 } from "@levelrail/spec/notifications";
-import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope } from "../context";
-import { literalHostProblem } from "./address";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, parse, scope, targetPolicy } from "../context";
+import { assertQuota } from "../org/quota";
+import { policyProblem } from "./address";
 import type { ChannelRow } from "./send";
 
 interface Common {
@@ -23,7 +24,7 @@ interface Common {
   updatedAt: string;
 }
 /** A channel as the API answers it: never its signing secret or SMTP password. */
-export type ChannelView = Common & ({ kind: "webhook"; url: string; format: WebhookConfig["format"]; allowPrivate: boolean } | ({ kind: "email"; passwordSet: boolean } & EmailConfig));
+export type ChannelView = Common & ({ kind: "webhook"; url: string; format: WebhookConfig["format"] } | ({ kind: "email"; passwordSet: boolean } & EmailConfig));
 
 export function channelView(c: ChannelRow): ChannelView {
   const common: Common = {
@@ -36,17 +37,20 @@ export function channelView(c: ChannelRow): ChannelView {
   };
   if (c.kind === "webhook") {
     const w = c.config as unknown as WebhookConfig;
-    return { ...common, kind: "webhook", url: w.url, format: w.format, allowPrivate: w.allowPrivate };
+    return { ...common, kind: "webhook", url: w.url, format: w.format };
   }
   const e = c.config as unknown as EmailConfig;
   return { ...common, kind: "email", host: e.host, port: e.port, secure: e.secure, username: e.username, from: e.from, to: e.to, passwordSet: c.secretSealed !== null };
 }
 
-/** A webhook's URL may not name a loopback, private or link-local address or the panel itself, unless allowed. */
-function checkUrl(ctx: Ctx, config: WebhookConfig) {
-  if (config.allowPrivate) return;
-  const problem = literalHostProblem(new URL(config.url).hostname, ctx.panelHost);
-  if (problem) throw invalid("url", `url: ${problem}; webhooks go to public addresses unless "allow private targets" is set for the channel`);
+/**
+ * A webhook's URL or an SMTP host may not name a loopback, private or link-local address or the
+ * panel itself, unless the installation allows private targets (a name is checked again, resolved,
+ * at every delivery).
+ */
+function checkHost(ctx: Ctx, field: "url" | "host", hostname: string) {
+  const problem = policyProblem(hostname, targetPolicy(ctx));
+  if (problem) throw invalid(field, `${field}: ${problem}`);
 }
 
 /** A new webhook signing secret: shown once, in the create response. */
@@ -79,21 +83,34 @@ export async function createChannel({ ctx, input: raw }: { ctx: Ctx; input: unkn
   const input = parse(notificationChannelInput, raw);
   const orgId = orgOf(ctx, input.orgId);
   if (input.kind === "webhook") {
-    const config: WebhookConfig = { url: input.url, format: input.format, allowPrivate: input.allowPrivate };
-    checkUrl(ctx, config);
+    const config: WebhookConfig = { url: input.url, format: input.format };
+    checkHost(ctx, "url", new URL(config.url).hostname);
     const secret = newSecret();
-    const [row] = await ctx.db
-      .insert(notificationChannel)
-      .values({ orgId, name: input.name, kind: "webhook", config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) })
-      .returning();
-    return { ...channelView(row!), secret };
+    const row = await insertChannel(ctx, orgId, { name: input.name, kind: "webhook", config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) });
+    return { ...channelView(row), secret };
   }
   const config: EmailConfig = { host: input.host, port: input.port, secure: input.secure, username: input.username || null, from: input.from, to: input.to };
-  const [row] = await ctx.db
-    .insert(notificationChannel)
-    .values({ orgId, name: input.name, kind: "email", config: { ...config }, events: input.events, secretSealed: input.password ? ctx.kit.keyring.seal(input.password) : null })
-    .returning();
-  return channelView(row!);
+  checkHost(ctx, "host", config.host);
+  const row = await insertChannel(ctx, orgId, {
+    name: input.name,
+    kind: "email",
+    config: { ...config },
+    events: input.events,
+    secretSealed: input.password ? ctx.kit.keyring.seal(input.password) : null,
+  });
+  return channelView(row);
+}
+
+/** Inserts a channel within the organization's `channels` quota (409 `quota_exceeded` beyond it, nothing written). */
+async function insertChannel(ctx: Ctx, orgId: string, values: Omit<typeof notificationChannel.$inferInsert, "orgId">): Promise<ChannelRow> {
+  return ctx.db.transaction(async (tx) => {
+    await assertQuota(ctx, tx, orgId, { channels: 1 });
+    const [row] = await tx
+      .insert(notificationChannel)
+      .values({ ...values, orgId })
+      .returning();
+    return row!;
+  });
 }
 
 /** Changes a channel's name, events or settings (never its kind; a webhook keeps its secret). */
@@ -102,12 +119,14 @@ export async function patchChannel({ ctx, id, input: raw }: { ctx: Ctx; id: stri
   const now = new Date();
   if (row.kind === "webhook") {
     const { name, events, ...rest } = parse(webhookChannelPatch, raw);
-    const config: WebhookConfig = { ...(row.config as unknown as WebhookConfig), ...rest };
-    checkUrl(ctx, config);
+    const { url, format } = { ...(row.config as unknown as WebhookConfig), ...rest };
+    const config: WebhookConfig = { url, format };
+    checkHost(ctx, "url", new URL(config.url).hostname);
     return update(ctx, id, { ...(name === undefined ? {} : { name }), ...(events === undefined ? {} : { events }), config: { ...config }, updatedAt: now });
   }
   const { name, events, password, username, ...rest } = parse(emailChannelPatch, raw);
   const config: EmailConfig = { ...(row.config as unknown as EmailConfig), ...rest, ...(username === undefined ? {} : { username: username || null }) };
+  checkHost(ctx, "host", config.host);
   return update(ctx, id, {
     ...(name === undefined ? {} : { name }),
     ...(events === undefined ? {} : { events }),

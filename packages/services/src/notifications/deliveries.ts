@@ -3,7 +3,7 @@ import { z } from "zod";
 import { organization } from "@levelrail/db/schema/orgs";
 import { notificationDelivery } from "@levelrail/db/schema/notifications";
 import { type NotificationPayload, TEST_EVENT, payloadOf } from "@levelrail/spec/notifications";
-import { type Ctx, parse } from "../context";
+import { type Ctx, parse, targetPolicy } from "../context";
 import { channelRow } from "./channels";
 import { deliver } from "./send";
 
@@ -51,7 +51,7 @@ export async function sendTest({ ctx, id, timeoutMs }: { ctx: Ctx; id: string; t
     .insert(notificationDelivery)
     .values({ orgId: channel.orgId, channelId: channel.id, event: TEST_EVENT, payload: { ...payload }, status: "pending", nextAttemptAt: new Date(Date.now() + 3_600_000) })
     .returning();
-  const outcome = await deliver(channel, row!.id, payload, { keyring: ctx.kit.keyring, panelHost: ctx.panelHost, ...(timeoutMs ? { timeoutMs } : {}) });
+  const outcome = await deliver(channel, row!.id, payload, { keyring: ctx.kit.keyring, policy: targetPolicy(ctx), ...(timeoutMs ? { timeoutMs } : {}) });
   const [done] = await ctx.db
     .update(notificationDelivery)
     .set(

@@ -3,7 +3,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { type NotificationPayload, SIGNATURE_HEADER, type WebhookConfig, slackBodyOf } from "@levelrail/spec/notifications";
-import { type Lookup, type ResolvedAddress, TargetError, bareHost, resolveTarget } from "./address";
+import { type ResolvedAddress, type TargetPolicy, TargetError, bareHost, resolveTarget } from "./address";
 
 /** `sha256=<hex>`: HMAC-SHA256 of the exact body bytes, keyed with the channel's secret (its UTF-8 bytes). */
 export function signatureOf(secret: string, body: Buffer | string): string {
@@ -19,21 +19,23 @@ export function webhookBody(format: WebhookConfig["format"], deliveryId: string,
 export interface SendOptions {
   /** The whole request's limit (connect, send, answer). */
   timeoutMs: number;
-  panelHost?: string | undefined;
-  lookup?: Lookup;
+  /** The installation's address policy (LEVELRAIL_ALLOW_PRIVATE_TARGETS, the panel's host). */
+  policy: TargetPolicy;
+  /** The delivery's deadline, when the caller keeps one. */
+  signal?: AbortSignal;
 }
 
 /**
- * POSTs one notification: resolve the host once and check every address (unless private targets are
- * allowed), connect to that very address, never follow a redirect. Resolves when the receiver
- * answered 2xx; otherwise throws an Error saying why, naming the host but never the URL's path or
- * query (they may hold a token).
+ * POSTs one notification: resolve the host once and check every address (unless the installation
+ * allows private targets), connect to that very address, never follow a redirect. Resolves when the
+ * receiver answered 2xx; otherwise throws an Error saying why: the host and the status code, never
+ * the URL's path or query (they may hold a token) nor anything the receiver answered.
  */
 export async function sendWebhook(config: WebhookConfig, secret: string, deliveryId: string, payload: NotificationPayload, o: SendOptions): Promise<void> {
   const url = new URL(config.url);
   const host = bareHost(url.hostname);
-  const deadline = AbortSignal.timeout(o.timeoutMs);
-  const target = await resolveTarget(host, { allowPrivate: config.allowPrivate, panelHost: o.panelHost, ...(o.lookup ? { lookup: o.lookup } : {}) });
+  const deadline = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs)]) : AbortSignal.timeout(o.timeoutMs);
+  const target = await resolveTarget(host, o.policy);
   const body = webhookBody(config.format, deliveryId, payload);
   const headers = {
     "content-type": "application/json",
@@ -82,7 +84,7 @@ function post(url: URL, host: string, target: ResolvedAddress, headers: Record<s
     req.on("error", (err: Error & { code?: string }) => {
       if (signal.aborted) reject(new Error(`${host} did not answer within ${timeoutMs} ms`));
       else if (err instanceof TargetError) reject(err);
-      else reject(new Error(`could not reach ${host}:${url.port || (url.protocol === "https:" ? 443 : 80)} (${err.code ?? err.message})`));
+      else reject(new Error(`could not reach ${host}:${url.port || (url.protocol === "https:" ? 443 : 80)} (${err.code ?? "connection failed"})`));
     });
     req.end(body);
   });

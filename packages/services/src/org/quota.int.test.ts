@@ -113,6 +113,7 @@ describe("an organization's own quota", () => {
         services: { limit: 2, used: 2, source: "organization" },
         databases: { limit: DEFAULT_QUOTAS.databases, used: 0, source: "default" },
         domains: { limit: 3, used: 2, source: "organization" },
+        channels: { limit: DEFAULT_QUOTAS.channels, used: 0, source: "default" },
       },
     });
     const other = await seedOrg(db, "quota-other");
@@ -210,7 +211,7 @@ describe("levelrail quota show|set (the administrator's verbs)", () => {
     shown = await setOrgQuotas(db, o.orgId, { apps: null }, defaults);
     expect(shown.quotas.apps).toEqual({ limit: DEFAULT_QUOTAS.apps, used: 0, source: "default" });
     shown = await setOrgQuotas(db, o.orgId, { reset: true }, defaults);
-    expect(Object.values(shown.quotas).map((q) => q.source)).toEqual(["default", "default", "default", "default"]);
+    expect(Object.values(shown.quotas).map((q) => q.source)).toEqual(["default", "default", "default", "default", "default"]);
     expect(await db.select().from(orgQuota).where(eq(orgQuota.orgId, o.orgId))).toEqual([]);
     shown = await setOrgQuotas(db, o.orgId, { reset: true, databases: 1 }, defaults);
     expect(shown.quotas.databases).toEqual({ limit: 1, used: 0, source: "organization" });

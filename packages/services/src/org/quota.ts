@@ -7,11 +7,12 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { DEFAULT_QUOTAS, QUOTA_KINDS, type QuotaKind, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 import { isUuid } from "@levelrail/spec/rules";
 import { managedDatabase } from "@levelrail/db/schema/databases";
+import { notificationChannel } from "@levelrail/db/schema/notifications";
 import { type Ctx, MAX_LIST_ROWS, bounded, orgOf, parse } from "../context";
 
 /**
- * Per-organization quotas: the most apps, services, databases and domains one organization may
- * have. The limit is the organization's own (`org_quota`, set by the installation's administrator
+ * Per-organization quotas: the most apps, services, databases, domains and notification channels
+ * one organization may have. The limit is the organization's own (`org_quota`, set by the installation's administrator
  * with `levelrail quota set`) or, where that is null or absent, the installation default
  * (`LEVELRAIL_QUOTA_*`, reaching the verbs as `ctx.quotas`).
  *
@@ -49,6 +50,7 @@ const counters: Record<QuotaKind, (db: Reader, orgId: string) => Promise<number>
   domains: async (db, orgId) =>
     one(await db.select({ n: sql<number>`coalesce(sum(jsonb_array_length(${service.domains})), 0)::int` }).from(service).where(eq(service.orgId, orgId))),
   databases: async (db, orgId) => one(await db.select({ n: count() }).from(managedDatabase).where(eq(managedDatabase.orgId, orgId))),
+  channels: async (db, orgId) => one(await db.select({ n: count() }).from(notificationChannel).where(eq(notificationChannel.orgId, orgId))),
 };
 
 /** Each kind's limit for one organization, and whether it is the organization's own or the default. */
@@ -58,7 +60,7 @@ export async function effectiveQuotas(db: Reader, orgId: string, defaults: Quota
     const own = row?.[kind] ?? null;
     return own === null ? { limit: defaults[kind], source: "default" as const } : { limit: own, source: "organization" as const };
   };
-  return { apps: limitOf("apps"), services: limitOf("services"), databases: limitOf("databases"), domains: limitOf("domains") };
+  return { apps: limitOf("apps"), services: limitOf("services"), databases: limitOf("databases"), domains: limitOf("domains"), channels: limitOf("channels") };
 }
 
 /**
@@ -114,7 +116,9 @@ export async function assertDomainQuota(ctx: Pick<Ctx, "quotas">, tx: Tx, orgId:
 async function quotasOf(db: Reader, orgId: string, defaults: QuotaLimits | undefined): Promise<QuotasView> {
   const limits = await effectiveQuotas(db, orgId, defaults);
   const view = async (kind: QuotaKind): Promise<QuotaView> => ({ ...limits[kind], used: await counters[kind](db, orgId) });
-  return { quotas: { apps: await view("apps"), services: await view("services"), databases: await view("databases"), domains: await view("domains") } };
+  return {
+    quotas: { apps: await view("apps"), services: await view("services"), databases: await view("databases"), domains: await view("domains"), channels: await view("channels") },
+  };
 }
 
 /** GET /api/v1/orgs/{id}/quotas: for the organization's members (404 for anyone else). */
@@ -156,6 +160,7 @@ const setInput = z
     services: quotaLimit.nullable().optional(),
     databases: quotaLimit.nullable().optional(),
     domains: quotaLimit.nullable().optional(),
+    channels: quotaLimit.nullable().optional(),
     /** Every kind back to the installation default first. */
     reset: z.boolean().optional(),
   })

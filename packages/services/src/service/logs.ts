@@ -47,10 +47,11 @@ export async function releaseLiveAt(ctx: Pick<Ctx, "db">, subject: LogSubject, r
 }
 
 /**
- * The values to hide in the service's log lines: its secrets and credentials (database URLs'
- * passwords, storage keys) as they resolve now. Read once when a stream opens; never returned.
+ * What to hide in the service's log lines: its secrets and credentials (database URLs, storage
+ * keys) as they resolve now, by key, so that a container's own values under those keys (from its
+ * release, before a rotation) are hidden too. Read once when a stream opens; never returned.
  */
-export async function logSecretValues(ctx: Ctx, subject: LogSubject): Promise<string[]> {
+export async function logSecrets(ctx: Ctx, subject: LogSubject): Promise<{ key: string; value: string }[]> {
   const target = await envTargetOf(ctx.db, subject.serviceId);
   if (!target) return [];
   const stores = pgEnvStores(ctx.db, ctx.kit.keyring);
@@ -65,5 +66,5 @@ export async function logSecretValues(ctx: Ctx, subject: LogSubject): Promise<st
       throw e;
     });
   }
-  return entries.filter((e) => e.sensitive).map((e) => e.value);
+  return entries.filter((e) => e.sensitive).map((e) => ({ key: e.key, value: e.value }));
 }

@@ -102,6 +102,21 @@ describe("application controller: crash loop events", () => {
     expect(t.events).toEqual([]);
   });
 
+  it("a secret rotated since the container was created: the value it has (and printed) is redacted too, and a removed secret its label names", async () => {
+    const rotated = "tok-rotated-away-1234";
+    const removed = "gone-secret-5678";
+    const { t, c } = looping({ TOKEN: "tok-current-0000" });
+    c.options.Env = [`TOKEN=${rotated}`, `OLD_KEY=${removed}`, "PLAIN=shown-value"];
+    c.labels["levelrail.secret-keys"] = "OLD_KEY,TOKEN";
+    t.engine.print(NEW, `using ${rotated} and ${removed}, plain shown-value\n`);
+    for (let i = 0; i < 3; i++) t.engine.restart(NEW, 1);
+    await t.converge();
+    expect(t.events).toHaveLength(1);
+    expect(t.events[0]!.detail).not.toContain(rotated);
+    expect(t.events[0]!.detail).not.toContain(removed);
+    expect(lastLinesOf(t.events[0]!.detail).at(-1)).toBe("using [redacted] and [redacted], plain shown-value");
+  });
+
   it("a secret that no longer resolves: the event keeps no output at all (it could not be redacted)", async () => {
     const { t } = looping({});
     for (let i = 0; i < 3; i++) t.engine.restart(NEW, 1);

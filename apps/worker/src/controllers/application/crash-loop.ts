@@ -30,8 +30,11 @@ export interface CrashLoopDeps {
   containers: readonly ManagedContainer[];
   runtime: Pick<Runtime, "containerLogs">;
   events: ServiceEventRecorder;
-  /** The service's secret values, resolved only when an event is about to hold the container's output; null: not all known. */
-  redactor: () => Promise<Redactor | null>;
+  /**
+   * The service's secret values and the container's own (those it was created with, before a
+   * rotation), resolved only when an event is about to hold the container's output; null: not all known.
+   */
+  redactor: (c: ManagedContainer | undefined) => Promise<Redactor | null>;
 }
 
 const WITHHELD = "(its last lines are not kept: the service's secrets could not all be resolved to hide them)";
@@ -53,7 +56,7 @@ export function crashLoopRecording(inner: StatusWriter, d: CrashLoopDeps): Statu
         let detail = crashLoopEndedDetail(facts);
         if (kind === "crash_loop_started") {
           const c = d.containers.find((x) => x.name === status.activeContainer);
-          const redact = await d.redactor();
+          const redact = await d.redactor(c);
           // Without every secret value to hide, the output is not kept at all.
           const output = c && redact ? await d.runtime.containerLogs(c.id, CRASH_LOOP_LINES).catch(() => "") : "";
           detail = crashLoopStartedDetail(facts, redact ? lastLines(redact(output)) : [], redact ? null : WITHHELD);

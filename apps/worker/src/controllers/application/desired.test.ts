@@ -34,13 +34,15 @@ const plan = {
   spec,
   // The resolved environment: every tier merged, with values Docker must pass through untouched.
   env: { LOG_LEVEL: "debug", FROM_SPEC: "spec", DATABASE_URL: "postgres://u:p@db:5432/x?a=b", EMPTY: "", SPACES: "a b  c", MULTI: "line1\nline2" },
+  // Its secrets' keys (a database attachment's URL, a secret): named in a label, never a value.
+  secretKeys: ["MULTI", "DATABASE_URL"],
 } satisfies Required<ContainerPlan>;
 
 describe("containerOptions", () => {
   it("covers every ReleaseSpec and ContainerPlan field", () => {
     expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
     expect(Object.keys(spec)).toHaveLength(8);
-    expect(Object.keys(plan)).toHaveLength(12);
+    expect(Object.keys(plan)).toHaveLength(13);
     expect(releaseSpec.parse(spec)).toEqual(spec);
   });
 
@@ -66,6 +68,7 @@ describe("containerOptions", () => {
         "levelrail.release": plan.releaseId,
         "levelrail.role": "service",
         "levelrail.image": "registry.example.com/shop:1.4.2",
+        "levelrail.secret-keys": "DATABASE_URL,MULTI",
       },
       ExposedPorts: { "8080/tcp": {} },
       HostConfig: {
@@ -96,7 +99,7 @@ describe("containerOptions", () => {
     // The same service name and app name in another environment: another service, another name.
     expect(other({ serviceId: "5e6f7a8b-0000-4000-8000-000000000000", appId: "another-app", environmentId: "another-env" })).not.toBe(containerOptions(plan).name);
     // What does not change the container's identity does not change its name.
-    expect(other({ releaseId: "another-release", env: {} })).toBe(containerOptions(plan).name);
+    expect(other({ releaseId: "another-release", env: {}, secretKeys: [] })).toBe(containerOptions(plan).name);
     expect(other({ environmentId: "another-env", appId: "another-app" })).toBe(containerOptions(plan).name);
   });
 

@@ -1,5 +1,5 @@
 import type { ContainerCreateOptions } from "dockerode";
-import { Roles, containerName, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { Labels, Roles, containerName, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
 import { type ReleaseSpec, resourcesOf } from "@levelrail/spec/service";
 import { hostLimits } from "../../containers/limits";
 
@@ -19,6 +19,8 @@ export interface ContainerPlan {
   spec: ReleaseSpec;
   /** The fully resolved environment (every tier merged). */
   env: Record<string, string>;
+  /** Which of `env`'s keys are secrets (a label names them, so its logs are redacted with its own values). */
+  secretKeys?: string[];
   /** Nameservers: the mesh DNS on the app network's gateway. */
   dns: string[];
 }
@@ -30,7 +32,11 @@ export function containerOptions(plan: ContainerPlan): ContainerCreateOptions & 
     name: containerName(plan.shortName, plan.service, plan),
     Image: plan.imageId,
     Env: Object.entries(plan.env).map(([k, v]) => `${k}=${v}`),
-    Labels: { ...serviceLabels(plan.shortName, plan, Roles.service), "levelrail.image": plan.spec.image },
+    Labels: {
+      ...serviceLabels(plan.shortName, plan, Roles.service),
+      "levelrail.image": plan.spec.image,
+      ...(plan.secretKeys?.length ? { [Labels.secretKeys]: [...new Set(plan.secretKeys)].sort().join(",") } : {}),
+    },
     ExposedPorts: { [`${plan.spec.port}/tcp`]: {} },
     HostConfig: {
       NetworkMode: network,

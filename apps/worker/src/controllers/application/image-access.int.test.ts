@@ -2,25 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@levelrail/services/app/app";
 import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
 import type { Ctx } from "@levelrail/services/context";
+import { getDatabase } from "@levelrail/services/database/view";
+import { createDatabase } from "@levelrail/services/database/write";
 import { deployService } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
-import { serviceFilter } from "@levelrail/spec/naming";
+import { databaseFilter, instanceFilter, serviceFilter } from "@levelrail/spec/naming";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { startRegistry } from "@levelrail/testkit/registry";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { setupSuite } from "../../../test/harness";
+import { repositoryKey } from "./reference";
 
 /**
  * The engine's image cache is shared by every organization. Organization A pulls a private image
  * with its own registry credential; organization B names the same reference (or its digest, or its
- * bare id) and must not run it. An image built on the host stays usable by anyone.
+ * bare id, or an id prefix, or through a database) and must not run it. An image built on the host
+ * stays usable by anyone.
  */
 let s: Awaited<ReturnType<typeof setupSuite>>;
 let registry: Awaited<ReturnType<typeof startRegistry>>;
 let orgB: Awaited<ReturnType<typeof seedOrg>>;
 let hostTag: string;
+/** Tags this suite gives the host-built image under Docker Hub names (removed after). */
+const hubTags: string[] = [];
 let ref: string;
 
 type Place = Ctx & { envId: string };
@@ -49,6 +55,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.stop();
   await s?.teardown();
+  for (const t of hubTags) await s?.runtime.docker.getImage(t).remove().catch(() => {});
+  // A database's volume, should one have been made (none is when its image is refused).
+  for (const v of (await s?.runtime.listVolumes(instanceFilter(s.shortName))) ?? []) await s.runtime.removeVolume(v.name).catch(() => {});
   await s?.runtime.docker.getImage(hostTag).remove({ force: true }).catch(() => {});
 });
 
@@ -117,5 +126,55 @@ describe("private images between organizations", () => {
     const b = await deploy(orgB, "hostbuilt");
     expect(b.st.phase, b.st.message).toBe("running");
     expect(b.containers).toHaveLength(1);
+  });
+});
+
+describe("a database naming another organization's private image", () => {
+  it("B's database fails with the registry's refusal and makes nothing; so does A's (a database pulls without a login)", async () => {
+    expect((await s.runtime.imageRepoDigests(ref))?.length).toBeGreaterThan(0); // A's pull is in the engine's cache
+    for (const [p, name] of [[orgB, "stolen"], [s.ctx, "own"]] as const) {
+      const created = await createDatabase({ ctx: { ...p, shortName: s.shortName }, envId: p.envId, input: { name, image: ref } });
+      const d = await waitFor(`database ${name} to fail`, async () => {
+        const x = await getDatabase({ ctx: p, envId: p.envId, name });
+        return x.phase === "failed" || x.phase === "running" || x.phase === "starting" ? x : undefined;
+      }, { timeoutMs: 60_000 });
+      expect(d.phase, d.message).toBe("failed");
+      expect(d.message).toContain(`image ${ref} is on this host, but its registry did not confirm this database may pull it without a registry credential`);
+      expect(await s.runtime.listContainers(databaseFilter(s.shortName, created.id))).toEqual([]);
+    }
+  });
+
+  it("an image id or a short prefix of one is a 400 naming image, for a database and a service", async () => {
+    const id = (await s.runtime.imageId(ref))!;
+    const hex = id.slice("sha256:".length);
+    for (const image of [id, hex, hex.slice(0, 12), `sha256:${hex.slice(0, 12)}`, hex.slice(0, 4)]) {
+      await expect(createDatabase({ ctx: orgB, envId: orgB.envId, input: { name: "byprefix-db", image } })).rejects.toMatchObject({ code: "invalid_input", field: "image" });
+      await expect(svc(orgB, "byprefix", image)).rejects.toMatchObject({ code: "invalid_input", field: "image" });
+    }
+  });
+});
+
+describe("the names the engine takes for one cached image", () => {
+  it("every Docker Hub spelling the engine resolves to the image is one repository to the access check; an id prefix resolves too", async () => {
+    const id = (await s.runtime.imageId(hostTag))!;
+    const hex = id.slice("sha256:".length);
+    const ns = `lrimg-${s.shortName}/private`;
+    const official = `lrimg-${s.shortName}`;
+    for (const [repo, tag] of [[`docker.io/${ns}`, "v1"], [`docker.io/library/${official}`, "v1"]] as const) {
+      await s.runtime.docker.getImage(hostTag).tag({ repo, tag });
+      hubTags.push(`${repo}:${tag}`);
+    }
+    const groups = [
+      [`${ns}:v1`, `docker.io/${ns}:v1`, `index.docker.io/${ns}:v1`],
+      [`${official}:v1`, `library/${official}:v1`, `docker.io/${official}:v1`, `index.docker.io/${official}:v1`, `index.docker.io/library/${official}:v1`],
+    ];
+    for (const spellings of groups) {
+      for (const name of spellings) {
+        expect(await s.runtime.imageId(name), name).toBe(id);
+        expect(repositoryKey(name), name).toBe(repositoryKey(spellings[0]!));
+      }
+    }
+    // The engine searches a name it does not know as an id prefix: why the API refuses hex digits alone.
+    for (const prefix of [hex.slice(0, 12), `sha256:${hex.slice(0, 12)}`]) expect(await s.runtime.imageId(prefix), prefix).toBe(id);
   });
 });

@@ -1,4 +1,6 @@
 import type { RegistryAuth, Runtime } from "@levelrail/docker";
+import { isBareImageId } from "@levelrail/spec/service";
+import { repositoryKey } from "./reference";
 
 /** Kubernetes' convention: `:latest` or no tag is pulled on every Deploy; any other tag or a digest only when missing. */
 export type PullPolicy = "always" | "if-not-present";
@@ -11,23 +13,8 @@ export function pullPolicy(ref: string): PullPolicy {
   return lastSegment.slice(colon + 1) === "latest" ? "always" : "if-not-present";
 }
 
-/** Whether a service may run an image the engine already has: yes, no (why), or the image left the engine meanwhile. */
+/** Whether a service (or a database) may run an image the engine already has: yes, no (why), or the image left the engine meanwhile. */
 export type CachedImageAccess = { kind: "ok" } | { kind: "refused"; message: string } | { kind: "gone" };
-
-/**
- * The repository a reference names, fully qualified as the engine normalizes it
- * (`nginx:1` → `docker.io/library/nginx`, `127.0.0.1:5000/a/b@sha256:…` → `127.0.0.1:5000/a/b`).
- */
-export function repositoryOf(ref: string): string {
-  const name = ref.split("@")[0]!;
-  const slash = name.lastIndexOf("/");
-  const colon = name.lastIndexOf(":");
-  const repo = colon > slash ? name.slice(0, colon) : name;
-  const first = repo.split("/")[0]!;
-  const hasDomain = repo.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
-  if (hasDomain) return repo;
-  return `docker.io/${repo.includes("/") ? repo : `library/${repo}`}`;
-}
 
 /**
  * The engine's cache is shared by every organization: an image pulled with one organization's
@@ -42,16 +29,28 @@ export async function cachedImageAccess(
   ref: string,
   imageId: string,
   auth: RegistryAuth | null,
+  who: AccessSubject = SERVICE,
 ): Promise<CachedImageAccess> {
+  // An id or id prefix (a row stored before the API refused it) names no repository to ask.
+  const repository = isBareImageId(ref) ? null : repositoryKey(ref);
+  if (repository === null) return { kind: "refused", message: `image ${ref} names no repository (an image id or a prefix of one): name the image by its repository, like registry.example.com/shop:1.4.2` };
   const digests = await runtime.imageRepoDigests(imageId);
   if (digests === null) return { kind: "gone" };
-  const repository = repositoryOf(ref);
-  if (!digests.some((d) => repositoryOf(d) === repository)) return { kind: "ok" };
+  // Compared as the engine resolves names: `index.docker.io/a/b`, `docker.io/a/b` and `a/b` are one repository.
+  if (!digests.some((d) => repositoryKey(d) === repository)) return { kind: "ok" };
   const access = await runtime.registryAccess(ref, auth);
   if (access.ok) return { kind: "ok" };
-  const login = auth ? "with this service's registry credential" : "without a registry credential";
+  const login = auth ? `with this ${who.noun}'s registry credential` : "without a registry credential";
   return {
     kind: "refused",
-    message: `image ${ref} is on this host, but its registry did not confirm this service may pull it ${login} (${access.reason}): attach a registry credential that may pull ${ref}, then deploy again`,
+    message: `image ${ref} is on this host, but its registry did not confirm this ${who.noun} may pull it ${login} (${access.reason}): ${who.remedy(ref)}`,
   };
 }
+
+/** Who asks for a cached image, for the refusal's words. */
+export interface AccessSubject {
+  noun: string;
+  remedy: (ref: string) => string;
+}
+
+const SERVICE: AccessSubject = { noun: "service", remedy: (ref) => `attach a registry credential that may pull ${ref}, then deploy again` };

@@ -1,4 +1,4 @@
-import type { Runtime } from "@levelrail/docker";
+import type { ManagedContainer, Runtime } from "@levelrail/docker";
 import { type EnvStores, UnresolvableError, resolveEnv, toEnvMap } from "@levelrail/spec/env";
 import { type Redactor, noRedaction, redactor } from "@levelrail/spec/redact";
 import { Labels, isPreDeployContainer, networkName } from "@levelrail/spec/naming";
@@ -77,20 +77,37 @@ export async function observe(o: ObserveDeps, serviceId: string): Promise<{ desi
 
 /**
  * The service's secret values (and registry password) as a redactor, resolved now: for what a pass
- * keeps when it did not need the environment itself (a crash-looping container's last lines). Null
- * when its environment no longer resolves: then not every secret is known, and nothing may be kept.
+ * keeps when it did not need the environment itself (a crash-looping container's last lines). With
+ * a container, its own values under its secret keys too (its label's, as deployed, and today's):
+ * it may have been created before a secret was rotated. Null when its environment no longer
+ * resolves: then not every secret is known, and nothing may be kept.
  */
-export async function serviceRedactor(o: Pick<ObserveDeps, "envStores" | "registry">, svc: DesiredService): Promise<Redactor | null> {
+export async function serviceRedactor(
+  o: Pick<ObserveDeps, "envStores" | "registry"> & { runtime: Pick<Runtime, "containerEnv"> },
+  svc: DesiredService,
+  container?: ManagedContainer,
+): Promise<Redactor | null> {
   const { env, secrets } = await environment(o.envStores, svc.envTarget, svc.release?.spec.env ?? {});
   if (!env.ok) return null;
-  return redactor([...secrets, ...(await registryPassword(o.registry, svc))]);
+  const own: string[] = [];
+  if (container) {
+    const keys = new Set([...(env.secretKeys ?? []), ...(container.labels[Labels.secretKeys] ?? "").split(",").filter(Boolean)]);
+    const values = await o.runtime.containerEnv(container.id).catch(() => null);
+    if (values === null) return null; // its own values unknown: nothing may be kept
+    for (const k of keys) {
+      const v = values[k];
+      if (v !== undefined) own.push(v);
+    }
+  }
+  return redactor([...secrets, ...own, ...(await registryPassword(o.registry, svc))]);
 }
 
 /** The resolved environment, and the values that must never be shown (secrets, credentials). */
 async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<{ env: EnvObservation; secrets: string[] }> {
   try {
     const entries = await resolveEnv({ ...target, env }, stores);
-    return { env: { ok: true, env: toEnvMap(entries) }, secrets: entries.filter((e) => e.sensitive).map((e) => e.value) };
+    const sensitive = entries.filter((e) => e.sensitive);
+    return { env: { ok: true, env: toEnvMap(entries), secretKeys: sensitive.map((e) => e.key) }, secrets: sensitive.map((e) => e.value) };
   } catch (err) {
     if (err instanceof UnresolvableError) return { env: { ok: false, problem: err.message }, secrets: [] };
     throw err;

@@ -21,7 +21,7 @@ export interface Desired {
   defaultHookTimeoutSeconds: number;
 }
 
-export type EnvObservation = { ok: true; env: Record<string, string> } | { ok: false; problem: string };
+export type EnvObservation = { ok: true; env: Record<string, string>; secretKeys?: string[] } | { ok: false; problem: string };
 
 /** What one pass saw. Fields a situation does not need are left unread (null). */
 export interface Observed {
@@ -149,6 +149,7 @@ export function plan(d: Desired, o: Observed): Step {
     restartNonce: rel.restartNonce,
     spec: rel.spec,
     env: o.env.env,
+    secretKeys: o.env.secretKeys ?? [],
     dns: [o.network.gateway, ...d.upstreamDns],
   });
   // A succeeded release that gets here replaces its live container: no deploy, so no hook runs again.

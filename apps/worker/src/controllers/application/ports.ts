@@ -108,6 +108,8 @@ export interface ProbeResult {
   detail: string;
   /** The container can never get ready as it is (it exited, it is gone): no point probing on. */
   final?: boolean;
+  /** The engine can no longer start processes in the container (broken by an engine restart): only a new one can get ready. */
+  replace?: boolean;
 }
 
 export interface Prober {

@@ -25,6 +25,8 @@ export interface ProbeObservation {
   at?: number;
   /** The probe said the container can never get ready as it is (it exited, it is gone). */
   final?: boolean;
+  /** The engine can no longer start processes in the container: only a new container can get ready. */
+  replace?: boolean;
   /** The manager stopped probing: ready, never to be ready, or out of budget (until a `renew`). */
   done?: boolean;
 }

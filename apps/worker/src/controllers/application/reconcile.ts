@@ -88,7 +88,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
               containers: observed.containers,
               runtime: deps.runtime,
               events: deps.events,
-              redactor: () => serviceRedactor(deps, svc),
+              redactor: (c) => serviceRedactor(deps, svc, c),
             })
           : redactingStatus(deps.status, redact);
       // What the pass stores (statuses, release messages, hook output) or throws (logged by the

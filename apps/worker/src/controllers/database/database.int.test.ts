@@ -2,8 +2,9 @@
 // real S3 server on loopback and the worker: create, attach (a service reads and writes rows
 // through DATABASE_URL), back up (verified by a restore), schedule and prune, restore into a new
 // database and in place, and the faults: a refusing target, a corrupted object, a failing restore.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { readFileSync, rmdirSync, truncateSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "@levelrail/services/app/app";
 import { createBackupTarget } from "@levelrail/services/config/backup-targets";
@@ -133,6 +134,23 @@ describe("a managed database", () => {
     worker = await s.startWorker({ probeIntervalMs: 100 });
     await waitRunning("shop-db");
     expect((await serverOf("shop-db")).id).toBe(back.id);
+    expect(await inServer("shop-db", "select string_agg(body, ',' order by id) from notes")).toBe("a,b,c");
+  }, 240_000);
+
+  it("is replaced on its volume when the engine can no longer exec in its container (its filesystem gone, as an engine restart can leave it)", async () => {
+    const broken = await serverOf("shop-db");
+    // What dockerd's double clean-up after a restart does (moby#43402): the rootfs is unmounted and
+    // removed on the host while the container's processes run on in their own mount namespace.
+    const merged = ((await s.runtime.docker.getContainer(broken.id).inspect()).GraphDriver.Data as unknown as { MergedDir: string }).MergedDir;
+    expect(spawnSync("umount", ["-l", merged]).status).toBe(0);
+    rmdirSync(merged);
+    const probe = await runInside(s.runtime, broken.id, ["psql", "-X", "-U", "postgres", "-Atc", "select 1"]);
+    expect(probe.out).toMatch(/starting setns process/);
+    const back = await waitFor("a new server", async () => {
+      const c = await serverOf("shop-db").catch(() => null);
+      return c && c.id !== broken.id && (await database("shop-db")).phase === "running" ? c : undefined;
+    }, { timeoutMs: 150_000, describe: async () => JSON.stringify(await database("shop-db")) });
+    expect(back.name).toBe(broken.name);
     expect(await inServer("shop-db", "select string_agg(body, ',' order by id) from notes")).toBe("a,b,c");
   }, 240_000);
 

@@ -97,6 +97,27 @@ describe("the database controller on the fake engine", () => {
     expect(w.store.status).toEqual({ phase: "failed", message: `image ${IMAGE} could not be pulled: registry unreachable`, container: null });
   });
 
+  it("another organization's private image in the engine's cache (pulled with its login): refused, nothing made, however the reference is spelled", async () => {
+    // Organization A pulled acme/private:1 from Docker Hub with its own login.
+    const ref = "acme/private:1";
+    for (const r of [ref, "index.docker.io/acme/private:1"]) {
+      w.engine.registry.set(r, "sha256:a1");
+      w.engine.logins.set(r, "org-a-password");
+    }
+    await w.engine.pullImage(ref, { username: "a", password: "org-a-password", serveraddress: "docker.io" }, () => {});
+    // The engine resolves Docker Hub's legacy name to the same image (the fake looks names up as written).
+    w.engine.images.set("index.docker.io/acme/private:1", "sha256:a1");
+    for (const image of [ref, "index.docker.io/acme/private:1"]) {
+      w.store.db = { ...w.store.db!, image };
+      await w.converge();
+      expect(w.store.status).toMatchObject({ phase: "failed", container: null });
+      expect(w.store.status?.message).toContain(`image ${image} is on this host, but its registry did not confirm this database may pull it without a registry credential`);
+      expect(servers()).toEqual([]);
+      expect(await w.engine.inspectVolume(VOLUME)).toBeNull();
+    }
+    expect(w.engine.pulls.map((p) => p.auth)).toEqual([expect.objectContaining({ username: "a" })]); // it never pulled it itself either
+  });
+
   it("its container name taken by a container that is not its own: said, never touched", async () => {
     w.engine.images.set(IMAGE, "sha256:pg17");
     await w.engine.createVolume(VOLUME, LABELS);

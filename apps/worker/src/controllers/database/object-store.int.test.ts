@@ -5,13 +5,18 @@ import { Readable } from "node:stream";
 import { freePort } from "@levelrail/testkit/registry";
 import { startS3Server, type S3Server } from "@levelrail/testkit/s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { s3ObjectStore, type StorageTarget } from "./object-store";
+import { type ObjectStoreOptions, s3ObjectStore as s3ObjectStoreOf, type StorageTarget } from "./object-store";
 import { StorageError } from "./storage-error";
 
 const MiB = 1024 * 1024;
 const bucket = `lr-os-${randomBytes(3).toString("hex")}`;
 let s3: S3Server;
 let target: StorageTarget;
+/**
+ * The S3 server is on loopback: an installation that allows private targets
+ * (LEVELRAIL_ALLOW_PRIVATE_TARGETS=true); the default policy is tested apart, without connecting.
+ */
+const s3ObjectStore = (t: StorageTarget, o: ObjectStoreOptions = {}) => s3ObjectStoreOf(t, { policy: { allowPrivate: true }, ...o });
 /** Every message an error produced in this file, to check none holds the secret key. */
 const messages: string[] = [];
 
@@ -146,12 +151,12 @@ describe("s3ObjectStore against a real S3 server on loopback", () => {
     const e1 = await caught(wrongKey.upload("lr/x.dump", bytes(1000, "x")));
     expect(e1).toBeInstanceOf(StorageError);
     expect(e1.message).toBe(
-      "storage target refused the request: InvalidAccessKeyId (The AWS Access Key Id you provided does not exist in our records.): check the access key",
+      "storage target refused the request: InvalidAccessKeyId (HTTP 403): check the access key",
     );
 
     const wrongSecret = s3ObjectStore({ ...target, secretKey: `${s3.secretKey}-wrong` });
     const e2 = await caught(wrongSecret.upload("lr/x.dump", bytes(6 * MiB, "x")));
-    expect(e2.message).toBe("storage target refused the request: SignatureDoesNotMatch: check the secret key");
+    expect(e2.message).toBe("storage target refused the request: SignatureDoesNotMatch (HTTP 403): check the secret key");
     expect((e2 as StorageError).retryable).toBe(false);
     expect(e2.message).not.toContain("-wrong");
     const e2b = await caught(wrongSecret.download("lr/x.dump"));
@@ -241,5 +246,47 @@ describe("s3ObjectStore against a real S3 server on loopback", () => {
     expect(back.size).toBe(stored.sizeBytes);
     expect(back.sha256).not.toBe(stored.sha256);
     await store.remove("lr/db/2026-01-01T00:00:00.000Z.dump");
+  });
+});
+
+describe("the installation's address policy (LEVELRAIL_ALLOW_PRIVATE_TARGETS unset)", () => {
+  it("refuses a loopback, private or link-local endpoint, or a name resolving to one, without connecting", async () => {
+    let connections = 0;
+    const counter: Server = createServer((sock) => {
+      connections++;
+      sock.destroy();
+    });
+    await new Promise<void>((r) => counter.listen(0, "127.0.0.1", r));
+    const { port } = counter.address() as { port: number };
+    try {
+      for (const endpoint of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, "http://169.254.169.254", "http://[::127.0.0.1]:9000", "http://10.0.0.5:9000"]) {
+        const store = s3ObjectStoreOf({ ...target, endpoint });
+        const err = await caught(store.upload("lr/x.dump", bytes(1000, "x")));
+        expect(err, endpoint).toBeInstanceOf(StorageError);
+        expect((err as StorageError).reason).toBe("TargetRefused");
+        expect(err.message).toContain("refused by the installation's address policy");
+        expect((err as StorageError).retryable).toBe(false);
+        expect((await caught(store.exists("lr/x.dump"))).message).toContain("address policy");
+      }
+      // A name is checked as it resolves, at connect time, and the client connects to the address checked.
+      const viaName = s3ObjectStoreOf(
+        { ...target, endpoint: `http://s3.example.com:${port}` },
+        { maxAttempts: 1, policy: { allowPrivate: false, lookup: async () => [{ address: "127.0.0.1", family: 4 }] } },
+      );
+      const err = await caught(viaName.download("lr/x.dump"));
+      expect((err as StorageError).reason).toBe("TargetRefused");
+      expect(err.message).toBe(
+        `storage target http://s3.example.com:${port} refused by the installation's address policy: s3.example.com resolves to 127.0.0.1, a loopback address; refused (private targets are allowed only by the installation's LEVELRAIL_ALLOW_PRIVATE_TARGETS)`,
+      );
+      expect(connections).toBe(0);
+      // With the setting, the same name reaches the checked address (here the loopback server).
+      const allowed = s3ObjectStoreOf(
+        { ...target, endpoint: `http://s3.example.com:${s3.endpoint.split(":").at(-1)}` },
+        { policy: { allowPrivate: true, lookup: async () => [{ address: "127.0.0.1", family: 4 }] } },
+      );
+      expect(await allowed.exists("lr/never-written.dump")).toBe(false);
+    } finally {
+      await new Promise<void>((r) => counter.close(() => r()));
+    }
   });
 });

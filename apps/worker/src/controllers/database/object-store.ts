@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { finished, Readable, Transform } from "node:stream";
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { type TargetPolicy, checkedLookup, policyProblem } from "@levelrail/services/notifications/address";
 import type { StorageTarget } from "@levelrail/spec/env";
 import type { ObjectStore } from "./ports";
 import { endpointOrigin, StorageError, toStorageError } from "./storage-error";
@@ -10,6 +13,12 @@ import { endpointOrigin, StorageError, toStorageError } from "./storage-error";
 export type { StorageTarget };
 
 export interface ObjectStoreOptions {
+  /**
+   * The installation's address policy (LEVELRAIL_ALLOW_PRIVATE_TARGETS): unless private targets are
+   * allowed, the endpoint's host and every address it resolves to must be public, and the client
+   * connects to the address checked. Default: private targets refused.
+   */
+  policy?: TargetPolicy;
   /** How long establishing a connection may take (default 5 s). */
   connectTimeoutMs?: number;
   /** How long a connection may stay silent while a request waits or data should flow (default 30 s); not a cap on the total. */
@@ -90,10 +99,17 @@ export function s3ObjectStore(target: StorageTarget, opts: ObjectStoreOptions = 
   } catch {
     url = undefined;
   }
+  const policy = opts.policy ?? { allowPrivate: false };
+  // An address literal is never looked up (Node connects to it as it is): checked here; a name is
+  // checked, resolved, at every connection by the agents' lookup.
+  const refusedHost = url ? policyProblem(url.hostname, policy) : null;
   const invalid =
     !url || (url.protocol !== "http:" && url.protocol !== "https:")
       ? new StorageError("storage target endpoint is not an http(s) URL: fix the target's endpoint", { reason: "InvalidEndpoint", retryable: false })
-      : undefined;
+      : refusedHost
+        ? new StorageError(`storage target ${origin} refused by the installation's address policy: ${refusedHost}`, { reason: "TargetRefused", retryable: false })
+        : undefined;
+  const lookup = checkedLookup(policy);
 
   const client = new S3Client({
     endpoint: origin,
@@ -105,7 +121,12 @@ export function s3ObjectStore(target: StorageTarget, opts: ObjectStoreOptions = 
     // the backup's own sha256 and the restore check integrity end to end.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    requestHandler: { connectionTimeout: opts.connectTimeoutMs ?? 5_000, socketTimeout: idleMs },
+    requestHandler: {
+      connectionTimeout: opts.connectTimeoutMs ?? 5_000,
+      socketTimeout: idleMs,
+      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup }),
+      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup }),
+    },
   });
   const check = () => {
     if (invalid) throw invalid;

@@ -1,6 +1,7 @@
 import type { ManagedContainer } from "@levelrail/docker";
 import type { DatabaseEngineId } from "@levelrail/spec/database";
 import { DatabaseRoles, Labels, carriesLabels, databaseFilter, databaseLabels, networkName } from "@levelrail/spec/naming";
+import { cachedImageAccess } from "../application/image";
 import type { ProberManager } from "../application/prober";
 import type { BackupDesired, BackupObserved } from "./backup-plan";
 import type { Desired, Observed } from "./plan";
@@ -11,7 +12,7 @@ import type { DatabaseStore, DesiredDatabase } from "./store";
 
 export interface ObserveDeps {
   shortName: string;
-  runtime: Pick<ImagePort, "imageId"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
+  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "registryAccess"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
   /** The database containers in memory (the container informer): no listing per pass. */
   containers: Pick<DatabaseContainers, "byDatabase">;
   store: Pick<DatabaseStore, "database" | "teardown" | "pendingRestore" | "lastScheduledFor" | "openBackups" | "backup" | "target">;
@@ -43,6 +44,7 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
     oneOffs: mine.filter((c) => !servers.includes(c)),
     restore: null,
     imagePresent: null,
+    imageRefused: null,
     volume: null,
     appNetworks: null,
     probe: null,
@@ -73,7 +75,7 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
   if (server) observed.probe = o.readiness.result(server.id);
   const live = server?.state === "running" && !observed.restore && !d.failedInto;
   if (!live) {
-    observed.imagePresent = (await o.runtime.imageId(d.image)) !== null;
+    await observeImage(o, d, observed, !server || observed.restore !== null);
     const volume = await o.runtime.inspectVolume(d.volume);
     observed.volume = !volume ? "missing" : carriesLabels(volume.labels, databaseLabels(o.shortName, { databaseId: id, environmentId: d.environmentId })) ? "ours" : "foreign";
     if (server?.state === "exited" || server?.state === "dead") observed.logTail = await logTail(o, server.id, 3);
@@ -86,6 +88,26 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
   if (d.backupSchedule) observed.lastScheduledFor = await o.store.lastScheduledFor(id);
   return { desired, observed };
 }
+
+/**
+ * Whether the engine has the database's image and, when a container is about to be made from it,
+ * whether the database may run it: the engine's cache is every organization's, and a database pulls
+ * without a login, so an image pulled from a registry under its name runs only once that registry
+ * lets anyone pull it (the application controller's check, `cachedImageAccess`).
+ */
+async function observeImage(o: ObserveDeps, d: DesiredDatabase, observed: Observed, creating: boolean): Promise<void> {
+  const imageId = await o.runtime.imageId(d.image);
+  observed.imagePresent = imageId !== null;
+  if (imageId === null || !creating) return;
+  const access = await cachedImageAccess(o.runtime, d.image, imageId, null, DATABASE_PULLER);
+  if (access.kind === "gone") observed.imagePresent = false;
+  if (access.kind === "refused") observed.imageRefused = access.message;
+}
+
+const DATABASE_PULLER = {
+  noun: "database",
+  remedy: (ref: string) => `a database pulls its image without a registry login, so name one anyone may pull (or one built on this host) instead of ${ref}`,
+};
 
 /** Reads what one backup pass needs: the backup, its database, the database's running server and its readiness. */
 export async function observeBackup(o: ObserveDeps, id: string): Promise<{ desired: BackupDesired; observed: BackupObserved }> {

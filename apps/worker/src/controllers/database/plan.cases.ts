@@ -89,6 +89,7 @@ export function observed(over: Partial<Observed> = {}): Observed {
     oneOffs: [],
     restore: null,
     imagePresent: true,
+    imageRefused: null,
     volume: "ours",
     appNetworks: [],
     probe: null,
@@ -104,6 +105,7 @@ const live = (over: Partial<Observed> = {}) => observed({ servers: [server()], p
 
 const restore = (over: Partial<RestoreRecord> = {}): RestoreRecord => ({ id: "5f1e2d3c-0000-4000-8000-000000000000", databaseId: DB_ID, backupId: "b-1", mode: "replace", volume: RESTORED, runner: null, ...over });
 const INTO = { mode: "into" as const, volume: VOLUME };
+const REFUSED = "image registry.a.com/acme/api:1 is on this host, but its registry did not confirm this database may pull it without a registry credential (unauthorized)";
 
 /** [situation, desired, observed, what the step must be (a subset: `toMatchObject`)]. */
 export type Row = [string, Desired, Observed, Record<string, unknown>];
@@ -125,6 +127,7 @@ const volumes: Row[] = [
 
 const server_: Row[] = [
   ["its image is not on the engine: pull", desired(), observed({ imagePresent: false }), { kind: "pull", image: IMAGE, status: status("pending", `pulling ${IMAGE}`, null) }],
+  ["an image on the engine its registry does not let it pull (another organization's private image): held, failed, nothing made", desired(), observed({ imageRefused: REFUSED, volume: "missing" }), { kind: "hold", status: status("failed", REFUSED, null) }],
   ["no volume yet: made with its labels", desired(), observed({ volume: "missing" }), { kind: "create-volume", volume: VOLUME }],
   ["a volume of its name that is someone else's: never used", desired(), observed({ volume: "foreign" }), { kind: "hold", status: status("failed", `volume ${VOLUME} exists but is not this database's; remove or rename it`, null) }],
   ["no server: create it on the volume, on no network", desired(), observed(), {
@@ -171,6 +174,11 @@ const readiness: Row[] = [
     status: status("starting", "the server restarted after it exited with code 137 (1 restart); waiting for the server to accept connections"),
   }],
   ["ready, last checked over 30 s ago: still running, checked again", desired(), live({ probe: ready(NOW - 31_000) }), { kind: "running", renew: true, status: status("running", "accepting connections as shopdb:5432; no service attaches it yet") }],
+  ["running, but the engine can start nothing in it after an engine restart: replaced on the same volume", desired(), live({ probe: { ready: false, detail: "the engine can no longer start processes in the container", at: NOW - 1_000, final: true, replace: true, done: true } }), {
+    kind: "retire",
+    container: server(),
+    status: status("starting", `replacing ${SERVER}: the engine can no longer start processes in the container`),
+  }],
   ["open backups are woken once it accepts connections", desired(), live({ openBackups: ["b-1", "b-2"] }), { kind: "running", wake: ["b-1", "b-2"] }],
 ];
 
@@ -192,6 +200,7 @@ const schedule: Row[] = [
 const restoreInto: Row[] = [
   ["into a new database: restoring, said, before anything starts", desired(), observed({ restore: restore(INTO) }), { kind: "restore", restore: restore(INTO), status: status("starting", "restoring the backup into the new database", null) }],
   ["into, its image not here yet: pulled first", desired(), observed({ restore: restore(INTO), imagePresent: false }), { kind: "pull" }],
+  ["into, the image on the engine is not its to run: the restore fails, nothing starts", desired(), observed({ restore: restore(INTO), imageRefused: REFUSED }), { kind: "fail-restore", message: `restore failed: ${REFUSED}` }],
   ["into, cut short by a worker that stopped (its one-off left): started over", desired(), observed({ restore: restore({ ...INTO, runner: OTHER }), oneOffs: [oneOff("restore", "5f1e2d3c")] }), { kind: "restore", restore: restore({ ...INTO, runner: OTHER }) }],
   ["into, a server of it runs already: the restore fails", desired(), observed({ restore: restore(INTO), servers: [server()] }), { kind: "fail-restore", message: "restore failed: the new database is running already" }],
   ["into, failed: the new database never starts empty, and says why", desired({ failedInto: "restore failed: the backup's target was deleted" }), observed(), { kind: "hold", status: status("failed", "restore failed: the backup's target was deleted", null) }],

@@ -46,6 +46,12 @@ export interface Observed {
   restore: RestoreRecord | null;
   /** Whether the engine has the database's image; null: not read. */
   imagePresent: boolean | null;
+  /**
+   * Why the database may not run the image the engine has (`cachedImageAccess`: the cache is every
+   * organization's, and a database pulls without a login); null: it may, or it was not asked (read
+   * only before a container is made from the image).
+   */
+  imageRefused: string | null;
   /** The database's live volume: made with its labels, missing, or someone else's; null: not read. */
   volume: "ours" | "missing" | "foreign" | null;
   /** Of the networks of the apps that attach it, those that exist; null: not read (the server does not run). */
@@ -124,11 +130,13 @@ export function plan(d: Desired, o: Observed): Step {
     if (r.mode === "replace" && r.volume === db.volume) return { kind: "finish-restore", restore: r, message: restoredMessage(r, null) };
     if (r.mode === "into" && o.servers.length > 0) return { kind: "fail-restore", restore: r, message: "restore failed: the new database is running already" };
     if (o.imagePresent === false) return { kind: "pull", image: db.image, status: { phase: "pending", message: `pulling ${db.image}`, container: null } };
+    if (o.imageRefused) return { kind: "fail-restore", restore: r, message: `restore failed: ${o.imageRefused}` };
     const status = r.mode === "into" ? { phase: "starting" as const, message: "restoring the backup into the new database", container: null } : null;
     return { kind: "restore", restore: r, status };
   }
   if (db.failedInto) return { kind: "hold", status: { phase: "failed", message: db.failedInto, container: null }, wake: o.openBackups };
   if (o.imagePresent === false) return { kind: "pull", image: db.image, status: { phase: "pending", message: `pulling ${db.image}`, container: null } };
+  if (o.imageRefused) return { kind: "hold", status: { phase: "failed", message: o.imageRefused, container: null }, wake: o.openBackups };
   if (o.volume === "missing") return { kind: "create-volume", volume: db.volume };
   if (o.volume === "foreign") return { kind: "hold", status: { phase: "failed", message: `volume ${db.volume} exists but is not this database's; remove or rename it`, container: null }, wake: o.openBackups };
 
@@ -158,6 +166,11 @@ export function plan(d: Desired, o: Observed): Step {
   if (!probe || (probe.at ?? 0) < server.startedAt) {
     const restarted = probe && server.restartCount > 0 ? `the server restarted after it exited with code ${server.exitCode ?? "?"} (${plural(server.restartCount, "restart")}); ` : "";
     return { kind: "await-ready", container: server, renew: probe !== null, status: { phase: "starting", message: `${restarted}waiting for the server to accept connections`, container: want }, wake: o.openBackups };
+  }
+  // Running, but the engine can start nothing in it (its filesystem went with an engine restart):
+  // it is stopped cleanly and a new container starts on the same volume.
+  if (!probe.ready && probe.replace) {
+    return { kind: "retire", container: server, status: { phase: "starting", message: `replacing ${want}: ${probe.detail}`, container: want } };
   }
   if (!probe.ready) {
     const spent = probe.final || o.now - server.startedAt >= READY_BUDGET_MS;

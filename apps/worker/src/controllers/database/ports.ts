@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { ContainerCreateOptions } from "dockerode";
-import type { ExecStreamOptions, ManagedContainer, OutputStream as EngineOutputStream, PullProgress, VolumeInfo } from "@levelrail/docker";
+import type { ExecStreamOptions, ManagedContainer, OutputStream as EngineOutputStream, PullProgress, RegistryAccess, VolumeInfo } from "@levelrail/docker";
 
 /**
  * The seams of the database controller. An engine (PostgreSQL today; MySQL or Redis later) is one
@@ -102,6 +102,10 @@ export interface ContainerPort {
 export interface ImagePort {
   imageId(ref: string): Promise<string | null>;
   pullImage(ref: string, auth: null, onProgress: (p: PullProgress) => void, signal?: AbortSignal): Promise<void>;
+  /** The image's RepoDigests (where it was pulled from); null: the engine does not have it. */
+  imageRepoDigests(idOrRef: string): Promise<string[] | null>;
+  /** Whether the reference's registry answers its manifest to this login (none: a database has no registry credential). */
+  registryAccess(ref: string, auth: null): Promise<RegistryAccess>;
 }
 
 export interface VolumePort {

@@ -1,3 +1,4 @@
+import { UnusableContainerError } from "@levelrail/docker";
 import type { DatabaseEngineId } from "@levelrail/spec/database";
 import type { ProbeResult } from "../application/ports";
 import type { ProbeTarget } from "../application/prober";
@@ -36,6 +37,10 @@ export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContaine
       const ready = await Promise.race([x.engine(t.engine).ready(c.id, t.credentials), late]);
       if (ready === "late") return { ready: false, detail: `no answer within ${timeoutMs} ms` };
       return ready ? { ready: true, detail: "accepting connections" } : { ready: false, detail: "not accepting connections yet" };
+    } catch (err) {
+      // Final, and only a new container on the same volume helps (the plan replaces it).
+      if (err instanceof UnusableContainerError) return { ready: false, detail: err.message, final: true, replace: true };
+      throw err;
     } finally {
       clearTimeout(timer);
     }

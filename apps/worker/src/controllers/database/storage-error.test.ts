@@ -14,13 +14,13 @@ describe("toStorageError", () => {
     [
       "wrong access key",
       service("InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.", 403),
-      "storage target refused the request: InvalidAccessKeyId (The AWS Access Key Id you provided does not exist in our records.): check the access key",
+      "storage target refused the request: InvalidAccessKeyId (HTTP 403): check the access key",
       false,
     ],
     [
       "wrong secret key",
       service("SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.", 403),
-      "storage target refused the request: SignatureDoesNotMatch: check the secret key",
+      "storage target refused the request: SignatureDoesNotMatch (HTTP 403): check the secret key",
       false,
     ],
     [
@@ -44,13 +44,13 @@ describe("toStorageError", () => {
     [
       "access denied",
       service("AccessDenied", "Access Denied", 403),
-      'storage target refused the request: AccessDenied (Access Denied): check that the key may read and write bucket "backups"',
+      'storage target refused the request: AccessDenied (HTTP 403): check that the key may read and write bucket "backups"',
       false,
     ],
     [
       "clock skew",
       service("RequestTimeTooSkewed", "The difference between the request time and the current time is too large.", 403),
-      "storage target refused the request: RequestTimeTooSkewed (The difference between the request time and the current time is too large.): check this host's clock",
+      "storage target refused the request: RequestTimeTooSkewed (HTTP 403): check this host's clock",
       false,
     ],
     [
@@ -80,13 +80,27 @@ describe("toStorageError", () => {
     [
       "server failing",
       service("InternalError", "We encountered an internal error. Please try again.", 500),
-      "storage target http://127.0.0.1:9000 failed: InternalError (We encountered an internal error. Please try again.) (HTTP 500): try again later",
+      "storage target http://127.0.0.1:9000 failed: InternalError (HTTP 500): try again later",
       true,
     ],
     [
       "a message that quotes the secret",
       service("InvalidArgument", `bad header value ${secret}`, 400),
-      "storage target refused the request: InvalidArgument (bad header value [redacted]): check the target's region and endpoint",
+      "storage target refused the request: InvalidArgument (HTTP 400): check the target's region and endpoint",
+      false,
+    ],
+    // Issue 22 item 5: what the remote side said never comes back (it may be an internal service's
+    // page, or an echo of a request); only its code, when it looks like one, and the HTTP status.
+    [
+      "an internal service's page, not S3",
+      Object.assign(service("UnknownError", "<html>admin console of billing-db-7, version 3.1</html>", 200), { Code: "<html><title>billing-db-7</title>" }),
+      "storage target http://127.0.0.1:9000 answered UnknownError (HTTP 200)",
+      false,
+    ],
+    [
+      "a refused address (the installation's policy)",
+      Object.assign(new Error("s3.example.com resolves to 10.0.0.7, a private address; refused (…)"), { name: "TargetError", code: "ETARGETREFUSED" }),
+      "storage target http://127.0.0.1:9000 refused by the installation's address policy: s3.example.com resolves to 10.0.0.7, a private address; refused (…)",
       false,
     ],
   ];

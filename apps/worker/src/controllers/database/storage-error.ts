@@ -1,7 +1,7 @@
 /**
  * What a backup target said, in the operator's words: the target's reason (its S3 error code or the
- * network error) and what to do about it. Never a credential or a signed URL: messages are built
- * here from the code, the target's own message, the endpoint's origin, the bucket and the key.
+ * network error) and what to do about it. Never a credential, a signed URL or the target's own text:
+ * messages are built here from the code, the HTTP status, the endpoint's origin, the bucket and the key.
  */
 export class StorageError extends Error {
   /** The target's reason: an S3 error code (`NoSuchBucket`, `SignatureDoesNotMatch`, …), a network code (`ECONNREFUSED`), or `TimeoutError`. */
@@ -51,35 +51,47 @@ export function endpointOrigin(endpoint: string): string {
 const field = (err: object, name: string): unknown => (name in err ? (err as Record<string, unknown>)[name] : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
-/** The S3 error code of a service answer, its message and HTTP status, or the network code of a failed connection. */
-function classify(err: unknown): { code: string; message: string; status?: number; network: boolean } {
-  if (typeof err !== "object" || err === null) return { code: "UnknownError", message: String(err), network: false };
+/** What an S3 error code looks like; anything else the remote side put there is not repeated. */
+const CODE = /^[A-Za-z][A-Za-z0-9.]{0,63}$/;
+
+/**
+ * The S3 error code of a service answer and its HTTP status, or the network code of a failed
+ * connection and Node's own message for it. A service answer's message is the remote side's text
+ * and is dropped: it may be anything (an internal service's page, an echo of the request).
+ */
+function classify(err: unknown): { code: string; message: string; status?: number; network: boolean; refused?: boolean } {
+  if (typeof err !== "object" || err === null) return { code: "UnknownError", message: "", network: false };
   const meta = field(err, "$metadata");
   const status = typeof meta === "object" && meta !== null ? field(meta, "httpStatusCode") : undefined;
   const message = (str(field(err, "message")) ?? "").replace(/^@smithy\/node-http-handler - /, "");
   // Node's network errors carry `code`; an AggregateError (several addresses tried) carries it too.
   const sysCode = str(field(err, "code"));
+  // The installation's address policy refused the endpoint's address (checkedLookup): our own text.
+  if (sysCode === "ETARGETREFUSED") return { code: "TargetRefused", message, network: false, refused: true };
   if (sysCode && NETWORK_CODES.has(sysCode)) return { code: sysCode, message, network: true };
   const name = str(field(err, "name")) ?? "Error";
   if (name === "TimeoutError") return { code: "TimeoutError", message, network: true };
   const errors = field(err, "errors");
   if (Array.isArray(errors) && errors.length > 0) {
     const inner = classify(errors[0]);
-    if (inner.network) return inner;
+    if (inner.network || inner.refused) return inner;
   }
-  return { code: str(field(err, "Code")) ?? name, message, status: typeof status === "number" ? status : undefined, network: false };
+  const code = str(field(err, "Code")) ?? name;
+  return { code: CODE.test(code) ? code : "UnknownError", message: "", status: typeof status === "number" ? status : undefined, network: false };
 }
 
 /** Maps anything the SDK (or the network under it) threw into a `StorageError` naming the target's reason and what to do. */
 export function toStorageError(err: unknown, ctx: StorageErrorContext): StorageError {
   if (err instanceof StorageError) return err;
-  const { code, message, status, network } = classify(err);
+  const { code, message, status, network, refused: byPolicy } = classify(err);
   const origin = endpointOrigin(ctx.endpoint);
-  const said = message && message !== code ? ` (${message})` : "";
+  const said = status !== undefined ? ` (HTTP ${status})` : "";
   const refused = (what: string) => `storage target refused the request: ${code}${said}: ${what}`;
   let text: string;
   let retryable = false;
-  if (network) {
+  if (byPolicy) {
+    text = `storage target ${origin} refused by the installation's address policy: ${message}`;
+  } else if (network) {
     retryable = true;
     text =
       code === "TimeoutError"
@@ -98,7 +110,7 @@ export function toStorageError(err: unknown, ctx: StorageErrorContext): StorageE
         text = refused("check the access key");
         break;
       case "SignatureDoesNotMatch":
-        text = `storage target refused the request: SignatureDoesNotMatch: check the secret key`;
+        text = refused("check the secret key");
         break;
       case "AccessDenied":
       case "Forbidden":
@@ -115,10 +127,7 @@ export function toStorageError(err: unknown, ctx: StorageErrorContext): StorageE
         break;
       default:
         retryable = status === undefined || status >= 500 || code === "SlowDown" || code === "RequestTimeout";
-        text =
-          status !== undefined && status >= 500
-            ? `storage target ${origin} failed: ${code}${said} (HTTP ${status}): try again later`
-            : `storage target ${origin} answered ${code}${said}${status !== undefined ? ` (HTTP ${status})` : ""}`;
+        text = status !== undefined && status >= 500 ? `storage target ${origin} failed: ${code}${said}: try again later` : `storage target ${origin} answered ${code}${said}`;
     }
   }
   for (const secret of ctx.redact ?? []) {

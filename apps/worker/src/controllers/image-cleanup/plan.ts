@@ -1,5 +1,5 @@
 import type { ImageInfo } from "@levelrail/docker";
-import { repositoryOf } from "../application/image";
+import { repositoryOf } from "../application/reference";
 
 /** One image this installation pulled: the engine's id, the reference it was pulled as, and when. */
 export interface PulledImage {
@@ -36,11 +36,13 @@ export interface ImagePlan {
 
 /**
  * A tag as the engine lists it in RepoTags (`docker.io/library/nginx` → `nginx:latest`,
- * `127.0.0.1:5000/a/b:1` as it is); null for a digest reference, which is no tag.
+ * `127.0.0.1:5000/a/b:1` as it is); null for a digest reference, which is no tag, or one the engine
+ * would refuse.
  */
 export function familiarTag(ref: string): string | null {
   if (ref.includes("@")) return null;
   const repo = repositoryOf(ref);
+  if (repo === null) return null;
   const last = ref.slice(ref.lastIndexOf("/") + 1);
   const colon = last.lastIndexOf(":");
   const tag = colon < 0 ? "latest" : last.slice(colon + 1);

@@ -1,4 +1,5 @@
 import { challengeName, isExemptDomain } from "@levelrail/spec/domains";
+import { INGRESS_HEADER } from "@levelrail/spec/dataplane";
 import { meshZone } from "@levelrail/spec/naming";
 
 /** One service's domains, as the ingress controller sees them. */
@@ -46,7 +47,10 @@ export function resolverAddresses(dataPlane: string): string[] {
  * Host, in the data plane (an SRV record naming the active container and its port; Caddy dials
  * the container's own name through the same resolver). Adding, moving or removing a domain, and
  * every deploy, changes only the data plane's answers, never Caddy's config: a config change
- * would close every idle keep-alive connection of every app.
+ * would close every idle keep-alive connection of every app. Every forwarded request is marked
+ * (`INGRESS_HEADER`, replacing a client's): a domain with no ready container is forwarded to the
+ * data plane's fallback page on loopback, and the mark is how the data plane knows not to serve
+ * it its health or TLS `ask`, whatever Host the client sent.
  */
 function catchAll(s: IngressSettings): Json {
   const resolver = { addresses: resolverAddresses(s.dataPlane) };
@@ -57,6 +61,7 @@ function catchAll(s: IngressSettings): Json {
         handler: "reverse_proxy",
         dynamic_upstreams: { source: "srv", name: `{http.request.host}._route.${meshZone(s.shortName)}`, refresh: "100ms", resolver },
         transport: { protocol: "http", resolver },
+        headers: { request: { set: { [INGRESS_HEADER]: ["1"] } } },
         // A dial that fails during a switch is retried on the fresh answer instead of failing the request.
         load_balancing: { try_duration: "2s", try_interval: "100ms" },
       },

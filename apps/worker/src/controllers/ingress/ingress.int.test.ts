@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notifyDesired } from "@levelrail/db/notify";
@@ -61,6 +62,18 @@ afterAll(async () => {
 });
 
 const get = getByHost;
+/** One GET of `path` with a Host header (and more headers), on a fresh connection. */
+const getPath = (port: number, path: string, host: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { ...headers, Host: host }, agent: false, timeout: 5000 }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end();
+  });
 
 const viaCaddy = (host: string) => get(ingressPort, host);
 const caddyConfig = async () => (await caddy.admin("/config/")).json() as Promise<Record<string, unknown>>;
@@ -238,6 +251,23 @@ describe("the ingress controller", () => {
     await deploy("bad", IMAGES.v1.tag);
     await serves(dup, "v1\n");
     await patchService({ ctx: s.ctx, envId: s.ctx.envId, name: "bad", input: { domains: [] } });
+  });
+
+  it("the data plane's health and TLS `ask` answer a local process, never a request Caddy forwards, whatever its Host", async () => {
+    const direct = (path: string, host: string, port = s.dataPlanePort) => getPath(port, path, host);
+    expect((await direct("/healthz", "localhost")).body).toContain('"pid"');
+    // Caddy's `ask` is answered (no for a local domain: it never gets a certificate).
+    expect(await direct(`/ask?domain=${web}`, "127.0.0.1")).toEqual({ status: 404, body: "unknown domain\n" });
+    for (const host of ["localhost", "127.0.0.1", `127.0.0.1:${s.dataPlanePort}`, "nothing.example"]) {
+      const health = await getPath(ingressPort, "/healthz", host);
+      expect(health.body).not.toContain('"pid"');
+      expect(health.status).not.toBe(200);
+      const ask = await getPath(ingressPort, `/ask?domain=${web}`, host);
+      expect(ask.body).toMatch(/no service has this domain/); // the fallback page, not the `ask`
+    }
+    // A client's own mark or forwarding headers do not make it local either (Caddy replaces the mark, appends the rest).
+    const spoofed = await getPath(ingressPort, "/healthz", "localhost", { "X-Levelrail-Ingress": "0", "X-Forwarded-For": "127.0.0.1" });
+    expect(spoofed.body).not.toContain('"pid"');
   });
 
   it("a domain a second service claims stays with the service that routes it", async () => {

@@ -5,8 +5,8 @@ export type ChannelKind = "webhook" | "email";
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 
 /**
- * A notification channel of an organization: a webhook (`config`: url, format `json`|`slack`,
- * allowPrivate) or email over SMTP (`config`: host, port, secure, username, from, to). Its secret
+ * A notification channel of an organization: a webhook (`config`: url, format `json`|`slack`) or
+ * email over SMTP (`config`: host, port, secure, username, from, to). Its secret
  * (the webhook's signing secret, the SMTP password) is stored sealed only.
  */
 export const notificationChannel = pgTable(

@@ -51,5 +51,7 @@ export const orgQuota = pgTable("org_quota", {
   services: integer("services"),
   databases: integer("databases"),
   domains: integer("domains"),
+  /** Notification channels (webhook and email). */
+  channels: integer("channels"),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
+import { UnusableContainerError, unusableContainerReason } from "@levelrail/docker";
 import { postgresUrl, urlEncode as encode } from "@levelrail/spec/database";
 import type { DatabaseCredentials, DatabaseEngine, ExecPort, HeldSnapshot, Inventory, OutputStream } from "../ports";
 import { INVENTORY_SQL, parseInventory } from "./postgres-inventory";
@@ -94,7 +95,12 @@ export function postgresEngine(runtime: ExecPort): DatabaseEngine {
       // Over TCP: while the image initialises a fresh volume, its temporary server listens on the socket only.
       const argv = ["pg_isready", "-q", "-h", "127.0.0.1", "-p", String(PORT), `--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`, "-t", "3"];
       try {
-        return (await runtime.exec(containerId, argv, () => {})).exitCode === 0;
+        let out = "";
+        const { exitCode } = await runtime.exec(containerId, argv, (t) => (out = (out + t).slice(-2048)));
+        if (exitCode === 0) return true;
+        const unusable = unusableContainerReason(out);
+        if (unusable) throw new UnusableContainerError(unusable);
+        return false;
       } catch (err) {
         if (isNotRunning(err)) return false;
         throw err;
