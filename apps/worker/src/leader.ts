@@ -4,8 +4,12 @@ export interface LeaderOptions {
   sql: Sql;
   /** Names the lock: one leader per installation (short name) and database. */
   lockName: string;
-  /** Runs while this process leads; returns how to stop. */
-  lead: () => Promise<() => Promise<void>>;
+  /**
+   * Runs while this process leads; returns how to stop. `signal` aborts the moment the lead is lost
+   * (the lock's session is gone): work in flight must stop at once, not when it would have ended,
+   * since another worker may lead already. A plain `stop()` does not abort it (work in flight ends).
+   */
+  lead: (signal: AbortSignal) => Promise<() => Promise<void>>;
   /** How often a standby tries the lock, and a leader checks it still holds it. */
   pollMs?: number;
   log: (line: string) => void;
@@ -25,6 +29,7 @@ export function runAsLeader(o: LeaderOptions): { stop: () => Promise<void>; isLe
   let stopped = false;
   let leading = false;
   let stopLeading: (() => Promise<void>) | null = null;
+  let term: AbortController | null = null;
   let release: (() => Promise<void>) | null = null;
 
   const loop = async () => {
@@ -50,7 +55,8 @@ export function runAsLeader(o: LeaderOptions): { stop: () => Promise<void>; isLe
         release = async () => {
           await reserved`select pg_advisory_unlock(hashtext(${o.lockName}))`.catch(() => {});
         };
-        stopLeading = await o.lead();
+        term = new AbortController();
+        stopLeading = await o.lead(term.signal);
         while (!stopped) {
           await sleep(pollMs);
           await reserved`select 1`; // throws once the session is gone: the lock went with it
@@ -61,6 +67,9 @@ export function runAsLeader(o: LeaderOptions): { stop: () => Promise<void>; isLe
       } finally {
         if (leading) {
           leading = false;
+          // Lost (not stopped): whatever runs stops now; the next leader marks it interrupted.
+          if (!stopped) term?.abort(new Error("this worker lost the leader lock"));
+          term = null;
           const s = stopLeading;
           stopLeading = null;
           await s?.().catch(() => {});

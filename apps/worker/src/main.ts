@@ -87,8 +87,8 @@ const leader = runAsLeader({
   sql,
   lockName: `levelrail.worker.${env.LEVELRAIL_SHORT_NAME}`,
   log: options.log,
-  async lead() {
-    const worker = await startWorker(options);
+  async lead(signal) {
+    const worker = await startWorker({ ...options, signal });
     console.log(
       `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; data plane on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT}; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,
     );

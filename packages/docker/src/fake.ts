@@ -1,5 +1,6 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
+import { ExecStoppedError, abortReason } from "./exec-stop";
 import { imageBuildTime } from "./images";
 import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
 import type { ContainerStats } from "./stats";
@@ -373,20 +374,40 @@ export class FakeEngine implements Runtime {
     return new Promise<number>((resolve) => this.waitFor(c.id, resolve));
   }
 
-  async exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }> {
+  async exec(id: string, argv: string[], onChunk: (text: string) => void, opts: { signal?: AbortSignal } = {}): Promise<{ exitCode: number }> {
     const c = this.must(id);
     this.calls.push(`exec ${c.name}`);
     const script = this.execScript(argv);
     for (const chunk of script.chunks) onChunk(chunk.toString());
     if (script.exit !== "runs") return { exitCode: script.exit };
-    // It never ends by itself: only the container's end (removal) ends it.
-    return { exitCode: await new Promise<number>((resolve) => this.waitFor(c.id, resolve)) };
+    // It never ends by itself: only the container's end (removal), or its caller giving up, ends it.
+    const { signal } = opts;
+    return {
+      exitCode: await new Promise<number>((resolve, reject) => {
+        const stop = () => reject(new ExecStoppedError(argv[0] ?? "exec", abortReason(signal!), true));
+        if (signal?.aborted) return stop();
+        signal?.addEventListener("abort", stop, { once: true });
+        this.waitFor(c.id, resolve);
+      }),
+    };
   }
 
   async execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<OutputStream> {
     const c = this.must(id);
     this.calls.push(`exec ${c.name}`);
-    return scriptedStream(opts.stdin, (stdin) => this.execScript(argv, stdin), () => new Promise<number>((resolve) => this.waitFor(c.id, resolve)));
+    const { signal } = opts;
+    const stopped = new Promise<never>((_, reject) => {
+      const stop = () => reject(new ExecStoppedError(argv[0] ?? "exec", abortReason(signal!), true));
+      if (signal?.aborted) stop();
+      else signal?.addEventListener("abort", stop, { once: true });
+    });
+    stopped.catch(() => {});
+    const out = scriptedStream(opts.stdin, (stdin) => this.execScript(argv, stdin), () => new Promise<number>((resolve) => this.waitFor(c.id, resolve)));
+    if (!signal) return out;
+    void stopped.catch((err: Error) => out.stdout.destroy(err));
+    const done = Promise.race([out.done, stopped]);
+    done.catch(() => {});
+    return { stdout: out.stdout, done };
   }
 
   createVolume = (name: string, labels: Record<string, string>): Promise<VolumeInfo> => this.volumes.create(name, labels);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SHARED_TENANT } from "./fair-queue";
-import { serviceTenants } from "./tenants";
+import { keyTenants, serviceTenants } from "./tenants";
 
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
@@ -41,5 +41,29 @@ describe("serviceTenants", () => {
     expect(await tenantOf(`service:${B}`)).toBe(SHARED_TENANT);
     expect(await tenantOf(`service:${B}`)).toBe(SHARED_TENANT);
     expect(await tenantOf(`service:${B}`)).toBe("org-b");
+  });
+});
+
+describe("keyTenants", () => {
+  it("answers a database key's and a backup key's organization, each looked up once", async () => {
+    const asked: string[] = [];
+    const tenantOf = keyTenants({
+      database: async (id) => (asked.push(`db ${id}`), "org-a"),
+      backup: async (id) => (asked.push(`backup ${id}`), "org-b"),
+    });
+    expect(await tenantOf(`database:${A}`)).toBe("org-a");
+    expect(await tenantOf(`backup:${B}`)).toBe("org-b");
+    expect(tenantOf(`database:${A}`)).toBe("org-a");
+    expect(tenantOf(`backup:${B}`)).toBe("org-b");
+    expect(asked).toEqual([`db ${A}`, `backup ${B}`]);
+  });
+
+  it("keeps a database and a backup of the same id apart, and a kind with no lookup in the shared tenant", async () => {
+    const tenantOf = keyTenants({ database: async () => "org-a" });
+    expect(await tenantOf(`database:${A}`)).toBe("org-a");
+    expect(tenantOf(`backup:${A}`)).toBe(SHARED_TENANT);
+    expect(tenantOf(`service:${A}`)).toBe(SHARED_TENANT);
+    expect(tenantOf("images")).toBe(SHARED_TENANT);
+    expect(tenantOf("database:not-an-id")).toBe(SHARED_TENANT);
   });
 });

@@ -38,7 +38,7 @@ async function server(name: string): Promise<string> {
   made.push(c.id);
   await c.start();
   const deadline = Date.now() + 60_000;
-  while (!(await engine.ready(c.id, creds))) {
+  while (!(await engine.ready(c.id, creds, AbortSignal.timeout(10_000)))) {
     if (Date.now() > deadline) throw new Error(`${name} never became ready`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -222,6 +222,6 @@ describe("the PostgreSQL engine", () => {
     const logs = (await docker.getContainer(source).logs({ stdout: true, stderr: true })).toString("latin1");
     expect(logs).not.toContain(PASSWORD);
     await docker.getContainer(target).stop({ t: 10 });
-    expect(await engine.ready(target, creds)).toBe(false);
+    expect(await engine.ready(target, creds, AbortSignal.timeout(10_000))).toBe(false);
   });
 });
