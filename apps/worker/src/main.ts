@@ -84,7 +84,8 @@ const options = {
 // Only one worker of an installation reconciles at a time; a second one (another launcher on the
 // same database, a leftover process) stands by and takes over when the leader dies.
 const leader = runAsLeader({
-  sql,
+  // Its own connection: a session cut off under it never leaves the worker's pool broken.
+  lockClient: () => createDb(databaseUrl(env), { max: 1 }).sql,
   lockName: `levelrail.worker.${env.LEVELRAIL_SHORT_NAME}`,
   log: options.log,
   async lead(signal) {
