@@ -1,8 +1,7 @@
 import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
-import { ExecStoppedError, abortReason } from "./exec-stop";
 import { imageBuildTime } from "./images";
-import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
+import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, stoppable, stopped, summary } from "./fake-parts";
 import type { ContainerStats } from "./stats";
 import type { ContainerEvent, ContainerSummary, ExecStreamOptions, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, OutputStream, PullProgress, RegistryAccess, RegistryAuth, Runtime, VolumeInfo } from "./index";
 
@@ -380,34 +379,16 @@ export class FakeEngine implements Runtime {
     const script = this.execScript(argv);
     for (const chunk of script.chunks) onChunk(chunk.toString());
     if (script.exit !== "runs") return { exitCode: script.exit };
-    // It never ends by itself: only the container's end (removal), or its caller giving up, ends it.
-    const { signal } = opts;
-    return {
-      exitCode: await new Promise<number>((resolve, reject) => {
-        const stop = () => reject(new ExecStoppedError(argv[0] ?? "exec", abortReason(signal!), true));
-        if (signal?.aborted) return stop();
-        signal?.addEventListener("abort", stop, { once: true });
-        this.waitFor(c.id, resolve);
-      }),
-    };
+    // It never ends by itself: only the container's end (removal), or its caller stopping it, ends it.
+    const ended = new Promise<number>((resolve) => this.waitFor(c.id, resolve));
+    return { exitCode: await (opts.signal ? Promise.race([ended, stopped(argv, opts.signal)]) : ended) };
   }
 
   async execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<OutputStream> {
     const c = this.must(id);
     this.calls.push(`exec ${c.name}`);
-    const { signal } = opts;
-    const stopped = new Promise<never>((_, reject) => {
-      const stop = () => reject(new ExecStoppedError(argv[0] ?? "exec", abortReason(signal!), true));
-      if (signal?.aborted) stop();
-      else signal?.addEventListener("abort", stop, { once: true });
-    });
-    stopped.catch(() => {});
     const out = scriptedStream(opts.stdin, (stdin) => this.execScript(argv, stdin), () => new Promise<number>((resolve) => this.waitFor(c.id, resolve)));
-    if (!signal) return out;
-    void stopped.catch((err: Error) => out.stdout.destroy(err));
-    const done = Promise.race([out.done, stopped]);
-    done.catch(() => {});
-    return { stdout: out.stdout, done };
+    return opts.signal ? stoppable(out, argv, opts.signal) : out;
   }
 
   createVolume = (name: string, labels: Record<string, string>): Promise<VolumeInfo> => this.volumes.create(name, labels);
