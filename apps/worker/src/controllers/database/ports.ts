@@ -63,6 +63,11 @@ export interface DatabaseEngine {
    * see it, `@levelrail/docker`'s `killExec`), and has a deadline and an output cap of its own.
    */
   ready(containerId: string, creds: DatabaseCredentials, signal: AbortSignal): Promise<boolean>;
+  /**
+   * The same check made by the worker itself, over TCP to the server's `address` on one of its
+   * networks (nothing of the tenant's image runs): preferred whenever the server has an address.
+   */
+  handshake?(address: string, creds: DatabaseCredentials, signal: AbortSignal): Promise<boolean>;
   /** Opens a snapshot and counts its inventory; the caller must `close()` it. */
   holdSnapshot(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal): Promise<HeldSnapshot>;
   /** Starts a dump of exactly that snapshot (PostgreSQL: `pg_dump -Fc --snapshot`), streamed. */

@@ -17,8 +17,9 @@ export async function logTail(x: { runtime: Pick<ContainerPort, "containerLogs">
 }
 
 /**
- * One readiness check of a database server, for the prober manager (so no pass waits on it): the
- * engine's own check (`pg_isready` over TCP) within `timeoutMs`, stopped at its deadline. A server that exited, or is gone,
+ * One readiness check of a database server, for the prober manager (so no pass waits on it), within
+ * `timeoutMs` and stopped at it: the worker's own handshake over TCP when the server has an address
+ * on a network, else its image's check (`pg_isready` by exec). A server that exited, or is gone,
  * can never get ready as it is: that answer is final, with the end of its log.
  */
 export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContainer" | "containerLogs">; engine: (id: DatabaseEngineId) => DatabaseEngine }) {
@@ -36,7 +37,11 @@ export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContaine
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), timeoutMs)));
     try {
-      const check = x.engine(t.engine).ready(c.id, t.credentials, stop.signal);
+      // On a network: asked by the worker itself over TCP (no client of the tenant's image runs).
+      // On none (not attached yet, a one-off): the image's own check, by exec.
+      const engine = x.engine(t.engine);
+      const address = Object.values(c.addresses)[0];
+      const check = address && engine.handshake ? engine.handshake(address, t.credentials, stop.signal) : engine.ready(c.id, t.credentials, stop.signal);
       check.catch(() => {});
       const ready = await Promise.race([check, late]);
       if (ready === "late") return { ready: false, detail: `no answer within ${timeoutMs} ms` };

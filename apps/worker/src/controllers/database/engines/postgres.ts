@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { postgresUrl, urlEncode as encode } from "@levelrail/spec/database";
 import type { DatabaseCredentials, DatabaseEngine, ExecPort, HeldSnapshot, Inventory, OutputStream } from "../ports";
+import { pgAccepting } from "./pg-wire";
 import { INVENTORY_SQL, parseInventory } from "./postgres-inventory";
 import { type PsqlLimits, PsqlSession } from "./psql-session";
 
@@ -123,6 +124,8 @@ export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): Da
         throw err;
       }
     },
+
+    handshake: (address, creds, signal) => pgAccepting(address, PORT, creds, signal),
 
     async holdSnapshot(containerId, creds, signal): Promise<HeldSnapshot> {
       const psql = await session(containerId, creds, signal);
