@@ -50,6 +50,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   [`DELETE ${S}/secrets/{key}`]: "secret.write",
   [`GET ${S}/hook-runs`]: "log.read",
   [`GET ${S}/metrics`]: "metrics.read",
+  [`POST ${S}/domains/check`]: "service.write",
   [`GET ${S}/logs`]: "log.read",
   [`GET ${S}/logs/containers`]: "log.read",
   "GET /api/v1/environments/{envId}/databases": "database.read",
