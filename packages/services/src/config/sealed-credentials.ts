@@ -56,7 +56,7 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
       if (!isUuid(id)) throw new LevelrailError("not_found", `${k.noun} not found`);
       const [owner] = await ctx.db.select({ orgId: k.columns.orgId }).from(k.table as PgTable).where(and(eq(k.columns.id, id), inArray(k.columns.orgId, orgWideScope(ctx))));
       if (!owner) throw new LevelrailError("not_found", `${k.noun} not found`);
-      authorize(ctx, k.write, { orgId: String(owner.orgId) });
+      authorize(ctx, k.write, { orgId: String(owner.orgId) }, new LevelrailError("not_found", `${k.noun} not found`));
       await ctx.db.transaction(async (tx) => {
         const why = await k.inUse(tx, ctx, id);
         if (why) throw new LevelrailError("conflict", why);

@@ -26,7 +26,7 @@ async function ownerOf(ctx: Ctx, tier: EnvScope, id: string, access: "read" | "w
   const visible = projectCol === null ? undefined : visibleProjects(ctx, orgCol, projectCol);
   const [row] = await ctx.db.select({ orgId: orgCol, projectId: projectCol ?? orgCol }).from(table).where(and(eq(table.id, id), inArray(orgCol, scope(ctx)), visible));
   if (!row) throw notFound;
-  authorize(ctx, ACTIONS[tier][access], { orgId: row.orgId, projectId: projectCol === null ? null : row.projectId });
+  authorize(ctx, ACTIONS[tier][access], { orgId: row.orgId, projectId: projectCol === null ? null : row.projectId }, notFound);
   return row.orgId;
 }
 

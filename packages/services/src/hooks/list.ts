@@ -69,7 +69,7 @@ export async function getHookRun({ ctx, id }: { ctx: Ctx; id: string }) {
     .innerJoin(environment, eq(environment.id, service.environmentId))
     .where(and(eq(hookRun.id, id), inArray(hookRun.orgId, scope(ctx)), visibleProjects(ctx, environment.orgId, environment.projectId)));
   if (!row) throw new LevelrailError("not_found", "hook run not found");
-  authorize(ctx, "log.read", { orgId: row.run.orgId, projectId: row.projectId });
+  authorize(ctx, "log.read", { orgId: row.run.orgId, projectId: row.projectId }, new LevelrailError("not_found", "hook run not found"));
   // The environment names the service (names repeat across environments): the page links to it.
   return { ...summary(row.run, row.name), environmentId: row.environmentId, output: row.run.output };
 }

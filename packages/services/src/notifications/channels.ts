@@ -72,7 +72,7 @@ export async function channelRow(ctx: Ctx, id: string, action: Action): Promise<
   if (!isUuid(id)) throw new LevelrailError("not_found", "notification channel not found");
   const [row] = await ctx.db.select().from(notificationChannel).where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, orgWideScope(ctx))));
   if (!row) throw new LevelrailError("not_found", "notification channel not found");
-  authorize(ctx, action, { orgId: row.orgId });
+  authorize(ctx, action, { orgId: row.orgId }, new LevelrailError("not_found", "notification channel not found"));
   return row;
 }
 

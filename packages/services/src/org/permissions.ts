@@ -80,8 +80,10 @@ export interface Target {
  */
 export function decide(memberships: readonly Membership[], orgIds: readonly string[], action: string, target: Target): "ok" | LevelrailError {
   const m = orgIds.includes(target.orgId) ? memberships.find((x) => x.orgId === target.orgId) : undefined;
-  if (!m) return new LevelrailError("not_found", "not found");
-  if (m.projectId !== null && m.projectId !== (target.projectId ?? null)) return new LevelrailError("not_found", "not found");
+  // The very answer `orgOf` gives an organization id that names nothing.
+  const none = () => new LevelrailError("not_found", "organization not found", { field: "orgId" });
+  if (!m) return none();
+  if (m.projectId !== null && m.projectId !== (target.projectId ?? null)) return none();
   const needed = requiredRole(action);
   if (needed === null) return new LevelrailError("forbidden", `${action} is not allowed to anyone`);
   if (roleRank(m.role) < roleRank(needed)) {
@@ -109,10 +111,15 @@ export function assertCanAssign(actorRole: Role, targetRole: Role): void {
   throw new LevelrailError("forbidden", `giving or taking the ${targetRole} role needs the ${needed} role; you are a ${actorRole}`);
 }
 
-/** Throws the 404 or 403 `decide` answers, or returns: the caller may do `action` on `target`. */
-export function authorize(ctx: { actor: { orgIds: string[]; memberships: Membership[] } }, action: Action, target: Target): void {
+/**
+ * Throws the 404 or 403 `decide` answers, or returns: the caller may do `action` on `target`.
+ * `notFound`: the 404 the verb answers for a target that does not exist, so one the caller may not
+ * see answers exactly alike.
+ */
+export function authorize(ctx: { actor: { orgIds: string[]; memberships: Membership[] } }, action: Action, target: Target, notFound?: LevelrailError): void {
   const d = decide(ctx.actor.memberships, ctx.actor.orgIds, action, target);
-  if (d !== "ok") throw d;
+  if (d === "ok") return;
+  throw d.code === "not_found" && notFound ? notFound : d;
 }
 
 /** The caller's role in `orgId` (and the project it is limited to), or null for anyone who is not a member. */

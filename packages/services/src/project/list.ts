@@ -59,7 +59,7 @@ export async function getProject(ctx: Ctx, id: string, action: Action = "project
     .from(project)
     .where(and(eq(project.id, id), visibleProjects(ctx, project.orgId, project.id)));
   if (!row) throw new LevelrailError("not_found", "project not found");
-  authorize(ctx, action, { orgId: row.orgId, projectId: row.id });
+  authorize(ctx, action, { orgId: row.orgId, projectId: row.id }, new LevelrailError("not_found", "project not found"));
   return row;
 }
 
@@ -87,7 +87,7 @@ export async function findEnvironment(ctx: Ctx, id: string, action: Action) {
     .from(environment)
     .where(and(eq(environment.id, id), visibleProjects(ctx, environment.orgId, environment.projectId)));
   if (!row) throw new LevelrailError("not_found", "environment not found");
-  authorize(ctx, action, { orgId: row.orgId, projectId: row.projectId });
+  authorize(ctx, action, { orgId: row.orgId, projectId: row.projectId }, new LevelrailError("not_found", "environment not found"));
   return row;
 }
 
