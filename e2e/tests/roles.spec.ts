@@ -7,15 +7,19 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { APIRequestContext } from "@playwright/test";
 import { eq, inArray } from "drizzle-orm";
-import { createApiToken } from "@levelrail/auth";
+import { createApiToken, createOperator } from "@levelrail/auth";
 import { user } from "@levelrail/db/schema/auth";
 import { membership } from "@levelrail/db/schema/orgs";
 import { type Role, ROLES } from "@levelrail/spec/roles";
 import { allows, requiredRole } from "@levelrail/services/org/permissions";
+import { createApp } from "@levelrail/services/app/app";
 import { createProject } from "@levelrail/services/project/create";
+import { createService } from "@levelrail/services/service/write";
+import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
 import { seedMember } from "@levelrail/testkit/seed";
 import { seedResources } from "../fixtures/resources";
 import { expect, test } from "../fixtures/test";
+import { signInThroughApi } from "../fixtures/ui";
 import { API_ROUTES, type ApiRoute, type Ids, servedRoutes, urlOf } from "../support/api-routes";
 import { repoRoot } from "../support/env";
 import { actionOf } from "../support/route-actions";
@@ -24,8 +28,20 @@ import { tenancyState } from "../support/tenancy-state";
 /** An image on a loopback registry nobody serves: a deploy the walk allows fails its pull at once, on this host. */
 const LOOPBACK_IMAGE = "127.0.0.1:1/roles/web:1";
 
+/**
+ * Bodies of changes this walk lets through that would otherwise reach outside the host: a database of
+ * the official image (a pull from Docker Hub), a service of one, a webhook to a public host. Here
+ * they name the local test image and loopback instead.
+ */
+const LOCAL_BODIES: Record<string, (ids: Ids) => unknown> = {
+  "POST /api/v1/environments/{envId}/databases": () => ({ name: "intruder", version: "15", image: POSTGRES_TEST_IMAGE }),
+  "POST /api/v1/environments/{envId}/services": (i) => ({ name: "intruder", app: i.app, image: LOOPBACK_IMAGE, port: 80 }),
+  "POST /api/v1/notification-channels": (i) => ({ kind: "webhook", name: "x", url: "http://127.0.0.1:1/x", events: ["deploy.failed"], orgId: i.orgId }),
+};
+
 async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
-  const data = route.body?.(ids);
+  const local = LOCAL_BODIES[`${route.method} ${route.path}`];
+  const data = local ? local(ids) : route.body?.(ids);
   const res = await api.fetch(urlOf(route, ids), { method: route.method, ...(data !== undefined ? { data } : {}) });
   const text = await res.text();
   return { status: res.status(), body: text ? (JSON.parse(text) as unknown) : null };
@@ -48,6 +64,26 @@ test("every route has its action in the one map, and every action there is in th
   expect(served.filter((r) => actionOf(r.method, r.path) === undefined).map((r) => `${r.method} ${r.path}`), "routes without an action in e2e/support/route-actions.ts").toEqual([]);
   for (const { route, action } of walked) {
     if (action !== "own" && action !== "none") expect(requiredRole(action!), `${route.method} ${route.path}`).not.toBeNull();
+  }
+});
+
+test("the UI disables what a viewer may not do and says which role would", async ({ stack, operator, page }) => {
+  await createApp({ ctx: operator.ctx, envId: operator.environmentId, input: { name: "ui" } });
+  await createService({ ctx: operator.ctx, envId: operator.environmentId, input: { name: "front", app: "ui", image: LOOPBACK_IMAGE, port: 8080 } });
+  const password = `pw-${randomUUID()}`;
+  const viewer = await createOperator(stack.auth, `e2e-ui-viewer-${randomUUID().slice(0, 8)}@e2e.levelrail.test`, password);
+  await stack.db.insert(membership).values({ orgId: operator.orgId, userId: viewer.id, role: "viewer" });
+  try {
+    await signInThroughApi(page, { email: viewer.email, password });
+    await page.goto(`/environments/${operator.environmentId}/services/front`);
+    await expect(page.getByRole("heading", { name: "front", level: 1 })).toBeVisible();
+    for (const name of ["Deploy", "Restart", "Rollback"]) await expect(page.getByRole("button", { name, exact: true })).toBeDisabled();
+    await expect(page.getByText("Your role cannot do this here: needs the developer role").first()).toBeVisible();
+    await page.goto(`/environments/${operator.environmentId}`);
+    await expect(page.getByRole("button", { name: "Delete environment" })).toBeDisabled();
+    await expect(page.getByText("needs the admin role").first()).toBeVisible();
+  } finally {
+    await stack.db.delete(user).where(eq(user.id, viewer.id));
   }
 });
 
