@@ -5,6 +5,7 @@ import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import type { SecretsKit } from "@levelrail/services/env/sources";
 import type { OrgCreationPolicy } from "@levelrail/services/org/create";
+import { type InviteMailer, smtpMailer } from "@levelrail/services/org/invite-mail";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 
 /**
@@ -26,6 +27,7 @@ const envSchemaOfWeb = envSchema
     DOCKER_HOST: true,
     DATABASE_PASSWORD_FILE: true,
     LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
+    LEVELRAIL_SMTP_URL: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -52,6 +54,8 @@ export interface Server {
   shortName: string;
   /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
   dockerHost: string | undefined;
+  /** The installation's SMTP server (`LEVELRAIL_SMTP_URL`) for invitation emails; null: links are shown once. */
+  mailer: InviteMailer | null;
 }
 
 function build(): Server {
@@ -76,6 +80,7 @@ function build(): Server {
     allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
     shortName: env.LEVELRAIL_SHORT_NAME,
     dockerHost: env.DOCKER_HOST,
+    mailer: env.LEVELRAIL_SMTP_URL ? smtpMailer(env.LEVELRAIL_SMTP_URL, new URL(baseURL).hostname) : null,
   };
 }
 
