@@ -1,0 +1,108 @@
+// Members and invitations (issue 23, item 1): an owner invites by email on Settings → Members; with
+// no SMTP settings the link is shown once; a second person opens it signed out, creates an account
+// and sees the organization; the owner removes them and they lose it at once, in the browser and
+// with their API token; the used link then says so and makes nobody a member.
+import { randomBytes } from "node:crypto";
+import type { Locator } from "@playwright/test";
+import { eq } from "drizzle-orm";
+import { createApiToken } from "@levelrail/auth";
+import { user } from "@levelrail/db/schema/auth";
+import { membership, organization } from "@levelrail/db/schema/orgs";
+import { expect, test } from "../fixtures/test";
+import { hydrated } from "../fixtures/ui";
+
+const linkBox = (form: Locator) => form.getByRole("textbox", { name: "Invitation link" });
+
+test("an owner invites, a new user accepts through the link (sign-up) and sees the organization, then is removed and loses access", async ({
+  browser,
+  playwright,
+  operator,
+  stack,
+  signedIn: page,
+}) => {
+  const [org] = await stack.db.select({ name: organization.name }).from(organization).where(eq(organization.id, operator.orgId));
+  const orgName = org!.name;
+  const email = `invitee-${randomBytes(4).toString("hex")}@e2e.levelrail.test`;
+  const password = randomBytes(12).toString("base64url");
+
+  // The owner invites on Settings → Members.
+  await page.goto("/settings");
+  await page.getByRole("link", { name: "Members and invitations" }).click();
+  await expect(page.getByRole("heading", { name: `Members of ${orgName}` })).toBeVisible();
+  const form = page.getByRole("form", { name: "Invite a member" });
+  const invite = form.getByRole("button", { name: "Invite" });
+  await hydrated(invite);
+  await form.getByLabel("Email").fill("not an address");
+  await invite.click();
+  await expect(form.getByRole("alert")).toContainText("must be an email address");
+  await expect(linkBox(form)).toHaveCount(0);
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Role").selectOption("developer");
+  await invite.click();
+  await expect(linkBox(form)).toHaveValue(/\/invite\/[A-Za-z0-9_-]{43}$/);
+  const link = await linkBox(form).inputValue();
+  const pending = page.getByRole("table", { name: "Pending invitations" });
+  await expect(pending.getByRole("row", { name: new RegExp(email) })).toContainText("developer");
+  // Inviting the owner's own address: a 409 next to the field.
+  await form.getByLabel("Email").fill(operator.email);
+  await invite.click();
+  await expect(form.getByRole("alert")).toContainText("is a member of this organization already");
+
+  // The invitee, signed out in a browser of their own, opens the link and creates an account.
+  const theirs = await browser.newContext({ baseURL: stack.env.baseURL });
+  const guest = await theirs.newPage();
+  let token: string | null = null;
+  try {
+    await guest.goto(link);
+    await expect(guest.getByRole("heading", { name: "Join an organization" })).toBeVisible();
+    await expect(guest.getByRole("main")).toContainText(`You are invited to the organization ${orgName} as developer`);
+    const join = guest.getByRole("button", { name: "Create account and join" });
+    await hydrated(join);
+    await guest.getByLabel("Choose a password").fill(password);
+    await guest.getByLabel("Repeat the password").fill(password);
+    await join.click();
+    await expect(guest).toHaveURL(/\/$/);
+    await guest.goto("/settings/members");
+    await expect(guest.getByRole("heading", { name: `Members of ${orgName}` })).toBeVisible();
+    const members = guest.getByRole("table", { name: `Members of ${orgName}` });
+    await expect(members.getByRole("row", { name: new RegExp(`${email} \\(you\\)`) })).toContainText("developer");
+    // A developer sees no invitations and cannot invite.
+    await expect(guest.getByRole("form", { name: "Invite a member" })).toHaveCount(0);
+
+    // Their API token reaches the organization while they are a member.
+    token = await createApiToken(stack.db, email, "e2e-members");
+    const api = await playwright.request.newContext({ baseURL: stack.env.baseURL, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+    try {
+      expect((await api.get(`/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(200);
+
+      // The owner sees them, the invitation is gone from the pending list, and removes them.
+      await page.reload();
+      const ownerView = page.getByRole("table", { name: `Members of ${orgName}` });
+      await expect(ownerView.getByRole("combobox", { name: `Role of ${email}` })).toHaveValue("developer");
+      await expect(page.getByText("No pending invitations.")).toBeVisible();
+      await hydrated(ownerView.getByRole("button", { name: `Remove ${email}` }));
+      await ownerView.getByRole("button", { name: `Remove ${email}` }).click();
+      await expect(ownerView.getByRole("row", { name: new RegExp(email) })).toHaveCount(0);
+
+      // At once: the token answers 404 for the organization, and the browser shows it no more.
+      const after = await api.get(`/api/v1/orgs/${operator.orgId}/members`);
+      expect(after.status()).toBe(404);
+      expect(((await (await api.get("/api/v1/orgs")).json()) as { id: string }[]).map((o) => o.id)).not.toContain(operator.orgId);
+      await guest.goto("/settings/members");
+      await expect(guest.getByText("You belong to no organization.")).toBeVisible();
+      await expect(guest.getByRole("main")).not.toContainText(orgName);
+    } finally {
+      await api.dispose();
+    }
+
+    // The used link says so and makes nobody a member.
+    await guest.goto(link);
+    await expect(guest.getByRole("heading", { name: "This invitation can no longer be used" })).toBeVisible();
+    await expect(guest.getByRole("main").getByRole("alert")).toContainText("has been used already");
+    const [row] = await stack.db.select({ id: user.id }).from(user).where(eq(user.email, email));
+    expect(await stack.db.select().from(membership).where(eq(membership.userId, row!.id))).toEqual([]);
+  } finally {
+    await theirs.close();
+    await stack.db.delete(user).where(eq(user.email, email));
+  }
+});
