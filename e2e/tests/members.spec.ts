@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { createApiToken } from "@levelrail/auth";
 import { user } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
+import { removeOperator, seedOperator } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
 import { hydrated } from "../fixtures/ui";
 
@@ -105,5 +106,69 @@ test("an owner invites, a new user accepts through the link (sign-up) and sees t
   } finally {
     await theirs.close();
     await stack.db.delete(user).where(eq(user.email, email));
+  }
+});
+
+test("an address with an account signs in through the link and joins; a revoked link says so; the last owner stays one (409); self-promotion is a 403", async ({
+  browser,
+  playwright,
+  bearer,
+  operator,
+  stack,
+}) => {
+  const other = await seedOperator(stack, "invitee");
+  const theirs = await browser.newContext({ baseURL: stack.env.baseURL });
+  const guest = await theirs.newPage();
+  const api = await playwright.request.newContext({
+    baseURL: stack.env.baseURL,
+    extraHTTPHeaders: { authorization: `Bearer ${await createApiToken(stack.db, other.email, "e2e-members")}` },
+  });
+  const invitations = `/api/v1/orgs/${operator.orgId}/invitations`;
+  try {
+    const invited = await bearer.post(invitations, { data: { email: other.email, role: "viewer" } });
+    expect(invited.status()).toBe(201);
+    const { link, emailed, invitation } = (await invited.json()) as { link: string; emailed: boolean; invitation: { id: string; role: string } };
+    expect({ emailed, role: invitation.role }).toEqual({ emailed: false, role: "viewer" });
+    expect(((await (await bearer.post(invitations, { data: { email: operator.email, role: "viewer" } })).json()) as { error: unknown }).error).toMatchObject({
+      code: "conflict",
+      field: "email",
+    });
+    expect((await bearer.post(invitations, { data: { email: "x@example.test", role: "superuser" } })).status()).toBe(400);
+
+    await guest.goto(new URL(link).pathname);
+    const join = guest.getByRole("button", { name: "Sign in and join" });
+    await hydrated(join);
+    await expect(guest.getByLabel("Email")).toHaveValue(other.email);
+    await guest.getByLabel("Password").fill(other.password);
+    await join.click();
+    await expect(guest).toHaveURL(/\/$/);
+    expect(((await (await api.get("/api/v1/orgs")).json()) as { id: string }[]).map((o) => o.id)).toContain(operator.orgId);
+
+    // A viewer making themselves owner: 403; the last owner can neither leave nor be demoted: 409.
+    const promote = await api.patch(`/api/v1/orgs/${operator.orgId}/members/me`, { data: { role: "owner" } });
+    expect(promote.status()).toBe(403);
+    expect(((await promote.json()) as { error: unknown }).error).toMatchObject({ code: "forbidden" });
+    const leave = await bearer.delete(`/api/v1/orgs/${operator.orgId}/members/me`);
+    expect(leave.status()).toBe(409);
+    expect(((await leave.json()) as { error: { message: string } }).error.message).toContain("you are the last owner of this organization");
+    const demote = await bearer.patch(`/api/v1/orgs/${operator.orgId}/members/${operator.ctx.actor.userId}`, { data: { role: "admin" } });
+    expect(demote.status()).toBe(409);
+
+    // A revoked link: a clear page, nobody joins.
+    const again = (await (await bearer.post(invitations, { data: { email: "later@example.test", role: "developer" } })).json()) as { link: string; invitation: { id: string } };
+    expect((await bearer.delete(`${invitations}/${again.invitation.id}`)).status()).toBe(204);
+    await guest.goto(new URL(again.link).pathname);
+    await expect(guest.getByRole("heading", { name: "This invitation can no longer be used" })).toBeVisible();
+    await expect(guest.getByRole("main").getByRole("alert")).toContainText("was revoked");
+    await guest.goto("/invite/not-a-real-token");
+    await expect(guest.getByRole("heading", { name: "Invitation not found" })).toBeVisible();
+
+    // The viewer leaves.
+    expect((await api.delete(`/api/v1/orgs/${operator.orgId}/members/me`)).status()).toBe(204);
+    expect((await api.get(`/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(404);
+  } finally {
+    await api.dispose();
+    await theirs.close();
+    await removeOperator(stack, other);
   }
 });
