@@ -45,6 +45,10 @@ export const keys = {
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
   /** An organization's quotas: limit, use and source of each. */
   quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
+  /** An organization's members and their roles. */
+  members: (orgId: string) => ["orgs", orgId, "members"] as const,
+  /** An organization's pending invitations. */
+  invitations: (orgId: string) => ["orgs", orgId, "invitations"] as const,
   /** An environment's databases (and, as ["databases"], every environment's). */
   databases: (envId: string) => ["databases", envId] as const,
   /** Prefix of everything about one database: its detail (attachments, volumes, restores) and its backups. */
