@@ -5,6 +5,8 @@
 export type ErrorCode =
   | "invalid_input"
   | "unauthenticated"
+  /** Signed in, but not allowed: an organization requires a second factor the caller has not enrolled. */
+  | "forbidden"
   | "not_found"
   | "conflict"
   /** An organization's quota (apps, services, databases, domains) would be exceeded: a 409 naming it and its value. */
@@ -51,6 +53,8 @@ export function httpStatus(code: ErrorCode): number {
       return 400;
     case "unauthenticated":
       return 401;
+    case "forbidden":
+      return 403;
     case "not_found":
       return 404;
     case "conflict":
