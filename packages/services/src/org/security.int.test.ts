@@ -181,10 +181,15 @@ describe("the second factor", () => {
     const ownerCtx = await ctxOf(owner.id, owner.email);
     await expect(setOrgSecurity({ ctx: ownerCtx, orgId: org.id, input: { require2fa: true } })).rejects.toMatchObject({ field: "require2fa" });
     await db.update(user).set({ twoFactorEnabled: true }).where(eq(user.id, owner.id));
-    expect(await setOrgSecurity({ ctx: ownerCtx, orgId: org.id, input: { require2fa: true } })).toEqual({ orgId: org.id, require2fa: true });
-    expect(await getOrgSecurity({ ctx: ownerCtx, orgId: org.id })).toEqual({ orgId: org.id, require2fa: true });
+    expect(await setOrgSecurity({ ctx: ownerCtx, orgId: org.id, input: { require2fa: true } })).toMatchObject({ orgId: org.id, require2fa: true, owner: true });
     const member = await operator("req-member");
     await db.insert(membership).values({ orgId: org.id, userId: member.id, role: "member" });
+    const seen = await getOrgSecurity({ ctx: ownerCtx, orgId: org.id });
+    expect(seen.require2fa).toBe(true);
+    expect(seen.members.map((m) => [m.email, m.twoFactorEnabled]).sort()).toEqual([[member.email, false], [owner.email, true]].sort());
+    // A member sees the setting, not the others' second factors, and cannot change it.
+    expect(await getOrgSecurity({ ctx: await ctxOf(member.id, member.email), orgId: org.id })).toEqual({ orgId: org.id, require2fa: true, owner: false, members: [] });
+    await expect(setOrgSecurity({ ctx: await ctxOf(member.id, member.email), orgId: org.id, input: { require2fa: false } })).rejects.toMatchObject({ code: "forbidden" });
     const bySession = await actorFor(db, member.id, member.email, { id: "s", twoFactorEnabled: false });
     expect(bySession.orgIds).toEqual([]);
     expect(bySession.secondFactorRequiredBy).toEqual([org.id]);

@@ -12,18 +12,33 @@ import { type Ctx, orgOf, parse } from "../context";
  * (When the role model lands these become actions of its permission table: `org.security`.)
  */
 
+export interface MemberSignInView {
+  userId: string;
+  email: string;
+  role: string;
+  twoFactorEnabled: boolean;
+}
+
 export interface OrgSecurityView {
   orgId: string;
   require2fa: boolean;
+  /** Whether the caller is an owner (who may change this and act on members' sign-in). */
+  owner: boolean;
+  /** The members and whether each has a second factor: owners only (empty for anyone else). */
+  members: MemberSignInView[];
+}
+
+async function isOwner(ctx: Ctx, orgId: string): Promise<boolean> {
+  const [m] = await ctx.db
+    .select({ role: membership.role })
+    .from(membership)
+    .where(and(eq(membership.orgId, orgId), eq(membership.userId, ctx.actor.userId)));
+  return m?.role === "owner";
 }
 
 async function requireOwner(ctx: Ctx, orgId: string | undefined): Promise<string> {
   const id = orgOf(ctx, orgId);
-  const [m] = await ctx.db
-    .select({ role: membership.role })
-    .from(membership)
-    .where(and(eq(membership.orgId, id), eq(membership.userId, ctx.actor.userId)));
-  if (m?.role !== "owner") throw new LevelrailError("forbidden", "only an owner of the organization may do this");
+  if (!(await isOwner(ctx, id))) throw new LevelrailError("forbidden", "only an owner of the organization may do this");
   return id;
 }
 
@@ -43,7 +58,17 @@ export async function getOrgSecurity({ ctx, orgId }: { ctx: Ctx; orgId: string }
   const id = orgOf(ctx, orgId);
   const [row] = await ctx.db.select({ require2fa: organization.require2fa }).from(organization).where(eq(organization.id, id));
   if (!row) throw new LevelrailError("not_found", "organization not found");
-  return { orgId: id, require2fa: row.require2fa };
+  const owner = await isOwner(ctx, id);
+  const members = owner
+    ? await ctx.db
+        .select({ userId: user.id, email: user.email, role: membership.role, twoFactorEnabled: user.twoFactorEnabled })
+        .from(membership)
+        .innerJoin(user, eq(user.id, membership.userId))
+        .where(eq(membership.orgId, id))
+        .orderBy(user.email)
+        .limit(1000)
+    : [];
+  return { orgId: id, require2fa: row.require2fa, owner, members };
 }
 
 const securityInput = z.strictObject({ require2fa: z.boolean() });
@@ -61,7 +86,7 @@ export async function setOrgSecurity({ ctx, orgId, input }: { ctx: Ctx; orgId: s
     if (!me?.enabled) throw new LevelrailError("invalid_input", "require2fa: enrol a second factor yourself first (Account)", { field: "require2fa" });
   }
   await ctx.db.update(organization).set({ require2fa }).where(eq(organization.id, id));
-  return { orgId: id, require2fa };
+  return getOrgSecurity({ ctx, orgId: id });
 }
 
 /** A lost device: the member's second factor is removed; they sign in with their password and enrol again. */
