@@ -50,7 +50,8 @@ export function LoginForm() {
     const r = await authPost(recovery ? "/two-factor/verify-backup-code" : "/two-factor/verify-totp", { code });
     setBusy(false);
     if (r.ok) return done();
-    if (r.status === 429) setError("Too many wrong codes: the second factor is locked for 15 minutes. Try again later, or ask an owner to reset it.");
+    if (r.status === 429 && /locked/i.test(r.message ?? "")) setError("Too many wrong codes: the second factor is locked for 15 minutes. Try again later, or ask an owner to reset it.");
+    else if (r.status === 429) setError("Too many tries at once (three in ten seconds): wait a few seconds and try again.");
     else if (r.status === 400 || /cookie/i.test(r.message ?? "")) {
       // Five wrong codes end the attempt (or it expired after 10 minutes): the password again.
       setStep("password");
