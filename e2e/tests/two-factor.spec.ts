@@ -1,8 +1,12 @@
 // The second factor and sessions in the browser: set up TOTP on /account (the code computed here,
 // RFC 6238, apart from the library the panel verifies with), sign out, sign in with a code, then
 // list the sessions and end another browser's.
+import { eq } from "drizzle-orm";
+import { createApiToken } from "@levelrail/auth";
 import { resetSecondFactor } from "@levelrail/auth/account";
+import { membership, organization } from "@levelrail/db/schema/orgs";
 import { totp } from "@levelrail/testkit/totp";
+import { removeOperator, seedOperator } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
 import { hydrated } from "../fixtures/ui";
 
@@ -78,5 +82,34 @@ test("set up a second factor, sign in with a computed code, list sessions and en
   } finally {
     await other.dispose();
     await resetSecondFactor(stack.db, userId);
+  }
+});
+
+test("an organization that requires a second factor sends a member without one to set it up; their API token is not affected", async ({ page, operator, stack }) => {
+  const member = await seedOperator(stack, "no-2fa");
+  try {
+    await stack.db.insert(membership).values({ orgId: operator.orgId, userId: member.ctx.actor.userId, role: "member" });
+    await stack.db.update(organization).set({ require2fa: true }).where(eq(organization.id, operator.orgId));
+    // Signed in through the API (page.request shares the page's cookies); better-auth allows three
+    // sign-ins per address in ten seconds, which the test above may have spent: wait for a slot.
+    const signIn = () => page.request.post("/api/auth/sign-in/email", { data: { email: member.email, password: member.password }, headers: { origin: stack.env.baseURL } });
+    await expect.poll(async () => (await signIn()).status(), { timeout: 20_000, intervals: [1_000] }).toBe(200);
+
+    await page.goto("/");
+    await expect(page).toHaveURL(/\/account\?enrol=required$/);
+    await expect(page.getByRole("main").getByRole("alert").first()).toHaveText(/requires a second factor/);
+    await expect(page.getByRole("region", { name: "Second factor" }).getByRole("button", { name: "Set up" })).toBeVisible();
+
+    const refused = await page.request.get(`/api/v1/orgs/${operator.orgId}/quotas`);
+    expect(refused.status()).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: "forbidden" } });
+    expect(await (await page.request.get("/api/v1/account")).json()).toMatchObject({ secondFactorRequiredBy: [operator.orgId] });
+
+    const token = await createApiToken(stack.db, member.email, "e2e-2fa");
+    const byToken = await page.request.get(`/api/v1/orgs/${operator.orgId}/quotas`, { headers: { authorization: `Bearer ${token}` } });
+    expect(byToken.status()).toBe(200);
+  } finally {
+    await stack.db.update(organization).set({ require2fa: false }).where(eq(organization.id, operator.orgId));
+    await removeOperator(stack, member);
   }
 });
