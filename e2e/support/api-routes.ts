@@ -88,6 +88,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "DELETE", path: S, kind: "owned" },
   { method: "POST", path: `${S}/deploy`, kind: "owned", body: () => ({}) },
   { method: "POST", path: `${S}/restart`, kind: "owned" },
+  { method: "POST", path: `${S}/domains/check`, kind: "owned" },
   { method: "POST", path: `${S}/rollback`, kind: "owned" },
   { method: "POST", path: `${S}/promote`, kind: "owned", body: (i) => ({ to: i.envId }) },
   { method: "GET", path: `${S}/status`, kind: "owned" },

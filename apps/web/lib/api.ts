@@ -51,7 +51,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
       refuseWithoutSecondFactor(req, actor);
-      const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets } = server();
+      const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
       // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
       refuseNul(p);
@@ -59,7 +59,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       // Every body is read (capped) before the verb runs, so an oversized one is a 413 on every route
       // and nothing is written, whether or not the verb looks at it.
       const bytes = await readCapped(req);
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets }, req, params: p, body: async () => parseJsonBody(bytes) });
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains }, req, params: p, body: async () => parseJsonBody(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

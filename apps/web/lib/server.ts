@@ -25,6 +25,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_SHORT_NAME: true,
     DOCKER_HOST: true,
     DATABASE_PASSWORD_FILE: true,
+    LEVELRAIL_BASE_DOMAINS: true,
     LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
     ...QUOTA_VARS,
   })
@@ -50,6 +51,8 @@ export interface Server {
   quotas: QuotaLimits;
   /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
   shortName: string;
+  /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) need no ownership proof. */
+  baseDomains: string[];
   /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
   dockerHost: string | undefined;
 }
@@ -75,6 +78,7 @@ function build(): Server {
     quotas: quotaDefaults(env),
     allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
     shortName: env.LEVELRAIL_SHORT_NAME,
+    baseDomains: env.LEVELRAIL_BASE_DOMAINS,
     dockerHost: env.DOCKER_HOST,
   };
 }

@@ -29,6 +29,6 @@ export async function requireCtx(): Promise<Ctx> {
 export async function requireAccountCtx(): Promise<Ctx> {
   const actor = await currentActor();
   if (!actor) redirect("/login");
-  const { db, kit, quotas } = server();
-  return { db, actor, kit, quotas };
+  const { db, kit, quotas, baseDomains } = server();
+  return { db, actor, kit, quotas, baseDomains };
 }

@@ -31,6 +31,8 @@ const schema = envSchema
     PORT: true,
     LEVELRAIL_METRICS_INTERVAL_SECONDS: true,
     DATABASE_PASSWORD_FILE: true,
+    LEVELRAIL_BASE_DOMAINS: true,
+    LEVELRAIL_DNS_RESOLVER: true,
   })
   .extend({
     DATABASE_URL: requiredDatabaseUrl,
@@ -76,6 +78,7 @@ const options = {
     httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
     httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
   },
+  domains: { baseDomains: env.LEVELRAIL_BASE_DOMAINS, resolver: env.LEVELRAIL_DNS_RESOLVER },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
   panelHost: new URL(publicUrl(env)).hostname,
   allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
@@ -86,11 +89,12 @@ const options = {
 // Only one worker of an installation reconciles at a time; a second one (another launcher on the
 // same database, a leftover process) stands by and takes over when the leader dies.
 const leader = runAsLeader({
-  sql,
+  // Its own connection: a session cut off under it never leaves the worker's pool broken.
+  lockClient: () => createDb(databaseUrl(env), { max: 1 }).sql,
   lockName: `levelrail.worker.${env.LEVELRAIL_SHORT_NAME}`,
   log: options.log,
-  async lead() {
-    const worker = await startWorker(options);
+  async lead(signal) {
+    const worker = await startWorker({ ...options, signal });
     console.log(
       `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; data plane on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT}; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,
     );

@@ -8,9 +8,12 @@ import { IMAGES_KEY } from "@levelrail/spec/keys";
 import { pgDatabaseStore } from "./database-store";
 import { StatePublisher } from "./dataplane/publisher";
 import { describe } from "./describe";
+import type { Fence } from "./fence";
+import { leadingRuntime } from "./leading-runtime";
 import { pgFleetStore } from "./fleet-store";
 import { pgHeartbeat } from "./heartbeat";
 import { workerMetrics } from "./metrics";
+import type { ProofPolicy } from "./controllers/domains/plan";
 import type { SubnetPool } from "./network/pool";
 import type { DispatcherOptions } from "./notifications/dispatch";
 import type { RunnerEvent } from "./reconcile/runner";
@@ -44,6 +47,12 @@ export interface WorkerOptions {
   upstreamDns?: string[];
   /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
   ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
+  /**
+   * Domain ownership proofs: the installation's base domains (`LEVELRAIL_BASE_DOMAINS`, routed without
+   * a proof, like `*.localhost`), the DNS server proofs are checked against (`LEVELRAIL_DNS_RESOLVER`;
+   * absent: the system's) and the check schedule and grace period (defaults: DEFAULT_PROOF_POLICY).
+   */
+  domains?: { baseDomains?: string[]; resolver?: string | undefined; policy?: Partial<ProofPolicy>; now?: () => Date };
   /** Pulled-image collection: how many succeeded releases per service keep their image (3), how long a fresh pull is left alone (10 min), how often it runs besides after each successful deploy (hourly). */
   images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
   /** The panel's own host (`LEVELRAIL_PUBLIC_URL`'s): webhooks, SMTP and backup targets may not be it unless private targets are allowed. */
@@ -58,23 +67,32 @@ export interface WorkerOptions {
   containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
+  /**
+   * Aborted when this worker loses the leader lock (`runAsLeader`): every engine call that runs on
+   * stops (`leading-runtime.ts`), and the writes of work in flight are fenced (`fence.ts`).
+   */
+  signal?: AbortSignal;
 }
 
 /**
  * Wires stores, runtime and controllers to their runners (wiring/controllers.ts); LISTEN, the
  * container informer's events, a resync (one engine call, wiring/route.ts) and timers feed them.
  */
-export async function startWorker(o: WorkerOptions) {
+export async function startWorker(given: WorkerOptions) {
+  const o: WorkerOptions = given.signal ? { ...given, runtime: leadingRuntime(given.runtime, given.signal) } : given;
   const metrics = workerMetrics();
   const runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Fenced writes need the heartbeat row, which only a leader (a worker given its lead's signal) writes first.
+  const fence: Fence | undefined = o.signal ? { shortName: o.shortName, runner: runnerId } : undefined;
   const { runner, runners } = runnerFactory(metrics, o.log);
   const shared: Shared = {
     store: pgServiceStore(o.db),
-    databaseStore: pgDatabaseStore(o.db, o.keyring),
+    databaseStore: pgDatabaseStore(o.db, o.keyring, fence),
     fleet: pgFleetStore(o.db),
     metrics,
     dataPlane: new StatePublisher(o.dataPlaneStateFile),
     runnerId,
+    fence,
     runner,
     engineBack: () => {},
   };
@@ -106,6 +124,7 @@ export async function startWorker(o: WorkerOptions) {
     networks: c.networks,
     images: c.images,
     ingress: c.ingress,
+    domains: c.domains,
     dataPlane: shared.dataPlane,
     metrics,
     notifications: background.notifications,

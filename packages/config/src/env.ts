@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ZodObject, type ZodRawShape, z } from "zod";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+import { parseBaseDomains } from "@levelrail/spec/domains";
 import { DEFAULT_QUOTAS, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 
 /**
@@ -101,6 +102,14 @@ export const envSchema = z.object({
   LEVELRAIL_QUOTA_DATABASES: quotaVar(DEFAULT_QUOTAS.databases),
   LEVELRAIL_QUOTA_DOMAINS: quotaVar(DEFAULT_QUOTAS.domains),
   LEVELRAIL_QUOTA_CHANNELS: quotaVar(DEFAULT_QUOTAS.channels),
+  /** Domains the installation owns (comma-separated): their subdomains route without an ownership proof. */
+  LEVELRAIL_BASE_DOMAINS: z
+    .string()
+    .optional()
+    .transform(parseBaseDomains)
+    .pipe(z.array(z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, "must be comma-separated domain names"))),
+  /** `host:port` of the DNS server domain ownership proofs are checked against; unset: the system's resolver. */
+  LEVELRAIL_DNS_RESOLVER: optional(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, "must be host:port")),
   /** How often the worker re-reads every service as a safety net for lost wake-ups. */
   LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
 });
