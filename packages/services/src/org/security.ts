@@ -43,8 +43,8 @@ async function requireOwner(ctx: Ctx, orgId: string | undefined): Promise<string
 }
 
 /** A member of the organization, by user id; 404 for anyone else (or a malformed id). */
-async function memberOf(ctx: Ctx, orgId: string, userId: unknown): Promise<{ id: string; email: string }> {
-  const id = parse(z.object({ userId: z.string().min(1).max(200) }), { userId }).userId;
+async function memberOf(ctx: Ctx, orgId: string, id: string): Promise<{ id: string; email: string }> {
+  if (id.length === 0 || id.length > 200) throw new LevelrailError("not_found", "member not found", { field: "userId" });
   const [row] = await ctx.db
     .select({ id: user.id, email: user.email })
     .from(membership)
