@@ -36,6 +36,12 @@ export const keys = {
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */
   allServices: () => ["service"] as const,
   orgs: () => ["orgs"] as const,
+  /** The caller's account: email, second factor, organizations that require one. */
+  account: () => ["account"] as const,
+  /** The caller's sessions. */
+  sessions: () => ["sessions"] as const,
+  /** An organization's security settings (require2fa) and its members' second factors. */
+  orgSecurity: (orgId: string) => ["orgs", orgId, "security"] as const,
   /** The projects, and (under this prefix) each project's environments. */
   projects: () => ["projects"] as const,
   environments: (projectId: string) => ["projects", projectId, "environments"] as const,

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { twoFactor as twoFactorPlugin } from "better-auth/plugins";
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
-import { account, apiToken, session, user, verification } from "@levelrail/db/schema/auth";
-import { membership } from "@levelrail/db/schema/orgs";
+import { account, apiToken, session, twoFactor, user, verification } from "@levelrail/db/schema/auth";
+import { membership, organization } from "@levelrail/db/schema/orgs";
 import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { isUuid } from "@levelrail/spec/rules";
@@ -32,17 +33,40 @@ export const secureCookies = (baseURL: string) =>
  */
 export const CLIENT_IP_HEADER = "x-levelrail-client-ip";
 
-/** better-auth over our Drizzle schema: email + password, no open sign-up. */
+/**
+ * Second-factor failures before the account's second factor locks, and for how long. A sign-in
+ * attempt (the challenge after the password) also ends after five wrong codes: a new one needs
+ * the password again.
+ */
+export const SECOND_FACTOR_LOCKOUT = { maxFailedAttempts: 5, durationSeconds: 15 * 60 } as const;
+
+/**
+ * Sessions: a week, renewed (and their "last active" time written) at most once an hour of use;
+ * the renewal is better-auth's `updateAge`.
+ */
+export const SESSION_MAX_AGE_SECONDS = 60 * 60 * 24 * 7;
+export const SESSION_UPDATE_AGE_SECONDS = 60 * 60;
+
+/** better-auth over our Drizzle schema: email + password, no open sign-up, TOTP second factor with recovery codes. */
 export function createAuth(o: AuthOptions) {
   return betterAuth({
+    appName: "Levelrail",
     advanced: { ...secureCookies(o.baseURL), ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
-    database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification } }),
+    database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification, twoFactor } }),
     secret: deriveKey(o.masterKey, "session").toString("base64"),
     baseURL: o.baseURL,
     trustedOrigins: o.trustedOrigins,
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
     telemetry: { enabled: false },
-    session: { expiresIn: 60 * 60 * 24 * 7 },
+    session: { expiresIn: SESSION_MAX_AGE_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
+    plugins: [
+      twoFactorPlugin({
+        issuer: "Levelrail",
+        // Recovery codes: ten, each good once, stored encrypted with the auth secret.
+        backupCodeOptions: { amount: 10, length: 10, storeBackupCodes: "encrypted" },
+        accountLockout: { enabled: true, ...SECOND_FACTOR_LOCKOUT },
+      }),
+    ],
   });
 }
 export type Auth = ReturnType<typeof createAuth>;
@@ -52,11 +76,35 @@ export interface Actor {
   userId: string;
   email: string;
   orgIds: string[];
+  /** The better-auth session of a signed-in browser (absent for an API token): "this device" in the sessions list. */
+  sessionId?: string;
+  /**
+   * Organizations the caller belongs to that require a second factor they have not enrolled
+   * (`require2fa`): left out of `orgIds` for a session, so nothing of theirs is reachable until the
+   * caller enrols. API tokens are not affected (empty).
+   */
+  secondFactorRequiredBy?: string[];
 }
 
-export async function actorFor(db: Db, userId: string, email: string): Promise<Actor> {
-  const rows = await db.select({ orgId: membership.orgId }).from(membership).where(eq(membership.userId, userId));
-  return { userId, email, orgIds: rows.map((r) => r.orgId) };
+/**
+ * The actor of a user. `session`: they came with a session cookie, whose id is kept and whose
+ * organizations that require a second factor are withheld until they enrol one.
+ */
+export async function actorFor(db: Db, userId: string, email: string, session?: { id: string; twoFactorEnabled: boolean }): Promise<Actor> {
+  const rows = await db
+    .select({ orgId: membership.orgId, require2fa: organization.require2fa })
+    .from(membership)
+    .innerJoin(organization, eq(organization.id, membership.orgId))
+    .where(eq(membership.userId, userId));
+  if (!session) return { userId, email, orgIds: rows.map((r) => r.orgId) };
+  const blocked = session.twoFactorEnabled ? [] : rows.filter((r) => r.require2fa).map((r) => r.orgId);
+  return {
+    userId,
+    email,
+    orgIds: rows.filter((r) => !blocked.includes(r.orgId)).map((r) => r.orgId),
+    sessionId: session.id,
+    secondFactorRequiredBy: blocked,
+  };
 }
 
 /** Creates an operator with a hashed password (better-auth's own hashing). */
