@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { createApiToken, createAuth, createOperator, listApiTokens, parseLifetime, revokeApiToken } from "@levelrail/auth";
+import { resetSecondFactor } from "@levelrail/auth/account";
 import { QUOTA_VARS, databaseUrl as withPasswordFile, envSchema, parseEnv, publicUrl, quotaDefaults } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
@@ -20,6 +21,8 @@ import { doctor } from "./doctor/main";
 const USAGE = `usage: levelrail <command>
 
   admin create --email E --password-stdin   create an operator; the first one owns the default organization
+  user reset-2fa --email E                  remove a user's second factor (a lost device): they sign in with their
+                                            password and enrol again
   token create --email E --name N [--expires-in 90d] [--read-only]
                                             print a new API token (shown once; only its hash is stored)
   token list --email E                      an operator's tokens: name, created, last used, expiry
@@ -142,6 +145,17 @@ async function adminCreate(args: string[]) {
   });
 }
 
+async function userResetTwoFactor(args: string[]) {
+  const f = flags(args, { email: "string" });
+  const address = email(f.email);
+  const had = await withDb(async (db) => {
+    const [u] = await db.select({ id: user.id }).from(user).where(eq(user.email, address.toLowerCase()));
+    if (!u) throw new LevelrailError("not_found", `no operator with email ${address}`, { field: "email" });
+    return resetSecondFactor(db, u.id);
+  });
+  console.log(had ? `removed the second factor of ${address}; they sign in with their password and enrol again` : `${address} had no second factor; nothing changed`);
+}
+
 async function tokenCreate(args: string[]) {
   const f = flags(args, { email: "string", name: "string", "expires-in": "string", "read-only": "boolean" });
   const address = email(f.email);
@@ -255,6 +269,7 @@ async function doctorCommand(args: string[]) {
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   doctor: doctorCommand,
   "admin create": adminCreate,
+  "user reset-2fa": userResetTwoFactor,
   "token create": tokenCreate,
   "token list": tokenList,
   "token revoke": tokenRevoke,

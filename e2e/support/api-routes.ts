@@ -51,6 +51,22 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/orgs/{id}/env", kind: "owned" },
   { method: "PUT", path: "/api/v1/orgs/{id}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
   { method: "GET", path: "/api/v1/orgs/{id}/quotas", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/members", kind: "owned" },
+  { method: "PATCH", path: "/api/v1/orgs/{id}/members/{userId}", kind: "owned", body: () => ({ role: "viewer" }) },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/invitations", kind: "owned" },
+  { method: "POST", path: "/api/v1/orgs/{id}/invitations", kind: "owned", body: () => ({ email: "intruder@example.test", role: "owner" }) },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/invitations/{invitationId}", kind: "owned" },
+  // The token names the invitation: a random one is an invitation of nothing, whoever asks.
+  { method: "POST", path: "/api/v1/invitations/accept", kind: "input", body: () => ({ token: "A".repeat(43) }) },
+  { method: "GET", path: "/api/v1/orgs/{id}/security", kind: "owned" },
+  { method: "PUT", path: "/api/v1/orgs/{id}/security", kind: "owned", body: () => ({ require2fa: false }) },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}/two-factor", kind: "owned" },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}/sessions", kind: "owned" },
+  { method: "GET", path: "/api/v1/account", kind: "own" },
+  { method: "GET", path: "/api/v1/sessions", kind: "own" },
+  { method: "DELETE", path: "/api/v1/sessions", kind: "own" },
+  { method: "DELETE", path: "/api/v1/sessions/{id}", kind: "own" },
   { method: "GET", path: "/api/v1/projects", kind: "own" },
   { method: "POST", path: "/api/v1/projects", kind: "input", body: (i) => ({ name: "intruder", orgId: i.orgId }) },
   { method: "GET", path: "/api/v1/projects/{id}", kind: "owned" },
@@ -174,6 +190,8 @@ function idFor(path: string, ids: Ids): string {
   if (path.startsWith("/api/v1/backup-targets/")) return ids.backupTargetId;
   if (path.startsWith("/api/v1/registry-credentials/")) return ids.registryCredentialId;
   if (path.startsWith("/api/v1/tokens/")) return ids.tokenId;
+  // A session id: the caller's own only; any other is a 404.
+  if (path.startsWith("/api/v1/sessions/")) return ids.tokenId;
   if (path.startsWith("/api/v1/notification-channels/")) return ids.notificationChannelId;
   throw new Error(`no id for ${path}`);
 }
@@ -183,12 +201,17 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
   const path = route.path
     .replace("{...rest}", () => restFor(route.path, ids))
     .replace("{id}", () => idFor(route.path, ids))
+    // A member of the organization: the organization answers first (404 for a stranger's), so any id does.
+    .replace("{userId}", "someone")
     .replace("{envId}", ids.envId)
     .replace("{app}", ids.app)
     .replace("{service}", ids.service)
     .replace("{key}", ids.key)
     .replace("{db}", ids.database)
-    .replace("{volume}", ids.volume);
+    .replace("{volume}", ids.volume)
+    // Members and invitations: `me` (the caller, who is no member of another organization) and an invitation of nothing.
+    .replace("{userId}", "me")
+    .replace("{invitationId}", "00000000-0000-4000-8000-000000000000");
   const query = route.query ? `?${new URLSearchParams(route.query(ids)).toString()}` : "";
   return `${path}${query}`;
 }

@@ -3,8 +3,14 @@
 // every role and compares the answer with the table; a route without an entry here fails it.
 import type { Action } from "@levelrail/services/org/permissions";
 
-/** `own`: the caller's own things (their organizations, tokens, preference), no role needed. `none`: a catch-all that serves nothing. */
-export type RouteAction = Action | "own" | "none";
+/**
+ * `own`: the caller's own things (their organizations, tokens, preference, sessions), no role needed.
+ * `none`: a catch-all that serves nothing. `elsewhere`: membership and sign-in security, whose verbs
+ * check the caller's role in the same transaction as the change (members' own guard, `member-guard.ts`,
+ * `requireManager` asks the table's `member.manage`), walked by members.spec.ts and two-factor.spec.ts
+ * (a walk here would make the viewer leave: `DELETE …/members/me`).
+ */
+export type RouteAction = Action | "own" | "none" | "elsewhere";
 
 const S = "/api/v1/environments/{envId}/services/{service}";
 const D = "/api/v1/environments/{envId}/databases/{db}";
@@ -15,6 +21,21 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "GET /api/v1/orgs/{id}/env": "orgEnv.read",
   "PUT /api/v1/orgs/{id}/env": "orgEnv.write",
   "GET /api/v1/orgs/{id}/quotas": "quota.read",
+  "GET /api/v1/orgs/{id}/members": "member.read",
+  "PATCH /api/v1/orgs/{id}/members/{userId}": "elsewhere",
+  "DELETE /api/v1/orgs/{id}/members/{userId}": "elsewhere",
+  "GET /api/v1/orgs/{id}/invitations": "elsewhere",
+  "POST /api/v1/orgs/{id}/invitations": "elsewhere",
+  "DELETE /api/v1/orgs/{id}/invitations/{invitationId}": "elsewhere",
+  "POST /api/v1/invitations/accept": "own",
+  "GET /api/v1/orgs/{id}/security": "elsewhere",
+  "PUT /api/v1/orgs/{id}/security": "elsewhere",
+  "DELETE /api/v1/orgs/{id}/members/{userId}/two-factor": "elsewhere",
+  "DELETE /api/v1/orgs/{id}/members/{userId}/sessions": "elsewhere",
+  "GET /api/v1/account": "own",
+  "GET /api/v1/sessions": "own",
+  "DELETE /api/v1/sessions": "own",
+  "DELETE /api/v1/sessions/{id}": "own",
   "GET /api/v1/projects": "own",
   "POST /api/v1/projects": "project.create",
   "GET /api/v1/projects/{id}": "project.read",

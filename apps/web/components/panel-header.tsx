@@ -29,6 +29,7 @@ export async function PanelHeader({ ctx }: { ctx: Ctx }) {
       <nav className="topbar-right" aria-label="Main">
         <Link href="/deploys">Deploys</Link>
         <Link href="/settings">Settings</Link>
+        <Link href="/account">Account</Link>
         <span className="muted topbar-email" title={ctx.actor.email}>
           {ctx.actor.email}
         </span>

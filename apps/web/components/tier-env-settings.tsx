@@ -7,6 +7,7 @@ import { keys } from "@/lib/keys";
 import { tierEnvPath, useCurrentEnvironment, useEnvironments, useOrgs, useProjects, useTierEnv } from "@/lib/queries";
 import type { CurrentEnvironment, TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
+import { OrgSecurityCard } from "./org-security-card";
 import { QuotasCard } from "./quotas-card";
 import { Alert } from "./alert";
 
@@ -83,6 +84,7 @@ export function OrgEnvSettings() {
         description={`Every service of the organization ${org.name} gets these, unless a higher tier sets the same key.`}
       />
       <QuotasCard org={org} />
+      <OrgSecurityCard org={org} />
     </div>
   );
 }

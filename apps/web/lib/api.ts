@@ -1,4 +1,5 @@
 import "server-only";
+import type { Actor } from "@levelrail/auth";
 import { isConnectionError } from "@levelrail/db/client";
 import type { Ctx } from "@levelrail/services/context";
 import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
@@ -49,6 +50,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
     try {
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
+      refuseWithoutSecondFactor(req, actor);
       const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
       // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
@@ -71,6 +73,19 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       return fail(new LevelrailError("internal", "internal error; the server log has the details"));
     }
   };
+}
+
+/** What a session without a required second factor may still reach: its account (to enrol) and sessions. */
+const ACCOUNT_PATHS = /^\/api\/v1\/(account|sessions)(\/|$)/;
+
+/**
+ * An organization the caller belongs to requires a second factor they have not enrolled: their
+ * session reaches only the account routes until they do (a 403 saying where to enrol). API tokens
+ * are not affected: `secondFactorRequiredBy` is empty for them.
+ */
+function refuseWithoutSecondFactor(req: Request, actor: Actor) {
+  if ((actor.secondFactorRequiredBy ?? []).length === 0 || ACCOUNT_PATHS.test(new URL(req.url).pathname)) return;
+  throw new LevelrailError("forbidden", "an organization you belong to requires a second factor: enrol one on your account page (/account) first");
 }
 
 function logError(req: Request, err: unknown) {

@@ -36,6 +36,12 @@ export const keys = {
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */
   allServices: () => ["service"] as const,
   orgs: () => ["orgs"] as const,
+  /** The caller's account: email, second factor, organizations that require one. */
+  account: () => ["account"] as const,
+  /** The caller's sessions. */
+  sessions: () => ["sessions"] as const,
+  /** An organization's security settings (require2fa) and its members' second factors. */
+  orgSecurity: (orgId: string) => ["orgs", orgId, "security"] as const,
   /** The projects, and (under this prefix) each project's environments. */
   projects: () => ["projects"] as const,
   environments: (projectId: string) => ["projects", projectId, "environments"] as const,
@@ -45,6 +51,10 @@ export const keys = {
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
   /** An organization's quotas: limit, use and source of each. */
   quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
+  /** An organization's members and their roles. */
+  members: (orgId: string) => ["orgs", orgId, "members"] as const,
+  /** An organization's pending invitations. */
+  invitations: (orgId: string) => ["orgs", orgId, "invitations"] as const,
   /** An environment's databases (and, as ["databases"], every environment's). */
   databases: (envId: string) => ["databases", envId] as const,
   /** Prefix of everything about one database: its detail (attachments, volumes, restores) and its backups. */

@@ -5,6 +5,7 @@ import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import type { SecretsKit } from "@levelrail/services/env/sources";
 import type { OrgCreationPolicy } from "@levelrail/services/org/create";
+import { type InviteMailer, smtpMailer } from "@levelrail/services/org/invite-mail";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 
 /**
@@ -27,6 +28,7 @@ const envSchemaOfWeb = envSchema
     DATABASE_PASSWORD_FILE: true,
     LEVELRAIL_BASE_DOMAINS: true,
     LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
+    LEVELRAIL_SMTP_URL: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -55,6 +57,8 @@ export interface Server {
   baseDomains: string[];
   /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
   dockerHost: string | undefined;
+  /** The installation's SMTP server (`LEVELRAIL_SMTP_URL`) for invitation emails; null: links are shown once. */
+  mailer: InviteMailer | null;
 }
 
 function build(): Server {
@@ -80,6 +84,7 @@ function build(): Server {
     shortName: env.LEVELRAIL_SHORT_NAME,
     baseDomains: env.LEVELRAIL_BASE_DOMAINS,
     dockerHost: env.DOCKER_HOST,
+    mailer: env.LEVELRAIL_SMTP_URL ? smtpMailer(env.LEVELRAIL_SMTP_URL, new URL(baseURL).hostname) : null,
   };
 }
 

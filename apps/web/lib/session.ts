@@ -12,11 +12,21 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
   const requestHeaders = await headers();
   const { auth, db } = server();
   const session = await auth.api.getSession({ headers: requestHeaders });
-  return session ? actorFor(db, session.user.id, session.user.email) : null;
+  return session ? actorFor(db, session.user.id, session.user.email, { id: session.session.id, twoFactorEnabled: session.user.twoFactorEnabled === true }) : null;
 });
 
-/** The service-layer context of a server component; signed-out visitors go to /login. */
+/**
+ * The service-layer context of a server component; signed-out visitors go to /login, and members
+ * of an organization that requires a second factor they lack go to /account to enrol one.
+ */
 export async function requireCtx(): Promise<Ctx> {
+  const ctx = await requireAccountCtx();
+  if ((ctx.actor.secondFactorRequiredBy ?? []).length > 0) redirect("/account?enrol=required");
+  return ctx;
+}
+
+/** The context of the account page: signed in is enough (it is where a second factor is enrolled). */
+export async function requireAccountCtx(): Promise<Ctx> {
   const actor = await currentActor();
   if (!actor) redirect("/login");
   const { db, kit, quotas, baseDomains } = server();

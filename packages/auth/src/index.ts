@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { twoFactor as twoFactorPlugin } from "better-auth/plugins";
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
-import { account, apiToken, session, user, verification } from "@levelrail/db/schema/auth";
-import { membership } from "@levelrail/db/schema/orgs";
+import { account, apiToken, session, twoFactor, user, verification } from "@levelrail/db/schema/auth";
+import { membership, organization } from "@levelrail/db/schema/orgs";
 import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { isUuid } from "@levelrail/spec/rules";
@@ -33,17 +34,40 @@ export const secureCookies = (baseURL: string) =>
  */
 export const CLIENT_IP_HEADER = "x-levelrail-client-ip";
 
-/** better-auth over our Drizzle schema: email + password, no open sign-up. */
+/**
+ * Second-factor failures before the account's second factor locks, and for how long. A sign-in
+ * attempt (the challenge after the password) also ends after five wrong codes: a new one needs
+ * the password again.
+ */
+export const SECOND_FACTOR_LOCKOUT = { maxFailedAttempts: 5, durationSeconds: 15 * 60 } as const;
+
+/**
+ * Sessions: a week, renewed (and their "last active" time written) at most once an hour of use;
+ * the renewal is better-auth's `updateAge`.
+ */
+export const SESSION_MAX_AGE_SECONDS = 60 * 60 * 24 * 7;
+export const SESSION_UPDATE_AGE_SECONDS = 60 * 60;
+
+/** better-auth over our Drizzle schema: email + password, no open sign-up, TOTP second factor with recovery codes. */
 export function createAuth(o: AuthOptions) {
   return betterAuth({
+    appName: "Levelrail",
     advanced: { ...secureCookies(o.baseURL), ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
-    database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification } }),
+    database: drizzleAdapter(o.db, { provider: "pg", schema: { user, session, account, verification, twoFactor } }),
     secret: deriveKey(o.masterKey, "session").toString("base64"),
     baseURL: o.baseURL,
     trustedOrigins: o.trustedOrigins,
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
     telemetry: { enabled: false },
-    session: { expiresIn: 60 * 60 * 24 * 7 },
+    session: { expiresIn: SESSION_MAX_AGE_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
+    plugins: [
+      twoFactorPlugin({
+        issuer: "Levelrail",
+        // Recovery codes: ten, each good once, stored encrypted with the auth secret.
+        backupCodeOptions: { amount: 10, length: 10, storeBackupCodes: "encrypted" },
+        accountLockout: { enabled: true, ...SECOND_FACTOR_LOCKOUT },
+      }),
+    ],
   });
 }
 export type Auth = ReturnType<typeof createAuth>;
@@ -57,15 +81,38 @@ export interface Actor {
   memberships: Membership[];
   /** A read-only API token: every membership acts as a viewer. */
   readOnly?: boolean;
+  /** The better-auth session of a signed-in browser (absent for an API token): "this device" in the sessions list. */
+  sessionId?: string;
+  /**
+   * Organizations the caller belongs to that require a second factor they have not enrolled
+   * (`require2fa`): left out of `orgIds` for a session, so nothing of theirs is reachable until the
+   * caller enrols. API tokens are not affected (empty).
+   */
+  secondFactorRequiredBy?: string[];
 }
 
-export async function actorFor(db: Db, userId: string, email: string, readOnly = false): Promise<Actor> {
+/**
+ * The actor of a user, with their memberships and roles. `session`: they came with a session cookie,
+ * whose id is kept and whose organizations that require a second factor are withheld until they
+ * enrol one. `readOnly` (a read-only API token): every membership acts as a viewer.
+ */
+export async function actorFor(db: Db, userId: string, email: string, session?: { id: string; twoFactorEnabled: boolean }, readOnly = false): Promise<Actor> {
   const rows = await db
-    .select({ orgId: membership.orgId, role: membership.role, projectId: membership.projectId })
+    .select({ orgId: membership.orgId, role: membership.role, projectId: membership.projectId, require2fa: organization.require2fa })
     .from(membership)
+    .innerJoin(organization, eq(organization.id, membership.orgId))
     .where(eq(membership.userId, userId));
-  const memberships = rows.map((r) => ({ ...r, role: readOnly ? ("viewer" as const) : r.role }));
-  return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, ...(readOnly ? { readOnly } : {}) };
+  const memberships = rows.map((r) => ({ orgId: r.orgId, role: readOnly ? ("viewer" as const) : r.role, projectId: r.projectId }));
+  if (!session) return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, ...(readOnly ? { readOnly } : {}) };
+  const blocked = session.twoFactorEnabled ? [] : rows.filter((r) => r.require2fa).map((r) => r.orgId);
+  return {
+    userId,
+    email,
+    orgIds: rows.filter((r) => !blocked.includes(r.orgId)).map((r) => r.orgId),
+    memberships,
+    sessionId: session.id,
+    secondFactorRequiredBy: blocked,
+  };
 }
 
 /** Creates an operator with a hashed password (better-auth's own hashing). */
@@ -117,7 +164,7 @@ export async function actorForToken(db: Db, token: string): Promise<Actor | null
     .where(eq(apiToken.tokenHash, hashToken(token)));
   if (!row) return null;
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return null;
-  const actor = await actorFor(db, row.userId, row.email, row.readOnly);
+  const actor = await actorFor(db, row.userId, row.email, undefined, row.readOnly);
   if (actor.memberships.length === 0) return null;
   await db.update(apiToken).set({ lastUsedAt: new Date() }).where(eq(apiToken.id, row.id));
   return actor;

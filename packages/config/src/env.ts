@@ -96,6 +96,11 @@ export const envSchema = z.object({
       .default("false")
       .transform((v) => v === "true"),
   ),
+  /**
+   * The installation's SMTP server for invitation emails: `smtp://user:password@host:587` (STARTTLS
+   * when offered) or `smtps://…:465`, `?from=` for the sender. Unset: invitation links are shown once.
+   */
+  LEVELRAIL_SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
   /** Per-organization quotas: the installation defaults (`levelrail quota set` overrides one organization's). */
   LEVELRAIL_QUOTA_APPS: quotaVar(DEFAULT_QUOTAS.apps),
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),

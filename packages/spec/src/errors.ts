@@ -5,7 +5,7 @@
 export type ErrorCode =
   | "invalid_input"
   | "unauthenticated"
-  /** A member whose role does not allow it: a 403 naming the role that would (CONTRACT §9). */
+  /** Signed in, but not allowed: a member whose role does not allow it (a 403 saying which role would), or an organization that requires a second factor the caller has not enrolled. */
   | "forbidden"
   | "not_found"
   | "conflict"

@@ -1,0 +1,7 @@
+import { signOutMember } from "@levelrail/services/org/security";
+import { json, route } from "@/lib/api";
+
+type Params = { id: string; userId: string };
+
+/** An owner signs a member out everywhere: every session ends (their API tokens are not sessions). */
+export const DELETE = route<Params>(async ({ ctx, params }) => json(await signOutMember({ ctx, orgId: params.id, userId: params.userId })));

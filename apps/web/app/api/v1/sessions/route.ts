@@ -1,0 +1,8 @@
+import { endOtherSessions, listSessions } from "@levelrail/auth/account";
+import { json, route } from "@/lib/api";
+
+/** The caller's signed-in browsers: user agent, address, created, last active; `current` marks this one. */
+export const GET = route(async ({ ctx }) => json(await listSessions(ctx.db, ctx.actor.userId, ctx.actor.sessionId)));
+
+/** Ends every session of the caller but this one (with an API token: every session). */
+export const DELETE = route(async ({ ctx }) => json({ ended: await endOtherSessions(ctx.db, ctx.actor.userId, ctx.actor.sessionId) }));
