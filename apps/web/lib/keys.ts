@@ -45,6 +45,8 @@ export const keys = {
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
   /** An organization's quotas: limit, use and source of each. */
   quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
+  /** One page of an organization's audit log under its filters (`cursor` empty: the newest page). */
+  audit: (orgId: string, filters: Record<string, string>, cursor: string) => ["orgs", orgId, "audit", filters, cursor] as const,
   /** An environment's databases (and, as ["databases"], every environment's). */
   databases: (envId: string) => ["databases", envId] as const,
   /** Prefix of everything about one database: its detail (attachments, volumes, restores) and its backups. */

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
@@ -57,6 +58,12 @@ export default async function SettingsPage() {
       <BackupTargets />
       <RegistryCredentials />
       <NotificationsCard />
+      <section className="card" aria-labelledby="audit-link-title">
+        <h2 id="audit-link-title">Audit log</h2>
+        <p className="muted">
+          Every change in the organization: who, what, when and from where. <Link href="/settings/audit">Open the audit log</Link>
+        </p>
+      </section>
     </HydrationBoundary>
   );
 }
