@@ -52,7 +52,6 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "PUT", path: "/api/v1/orgs/{id}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
   { method: "GET", path: "/api/v1/orgs/{id}/quotas", kind: "owned" },
   { method: "GET", path: "/api/v1/orgs/{id}/audit", kind: "owned" },
-  { method: "GET", path: "/api/v1/orgs/{id}/audit", kind: "owned", query: () => ({ format: "jsonl" }) },
   { method: "GET", path: "/api/v1/projects", kind: "own" },
   { method: "POST", path: "/api/v1/projects", kind: "input", body: (i) => ({ name: "intruder", orgId: i.orgId }) },
   { method: "GET", path: "/api/v1/projects/{id}", kind: "owned" },
