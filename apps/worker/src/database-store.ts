@@ -4,6 +4,7 @@ import { backupTarget } from "@levelrail/db/schema/config";
 import { backup, databaseRestore, databaseStatus, databaseTeardown, databaseVolume, managedDatabase } from "@levelrail/db/schema/databases";
 import { service } from "@levelrail/db/schema/services";
 import type { Keyring } from "@levelrail/secrets";
+import { type Fence, assertLeads, leads } from "./fence";
 import { emitBackup } from "./notifications/emit";
 import { recordAudit, workerSource } from "@levelrail/services/audit/record";
 import type { AttachmentStore, BackupRecord, DatabaseStore } from "./controllers/database/store";
@@ -30,9 +31,31 @@ const ignoreGone = (err: unknown) => {
   if ((err as { cause?: { code?: string } }).cause?.code !== "23503") throw err;
 };
 
-/** The PostgreSQL side of the database controller. Passwords and secret keys are opened in memory only. */
-export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore & AttachmentStore {
+/** Whose a database's and a backup's keys are: the database runner shares its slots fairly by organization. */
+export interface DatabaseTenants {
+  orgOfDatabase(id: string): Promise<string | null>;
+  orgOfBackup(id: string): Promise<string | null>;
+}
+
+/**
+ * The PostgreSQL side of the database controller. Passwords and secret keys are opened in memory only.
+ * With a `fence`, the writes of work in flight (status, restores, backups, a switch of volume) land
+ * only while that worker leads; otherwise they change nothing and throw `LostLeadError`.
+ */
+export function pgDatabaseStore(db: Db, keyring: Keyring, fence?: Fence): DatabaseStore & AttachmentStore & DatabaseTenants {
+  /** A fenced write that changed no row: refused if this worker no longer leads (else its row is gone). */
+  const landed = async (rows: unknown[]) => {
+    if (rows.length === 0) await assertLeads(db, fence);
+  };
   return {
+    async orgOfDatabase(id) {
+      const [d] = await db.select({ orgId: managedDatabase.orgId }).from(managedDatabase).where(eq(managedDatabase.id, id));
+      return d?.orgId ?? null;
+    },
+    async orgOfBackup(id) {
+      const [b] = await db.select({ orgId: backup.orgId }).from(backup).where(eq(backup.id, id));
+      return b?.orgId ?? null;
+    },
     async attachedTo(serviceId) {
       const [s] = await db.select({ appId: service.appId, environmentId: service.environmentId, orgId: service.orgId, databaseEnv: service.databaseEnv }).from(service).where(eq(service.id, serviceId));
       if (!s) return null;
@@ -101,8 +124,9 @@ export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore & Attac
       await db
         .insert(databaseStatus)
         .values({ databaseId: id, phase, message, container, updatedAt: now })
-        .onConflictDoUpdate({ target: databaseStatus.databaseId, set: { phase, message, container, updatedAt: now } })
-        .catch(ignoreGone);
+        .onConflictDoUpdate({ target: databaseStatus.databaseId, set: { phase, message, container, updatedAt: now }, setWhere: leads(fence) })
+        .returning({ id: databaseStatus.databaseId })
+        .then(landed, ignoreGone);
     },
     async pendingRestore(databaseId) {
       const [r] = await db
@@ -122,13 +146,17 @@ export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore & Attac
           ...(p.runner !== undefined ? { runner: p.runner } : {}),
           ...(p.finished ? { finishedAt: new Date() } : {}),
         })
-        .where(eq(databaseRestore.id, id));
+        .where(and(eq(databaseRestore.id, id), leads(fence)))
+        .returning({ id: databaseRestore.id })
+        .then(landed);
     },
     async switchVolume(databaseId, orgId, volume, previous) {
-      await db.transaction(async (tx) => {
-        await tx.update(managedDatabase).set({ volume, updatedAt: new Date() }).where(eq(managedDatabase.id, databaseId));
-        await tx.insert(databaseVolume).values({ name: previous, orgId, databaseId }).onConflictDoNothing();
+      const switched = await db.transaction(async (tx) => {
+        const rows = await tx.update(managedDatabase).set({ volume, updatedAt: new Date() }).where(and(eq(managedDatabase.id, databaseId), leads(fence))).returning({ id: managedDatabase.id });
+        if (rows.length) await tx.insert(databaseVolume).values({ name: previous, orgId, databaseId }).onConflictDoNothing();
+        return rows;
       });
+      await landed(switched);
     },
     async volumeRemoved(name) {
       await db.delete(databaseVolume).where(eq(databaseVolume.name, name));
@@ -138,12 +166,15 @@ export function pgDatabaseStore(db: Db, keyring: Keyring): DatabaseStore & Attac
       return b ? record(b) : null;
     },
     async updateBackup(id, patch) {
-      if (patch.status !== "failed" && patch.status !== "unverified") return void (await db.update(backup).set(patch).where(eq(backup.id, id)));
+      const where = and(eq(backup.id, id), leads(fence));
+      if (patch.status !== "failed" && patch.status !== "unverified") return landed(await db.update(backup).set(patch).where(where).returning({ id: backup.id }));
       // An outcome to report: `backup.failed` / `backup.unverified`, with the change.
-      await db.transaction(async (tx) => {
-        await tx.update(backup).set(patch).where(eq(backup.id, id));
-        await emitBackup(tx, id);
+      const rows = await db.transaction(async (tx) => {
+        const changed = await tx.update(backup).set(patch).where(where).returning({ id: backup.id });
+        if (changed.length) await emitBackup(tx, id);
+        return changed;
       });
+      await landed(rows);
     },
     async openBackups(databaseId) {
       const rows = await db

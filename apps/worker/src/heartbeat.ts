@@ -1,10 +1,10 @@
 import type { Db } from "@levelrail/db/client";
 import { workerHeartbeat } from "@levelrail/db/schema/worker";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 
 /** What the leader says of itself, for `levelrail doctor`: that it leads, and when its last resync finished. */
 export interface Heartbeat {
-  /** It starts leading (its row is taken over from whichever worker led before). */
+  /** It starts leading (its row is taken over from whichever worker led before): the row's runner is the fence (`fence.ts`). */
   leading(): Promise<void>;
   /** A resync (the pass over the whole fleet) finished. */
   passed(): Promise<void>;
@@ -19,7 +19,8 @@ export function pgHeartbeat(db: Db, shortName: string, runner: string, resyncMs:
     },
     async passed() {
       const row = { shortName, runner, lastPassAt: sql`now()`, resyncSeconds };
-      await db.insert(workerHeartbeat).values(row).onConflictDoUpdate({ target: workerHeartbeat.shortName, set: row });
+      // Only while it still leads: a worker that lost the lead never takes the row (the fence) back.
+      await db.insert(workerHeartbeat).values(row).onConflictDoUpdate({ target: workerHeartbeat.shortName, set: row, setWhere: eq(workerHeartbeat.runner, runner) });
     },
   };
 }

@@ -2,13 +2,15 @@ import { and, eq, ne, or } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { service } from "@levelrail/db/schema/services";
+import { type Fence, assertLeads, leads } from "./fence";
 import { emitHookFailed } from "./notifications/emit";
 import type { HookRecorder } from "./controllers/application/hooks";
 
-/** Hook runs kept in PostgreSQL. */
-export function pgHookRecorder(db: Db): HookRecorder {
+/** Hook runs kept in PostgreSQL; with a `fence`, a run's writes land only while that worker leads (else `LostLeadError`). */
+export function pgHookRecorder(db: Db, fence?: Fence): HookRecorder {
   return {
     async begin(run) {
+      await assertLeads(db, fence);
       const [svc] = await db.select({ orgId: service.orgId }).from(service).where(eq(service.id, run.serviceId));
       if (!svc) throw new Error(`service ${run.serviceId} vanished`);
       return db.transaction(async (tx) => {
@@ -33,16 +35,20 @@ export function pgHookRecorder(db: Db): HookRecorder {
       });
     },
     async progress(runId, output) {
-      await db.update(hookRun).set({ output }).where(and(eq(hookRun.id, runId), eq(hookRun.outcome, "running")));
+      const rows = await db.update(hookRun).set({ output }).where(and(eq(hookRun.id, runId), eq(hookRun.outcome, "running"), leads(fence))).returning({ id: hookRun.id });
+      if (!rows.length) await assertLeads(db, fence);
     },
     async finish(runId, r) {
-      await db.transaction(async (tx) => {
-        await tx
+      const rows = await db.transaction(async (tx) => {
+        const changed = await tx
           .update(hookRun)
           .set({ exitCode: r.exitCode, outcome: r.outcome, output: r.output, message: r.message, finishedAt: new Date() })
-          .where(eq(hookRun.id, runId));
-        if (r.outcome !== "succeeded") await emitHookFailed(tx, runId);
+          .where(and(eq(hookRun.id, runId), leads(fence)))
+          .returning({ id: hookRun.id });
+        if (changed.length && r.outcome !== "succeeded") await emitHookFailed(tx, runId);
+        return changed;
       });
+      if (!rows.length) await assertLeads(db, fence);
     },
     async succeeded(releaseId, phase) {
       const rows = await db

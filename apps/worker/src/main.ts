@@ -88,11 +88,12 @@ const options = {
 // Only one worker of an installation reconciles at a time; a second one (another launcher on the
 // same database, a leftover process) stands by and takes over when the leader dies.
 const leader = runAsLeader({
-  sql,
+  // Its own connection: a session cut off under it never leaves the worker's pool broken.
+  lockClient: () => createDb(databaseUrl(env), { max: 1 }).sql,
   lockName: `levelrail.worker.${env.LEVELRAIL_SHORT_NAME}`,
   log: options.log,
-  async lead() {
-    const worker = await startWorker(options);
+  async lead(signal) {
+    const worker = await startWorker({ ...options, signal });
     const retention = startAuditRetention({ db, days: env.LEVELRAIL_AUDIT_RETENTION_DAYS, log: options.log });
     console.log(
       `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; data plane on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT}; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,

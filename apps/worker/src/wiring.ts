@@ -8,6 +8,8 @@ import { IMAGES_KEY } from "@levelrail/spec/keys";
 import { pgDatabaseStore } from "./database-store";
 import { StatePublisher } from "./dataplane/publisher";
 import { describe } from "./describe";
+import type { Fence } from "./fence";
+import { leadingRuntime } from "./leading-runtime";
 import { pgFleetStore } from "./fleet-store";
 import { pgHeartbeat } from "./heartbeat";
 import { workerMetrics } from "./metrics";
@@ -58,23 +60,32 @@ export interface WorkerOptions {
   containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
+  /**
+   * Aborted when this worker loses the leader lock (`runAsLeader`): every engine call that runs on
+   * stops (`leading-runtime.ts`), and the writes of work in flight are fenced (`fence.ts`).
+   */
+  signal?: AbortSignal;
 }
 
 /**
  * Wires stores, runtime and controllers to their runners (wiring/controllers.ts); LISTEN, the
  * container informer's events, a resync (one engine call, wiring/route.ts) and timers feed them.
  */
-export async function startWorker(o: WorkerOptions) {
+export async function startWorker(given: WorkerOptions) {
+  const o: WorkerOptions = given.signal ? { ...given, runtime: leadingRuntime(given.runtime, given.signal) } : given;
   const metrics = workerMetrics();
   const runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Fenced writes need the heartbeat row, which only a leader (a worker given its lead's signal) writes first.
+  const fence: Fence | undefined = o.signal ? { shortName: o.shortName, runner: runnerId } : undefined;
   const { runner, runners } = runnerFactory(metrics, o.log);
   const shared: Shared = {
     store: pgServiceStore(o.db),
-    databaseStore: pgDatabaseStore(o.db, o.keyring),
+    databaseStore: pgDatabaseStore(o.db, o.keyring, fence),
     fleet: pgFleetStore(o.db),
     metrics,
     dataPlane: new StatePublisher(o.dataPlaneStateFile),
     runnerId,
+    fence,
     runner,
     engineBack: () => {},
   };

@@ -1,6 +1,7 @@
 import { PassThrough, type Readable } from "node:stream";
 import type { FakeContainer, FakeNetwork } from "./fake";
 import type { ContainerSummary, ManagedContainer, NetworkInfo, VolumeInfo } from "./index";
+import { ExecStoppedError, abortReason } from "./exec-stop";
 import type { OutputStream } from "./streams";
 
 /** What an exec does in the fake engine: prints `chunks`, writes `stderr`, then exits with `exit`, or keeps running. */
@@ -31,6 +32,26 @@ export function scriptedStream(stdin: Readable | undefined, run: (stdin: Buffer 
   })();
   done.catch(() => {});
   return { stdout, done };
+}
+
+/** Rejects with an `ExecStoppedError` once `signal` aborts, as a stopped exec of the real engine does. */
+export function stopped(argv: string[], signal: AbortSignal): Promise<never> {
+  const p = new Promise<never>((_, reject) => {
+    const stop = () => reject(new ExecStoppedError(argv[0] ?? "exec", abortReason(signal), true));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+  p.catch(() => {});
+  return p;
+}
+
+/** `out`, stopped once `signal` aborts: its stdout errors and `done` rejects with an `ExecStoppedError`. */
+export function stoppable(out: OutputStream, argv: string[], signal: AbortSignal): OutputStream {
+  const stop = stopped(argv, signal);
+  stop.catch((err: Error) => out.stdout.destroy(err));
+  const done = Promise.race([out.done, stop]);
+  done.catch(() => {});
+  return { stdout: out.stdout, done };
 }
 
 async function readAll(input: Readable): Promise<Buffer> {

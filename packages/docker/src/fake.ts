@@ -2,7 +2,7 @@ import type Docker from "dockerode";
 import { isPreDeployContainer } from "@levelrail/spec/naming";
 import { envRecord } from "./env";
 import { imageBuildTime } from "./images";
-import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, summary } from "./fake-parts";
+import { type ExecScript, FakeVolumes, matches, networkInfo, scriptedStream, snapshot, stoppable, stopped, summary } from "./fake-parts";
 import type { ContainerStats } from "./stats";
 import type { ContainerEvent, ContainerSummary, ExecStreamOptions, ImageInfo, ImageRemoval, ManagedContainer, NetworkInfo, OutputStream, PullProgress, RegistryAccess, RegistryAuth, Runtime, VolumeInfo } from "./index";
 
@@ -374,20 +374,22 @@ export class FakeEngine implements Runtime {
     return new Promise<number>((resolve) => this.waitFor(c.id, resolve));
   }
 
-  async exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }> {
+  async exec(id: string, argv: string[], onChunk: (text: string) => void, opts: { signal?: AbortSignal } = {}): Promise<{ exitCode: number }> {
     const c = this.must(id);
     this.calls.push(`exec ${c.name}`);
     const script = this.execScript(argv);
     for (const chunk of script.chunks) onChunk(chunk.toString());
     if (script.exit !== "runs") return { exitCode: script.exit };
-    // It never ends by itself: only the container's end (removal) ends it.
-    return { exitCode: await new Promise<number>((resolve) => this.waitFor(c.id, resolve)) };
+    // It never ends by itself: only the container's end (removal), or its caller stopping it, ends it.
+    const ended = new Promise<number>((resolve) => this.waitFor(c.id, resolve));
+    return { exitCode: await (opts.signal ? Promise.race([ended, stopped(argv, opts.signal)]) : ended) };
   }
 
   async execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<OutputStream> {
     const c = this.must(id);
     this.calls.push(`exec ${c.name}`);
-    return scriptedStream(opts.stdin, (stdin) => this.execScript(argv, stdin), () => new Promise<number>((resolve) => this.waitFor(c.id, resolve)));
+    const out = scriptedStream(opts.stdin, (stdin) => this.execScript(argv, stdin), () => new Promise<number>((resolve) => this.waitFor(c.id, resolve)));
+    return opts.signal ? stoppable(out, argv, opts.signal) : out;
   }
 
   createVolume = (name: string, labels: Record<string, string>): Promise<VolumeInfo> => this.volumes.create(name, labels);

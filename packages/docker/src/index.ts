@@ -1,7 +1,9 @@
 import Docker from "dockerode";
 import { Labels } from "@levelrail/spec/naming";
+import type { Duplex } from "node:stream";
 import { envRecord } from "./env";
 import { statusOf } from "./engine-errors";
+import { ExecStoppedError, abortReason, killExec } from "./exec-stop";
 import { parseDockerHost } from "./host";
 import { imageCalls } from "./images";
 import { statsCalls } from "./stats-calls";
@@ -10,6 +12,7 @@ import { volumeCalls } from "./volumes";
 
 export { UnusableContainerError, unusableContainerReason } from "./engine-errors";
 export { demuxLogs, type ExecStreamOptions, type OutputStream } from "./streams";
+export { ExecStoppedError } from "./exec-stop";
 export type { VolumeInfo } from "./volumes";
 export type { ContainerStats, CpuCounters } from "./stats";
 export { cpuPercent } from "./stats";
@@ -175,10 +178,28 @@ export function dockerRuntime(opts: { dockerHost?: string | undefined } = {}): R
       const r = (await docker.getContainer(id).wait()) as { StatusCode: number };
       return r.StatusCode;
     },
-    async exec(id, argv, onChunk) {
+    async exec(id, argv, onChunk, opts = {}) {
+      const { signal } = opts;
+      signal?.throwIfAborted();
       const ex = await docker.getContainer(id).exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, Tty: false });
-      const stream = await ex.start({ hijack: true, stdin: false });
-      await demuxStream(stream, onChunk);
+      const stream = (await ex.start({ hijack: true, stdin: false })) as Duplex;
+      // Stopped (a deadline, too much output): the stream is dropped and the process killed where this process can.
+      let stopped: Promise<ExecStoppedError> | null = null;
+      const stop = () => {
+        stopped ??= killExec(ex, id).then((killed) => new ExecStoppedError(argv[0] ?? "exec", abortReason(signal!), killed));
+        stream.destroy();
+      };
+      if (signal?.aborted) stop();
+      signal?.addEventListener("abort", stop, { once: true });
+      try {
+        await demuxStream(stream, onChunk);
+      } catch (err) {
+        if (stopped) throw await stopped;
+        throw err;
+      } finally {
+        signal?.removeEventListener("abort", stop);
+      }
+      if (stopped) throw await stopped;
       const info = await ex.inspect();
       return { exitCode: info.ExitCode ?? -1 };
     },

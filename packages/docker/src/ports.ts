@@ -191,8 +191,12 @@ export interface VolumePort {
 
 /** Commands inside running containers. */
 export interface ExecPort {
-  /** Runs argv inside a running container (no shell) and streams its combined output. */
-  exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
+  /**
+   * Runs argv inside a running container (no shell) and streams its combined output. Once `signal`
+   * aborts, the output is dropped, the process is killed where the worker can see it (`killExec`)
+   * and the call rejects with an `ExecStoppedError`.
+   */
+  exec(id: string, argv: string[], onChunk: (text: string) => void, opts?: { signal?: AbortSignal }): Promise<{ exitCode: number }>;
   /** Runs argv inside a running container (no shell): stdout as a byte stream, stdin from `opts.stdin` (see `OutputStream`). */
   execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<OutputStream>;
 }

@@ -1,5 +1,6 @@
 import { type Duplex, finished, type Readable, Transform, type TransformCallback } from "node:stream";
 import type Docker from "dockerode";
+import { ExecStoppedError, abortReason, killExec } from "./exec-stop";
 
 /** A process's output streaming out of a container, and how it ended. */
 export interface OutputStream {
@@ -29,6 +30,11 @@ export interface ExecStreamOptions {
    * error. If the process ends before reading it all, it is destroyed.
    */
   stdin?: Readable;
+  /**
+   * Stops it: once aborted, `stdout` errors, the process is killed where the worker can see it
+   * (`killExec`), its input is destroyed, and `done` rejects with an `ExecStoppedError`.
+   */
+  signal?: AbortSignal;
 }
 
 /** How many bytes of stderr `done` keeps (the last ones). */
@@ -128,6 +134,19 @@ export async function execStream(docker: Docker, id: string, argv: string[], opt
   demux.on("close", () => socket.destroy()); // read to the end, or given up on by its reader
   const streamed = new Promise<Error | null>((resolve) => finished(demux, (err) => resolve(err ?? null)));
 
+  const { signal } = opts;
+  const program = argv[0] ?? "exec";
+  let stopped: Promise<ExecStoppedError> | null = null;
+  const stop = () => {
+    if (stopped) return;
+    const reason = abortReason(signal!);
+    stopped = killExec(ex, id).then((killed) => new ExecStoppedError(program, reason, killed));
+    input?.destroy();
+    demux.destroy(new ExecStoppedError(program, reason, true));
+  };
+  if (signal?.aborted) stop();
+  else signal?.addEventListener("abort", stop, { once: true });
+
   if (input) {
     let closed = false;
     const eof = () => {
@@ -151,6 +170,8 @@ export async function execStream(docker: Docker, id: string, argv: string[], opt
 
   const done = (async () => {
     const failed = await streamed;
+    signal?.removeEventListener("abort", stop);
+    if (stopped) throw await stopped;
     if (failed !== null) {
       input?.destroy();
       if (engineError !== null || demux.broken !== null) throw engineError ?? demux.broken;

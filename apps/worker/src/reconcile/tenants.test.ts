@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SHARED_TENANT } from "./fair-queue";
-import { serviceTenants } from "./tenants";
+import { Runner } from "./runner";
+import { keyTenants, serviceTenants } from "./tenants";
 
 const A = "00000000-0000-4000-8000-00000000000a";
 const B = "00000000-0000-4000-8000-00000000000b";
@@ -41,5 +42,64 @@ describe("serviceTenants", () => {
     expect(await tenantOf(`service:${B}`)).toBe(SHARED_TENANT);
     expect(await tenantOf(`service:${B}`)).toBe(SHARED_TENANT);
     expect(await tenantOf(`service:${B}`)).toBe("org-b");
+  });
+});
+
+describe("keyTenants", () => {
+  it("answers a database key's and a backup key's organization, each looked up once", async () => {
+    const asked: string[] = [];
+    const tenantOf = keyTenants({
+      database: async (id) => (asked.push(`db ${id}`), "org-a"),
+      backup: async (id) => (asked.push(`backup ${id}`), "org-b"),
+    });
+    expect(await tenantOf(`database:${A}`)).toBe("org-a");
+    expect(await tenantOf(`backup:${B}`)).toBe("org-b");
+    expect(tenantOf(`database:${A}`)).toBe("org-a");
+    expect(tenantOf(`backup:${B}`)).toBe("org-b");
+    expect(asked).toEqual([`db ${A}`, `backup ${B}`]);
+  });
+
+  it("keeps a database and a backup of the same id apart, and a kind with no lookup in the shared tenant", async () => {
+    const tenantOf = keyTenants({ database: async () => "org-a" });
+    expect(await tenantOf(`database:${A}`)).toBe("org-a");
+    expect(tenantOf(`backup:${A}`)).toBe(SHARED_TENANT);
+    expect(tenantOf(`service:${A}`)).toBe(SHARED_TENANT);
+    expect(tenantOf("images")).toBe(SHARED_TENANT);
+    expect(tenantOf("database:not-an-id")).toBe(SHARED_TENANT);
+  });
+});
+
+describe("the database runner's slots with keyTenants", () => {
+  it("gives another organization's database the next slot ahead of one organization's queued backlog", async () => {
+    const ids = (n: number, org: string) => Array.from({ length: n }, (_, i) => `0000000${i}-0000-4000-8000-0000000000${org}`);
+    const stuck = ids(6, "aa"); // org A: six databases, each pass held until the test lets it go
+    const [other] = ids(1, "bb"); // org B: one database
+    const started: string[] = [];
+    const release = new Map<string, () => void>();
+    const runner = new Runner(
+      {
+        name: "database",
+        reconcile: (key) => {
+          started.push(key);
+          return new Promise<void>((resolve) => release.set(key, resolve));
+        },
+      },
+      { concurrency: 4, tenantOf: keyTenants({ database: async (id) => (id.endsWith("aa") ? "org-a" : "org-b") }) },
+    );
+    for (const id of stuck) runner.enqueue(`database:${id}`);
+    await new Promise((r) => setTimeout(r, 10));
+    runner.enqueue(`database:${other}`);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(started).toHaveLength(4); // org A holds every slot
+    release.get(started[0]!)!(); // one of A's passes ends (an exec past its deadline)
+    await new Promise((r) => setTimeout(r, 10));
+    // B's database goes next, not A's fifth one queued before it.
+    expect(started[4]).toBe(`database:${other}`);
+    for (const key of started) release.get(key)?.();
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      for (const key of started) release.get(key)?.();
+    }
+    await runner.stop();
   });
 });

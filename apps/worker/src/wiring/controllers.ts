@@ -16,6 +16,7 @@ import type { IngressSettings } from "../controllers/ingress/desired";
 import { ingressController } from "../controllers/ingress/reconcile";
 import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
 import type { pgDatabaseStore } from "../database-store";
+import type { Fence } from "../fence";
 import type { StatePublisher } from "../dataplane/publisher";
 import type { pgFleetStore } from "../fleet-store";
 import { pgHookRecorder } from "../hook-store";
@@ -23,7 +24,7 @@ import type { workerMetrics } from "../metrics";
 import { hostNameservers } from "../mesh/upstream";
 import { APP_SUBNET_BITS, DEFAULT_NETWORK_POOL } from "../network/pool";
 import type { Runner } from "../reconcile/runner";
-import { serviceTenants } from "../reconcile/tenants";
+import { keyTenants, serviceTenants } from "../reconcile/tenants";
 import { pgServiceEvents } from "../service-events";
 import type { pgServiceStore } from "../store";
 import type { WorkerOptions } from "../wiring";
@@ -38,6 +39,8 @@ export interface Shared {
   dataPlane: StatePublisher;
   /** This process's id: a backup another process marked running was cut short. */
   runnerId: string;
+  /** The leader's token its in-flight writes are fenced by (absent: not run as a leader, no fence). */
+  fence: Fence | undefined;
   runner: ReturnType<typeof runnerFactory>["runner"];
   /** Called when the engine's event stream is back after a gap (set once the resync exists). */
   engineBack: () => void;
@@ -89,11 +92,15 @@ export function controllers(o: WorkerOptions, s: Shared) {
       store: s.databaseStore,
       objects: (target) => s3ObjectStore(target, { policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost } }),
       runner: s.runnerId,
+      ...(o.signal ? { signal: o.signal } : {}),
       now: () => new Date(),
       wake: (key) => databases.enqueue(key),
       pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
       log: o.log,
     }),
+    undefined,
+    // A stuck database of one organization never holds back another's: slots go fairly by organization.
+    keyTenants({ database: (id) => s.databaseStore.orgOfDatabase(id), backup: (id) => s.databaseStore.orgOfBackup(id) }),
   );
   const networks = s.runner(networkCleanupController({ shortName: o.shortName, runtime: o.runtime, store: s.fleet }));
   const ingress = o.ingress ? s.runner(ingressFor(o, o.ingress, s)) : null;
@@ -117,7 +124,7 @@ function applicationFor(
     probeIntervalMs: o.probeIntervalMs ?? 100,
     envStores: stores,
     registry: stores,
-    hooks: pgHookRecorder(o.db),
+    hooks: pgHookRecorder(o.db, s.fence),
     defaultHookTimeoutSeconds: o.defaultHookTimeoutSeconds ?? 300,
     pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
     networkPool: o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS },

@@ -14,7 +14,7 @@ export const pullTimedOut = (seconds: number) =>
 export function passRuntime<R extends Pick<Runtime, "waitExit" | "exec" | "pullImage">>(runtime: R, pass: Pass, pullTimeoutSeconds: number): R {
   const waits: Pick<Runtime, "waitExit" | "exec" | "pullImage"> = {
     waitExit: (id) => pass.waiting(() => runtime.waitExit(id)),
-    exec: (id, argv, onChunk) => pass.waiting(() => runtime.exec(id, argv, onChunk)),
+    exec: (id, argv, onChunk, opts) => pass.waiting(() => runtime.exec(id, argv, onChunk, opts)),
     pullImage: (ref, auth, onProgress, signal) =>
       pass.waiting(async () => {
         const deadline = new AbortController();

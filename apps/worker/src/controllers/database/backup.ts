@@ -16,6 +16,11 @@ export interface BackupDeps extends OneOffDeps {
   objects: (target: TargetCredentials) => ObjectStore;
   /** This worker process: a running backup of another one was cut short. */
   runner: string;
+  /**
+   * Aborted when this worker stops leading: every client it runs (dump, restore, psql) and every
+   * upload stops at once, and the store refuses its writes (they are fenced by the leader's token).
+   */
+  signal?: AbortSignal;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -60,12 +65,12 @@ export async function takeBackup(x: BackupDeps, d: DesiredDatabase, b: BackupRec
   const objects = x.objects(target);
   let stored: { sizeBytes: number; sha256: string; inventory: BackupRecord["inventory"] };
   try {
-    const snapshot = await engine.holdSnapshot(server.id, d.credentials);
+    const snapshot = await engine.holdSnapshot(server.id, d.credentials, x.signal);
     try {
-      const out = await engine.dump(server.id, d.credentials, snapshot.id);
+      const out = await engine.dump(server.id, d.credentials, snapshot.id, x.signal);
       // Its outcome is read through the gate; a dump cut off by a failed upload rejects unobserved otherwise.
       out.done.catch(() => {});
-      const { sizeBytes, sha256 } = await objects.upload(key, untilClean(out));
+      const { sizeBytes, sha256 } = await objects.upload(key, untilClean(out), x.signal);
       stored = { sizeBytes, sha256, inventory: snapshot.inventory };
     } finally {
       await snapshot.close().catch(() => {});
@@ -155,7 +160,7 @@ export async function verifyBackup(
     const hashed = hashedBody(body);
     const engine = x.engine(d.engine);
     try {
-      await engine.restore(id, credentials, hashed.stream);
+      await engine.restore(id, credentials, hashed.stream, x.signal);
     } catch (err) {
       // The restore stopped reading: hash the stored object on its own, to say whether it changed.
       const sha256 = await x.objects(target).download(b.objectKey).then(sha256Of, () => null);
@@ -165,7 +170,7 @@ export async function verifyBackup(
     const sha256 = await hashed.rest();
     const differences: string[] = [];
     if (sha256 !== b.sha256) differences.push(changedObject(sha256, b.sha256));
-    differences.push(...compareInventories(b.inventory, await engine.inventory(id, credentials)));
+    differences.push(...compareInventories(b.inventory, await engine.inventory(id, credentials, x.signal)));
     return { at: at(), ok: differences.length === 0, differences, sha256 };
   } catch (err) {
     return { at: at(), ok: false, differences: [`could not verify: ${redact(message(err))}`], sha256: null };

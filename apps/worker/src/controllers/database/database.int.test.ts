@@ -138,7 +138,11 @@ describe("a managed database", () => {
   }, 240_000);
 
   it("is replaced on its volume when the engine can no longer exec in its container (its filesystem gone, as an engine restart can leave it)", async () => {
-    const broken = await serverOf("shop-db");
+    // Not attached (on network `none`), so its readiness is the image's own check by exec.
+    await createDatabase({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "lone-db", version: "15", image: POSTGRES_TEST_IMAGE } });
+    await waitRunning("lone-db");
+    expect(await inServer("lone-db", "create table t (n int); insert into t values (7); select n from t")).toBe("7");
+    const broken = await serverOf("lone-db");
     // What dockerd's double clean-up after a restart does (moby#43402): the rootfs is unmounted and
     // removed on the host while the container's processes run on in their own mount namespace.
     const merged = ((await s.runtime.docker.getContainer(broken.id).inspect()).GraphDriver.Data as unknown as { MergedDir: string }).MergedDir;
@@ -147,11 +151,11 @@ describe("a managed database", () => {
     const probe = await runInside(s.runtime, broken.id, ["psql", "-X", "-U", "postgres", "-Atc", "select 1"]);
     expect(probe.out).toMatch(/starting setns process/);
     const back = await waitFor("a new server", async () => {
-      const c = await serverOf("shop-db").catch(() => null);
-      return c && c.id !== broken.id && (await database("shop-db")).phase === "running" ? c : undefined;
-    }, { timeoutMs: 150_000, describe: async () => JSON.stringify(await database("shop-db")) });
+      const c = await serverOf("lone-db").catch(() => null);
+      return c && c.id !== broken.id && (await database("lone-db")).phase === "running" ? c : undefined;
+    }, { timeoutMs: 150_000, describe: async () => JSON.stringify(await database("lone-db")) });
     expect(back.name).toBe(broken.name);
-    expect(await inServer("shop-db", "select string_agg(body, ',' order by id) from notes")).toBe("a,b,c");
+    expect(await inServer("lone-db", "select n from t")).toBe("7");
   }, 240_000);
 
   it("backs up now: the object is on the target with the recorded size and sha256, and the backup is verified by a restore", async () => {

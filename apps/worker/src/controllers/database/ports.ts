@@ -56,16 +56,26 @@ export interface DatabaseEngine {
   containerEnv(creds: DatabaseCredentials): string[];
   /** The URL an attached service gets, `host` resolving on its app network. */
   connectionUrl(creds: DatabaseCredentials, host: string): string;
-  /** Whether the server in the container accepts connections over TCP now (one quick check). */
-  ready(containerId: string, creds: DatabaseCredentials): Promise<boolean>;
+  /**
+   * Whether the server in the container accepts connections over TCP now (one quick check). Every
+   * client below runs in the tenant's image, so none is trusted to end or to print little: each
+   * takes a `signal` that stops it (its exec is dropped and its process killed where the worker can
+   * see it, `@levelrail/docker`'s `killExec`), and has a deadline and an output cap of its own.
+   */
+  ready(containerId: string, creds: DatabaseCredentials, signal: AbortSignal): Promise<boolean>;
+  /**
+   * The same check made by the worker itself, over TCP to the server's `address` on one of its
+   * networks (nothing of the tenant's image runs): preferred whenever the server has an address.
+   */
+  handshake?(address: string, creds: DatabaseCredentials, signal: AbortSignal): Promise<boolean>;
   /** Opens a snapshot and counts its inventory; the caller must `close()` it. */
-  holdSnapshot(containerId: string, creds: DatabaseCredentials): Promise<HeldSnapshot>;
+  holdSnapshot(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal): Promise<HeldSnapshot>;
   /** Starts a dump of exactly that snapshot (PostgreSQL: `pg_dump -Fc --snapshot`), streamed. */
-  dump(containerId: string, creds: DatabaseCredentials, snapshotId: string): Promise<OutputStream>;
+  dump(containerId: string, creds: DatabaseCredentials, snapshotId: string, signal?: AbortSignal): Promise<OutputStream>;
   /** Restores a dump read from `input` into the (empty) server; rejects with the engine's reason. */
-  restore(containerId: string, creds: DatabaseCredentials, input: Readable): Promise<void>;
+  restore(containerId: string, creds: DatabaseCredentials, input: Readable, signal?: AbortSignal): Promise<void>;
   /** The inventory of the server as it is now (after a restore). */
-  inventory(containerId: string, creds: DatabaseCredentials): Promise<Inventory>;
+  inventory(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal): Promise<Inventory>;
 }
 
 /** One S3-compatible backup target, opened with its (unsealed) credentials. */
@@ -125,7 +135,7 @@ export interface NetworkPort {
 
 /** Runs a client inside a database's container (no shell). */
 export interface ExecPort {
-  exec(id: string, argv: string[], onChunk: (text: string) => void): Promise<{ exitCode: number }>;
+  exec(id: string, argv: string[], onChunk: (text: string) => void, opts?: { signal?: AbortSignal }): Promise<{ exitCode: number }>;
   execStream(id: string, argv: string[], opts: ExecStreamOptions): Promise<EngineOutputStream>;
 }
 

@@ -18,8 +18,9 @@ export async function logTail(x: { runtime: Pick<ContainerPort, "containerLogs">
 }
 
 /**
- * One readiness check of a database server, for the prober manager (so no pass waits on it): the
- * engine's own check (`pg_isready` over TCP) within `timeoutMs`. A server that exited, or is gone,
+ * One readiness check of a database server, for the prober manager (so no pass waits on it), within
+ * `timeoutMs` and stopped at it: the worker's own handshake over TCP when the server has an address
+ * on a network, else its image's check (`pg_isready` by exec). A server that exited, or is gone,
  * can never get ready as it is: that answer is final, with the end of its log.
  */
 export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContainer" | "containerLogs">; engine: (id: DatabaseEngineId) => DatabaseEngine }) {
@@ -31,10 +32,19 @@ export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContaine
       return { ready: false, detail: `the database server exited (code ${c.exitCode ?? "?"})${tail ? `: ${tail}` : ""}`, final: true };
     }
     if (c.state !== "running") return { ready: false, detail: `the server is ${c.state}` };
+    // The check runs in the tenant's image: past its deadline it is stopped (exec dropped, process
+    // killed), never left running; the race answers on time even if the engine is slow to let go.
+    const stop = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), timeoutMs)));
     try {
-      const ready = await Promise.race([x.engine(t.engine).ready(c.id, t.credentials), late]);
+      // On a network: asked by the worker itself over TCP (no client of the tenant's image runs).
+      // On none (not attached yet, a one-off): the image's own check, by exec.
+      const engine = x.engine(t.engine);
+      const address = Object.values(c.addresses)[0];
+      const check = address && engine.handshake ? engine.handshake(address, t.credentials, stop.signal) : engine.ready(c.id, t.credentials, stop.signal);
+      check.catch(() => {});
+      const ready = await Promise.race([check, late]);
       if (ready === "late") return { ready: false, detail: `no answer within ${timeoutMs} ms` };
       return ready ? { ready: true, detail: "accepting connections" } : { ready: false, detail: "not accepting connections yet" };
     } catch (err) {
@@ -43,6 +53,7 @@ export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContaine
       throw err;
     } finally {
       clearTimeout(timer);
+      stop.abort(new Error(`no answer within ${timeoutMs} ms`));
     }
   };
 }

@@ -41,13 +41,13 @@ export async function runRestore(x: BackupDeps, d: DesiredDatabase, r: RestoreRe
     const body = await x.objects(target).download(b.objectKey);
     try {
       const hashed = hashedBody(body);
-      await engine.restore(id, d.credentials, hashed.stream);
+      await engine.restore(id, d.credentials, hashed.stream, x.signal);
       const sha256 = await hashed.rest();
       if (sha256 !== b.sha256) return fail(`the stored object changed since it was written (its sha256 is ${sha256}, not ${b.sha256})`);
     } finally {
       body.destroy();
     }
-    const differences = compareInventories(b.inventory, await engine.inventory(id, d.credentials));
+    const differences = compareInventories(b.inventory, await engine.inventory(id, d.credentials, x.signal));
     if (differences.length) return fail(`the restored data is not what was dumped: ${differences.slice(0, 3).join("; ")}`);
     await x.runtime.stopContainer(id, 60);
     await removeOneOff(x, name, null);

@@ -38,7 +38,7 @@ async function server(name: string): Promise<string> {
   made.push(c.id);
   await c.start();
   const deadline = Date.now() + 60_000;
-  while (!(await engine.ready(c.id, creds))) {
+  while (!(await engine.ready(c.id, creds, AbortSignal.timeout(10_000)))) {
     if (Date.now() > deadline) throw new Error(`${name} never became ready`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -218,10 +218,20 @@ describe("the PostgreSQL engine", () => {
     expect(stderrTail).toMatch(/snapshot/);
   });
 
+  it("the worker's own handshake over TCP says what pg_isready says, with no client of the image run", async () => {
+    const address = (await runtime.inspectContainer(source))!.addresses.bridge!;
+    expect(address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const calls: string[] = [];
+    const watched = postgresEngine({ exec: (...a) => (calls.push("exec"), runtime.exec(...a)), execStream: (...a) => (calls.push("exec"), runtime.execStream(...a)) });
+    expect(await watched.handshake!(address, creds, AbortSignal.timeout(5_000))).toBe(true);
+    expect(await watched.handshake!(address, { ...creds, user: "nobody" }, AbortSignal.timeout(5_000))).toBe(true); // refused login: still accepting, as PQping says
+    expect(calls).toEqual([]);
+  });
+
   it("ready is false for a stopped server, and the password is never in the container's logs", async () => {
     const logs = (await docker.getContainer(source).logs({ stdout: true, stderr: true })).toString("latin1");
     expect(logs).not.toContain(PASSWORD);
     await docker.getContainer(target).stop({ t: 10 });
-    expect(await engine.ready(target, creds)).toBe(false);
+    expect(await engine.ready(target, creds, AbortSignal.timeout(10_000))).toBe(false);
   });
 });

@@ -3,8 +3,9 @@ import type { Readable } from "node:stream";
 import { UnusableContainerError, unusableContainerReason } from "@levelrail/docker";
 import { postgresUrl, urlEncode as encode } from "@levelrail/spec/database";
 import type { DatabaseCredentials, DatabaseEngine, ExecPort, HeldSnapshot, Inventory, OutputStream } from "../ports";
+import { pgAccepting } from "./pg-wire";
 import { INVENTORY_SQL, parseInventory } from "./postgres-inventory";
-import { PsqlSession } from "./psql-session";
+import { type PsqlLimits, PsqlSession } from "./psql-session";
 
 /**
  * PostgreSQL, as the official `postgres` image runs it: `POSTGRES_USER`, `POSTGRES_PASSWORD`,
@@ -59,10 +60,25 @@ function login(creds: DatabaseCredentials, app = "levelrail"): { args: string[];
   };
 }
 
-export function postgresEngine(runtime: ExecPort): DatabaseEngine {
-  const session = (containerId: string, creds: DatabaseCredentials) => {
+/** How much a client in the tenant's image may take: see `PsqlLimits`, and the deadline of one dump or restore. */
+export interface EngineLimits extends Omit<PsqlLimits, "signal"> {
+  /** The longest a dump or a restore may run (default 6 hours). */
+  transferMs?: number;
+  /** The most output of a readiness check kept (default 64 KiB; it prints nothing when well). */
+  maxProbeBytes?: number;
+}
+
+export const TRANSFER_MS = 6 * 3_600_000;
+export const MAX_PROBE_BYTES = 64 * 1024;
+
+/** `signal` and a deadline of `ms`, whichever comes first. */
+const within = (ms: number, signal?: AbortSignal) => (signal ? AbortSignal.any([signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms));
+
+export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): DatabaseEngine {
+  const transferMs = limits.transferMs ?? TRANSFER_MS;
+  const session = (containerId: string, creds: DatabaseCredentials, signal?: AbortSignal) => {
     const { args, env } = login(creds);
-    return PsqlSession.open(runtime, containerId, [...PSQL, ...args], env, (t) => redact(t, creds.password));
+    return PsqlSession.open(runtime, containerId, [...PSQL, ...args], env, (t) => redact(t, creds.password), { ...limits, ...(signal ? { signal } : {}) });
   };
 
   /** Terminates the server sessions named `app` (one of ours: `levelrail-dump-<hex>`, never a user's value). */
@@ -91,12 +107,24 @@ export function postgresEngine(runtime: ExecPort): DatabaseEngine {
     ],
     connectionUrl,
 
-    async ready(containerId, creds) {
+    async ready(containerId, creds, signal) {
       // Over TCP: while the image initialises a fresh volume, its temporary server listens on the socket only.
       const argv = ["pg_isready", "-q", "-h", "127.0.0.1", "-p", String(PORT), `--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`, "-t", "3"];
+      // `-q` prints nothing: an image's pg_isready that talks on and on is stopped, not listened to.
+      const max = limits.maxProbeBytes ?? MAX_PROBE_BYTES;
+      const chatty = new AbortController();
+      let printed = 0;
+      const count = (text: string) => {
+        printed += Buffer.byteLength(text);
+        if (printed > max && !chatty.signal.aborted) chatty.abort(new Error(`pg_isready printed more than ${max} bytes; its output was truncated`));
+      };
       try {
         let out = "";
-        const { exitCode } = await runtime.exec(containerId, argv, (t) => (out = (out + t).slice(-2048)));
+        const collect = (text: string) => {
+          count(text);
+          out = (out + text).slice(-2048);
+        };
+        const { exitCode } = await runtime.exec(containerId, argv, collect, { signal: AbortSignal.any([signal, chatty.signal]) });
         if (exitCode === 0) return true;
         const unusable = unusableContainerReason(out);
         if (unusable) throw new UnusableContainerError(unusable);
@@ -107,8 +135,10 @@ export function postgresEngine(runtime: ExecPort): DatabaseEngine {
       }
     },
 
-    async holdSnapshot(containerId, creds): Promise<HeldSnapshot> {
-      const psql = await session(containerId, creds);
+    handshake: (address, creds, signal) => pgAccepting(address, PORT, creds, signal),
+
+    async holdSnapshot(containerId, creds, signal): Promise<HeldSnapshot> {
+      const psql = await session(containerId, creds, signal);
       try {
         const answer = await psql.run(`${BEGIN_SNAPSHOT}\nSELECT pg_export_snapshot();`);
         const id = answer.length === 1 ? answer[0]! : "";
@@ -130,13 +160,13 @@ export function postgresEngine(runtime: ExecPort): DatabaseEngine {
       }
     },
 
-    async dump(containerId, creds, snapshotId): Promise<OutputStream> {
+    async dump(containerId, creds, snapshotId, signal): Promise<OutputStream> {
       if (!isSnapshotId(snapshotId)) throw new Error("not a snapshot id pg_export_snapshot() gives");
       // Its own session name, so a dump whose reader gives up can be ended: the engine would let
       // pg_dump run to the end, holding its snapshot and its locks, with its output going nowhere.
       const app = `levelrail-dump-${randomBytes(8).toString("hex")}`;
       const { args, env } = login(creds, app);
-      const out = await runtime.execStream(containerId, ["pg_dump", "-Fc", `--snapshot=${snapshotId}`, ...args], { env });
+      const out = await runtime.execStream(containerId, ["pg_dump", "-Fc", `--snapshot=${snapshotId}`, ...args], { env, signal: within(transferMs, signal) });
       out.stdout.once("close", () => {
         if (!out.stdout.readableEnded) void endSessions(containerId, creds, app).catch(() => {});
       });
@@ -145,11 +175,11 @@ export function postgresEngine(runtime: ExecPort): DatabaseEngine {
       return { stdout: out.stdout, done };
     },
 
-    async restore(containerId, creds, input: Readable): Promise<void> {
+    async restore(containerId, creds, input: Readable, signal): Promise<void> {
       const { args, env } = login(creds);
       let out: OutputStream;
       try {
-        out = await runtime.execStream(containerId, ["pg_restore", "--exit-on-error", "--no-owner", ...args], { env, stdin: input });
+        out = await runtime.execStream(containerId, ["pg_restore", "--exit-on-error", "--no-owner", ...args], { env, stdin: input, signal: within(transferMs, signal) });
       } catch (err) {
         input.destroy();
         throw err;
@@ -167,8 +197,8 @@ export function postgresEngine(runtime: ExecPort): DatabaseEngine {
       }
     },
 
-    async inventory(containerId, creds): Promise<Inventory> {
-      const psql = await session(containerId, creds);
+    async inventory(containerId, creds, signal): Promise<Inventory> {
+      const psql = await session(containerId, creds, signal);
       try {
         return parseInventory(await psql.run(`${BEGIN_SNAPSHOT}\n${INVENTORY_SQL}`));
       } finally {
