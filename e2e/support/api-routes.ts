@@ -52,6 +52,14 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "PUT", path: "/api/v1/orgs/{id}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
   { method: "GET", path: "/api/v1/orgs/{id}/quotas", kind: "owned" },
   { method: "GET", path: "/api/v1/orgs/{id}/audit", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/members", kind: "owned" },
+  { method: "PATCH", path: "/api/v1/orgs/{id}/members/{userId}", kind: "owned", body: () => ({ role: "viewer" }) },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/invitations", kind: "owned" },
+  { method: "POST", path: "/api/v1/orgs/{id}/invitations", kind: "owned", body: () => ({ email: "intruder@example.test", role: "owner" }) },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/invitations/{invitationId}", kind: "owned" },
+  // The token names the invitation: a random one is an invitation of nothing, whoever asks.
+  { method: "POST", path: "/api/v1/invitations/accept", kind: "input", body: () => ({ token: "A".repeat(43) }) },
   { method: "GET", path: "/api/v1/projects", kind: "own" },
   { method: "POST", path: "/api/v1/projects", kind: "input", body: (i) => ({ name: "intruder", orgId: i.orgId }) },
   { method: "GET", path: "/api/v1/projects/{id}", kind: "owned" },
@@ -81,6 +89,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "DELETE", path: S, kind: "owned" },
   { method: "POST", path: `${S}/deploy`, kind: "owned", body: () => ({}) },
   { method: "POST", path: `${S}/restart`, kind: "owned" },
+  { method: "POST", path: `${S}/domains/check`, kind: "owned" },
   { method: "POST", path: `${S}/rollback`, kind: "owned" },
   { method: "POST", path: `${S}/promote`, kind: "owned", body: (i) => ({ to: i.envId }) },
   { method: "GET", path: `${S}/status`, kind: "owned" },
@@ -188,7 +197,10 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
     .replace("{service}", ids.service)
     .replace("{key}", ids.key)
     .replace("{db}", ids.database)
-    .replace("{volume}", ids.volume);
+    .replace("{volume}", ids.volume)
+    // Members and invitations: `me` (the caller, who is no member of another organization) and an invitation of nothing.
+    .replace("{userId}", "me")
+    .replace("{invitationId}", "00000000-0000-4000-8000-000000000000");
   const query = route.query ? `?${new URLSearchParams(route.query(ids)).toString()}` : "";
   return `${path}${query}`;
 }

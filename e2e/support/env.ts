@@ -24,6 +24,8 @@ const schema = z.object({
   LEVELRAIL_INGRESS_HTTPS_PORT: port.default(18443),
   LEVELRAIL_MESH_DNS_PORT: port.default(10153),
   LEVELRAIL_METRICS_PORT: port.default(9564),
+  /** The loopback UDP port of the DNS server the domain-ownership spec runs; the stack's worker checks proofs there only (nobody else is asked). */
+  LEVELRAIL_TEST_DNS_PORT: port.default(10190),
 });
 
 export interface E2eEnv {
@@ -40,6 +42,8 @@ export interface E2eEnv {
   caddyAdmin: string;
   /** The port Caddy serves the services' domains on over plain HTTP. */
   ingressHttpPort: number;
+  /** Where the stack's worker checks domain ownership records (`LEVELRAIL_DNS_RESOLVER`): a spec's own DNS server binds it. */
+  dnsPort: number;
   /** Everything the stack (scripts/serve.mjs: the worker and `next start`) is started with. */
   serverEnv: Record<string, string>;
 }
@@ -65,6 +69,7 @@ export function e2eEnv(): E2eEnv {
     chromiumPath: e.LEVELRAIL_CHROMIUM_PATH,
     caddyAdmin: e.LEVELRAIL_CADDY_ADMIN,
     ingressHttpPort: e.LEVELRAIL_INGRESS_HTTP_PORT,
+    dnsPort: e.LEVELRAIL_TEST_DNS_PORT,
     serverEnv: {
       DATABASE_URL: e.DATABASE_URL,
       PORT: String(e.PORT),
@@ -75,6 +80,7 @@ export function e2eEnv(): E2eEnv {
       LEVELRAIL_INGRESS_HTTPS_PORT: String(e.LEVELRAIL_INGRESS_HTTPS_PORT),
       LEVELRAIL_MESH_DNS_PORT: String(e.LEVELRAIL_MESH_DNS_PORT),
       LEVELRAIL_METRICS_PORT: String(e.LEVELRAIL_METRICS_PORT),
+      LEVELRAIL_DNS_RESOLVER: `127.0.0.1:${e.LEVELRAIL_TEST_DNS_PORT}`,
       // The suite's webhook receivers, SMTP and S3 servers are on loopback. The default (false) is
       // proven by the unit and integration tests.
       LEVELRAIL_ALLOW_PRIVATE_TARGETS: "true",

@@ -188,7 +188,7 @@ describe("levelrail doctor", () => {
     const kit = testKit();
     const ctx = { ...(await seedOrg(db, "doctor", kit)), shortName: SHORT };
     leader = runAsLeader({
-      sql,
+      lockClient: () => createDb(database.url, { max: 1 }).sql,
       lockName: leaderLockName(SHORT),
       log: () => {},
       async lead() {

@@ -84,9 +84,7 @@ async function stopLegacyCaddy(dataDir) {
   rmSync(file, { force: true });
   if (!pidAlive(pid) || !cmdline(pid).join(" ").includes("caddy")) return false;
   log(`replacing the Caddy process (pid ${pid}) an earlier version started with the container; domains pause for about a second`);
-  process.kill(pid, "SIGTERM");
-  await waitFor(() => !pidAlive(pid), { timeoutMs: 15_000, intervalMs: 100 });
-  if (pidAlive(pid)) process.kill(pid, "SIGKILL");
+  await stopPid(pid, "the Caddy process", 15_000);
   return true;
 }
 

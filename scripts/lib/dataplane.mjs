@@ -136,8 +136,7 @@ async function startReplica(o, replica, old, legacy) {
   if (!bound) throw new Fatal(`the mesh DNS container ${name} did not bind 127.0.0.1:${port} within 30 s; see \`docker logs ${name}\``);
   for (const c of old) await stopAndRemove(c);
   if (legacy) {
-    process.kill(legacy, "SIGTERM");
-    await waitFor(() => !pidAlive(legacy), { timeoutMs: 10_000, intervalMs: 50 });
+    await stopPid(legacy, "the mesh DNS process");
     rmSync(legacyPidFile(o.dataDir), { force: true });
   }
   const up = await waitFor(async () => (await dataPlaneHealth(port))?.version === o.version, { timeoutMs: 30_000, intervalMs: 100 });
@@ -183,11 +182,7 @@ export async function stopMeshDns(dataDir, short) {
     stopped.push(`mesh DNS (container ${c.Name.slice(1)})`);
   }
   const legacy = legacyPid(dataDir);
-  if (legacy) {
-    process.kill(legacy, "SIGTERM");
-    await waitFor(() => !pidAlive(legacy), { timeoutMs: 10_000, intervalMs: 100 });
-    stopped.push(`mesh DNS (process ${legacy})`);
-  }
+  if (legacy && (await stopPid(legacy, "the mesh DNS process"))) stopped.push(`mesh DNS (process ${legacy})`);
   return stopped;
 }
 

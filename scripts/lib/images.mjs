@@ -124,5 +124,3 @@ export async function ensureImage(docker, { tag, dockerfile, entries, hashOf, la
   return { id, built: true };
 }
 
-/** Whether a host path exists (for callers that check their inputs before building). */
-export const present = (path) => existsSync(path);

@@ -3,6 +3,7 @@ import { useState } from "react";
 import type { ServiceView } from "@levelrail/spec/service";
 import { useService } from "@/lib/queries";
 import type { Scoped } from "@/lib/paths";
+import { DomainOwnership } from "./domain-ownership";
 import { HooksDomainsForm } from "./hooks-domains-form";
 import { Alert } from "./alert";
 
@@ -21,6 +22,7 @@ export function HooksDomainsCard({ service: ref }: { service: Scoped }) {
           {saved}
         </p>
       )}
+      {s && <DomainOwnership service={ref} status={s.domainStatus} />}
     </section>
   );
 }

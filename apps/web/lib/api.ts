@@ -50,7 +50,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
     try {
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-      const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets } = server();
+      const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
       // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
       refuseNul(p);
@@ -59,7 +59,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       // and nothing is written, whether or not the verb looks at it.
       const bytes = await readCapped(req);
       const audit = auditSourceOf(actor, req.headers);
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, audit }, req, params: p, body: async () => parseJsonBody(bytes) });
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains, audit }, req, params: p, body: async () => parseJsonBody(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

@@ -47,6 +47,10 @@ export const keys = {
   quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
   /** One page of an organization's audit log under its filters (`cursor` empty: the newest page). */
   audit: (orgId: string, filters: Record<string, string>, cursor: string) => ["orgs", orgId, "audit", filters, cursor] as const,
+  /** An organization's members and their roles. */
+  members: (orgId: string) => ["orgs", orgId, "members"] as const,
+  /** An organization's pending invitations. */
+  invitations: (orgId: string) => ["orgs", orgId, "invitations"] as const,
   /** An environment's databases (and, as ["databases"], every environment's). */
   databases: (envId: string) => ["databases", envId] as const,
   /** Prefix of everything about one database: its detail (attachments, volumes, restores) and its backups. */

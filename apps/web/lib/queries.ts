@@ -1,6 +1,7 @@
 "use client";
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
+import type { DomainStatusMap } from "@levelrail/spec/domains";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
 import { type FleetFilter, filterParams } from "./natural-sort";
@@ -67,7 +68,13 @@ export const useAppServices = (app: Scoped) =>
     refetchInterval: FLEET_INTERVAL_MS,
   });
 
-export const useService = (s: Scoped) => useQuery({ queryKey: keys.service(s), queryFn: () => api<ServiceView>(serviceApi(s)) });
+/** A service with its domains' ownership status; polled every 5 s while a domain waits for its proof. */
+export const useService = (s: Scoped) =>
+  useQuery({
+    queryKey: keys.service(s),
+    queryFn: () => api<ServiceView & { domainStatus: DomainStatusMap }>(serviceApi(s)),
+    refetchInterval: (q) => (Object.values(q.state.data?.domainStatus ?? {}).some((d) => d.status !== "verified") ? 5_000 : false),
+  });
 
 /** A deploy in flight: its service's live queries poll every second, and at the fleet's pace otherwise. */
 export const liveInterval = (status: StatusView | undefined) =>

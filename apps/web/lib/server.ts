@@ -5,6 +5,7 @@ import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import type { SecretsKit } from "@levelrail/services/env/sources";
 import type { OrgCreationPolicy } from "@levelrail/services/org/create";
+import { type InviteMailer, smtpMailer } from "@levelrail/services/org/invite-mail";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 
 /**
@@ -25,7 +26,9 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_SHORT_NAME: true,
     DOCKER_HOST: true,
     DATABASE_PASSWORD_FILE: true,
+    LEVELRAIL_BASE_DOMAINS: true,
     LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
+    LEVELRAIL_SMTP_URL: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -50,8 +53,12 @@ export interface Server {
   quotas: QuotaLimits;
   /** `LEVELRAIL_SHORT_NAME`: the prefix of the Docker objects a verb names (a database's volumes). */
   shortName: string;
+  /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) need no ownership proof. */
+  baseDomains: string[];
   /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
   dockerHost: string | undefined;
+  /** The installation's SMTP server (`LEVELRAIL_SMTP_URL`) for invitation emails; null: links are shown once. */
+  mailer: InviteMailer | null;
 }
 
 function build(): Server {
@@ -75,7 +82,9 @@ function build(): Server {
     quotas: quotaDefaults(env),
     allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
     shortName: env.LEVELRAIL_SHORT_NAME,
+    baseDomains: env.LEVELRAIL_BASE_DOMAINS,
     dockerHost: env.DOCKER_HOST,
+    mailer: env.LEVELRAIL_SMTP_URL ? smtpMailer(env.LEVELRAIL_SMTP_URL, new URL(baseURL).hostname) : null,
   };
 }
 

@@ -19,6 +19,6 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
 export async function requireCtx(): Promise<Ctx> {
   const actor = await currentActor();
   if (!actor) redirect("/login");
-  const { db, kit, quotas } = server();
-  return { db, actor, kit, quotas };
+  const { db, kit, quotas, baseDomains } = server();
+  return { db, actor, kit, quotas, baseDomains };
 }

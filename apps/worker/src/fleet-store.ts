@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
+import { domainProof } from "@levelrail/db/schema/domains";
 import { deploySample, ingressStatus, pulledImage } from "@levelrail/db/schema/fleet";
 import { app, release, service } from "@levelrail/db/schema/services";
 import { emitDeploy } from "./notifications/emit";
@@ -13,13 +14,17 @@ export function pgFleetStore(db: Db): IngressStore & AppStore & ImageStore & Pul
   return {
     async listRoutes() {
       const rows = await db
-        .select({ id: service.id, name: service.name, app: app.name, port: service.port, domains: service.domains, releasePort: sql<number | null>`(${release.spec} ->> 'port')::int` })
+        .select({ id: service.id, orgId: service.orgId, name: service.name, app: app.name, port: service.port, domains: service.domains, releasePort: sql<number | null>`(${release.spec} ->> 'port')::int` })
         .from(service)
         .innerJoin(app, eq(app.id, service.appId))
         .leftJoin(release, eq(release.id, service.currentReleaseId))
         .orderBy(asc(service.createdAt), asc(service.id)); // the oldest claimant of a domain keeps it
       // The running release's port: editing the draft does not move traffic before a Deploy.
-      return rows.map((r) => ({ serviceId: r.id, service: r.name, app: r.app, port: r.releasePort ?? r.port, domains: r.domains }));
+      return rows.map((r) => ({ serviceId: r.id, orgId: r.orgId, service: r.name, app: r.app, port: r.releasePort ?? r.port, domains: r.domains }));
+    },
+    async provenDomains() {
+      const rows = await db.select({ orgId: domainProof.orgId, domain: domainProof.domain }).from(domainProof).where(eq(domainProof.status, "verified"));
+      return new Set(rows.map((r) => `${r.orgId} ${r.domain}`));
     },
     async setIngressStatus(serviceIds, live, message) {
       if (serviceIds.length === 0) return;

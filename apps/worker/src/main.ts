@@ -33,6 +33,8 @@ const schema = envSchema
     PORT: true,
     LEVELRAIL_METRICS_INTERVAL_SECONDS: true,
     DATABASE_PASSWORD_FILE: true,
+    LEVELRAIL_BASE_DOMAINS: true,
+    LEVELRAIL_DNS_RESOLVER: true,
   })
   .extend({
     DATABASE_URL: requiredDatabaseUrl,
@@ -78,6 +80,7 @@ const options = {
     httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
     httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
   },
+  domains: { baseDomains: env.LEVELRAIL_BASE_DOMAINS, resolver: env.LEVELRAIL_DNS_RESOLVER },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
   panelHost: new URL(publicUrl(env)).hostname,
   allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,

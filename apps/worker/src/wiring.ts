@@ -13,6 +13,7 @@ import { leadingRuntime } from "./leading-runtime";
 import { pgFleetStore } from "./fleet-store";
 import { pgHeartbeat } from "./heartbeat";
 import { workerMetrics } from "./metrics";
+import type { ProofPolicy } from "./controllers/domains/plan";
 import type { SubnetPool } from "./network/pool";
 import type { DispatcherOptions } from "./notifications/dispatch";
 import type { RunnerEvent } from "./reconcile/runner";
@@ -46,6 +47,12 @@ export interface WorkerOptions {
   upstreamDns?: string[];
   /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
   ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
+  /**
+   * Domain ownership proofs: the installation's base domains (`LEVELRAIL_BASE_DOMAINS`, routed without
+   * a proof, like `*.localhost`), the DNS server proofs are checked against (`LEVELRAIL_DNS_RESOLVER`;
+   * absent: the system's) and the check schedule and grace period (defaults: DEFAULT_PROOF_POLICY).
+   */
+  domains?: { baseDomains?: string[]; resolver?: string | undefined; policy?: Partial<ProofPolicy>; now?: () => Date };
   /** Pulled-image collection: how many succeeded releases per service keep their image (3), how long a fresh pull is left alone (10 min), how often it runs besides after each successful deploy (hourly). */
   images?: { keepReleases?: number; graceMs?: number; intervalMs?: number };
   /** The panel's own host (`LEVELRAIL_PUBLIC_URL`'s): webhooks, SMTP and backup targets may not be it unless private targets are allowed. */
@@ -117,6 +124,7 @@ export async function startWorker(given: WorkerOptions) {
     networks: c.networks,
     images: c.images,
     ingress: c.ingress,
+    domains: c.domains,
     dataPlane: shared.dataPlane,
     metrics,
     notifications: background.notifications,

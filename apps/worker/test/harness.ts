@@ -86,6 +86,8 @@ export async function setupSuite(label: string) {
         meshDnsPort: dataPlanePort,
         dataPlaneStateFile: stateFile,
         drainMs: 300,
+        // Ownership proofs never ask a real resolver in a test (the discard port refuses at once); a suite that proves domains gives its own DNS server.
+        domains: { resolver: "127.0.0.1:9" },
         allowPrivateTargets: true,
         log: (l) => logs.push(l),
         ...over,

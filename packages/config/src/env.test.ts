@@ -19,6 +19,8 @@ describe("envSchema", () => {
       PORT: 3000,
       LEVELRAIL_PUBLIC_URL: undefined,
       LEVELRAIL_TRUSTED_PROXIES: [],
+      LEVELRAIL_BASE_DOMAINS: [],
+      LEVELRAIL_DNS_RESOLVER: undefined,
       LEVELRAIL_INGRESS_HTTP_PORT: 80,
       LEVELRAIL_INGRESS_HTTPS_PORT: 443,
       LEVELRAIL_INGRESS_TLS: "on",
@@ -34,6 +36,7 @@ describe("envSchema", () => {
       LEVELRAIL_METRICS_INTERVAL_SECONDS: 10,
       LEVELRAIL_ORG_CREATION: "owners",
       LEVELRAIL_MAX_ORGS_PER_OPERATOR: 5,
+      LEVELRAIL_SMTP_URL: undefined,
       LEVELRAIL_QUOTA_APPS: 50,
       LEVELRAIL_QUOTA_SERVICES: 200,
       LEVELRAIL_QUOTA_DATABASES: 20,
@@ -67,6 +70,14 @@ describe("envSchema", () => {
   it("reads trusted proxies as a list of addresses and ranges", () => {
     const env = parseEnv(envSchema, { LEVELRAIL_TRUSTED_PROXIES: " 10.0.0.1, 192.168.0.0/16,::1 ," }, "a test");
     expect(env.LEVELRAIL_TRUSTED_PROXIES).toEqual(["10.0.0.1", "192.168.0.0/16", "::1"]);
+  });
+
+  it("reads the base domains as a list and the DNS resolver as host:port, and refuses anything else", () => {
+    const env = parseEnv(envSchema, { LEVELRAIL_BASE_DOMAINS: "Apps.Example.com, *.b.example.org,", LEVELRAIL_DNS_RESOLVER: "127.0.0.1:5353" }, "a test");
+    expect(env).toMatchObject({ LEVELRAIL_BASE_DOMAINS: ["apps.example.com", "b.example.org"], LEVELRAIL_DNS_RESOLVER: "127.0.0.1:5353" });
+    expect(parseEnv(envSchema, { LEVELRAIL_DNS_RESOLVER: "[::1]:53", LEVELRAIL_BASE_DOMAINS: "" }, "a test")).toMatchObject({ LEVELRAIL_DNS_RESOLVER: "[::1]:53", LEVELRAIL_BASE_DOMAINS: [] });
+    expect(() => parseEnv(envSchema, { LEVELRAIL_BASE_DOMAINS: "bad domain" }, "a test")).toThrow(/LEVELRAIL_BASE_DOMAINS/);
+    expect(() => parseEnv(envSchema, { LEVELRAIL_DNS_RESOLVER: "udp://1.1.1.1" }, "a test")).toThrow(/LEVELRAIL_DNS_RESOLVER/);
   });
 
   it("counts an optional variable set to the empty string as unset", () => {

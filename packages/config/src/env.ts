@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ZodObject, type ZodRawShape, z } from "zod";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
+import { parseBaseDomains } from "@levelrail/spec/domains";
 import { DEFAULT_QUOTAS, type QuotaLimits, quotaLimit } from "@levelrail/spec/quotas";
 
 /**
@@ -97,12 +98,25 @@ export const envSchema = z.object({
       .default("false")
       .transform((v) => v === "true"),
   ),
+  /**
+   * The installation's SMTP server for invitation emails: `smtp://user:password@host:587` (STARTTLS
+   * when offered) or `smtps://…:465`, `?from=` for the sender. Unset: invitation links are shown once.
+   */
+  LEVELRAIL_SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
   /** Per-organization quotas: the installation defaults (`levelrail quota set` overrides one organization's). */
   LEVELRAIL_QUOTA_APPS: quotaVar(DEFAULT_QUOTAS.apps),
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
   LEVELRAIL_QUOTA_DATABASES: quotaVar(DEFAULT_QUOTAS.databases),
   LEVELRAIL_QUOTA_DOMAINS: quotaVar(DEFAULT_QUOTAS.domains),
   LEVELRAIL_QUOTA_CHANNELS: quotaVar(DEFAULT_QUOTAS.channels),
+  /** Domains the installation owns (comma-separated): their subdomains route without an ownership proof. */
+  LEVELRAIL_BASE_DOMAINS: z
+    .string()
+    .optional()
+    .transform(parseBaseDomains)
+    .pipe(z.array(z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, "must be comma-separated domain names"))),
+  /** `host:port` of the DNS server domain ownership proofs are checked against; unset: the system's resolver. */
+  LEVELRAIL_DNS_RESOLVER: optional(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/, "must be host:port")),
   /** How often the worker re-reads every service as a safety net for lost wake-ups. */
   LEVELRAIL_RESYNC_SECONDS: z.coerce.number().int().min(1).default(30),
 });

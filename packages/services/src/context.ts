@@ -16,6 +16,8 @@ export interface Ctx {
   panelHost?: string;
   /** The installation's default quotas (`LEVELRAIL_QUOTA_*`); unset: their documented defaults (DEFAULT_QUOTAS). */
   quotas?: QuotaLimits;
+  /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) route without an ownership proof; unset: none. */
+  baseDomains?: string[];
   /**
    * `LEVELRAIL_ALLOW_PRIVATE_TARGETS`: webhooks, SMTP servers and backup targets may be loopback,
    * private or link-local addresses (or the panel's own host). Unset: false, only public addresses.

@@ -5,6 +5,8 @@
 export type ErrorCode =
   | "invalid_input"
   | "unauthenticated"
+  /** A member whose role does not allow it: a 403 saying which role would. */
+  | "forbidden"
   | "not_found"
   | "conflict"
   /** An organization's quota (apps, services, databases, domains) would be exceeded: a 409 naming it and its value. */
@@ -51,6 +53,8 @@ export function httpStatus(code: ErrorCode): number {
       return 400;
     case "unauthenticated":
       return 401;
+    case "forbidden":
+      return 403;
     case "not_found":
       return 404;
     case "conflict":

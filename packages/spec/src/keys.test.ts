@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, backupKey, databaseKey, formatKey, parseKey, serviceKey } from "./keys";
+import { DOMAINS_KEY, IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, backupKey, databaseKey, formatKey, parseKey, serviceKey } from "./keys";
 
 describe("reconcile keys", () => {
   it.each<[ReconcileKey, string]>([
@@ -9,6 +9,7 @@ describe("reconcile keys", () => {
     [INGRESS_KEY, "ingress"],
     [NETWORKS_KEY, "networks"],
     [IMAGES_KEY, "images"],
+    [DOMAINS_KEY, "domains"],
   ])("%j is %s on the wire and back", (key, wire) => {
     expect(formatKey(key)).toBe(wire);
     expect(parseKey(wire)).toEqual(key);

@@ -9,7 +9,8 @@ export type ReconcileKey =
   | { kind: "backup"; id: string }
   | { kind: "ingress" }
   | { kind: "networks" }
-  | { kind: "images" };
+  | { kind: "images" }
+  | { kind: "domains" };
 
 export const serviceKey = (id: string): ReconcileKey => ({ kind: "service", id });
 /** A managed database: its container, volumes, attachments, schedule and restores. */
@@ -19,8 +20,10 @@ export const backupKey = (id: string): ReconcileKey => ({ kind: "backup", id });
 export const INGRESS_KEY: ReconcileKey = { kind: "ingress" };
 export const NETWORKS_KEY: ReconcileKey = { kind: "networks" };
 export const IMAGES_KEY: ReconcileKey = { kind: "images" };
+/** Every domain's ownership proof: the worker checks the due ones. */
+export const DOMAINS_KEY: ReconcileKey = { kind: "domains" };
 
-/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `ingress`, `networks`, `images`. */
+/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `ingress`, `networks`, `images`, `domains`. */
 export function formatKey(key: ReconcileKey): string {
   switch (key.kind) {
     case "service":
@@ -30,6 +33,7 @@ export function formatKey(key: ReconcileKey): string {
     case "ingress":
     case "networks":
     case "images":
+    case "domains":
       return key.kind;
   }
 }
@@ -39,6 +43,7 @@ export function parseKey(text: string): ReconcileKey | null {
   if (text === "ingress") return INGRESS_KEY;
   if (text === "networks") return NETWORKS_KEY;
   if (text === "images") return IMAGES_KEY;
+  if (text === "domains") return DOMAINS_KEY;
   const m = /^(service|database|backup):([A-Za-z0-9_-]{1,64})$/.exec(text);
   if (!m) return null;
   const id = m[2]!;

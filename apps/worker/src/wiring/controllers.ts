@@ -1,5 +1,5 @@
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { IMAGES_KEY, formatKey } from "@levelrail/spec/keys";
+import { IMAGES_KEY, INGRESS_KEY, formatKey } from "@levelrail/spec/keys";
 import { ContainerInformer } from "../containers/informer";
 import { wakeKeys } from "../containers/wake";
 import { httpProber } from "../controllers/application/ports";
@@ -10,6 +10,10 @@ import { s3ObjectStore } from "../controllers/database/object-store";
 import { type DatabaseProbeTarget, databaseProbe } from "../controllers/database/readiness";
 import { databaseController } from "../controllers/database/reconcile";
 import { databaseAttacher } from "../controllers/database/server";
+import { txtLookup } from "../controllers/domains/lookup";
+import { DEFAULT_PROOF_POLICY } from "../controllers/domains/plan";
+import { domainsController } from "../controllers/domains/reconcile";
+import { pgProofStore } from "../domain-store";
 import { imageCleanupController } from "../controllers/image-cleanup/reconcile";
 import { caddyAdmin } from "../controllers/ingress/caddy";
 import type { IngressSettings } from "../controllers/ingress/desired";
@@ -104,7 +108,17 @@ export function controllers(o: WorkerOptions, s: Shared) {
   );
   const networks = s.runner(networkCleanupController({ shortName: o.shortName, runtime: o.runtime, store: s.fleet }));
   const ingress = o.ingress ? s.runner(ingressFor(o, o.ingress, s)) : null;
-  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress };
+  // Ownership proofs of domains: a proof that starts or stops counting wakes ingress.
+  const domains = s.runner(
+    domainsController({
+      store: pgProofStore(o.db, o.domains?.baseDomains ?? []),
+      lookup: txtLookup(o.domains?.resolver),
+      policy: { ...DEFAULT_PROOF_POLICY, ...o.domains?.policy },
+      now: o.domains?.now ?? (() => new Date()),
+      routesChanged: () => ingress?.enqueue(formatKey(INGRESS_KEY)),
+    }),
+  );
+  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains };
 }
 
 /** The application controller with everything it records to (hooks, deploys, pulls, events). */
@@ -153,5 +167,6 @@ function ingressFor(o: WorkerOptions, ingress: NonNullable<WorkerOptions["ingres
     caddy: caddyAdmin(ingress.caddyAdmin),
     dataPlane: { domains: () => s.dataPlane.current().domains, setDomains: (d) => s.dataPlane.setDomains(d) },
     recheckMs: 10_000,
+    baseDomains: o.domains?.baseDomains ?? [],
   });
 }

@@ -1,4 +1,4 @@
-import { INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
+import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import type { ContainerInformer } from "../containers/informer";
 import type { pgDatabaseStore } from "../database-store";
 import type { StatePublisher } from "../dataplane/publisher";
@@ -11,6 +11,7 @@ export interface Runners {
   networks: Runner;
   images: Runner;
   ingress: Runner | null;
+  domains: Runner;
 }
 
 /** The one routing switch: each reconcile key to its controller's runner (a service also rechecks ingress). */
@@ -20,6 +21,7 @@ export function router(r: Runners) {
       case "service":
         r.application.enqueue(formatKey(key));
         r.ingress?.enqueue(formatKey(INGRESS_KEY)); // domains may have changed
+        r.domains.enqueue(formatKey(DOMAINS_KEY)); // a new domain may need a proof
         return;
       case "database":
       case "backup":
@@ -33,6 +35,9 @@ export function router(r: Runners) {
         return;
       case "ingress":
         r.ingress?.enqueue(formatKey(key));
+        return;
+      case "domains":
+        r.domains.enqueue(formatKey(key));
         return;
       default: {
         const unknown: never = key;
@@ -68,6 +73,7 @@ export function resyncer(p: {
     for (const id of await p.databaseStore.databaseIds()) p.route(databaseKey(id));
     p.route(NETWORKS_KEY);
     p.route(INGRESS_KEY);
+    p.route(DOMAINS_KEY);
     await p.passed();
   };
 }

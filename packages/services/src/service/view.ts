@@ -4,11 +4,13 @@ import { ingressStatus } from "@levelrail/db/schema/fleet";
 import { serviceEvent } from "@levelrail/db/schema/observability";
 import { environment, project } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
+import type { DomainStatusMap } from "@levelrail/spec/domains";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import { lastLinesOf } from "@levelrail/spec/service-event";
 import { PHASES, type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope } from "../context";
+import { domainStatusOf } from "../domain/status";
 import { findEnvironment } from "../project/list";
 
 type ServiceRow = typeof service.$inferSelect;
@@ -81,9 +83,10 @@ export async function findService(ctx: Ctx, envId: string, name: string) {
   return { ...row, environment: env };
 }
 
-export async function getService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ServiceView> {
+/** One service, with the ownership status of each of its domains. */
+export async function getService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ServiceView & { domainStatus: DomainStatusMap }> {
   const { service: s, appName } = await findService(ctx, envId, name);
-  return serviceView(s, appName);
+  return { ...serviceView(s, appName), domainStatus: await domainStatusOf(ctx, s) };
 }
 
 type ListedRow = {

@@ -7,6 +7,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { findApp } from "../app/app";
+import { claimDomains, claimsWithoutProof, refuseProvenElsewhere } from "../domain/status";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertDomainQuota, assertQuota } from "../org/quota";
 import { wakeDatabases } from "../database/write";
@@ -46,8 +47,11 @@ async function checkAttachments(
   }
 }
 
-/** A domain routes to one service: 409 naming the field when another service has it. */
-async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: string | null) {
+/**
+ * A domain routes to one service: 409 naming the field when another service has it (of this
+ * organization, or another's exempt or proven domain), or when another organization has proven it.
+ */
+async function checkDomains(ctx: Ctx, orgId: string, domains: string[] | undefined, except: string | null) {
   if (!domains?.length) return;
   const panel = ctx.panelHost?.toLowerCase();
   if (panel && domains.includes(panel)) {
@@ -57,13 +61,16 @@ async function checkDomains(ctx: Ctx, domains: string[] | undefined, except: str
     .select({ name: service.name, orgId: service.orgId, domains: service.domains })
     .from(service)
     .where(and(sql`${service.domains} ?| array[${sql.join(domains.map((d) => sql`${d}`), sql`, `)}]::text[]`, except ? ne(service.id, except) : undefined));
+  // Another organization's unproven claim on a domain that needs a proof blocks nobody: whoever proves it routes it.
+  const squatted = await claimsWithoutProof(ctx, taken.filter((t) => t.orgId !== orgId));
   for (const t of taken) {
-    const d = t.domains.find((x) => domains.includes(x));
+    const d = t.domains.find((x) => domains.includes(x) && !squatted.has(`${t.orgId} ${x}`));
     if (d === undefined) continue;
     // Another organization's service is not named.
     const owner = ctx.actor.orgIds.includes(t.orgId) ? `service ${t.name}` : "another service";
     throw new LevelrailError("conflict", `domains: ${d} is already routed to ${owner}`, { field: "domains" });
   }
+  await refuseProvenElsewhere(ctx, orgId, domains);
 }
 
 /** Creates a service in an environment, in one of that environment's apps. */
@@ -81,12 +88,13 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
   });
   const environmentId = env.id;
   await checkAttachments(ctx, { orgId: a.orgId, environmentId }, spec);
-  await checkDomains(ctx, spec.domains, null);
+  await checkDomains(ctx, a.orgId, spec.domains, null);
   const { name, app: _app, environmentId: _env, ...fields } = spec;
   const row = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       await assertQuota(ctx, tx, a.orgId, { services: 1, domains: fields.domains?.length ?? 0 });
       const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
+      await claimDomains(ctx, tx, a.orgId, fields.domains ?? []);
       await notifyDesired(tx, serviceKey(r!.id));
       await wakeDatabases(tx, environmentId, fields.databaseEnv);
       await audit(ctx, tx, { orgId: a.orgId, action: "service.create", target: { type: "service", id: r!.id, name }, fields: fieldNames(spec) });
@@ -100,9 +108,10 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
   const { service: s, appName } = await findService(ctx, envId, name);
   const patch = parse(servicePatch, input);
   await checkAttachments(ctx, s, patch);
-  await checkDomains(ctx, patch.domains, s.id);
+  await checkDomains(ctx, s.orgId, patch.domains, s.id);
   const row = await ctx.db.transaction(async (tx) => {
     if (patch.domains) await assertDomainQuota(ctx, tx, s.orgId, s.id, patch.domains.length);
+    if (patch.domains) await claimDomains(ctx, tx, s.orgId, patch.domains);
     const [r] = await tx
       .update(service)
       .set({ ...patch, updatedAt: new Date() })

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
+import Link from "next/link";
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
 import { getTierEnv } from "@levelrail/services/env/vars";
@@ -49,6 +50,9 @@ export default async function SettingsPage() {
   return (
     <HydrationBoundary state={dehydrate(qc)}>
       <h1>Settings</h1>
+      <p>
+        <Link href="/settings/members">Members and invitations</Link>
+      </p>
       <p className="muted">
         Env vars by tier, lowest precedence first: organization, project, environment. A service&apos;s own env, its secrets and
         its storage attachment override them.

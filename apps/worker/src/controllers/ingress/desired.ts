@@ -1,9 +1,12 @@
+import { challengeName, isExemptDomain } from "@levelrail/spec/domains";
 import { INGRESS_HEADER } from "@levelrail/spec/dataplane";
 import { meshZone } from "@levelrail/spec/naming";
 
 /** One service's domains, as the ingress controller sees them. */
 export interface ServiceRoute {
   serviceId: string;
+  /** The service's organization: a domain that needs a proof routes only once this organization has proven it. */
+  orgId: string;
   service: string;
   app: string;
   port: number;
@@ -126,3 +129,28 @@ export function domainMap(routes: ServiceRoute[]): Record<string, string> {
   for (const r of routes) for (const d of r.domains) map[d.toLowerCase()] = r.serviceId;
   return map;
 }
+
+/** A domain a service has that does not route yet: its organization has not proven it owns it. */
+export interface UnprovenDomain {
+  serviceId: string;
+  domain: string;
+}
+
+/**
+ * Pure: each route keeps only the domains that may route: exempt ones (`*.localhost`, the base
+ * domains) and those its organization has proven (`proven`: `<orgId> <domain>`). Until then the
+ * data plane does not know the domain: Caddy serves it the fallback page and `ask` says no.
+ */
+export function provenRoutes(routes: ServiceRoute[], proven: Set<string>, baseDomains: readonly string[]): { routes: ServiceRoute[]; unproven: UnprovenDomain[] } {
+  const unproven: UnprovenDomain[] = [];
+  const kept = routes.map((r) => {
+    const ok = r.domains.filter((d) => isExemptDomain(d, baseDomains) || proven.has(`${r.orgId} ${d.toLowerCase()}`));
+    for (const d of r.domains) if (!ok.includes(d)) unproven.push({ serviceId: r.serviceId, domain: d });
+    return ok.length === r.domains.length ? r : { ...r, domains: ok };
+  });
+  return { routes: kept, unproven };
+}
+
+/** What the service's ingress status says about its domains waiting for a proof. */
+export const unprovenMessage = (domains: string[]) =>
+  `waiting for the ownership proof of ${domains.join(", ")} (a TXT record ${domains.map(challengeName).join(", ")} holding the organization's token)`;

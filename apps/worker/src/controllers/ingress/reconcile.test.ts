@@ -5,7 +5,7 @@ import { type IngressSettings, type ServiceRoute, assignDomains, desiredServers,
 import { type DomainPort, type IngressStore, ingressController } from "./reconcile";
 
 const settings: IngressSettings = { shortName: "lr", httpPort: 8080, httpsPort: null, dataPlane: "127.0.0.1:10053" };
-const route = (service: string, domains: string[]): ServiceRoute => ({ serviceId: `id-${service}`, service, app: "shop", port: 8080, domains });
+const route = (service: string, domains: string[]): ServiceRoute => ({ serviceId: `id-${service}`, orgId: "org-1", service, app: "shop", port: 8080, domains });
 
 /** Caddy's admin API as the controller sees it: the running config, and every load (rejected when `reject` says so). */
 class FakeCaddy implements CaddyAdmin {
@@ -28,9 +28,13 @@ class FakeCaddy implements CaddyAdmin {
 
 class FakeStore implements IngressStore {
   status = new Map<string, { live: boolean; message: string }>();
+  proven = new Set<string>();
   constructor(public routes: ServiceRoute[]) {}
   async listRoutes() {
     return this.routes;
+  }
+  async provenDomains() {
+    return this.proven;
   }
   async setIngressStatus(ids: string[], live: boolean, message: string) {
     for (const id of ids) this.status.set(id, { live, message });
@@ -53,7 +57,7 @@ class FakeDataPlane implements DomainPort {
 const setup = (routes: ServiceRoute[], caddy: FakeCaddy, s: IngressSettings = settings) => {
   const store = new FakeStore(routes);
   const dataPlane = new FakeDataPlane();
-  const ctl = ingressController({ settings: s, store, caddy, dataPlane, recheckMs: 10_000 });
+  const ctl = ingressController({ settings: s, store, caddy, dataPlane, recheckMs: 10_000, baseDomains: ["apps.example.net"] });
   return { store, dataPlane, pass: () => ctl.reconcile("ingress") };
 };
 
@@ -148,5 +152,28 @@ describe("assignDomains", () => {
     const { routes, conflicts } = assignDomains([route("b", ["x.localhost"]), route("a", ["X.localhost", "a.localhost"])], new Map());
     expect(routes.map((r) => r.domains)).toEqual([["x.localhost"], ["a.localhost"]]);
     expect(conflicts).toEqual([{ serviceId: "id-a", domain: "X.localhost", owner: "b" }]);
+  });
+
+  it("routes a domain that needs a proof only once its organization has proven it; base domains and *.localhost need none", async () => {
+    const caddy = new FakeCaddy(null);
+    const { store, dataPlane, pass } = setup([route("web", ["shop.example.com", "web.localhost"]), route("api", ["api.apps.example.net"]), route("www", ["www.example.org"])], caddy);
+    await pass();
+    expect(dataPlane.map).toEqual({ "web.localhost": "id-web", "api.apps.example.net": "id-api" });
+    expect(store.status.get("id-web")).toEqual({ live: false, message: expect.stringContaining("_levelrail-challenge.shop.example.com") });
+    expect(store.status.get("id-www")?.live).toBe(false);
+    expect(store.status.get("id-api")).toEqual({ live: true, message: "" });
+    // Another organization's proof does not count.
+    store.proven = new Set(["org-2 shop.example.com", "org-1 www.example.org"]);
+    await pass();
+    expect(dataPlane.map).toEqual({ "web.localhost": "id-web", "api.apps.example.net": "id-api", "www.example.org": "id-www" });
+    expect(store.status.get("id-www")).toEqual({ live: true, message: "" });
+    store.proven.add("org-1 shop.example.com");
+    await pass();
+    expect(dataPlane.map["shop.example.com"]).toBe("id-web");
+    expect(store.status.get("id-web")).toEqual({ live: true, message: "" });
+    // The proof lapses (grace over): the domain leaves the map.
+    store.proven.delete("org-1 shop.example.com");
+    await pass();
+    expect(dataPlane.map["shop.example.com"]).toBeUndefined();
   });
 });

@@ -2,13 +2,15 @@ import { canonicalJson } from "@levelrail/spec/env";
 import type { Controller, ReconcileResult } from "../../reconcile/controller";
 import type { CaddyAdmin } from "./caddy";
 import { CaddyRejected } from "./caddy";
-import { type IngressSettings, type ServiceRoute, assignDomains, desiredServers, desiredTlsAutomation, domainMap, serverNames } from "./desired";
+import { type IngressSettings, type ServiceRoute, assignDomains, desiredServers, desiredTlsAutomation, domainMap, provenRoutes, serverNames, unprovenMessage } from "./desired";
 
 export interface IngressStore {
   /** Every service with its domains, the oldest service first. */
   listRoutes(): Promise<ServiceRoute[]>;
   /** What the operator sees per service: is its route live, and if not, why. */
   setIngressStatus(serviceIds: string[], live: boolean, message: string): Promise<void>;
+  /** Every verified ownership proof, as `<orgId> <domain>`. */
+  provenDomains(): Promise<Set<string>>;
 }
 
 /** The data plane's domain map (domain → service id): what it routes now, and where the new map goes. */
@@ -24,6 +26,8 @@ export interface IngressControllerOptions {
   dataPlane: DomainPort;
   /** How often Caddy's config is checked again (it may have restarted with none). */
   recheckMs: number;
+  /** `LEVELRAIL_BASE_DOMAINS`: their subdomains (and `*.localhost`) route without a proof. */
+  baseDomains: readonly string[];
 }
 
 type Json = Record<string, unknown>;
@@ -65,16 +69,21 @@ export function ingressController(o: IngressControllerOptions): Controller {
   return {
     name: "ingress",
     async reconcile(): Promise<ReconcileResult> {
-      const all = await o.store.listRoutes();
+      const [claimed, proven] = await Promise.all([o.store.listRoutes(), o.store.provenDomains()]);
+      const { routes: all, unproven } = provenRoutes(claimed, proven, o.baseDomains);
       const { routes, conflicts } = assignDomains(all, new Map(Object.entries(o.dataPlane.domains())));
       await o.dataPlane.setDomains(domainMap(routes));
 
       const conflicted = new Map<string, string>();
       for (const c of conflicts) conflicted.set(c.serviceId, [conflicted.get(c.serviceId), `${c.domain} is already routed to service ${c.owner}`].filter(Boolean).join("; "));
-      const withDomains = routes.filter((r) => r.domains.length > 0 && !conflicted.has(r.serviceId));
+      const waiting = new Map<string, string[]>();
+      for (const u of unproven) waiting.set(u.serviceId, [...(waiting.get(u.serviceId) ?? []), u.domain]);
+      const withDomains = routes.filter((r) => r.domains.length > 0 && !conflicted.has(r.serviceId) && !waiting.has(r.serviceId));
       const report = async (live: boolean, message: string) => {
         await o.store.setIngressStatus(withDomains.map((r) => r.serviceId), live, message);
         for (const [id, why] of conflicted) await o.store.setIngressStatus([id], false, `domain ${why}; remove it from one of them`);
+        // Live only when every domain of the service routes; the message names those still waiting.
+        for (const [id, domains] of waiting) if (!conflicted.has(id)) await o.store.setIngressStatus([id], false, unprovenMessage(domains));
       };
 
       try {

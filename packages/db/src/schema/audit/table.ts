@@ -5,7 +5,7 @@ export const AUDIT_ACTOR_TYPES = ["user", "token", "cli", "worker"] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
 /**
- * The audit log: one row per change, append-only. A trigger (migration 0014, by hand) refuses every
+ * The audit log: one row per change, append-only. A trigger (migration 0017, by hand) refuses every
  * UPDATE and TRUNCATE, and every DELETE except the retention job's: a DELETE passes only inside a
  * transaction that set `levelrail.audit_retention` to a cutoff time, and only for rows older than it.
  * No foreign keys: an entry outlives the organization, user or resource it names.

@@ -1,0 +1,31 @@
+import { createOperator } from "@levelrail/auth";
+import { acceptBySignUp, acceptInvitation } from "@levelrail/services/org/accept";
+import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
+import { actorFromRequest } from "@/lib/actor";
+import { parseJsonBody, readCapped, refuseNul } from "@/lib/request-body";
+import { server } from "@/lib/server";
+
+/**
+ * `{"token"}` signed in (session or API token): the caller, who must be the invited address,
+ * becomes a member. `{"token", "password"}` signed out: the invited address gets an account with
+ * that password (201), then signs in as usual. The token is the credential, so this is the one
+ * route that serves a signed-out caller; a cookie or a sign-up must come from the panel's Origin.
+ */
+export async function POST(req: Request): Promise<Response> {
+  try {
+    const { db, auth, trustedOrigins } = server();
+    const actor = await actorFromRequest(req);
+    const input = parseJsonBody(await readCapped(req));
+    refuseNul(input);
+    if (actor) return Response.json(await acceptInvitation({ db, actor, input }));
+    if (req.headers.get("authorization") !== null) throw new LevelrailError("unauthenticated", "this API token is not valid");
+    const origin = req.headers.get("origin");
+    if (origin === null || !trustedOrigins.includes(origin)) throw new LevelrailError("unauthenticated", "accept an invitation from its link in the panel, or sign in first");
+    const accepted = await acceptBySignUp({ db, input, createAccount: (email, password) => createOperator(auth, email, password) });
+    return Response.json(accepted, { status: 201 });
+  } catch (err) {
+    if (err instanceof LevelrailError) return Response.json(errorBody(err), { status: httpStatus(err.code), headers: errorHeaders(err) });
+    console.error(`[api] POST /api/v1/invitations/accept failed: ${err instanceof Error ? err.name : typeof err}`);
+    return Response.json(errorBody(new LevelrailError("internal", "internal error; the server log has the details")), { status: 500 });
+  }
+}

@@ -1,0 +1,96 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { DomainStatusMap, DomainStatusView } from "@levelrail/spec/domains";
+import { api } from "@/lib/fetcher";
+import { formatTime } from "@/lib/format";
+import { keys } from "@/lib/keys";
+import { type Scoped, serviceApi } from "@/lib/paths";
+import { Alert } from "./alert";
+
+const STATUS_TEXT: Record<DomainStatusView["status"], string> = { pending: "pending", verified: "verified", failed: "failed" };
+
+/**
+ * The ownership proof of each of the service's domains that needs one: the TXT record to create
+ * (copyable), its status, the last check's time and result, and "Check now".
+ */
+export function DomainOwnership({ service, status }: { service: Scoped; status: DomainStatusMap }) {
+  const qc = useQueryClient();
+  const proofs = Object.entries(status).filter(([, s]) => !s.exempt);
+  const check = useMutation({
+    mutationFn: () => api<{ domainStatus: DomainStatusMap }>(serviceApi(service, "/domains/check"), { method: "POST", body: {} }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keys.service(service) }),
+  });
+  if (proofs.length === 0) return null;
+  return (
+    <section className="stack" aria-labelledby="domain-ownership-title">
+      <h3 id="domain-ownership-title">Domain ownership</h3>
+      <p className="muted">
+        A domain routes only once this organization has proven it owns it: create the TXT record below at your DNS provider. Levelrail checks it every minute at first, then less
+        often; a proven domain is checked again every hour.
+      </p>
+      <table aria-label="Domain ownership">
+        <thead>
+          <tr>
+            <th scope="col">Domain</th>
+            <th scope="col">Status</th>
+            <th scope="col">TXT record</th>
+            <th scope="col">Last check</th>
+          </tr>
+        </thead>
+        <tbody>
+          {proofs.map(([domain, s]) => (
+            <tr key={domain}>
+              <td className="mono">{domain}</td>
+              <td data-testid="domain-status">{STATUS_TEXT[s.status]}</td>
+              <td>
+                {s.record && (
+                  <div className="stack">
+                    <Copyable label="Name" text={s.record.name} />
+                    <Copyable label="Value" text={s.record.value} />
+                  </div>
+                )}
+              </td>
+              <td>{s.lastCheck ? `${formatTime(s.lastCheck.at)}: ${s.lastCheck.result}` : "not checked yet"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="inline">
+        <button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
+          Check now
+        </button>
+        {check.isSuccess && (
+          <span className="muted" role="status">
+            Check queued
+          </span>
+        )}
+      </div>
+      <Alert error={check.error} />
+    </section>
+  );
+}
+
+/** A value with a button that copies it (where the clipboard is closed, the value stays selectable). */
+function Copyable({ label, text }: { label: string; text: string }) {
+  const [copied, setCopied] = useState<"yes" | "no" | null>(null);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied("yes");
+    } catch {
+      setCopied("no");
+    }
+  }
+  return (
+    <span className="inline">
+      <span className="muted">{label}</span>
+      <code className="mono">{text}</code>
+      {copied !== "no" && (
+        <button type="button" className="link" onClick={() => void copy()} aria-label={`Copy the record's ${label.toLowerCase()}`}>
+          {copied === "yes" ? "copied" : "copy"}
+        </button>
+      )}
+    </span>
+  );
+}
