@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { auditEntry, type AuditActorType } from "@levelrail/db/schema/audit";
+import { user } from "@levelrail/db/schema/auth";
 import type { Db } from "@levelrail/db/client";
 import type { Ctx } from "../context";
 
@@ -70,3 +72,9 @@ export const cliSource = (operator?: { id: string; email: string }): AuditSource
 
 /** The worker, acting on its own (a backup schedule, the retention job). */
 export const workerSource = (runner: string): AuditSource => ({ actor: { type: "worker", id: runner, name: "worker" }, ip: null });
+
+/** A user's email, to name them as a target (a member), or null when they are gone. */
+export async function emailOf(tx: Tx, userId: string): Promise<string | null> {
+  const [u] = await tx.select({ email: user.email }).from(user).where(eq(user.id, userId));
+  return u?.email ?? null;
+}

@@ -1,4 +1,3 @@
-import Link from "next/link";
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
 import Link from "next/link";
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
