@@ -71,7 +71,8 @@ function installedDatabase(dataDir) {
 async function stop(dataDir, rest) {
   const unknown = rest.filter((a) => a !== "--all");
   if (unknown.length) throw new Fatal(`unknown option ${unknown[0]}: usage \`levelrail stop [--all]\``);
-  const { stopPid, stopMeshDns } = await import("./lib/dataplane.mjs");
+  const { stopMeshDns } = await import("./lib/dataplane.mjs");
+  const { stopPid } = await import("./lib/util.mjs");
   const { stopCaddy } = await import("./lib/caddy.mjs");
   const panel = livePanelPid(join(dataDir, "panel.pid"));
   if (panel) {

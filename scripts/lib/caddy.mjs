@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { ROLES, LABELS, createAndStart, dataPlaneHostConfig, docker, findOwn, isRunning, ownLabels, start, stop, stopAndRemove } from "./containers.mjs";
 import { BASE_ENTRIES, ensureImage, hostFile, inputsHash, linkedLibraries } from "./images.mjs";
 import { onShutdown, run } from "./lifecycle.mjs";
-import { Fatal, cmdline, log, pidAlive, waitFor, which } from "./util.mjs";
+import { Fatal, cmdline, log, pidAlive, stopPid, waitFor, which } from "./util.mjs";
 import { httpStatus } from "./system.mjs";
 
 export const DEFAULT_CADDY_ADMIN = "http://127.0.0.1:2019";

@@ -14,7 +14,7 @@ import { LABELS, ROLES, createAndStart, dataPlaneHostConfig, docker, dockerSocke
 import { BASE_ENTRIES, ensureImage, hostFile, linkedLibraries } from "./images.mjs";
 import { onShutdown } from "./lifecycle.mjs";
 import { repoRoot } from "./paths.mjs";
-import { Fatal, cmdline, log, pidAlive, sleep, waitFor } from "./util.mjs";
+import { Fatal, cmdline, log, pidAlive, stopPid, waitFor } from "./util.mjs";
 
 export const dataPlaneDir = (dataDir) => join(dataDir, "dataplane");
 /** Where an earlier version recorded the pid of the mesh DNS process it started. */
@@ -184,24 +184,4 @@ export async function stopMeshDns(dataDir, short) {
   const legacy = legacyPid(dataDir);
   if (legacy && (await stopPid(legacy, "the mesh DNS process"))) stopped.push(`mesh DNS (process ${legacy})`);
   return stopped;
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-export async function stopPid(pid, what, graceMs = 10_000) {
-  if (!pidAlive(pid)) return false;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    return false;
-  }
-  if (!(await waitFor(() => !pidAlive(pid), { timeoutMs: graceMs, intervalMs: 100 }))) {
-    log(`${what} (pid ${pid}) did not stop within ${graceMs / 1000} s; killing it`);
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-    await sleep(200);
-  }
-  return true;
 }

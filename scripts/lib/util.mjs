@@ -141,3 +141,23 @@ export function livePanelPid(file) {
     return null;
   }
 }
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function stopPid(pid, what, graceMs = 10_000) {
+  if (!pidAlive(pid)) return false;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return false;
+  }
+  if (!(await waitFor(() => !pidAlive(pid), { timeoutMs: graceMs, intervalMs: 100 }))) {
+    log(`${what} (pid ${pid}) did not stop within ${graceMs / 1000} s; killing it`);
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+    await sleep(200);
+  }
+  return true;
+}
