@@ -8,6 +8,7 @@ import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
 import { findEnvironment } from "../project/list";
+import { audit } from "../audit/record";
 
 const createInput = z.object({ name: resourceName }).strict();
 
@@ -71,6 +72,7 @@ export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string
     ctx.db.transaction(async (tx) => {
       await assertQuota(ctx, tx, env.orgId, { apps: 1 });
       const [row] = await tx.insert(app).values({ orgId: env.orgId, environmentId: env.id, name }).returning();
+      await audit(ctx, tx, { orgId: env.orgId, action: "app.create", target: { type: "app", id: row!.id, name }, fields: ["name"] });
       return toAppView(row!);
     }),
   );
@@ -83,6 +85,7 @@ export async function deleteApp({ ctx, envId, name }: { ctx: Ctx; envId: string;
     const [n] = await tx.select({ n: count() }).from(service).where(eq(service.appId, a.id));
     if ((n?.n ?? 0) > 0) throw new LevelrailError("conflict", `app ${name} still has ${n?.n} service(s); delete them first`);
     await tx.delete(app).where(and(eq(app.id, a.id), eq(app.orgId, a.orgId)));
+    await audit(ctx, tx, { orgId: a.orgId, action: "app.delete", target: { type: "app", id: a.id, name: a.name } });
     await notifyDesired(tx, NETWORKS_KEY);
   });
 }
