@@ -10,7 +10,10 @@ import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams", "audit"];
+
+/** Benchmarks run as part of another's name too: `npm run bench -- teams` runs bench/audit.ts as well. */
+const PART_OF = { audit: "teams" };
 
 /** Benchmarks that need none of the set-up (no engine, Caddy or database): run alone, they skip it. */
 const STANDALONE = new Set(["walls"]);
@@ -37,7 +40,7 @@ await runMain(async () => {
   ensureMasterKeyFile(dataDir);
   const env = { ...process.env, DATABASE_URL: db.url, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_CADDY_ADMIN: caddyAdmin };
   await migrate(env);
-  for (const name of BENCHES.filter((b) => only.length === 0 || only.includes(b))) {
+  for (const name of BENCHES.filter((b) => only.length === 0 || only.includes(b) || only.includes(PART_OF[b]))) {
     const file = join(repoRoot, "bench", `${name}.ts`);
     if (!existsSync(file)) continue;
     console.log(`\n== ${name}`);

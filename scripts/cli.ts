@@ -12,6 +12,7 @@ import { user } from "@levelrail/db/schema/auth";
 import { organization } from "@levelrail/db/schema/orgs";
 import { rotateKeyFile } from "@levelrail/secrets";
 import { resealAll } from "@levelrail/services/env/rotate";
+import { cliSource, recordAudit } from "@levelrail/services/audit/record";
 import { bootstrapOrg } from "@levelrail/services/org/create";
 import { type AdminQuotasView, setOrgQuotas, showAllOrgQuotas, showOrgQuotas } from "@levelrail/services/org/quota";
 import { LevelrailError } from "@levelrail/spec/errors";
@@ -141,6 +142,7 @@ async function adminCreate(args: string[]) {
     const [anyOrg] = await db.select({ id: organization.id }).from(organization).limit(1);
     const operator = await createOperator(auth, address, password);
     const { org } = await bootstrapOrg(db, operator.id, anyOrg ? operator.email : "default");
+    await recordAudit(db, cliSource(), { orgId: org.id, action: "operator.create", target: { type: "user", id: operator.id, name: operator.email }, fields: ["email"] });
     console.log(`created operator ${operator.email}, owner of the organization "${org.name}"`);
   });
 }
@@ -163,7 +165,13 @@ async function tokenCreate(args: string[]) {
   if (!name) throw new UsageError("--name is required (what the token is for, e.g. --name ci)");
   const lifetime = f["expires-in"] === undefined ? undefined : parseLifetime(f["expires-in"]);
   const readOnly = f["read-only"] === true;
-  const token = await withDb((db) => createApiToken(db, address, name, lifetime, readOnly));
+  const token = await withDb(async (db) => {
+    const made = await createApiToken(db, address, name, lifetime, readOnly);
+    // A token belongs to an operator, not an organization: its entry has none.
+    const fields = [...(lifetime === undefined ? [] : ["expiresIn"]), ...(readOnly ? ["readOnly"] : [])];
+    await recordAudit(db, cliSource(), { orgId: null, action: "token.create", target: { type: "token", name: `${name} (${address})` }, fields });
+    return made;
+  });
   const until = lifetime === undefined ? "never expires" : `expires ${new Date(Date.now() + lifetime).toISOString()}`;
   console.error(`API token "${name}" for ${address}${readOnly ? ", read-only" : ""}, ${until} (shown only this once):`);
   console.log(token);
@@ -188,7 +196,12 @@ async function tokenRevoke(args: string[]) {
   const f = flags(args, { id: "string" });
   if (!f.id) throw new UsageError("--id is required (see `levelrail token list`)");
   const id = f.id;
-  await withDb((db) => revokeApiToken(db, null, id));
+  await withDb((db) =>
+    db.transaction(async (tx) => {
+      const t = await revokeApiToken(tx, null, id);
+      await recordAudit(tx, cliSource(), { orgId: null, action: "token.revoke", target: { type: "token", id: t.id, name: t.name } });
+    }),
+  );
   console.log(`revoked token ${id}; it answers 401 from now on`);
 }
 
@@ -208,7 +221,11 @@ async function rotateKey(args: string[]) {
   flags(args, {});
   if (!env.LEVELRAIL_MASTER_KEY) rotateKeyFile(dataDir);
   const { keyring } = secretsKitFromEnv(env);
-  const { resealed, total } = await withDb((db) => resealAll(db, keyring));
+  const { resealed, total } = await withDb(async (db) => {
+    const done = await resealAll(db, keyring);
+    await recordAudit(db, cliSource(), { orgId: null, action: "installation.rotate-key", target: { type: "installation", name: keyring.currentVersion } });
+    return done;
+  });
   console.log(`re-encrypted ${resealed} of ${total} sealed values under key ${keyring.currentVersion}`);
   if (!env.LEVELRAIL_MASTER_KEY) console.log("running processes pick up the new key by themselves; restart them to sign everyone in again with the new session key");
 }

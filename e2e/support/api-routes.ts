@@ -51,6 +51,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/orgs/{id}/env", kind: "owned" },
   { method: "PUT", path: "/api/v1/orgs/{id}/env", kind: "owned", body: () => ({ vars: { X: "1" } }) },
   { method: "GET", path: "/api/v1/orgs/{id}/quotas", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/audit", kind: "owned" },
   { method: "GET", path: "/api/v1/orgs/{id}/members", kind: "owned" },
   { method: "PATCH", path: "/api/v1/orgs/{id}/members/{userId}", kind: "owned", body: () => ({ role: "viewer" }) },
   { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}", kind: "owned" },

@@ -22,6 +22,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "PUT /api/v1/orgs/{id}/env": "orgEnv.write",
   "GET /api/v1/orgs/{id}/quotas": "quota.read",
   "GET /api/v1/orgs/{id}/members": "member.read",
+  "GET /api/v1/orgs/{id}/audit": "audit.read",
   "PATCH /api/v1/orgs/{id}/members/{userId}": "elsewhere",
   "DELETE /api/v1/orgs/{id}/members/{userId}": "elsewhere",
   "GET /api/v1/orgs/{id}/invitations": "elsewhere",

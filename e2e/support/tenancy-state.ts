@@ -22,6 +22,7 @@ const TENANT_TABLES = [
   "notification_channel",
   "notification_delivery",
   "hook_run",
+  "audit_entry",
 ] as const;
 
 export interface TenancyState {

@@ -4,6 +4,7 @@ import { isConnectionError } from "@levelrail/db/client";
 import type { Ctx } from "@levelrail/services/context";
 import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "./actor";
+import { auditSourceOf } from "./audit-source";
 import { parseJsonBody, readCapped, refuseNul } from "./request-body";
 import { server } from "./server";
 
@@ -59,7 +60,8 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       // Every body is read (capped) before the verb runs, so an oversized one is a 413 on every route
       // and nothing is written, whether or not the verb looks at it.
       const bytes = await readCapped(req);
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains }, req, params: p, body: async () => parseJsonBody(bytes) });
+      const audit = auditSourceOf(actor, req.headers);
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains, audit }, req, params: p, body: async () => parseJsonBody(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

@@ -51,6 +51,8 @@ export const keys = {
   tierEnv: (tier: EnvScope, id: string) => ["env", tier, id] as const,
   /** An organization's quotas: limit, use and source of each. */
   quotas: (orgId: string) => ["orgs", orgId, "quotas"] as const,
+  /** One page of an organization's audit log under its filters (`cursor` empty: the newest page). */
+  audit: (orgId: string, filters: Record<string, string>, cursor: string) => ["orgs", orgId, "audit", filters, cursor] as const,
   /** An organization's members and their roles. */
   members: (orgId: string) => ["orgs", orgId, "members"] as const,
   /** An organization's pending invitations. */

@@ -6,6 +6,7 @@ import { service } from "@levelrail/db/schema/services";
 import type { Keyring } from "@levelrail/secrets";
 import { type Fence, assertLeads, leads } from "./fence";
 import { emitBackup } from "./notifications/emit";
+import { recordAudit, workerSource } from "@levelrail/services/audit/record";
 import type { AttachmentStore, BackupRecord, DatabaseStore } from "./controllers/database/store";
 
 type BackupRow = typeof backup.$inferSelect;
@@ -187,12 +188,19 @@ export function pgDatabaseStore(db: Db, keyring: Keyring, fence?: Fence): Databa
       return r?.at ?? null;
     },
     async insertScheduled(d, scheduledFor) {
-      const rows = await db
-        .insert(backup)
-        .values({ orgId: d.orgId, databaseId: d.databaseId, targetId: d.targetId, status: "running", step: "queued", message: "scheduled", scheduledFor })
-        .onConflictDoNothing()
-        .returning({ id: backup.id });
-      return rows[0]?.id ?? null;
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(backup)
+          .values({ orgId: d.orgId, databaseId: d.databaseId, targetId: d.targetId, status: "running", step: "queued", message: "scheduled", scheduledFor })
+          .onConflictDoNothing()
+          .returning({ id: backup.id });
+        if (!row) return null;
+        // A run the schedule started is the worker's change, recorded with it.
+        const [m] = await tx.select({ name: managedDatabase.name }).from(managedDatabase).where(eq(managedDatabase.id, d.databaseId));
+        const target = { type: "database", id: d.databaseId, name: m?.name ?? null };
+        await recordAudit(tx, workerSource("schedule"), { orgId: d.orgId, action: "backup.create", target, fields: ["scheduledFor"] });
+        return row.id;
+      });
     },
     async storedBackups(databaseId) {
       const rows = await db

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { runAsLeader } from "./leader";
 import { startWorker } from "./wiring";
+import { startAuditRetention } from "./audit-retention";
 import { APP_SUBNET_BITS, parseCidr } from "./network/pool";
 
 const schema = envSchema
@@ -21,6 +22,7 @@ const schema = envSchema
     LEVELRAIL_HOOK_TIMEOUT_SECONDS: true,
     LEVELRAIL_PULL_TIMEOUT_SECONDS: true,
     LEVELRAIL_IMAGE_KEEP_RELEASES: true,
+    LEVELRAIL_AUDIT_RETENTION_DAYS: true,
     LEVELRAIL_CADDY_ADMIN: true,
     LEVELRAIL_INGRESS_HTTP_PORT: true,
     LEVELRAIL_INGRESS_HTTPS_PORT: true,
@@ -95,10 +97,14 @@ const leader = runAsLeader({
   log: options.log,
   async lead(signal) {
     const worker = await startWorker({ ...options, signal });
+    const retention = startAuditRetention({ db, days: env.LEVELRAIL_AUDIT_RETENTION_DAYS, log: options.log });
     console.log(
       `worker ready (short name ${env.LEVELRAIL_SHORT_NAME}; data plane on 127.0.0.1:${env.LEVELRAIL_MESH_DNS_PORT}; metrics on http://127.0.0.1:${env.LEVELRAIL_METRICS_PORT}/metrics)`,
     );
-    return () => worker.stop();
+    return async () => {
+      retention.stop();
+      await worker.stop();
+    };
   },
 });
 

@@ -4,6 +4,9 @@ import { session, twoFactor, user } from "@levelrail/db/schema/auth";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { SECOND_FACTOR_LOCKOUT } from "./index";
 
+/** The database or a transaction of it: the verbs that audit these changes run them in theirs. */
+type Tx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
+
 /** One signed-in browser of a user, as listed: never its token. */
 export interface SessionView {
   id: string;
@@ -44,7 +47,7 @@ export async function listSessions(db: Db, userId: string, currentSessionId: str
 }
 
 /** Ends one of the user's sessions (their own only; 404 otherwise): that browser is signed out at its next request. */
-export async function endSession(db: Db, userId: string, id: string): Promise<void> {
+export async function endSession(db: Tx, userId: string, id: string): Promise<void> {
   const gone = await db
     .delete(session)
     .where(and(eq(session.id, id), eq(session.userId, userId)))
@@ -53,7 +56,7 @@ export async function endSession(db: Db, userId: string, id: string): Promise<vo
 }
 
 /** Ends every session of the user but `keepId` (the caller's own); answers how many ended. */
-export async function endOtherSessions(db: Db, userId: string, keepId: string | undefined): Promise<number> {
+export async function endOtherSessions(db: Tx, userId: string, keepId: string | undefined): Promise<number> {
   const gone = await db
     .delete(session)
     .where(and(eq(session.userId, userId), keepId === undefined ? undefined : ne(session.id, keepId)))
@@ -62,7 +65,7 @@ export async function endOtherSessions(db: Db, userId: string, keepId: string | 
 }
 
 /** Signs the user out everywhere: every session ends (API tokens are not sessions and keep working). */
-export async function endAllSessions(db: Db, userId: string): Promise<number> {
+export async function endAllSessions(db: Tx, userId: string): Promise<number> {
   return endOtherSessions(db, userId, undefined);
 }
 
@@ -82,7 +85,7 @@ export async function secondFactorOf(db: Db, userId: string): Promise<SecondFact
  * off, so the next sign-in needs the password only (and an organization that requires one sends
  * them to enrol again). Answers whether they had one.
  */
-export async function resetSecondFactor(db: Db, userId: string): Promise<boolean> {
+export async function resetSecondFactor(db: Tx, userId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [u] = await tx.select({ enabled: user.twoFactorEnabled }).from(user).where(eq(user.id, userId)).for("update");
     if (!u) throw new LevelrailError("not_found", "user not found");

@@ -89,6 +89,8 @@ export interface Actor {
    * caller enrols. API tokens are not affected (empty).
    */
   secondFactorRequiredBy?: string[];
+  /** Set when the caller authenticated with an API token (the audit log names the token). */
+  token?: { id: string; name: string };
 }
 
 /**
@@ -158,7 +160,7 @@ export async function createApiToken(db: Db, email: string, name: string, expire
  */
 export async function actorForToken(db: Db, token: string): Promise<Actor | null> {
   const [row] = await db
-    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id, expiresAt: apiToken.expiresAt, readOnly: apiToken.readOnly })
+    .select({ userId: apiToken.userId, email: user.email, id: apiToken.id, name: apiToken.name, expiresAt: apiToken.expiresAt, readOnly: apiToken.readOnly })
     .from(apiToken)
     .innerJoin(user, eq(user.id, apiToken.userId))
     .where(eq(apiToken.tokenHash, hashToken(token)));
@@ -167,7 +169,7 @@ export async function actorForToken(db: Db, token: string): Promise<Actor | null
   const actor = await actorFor(db, row.userId, row.email, undefined, row.readOnly);
   if (actor.memberships.length === 0) return null;
   await db.update(apiToken).set({ lastUsedAt: new Date() }).where(eq(apiToken.id, row.id));
-  return actor;
+  return { ...actor, token: { id: row.id, name: row.name } };
 }
 
 /** A token as it is listed: never the token or its hash. */
@@ -208,12 +210,14 @@ export async function listApiTokens(db: Db, userId: string): Promise<TokenView[]
 }
 
 /** Revokes a token: one of `userId`'s (the API), or any (the CLI on the host, `userId` null); 404 otherwise. */
-export async function revokeApiToken(db: Db, userId: string | null, id: string): Promise<void> {
+export async function revokeApiToken(db: Pick<Db, "delete">, userId: string | null, id: string): Promise<{ id: string; name: string; userId: string }> {
   const gone = isUuid(id)
     ? await db
         .delete(apiToken)
         .where(and(eq(apiToken.id, id), userId === null ? undefined : eq(apiToken.userId, userId)))
-        .returning({ id: apiToken.id })
+        .returning({ id: apiToken.id, name: apiToken.name, userId: apiToken.userId })
     : [];
-  if (gone.length === 0) throw new LevelrailError("not_found", "token not found");
+  const [row] = gone;
+  if (!row) throw new LevelrailError("not_found", "token not found");
+  return row;
 }

@@ -77,6 +77,8 @@ export const envSchema = z.object({
   /** How many of each service's last succeeded releases keep their image (rollback targets) when pulled images are collected. */
   // At least 2: the live release and the one a rollback goes back to.
   LEVELRAIL_IMAGE_KEEP_RELEASES: z.coerce.number().int().min(2, "must be at least 2 (the live release and its rollback target)").max(100).default(3),
+  /** How many days audit log entries are kept; the worker's leader deletes older ones every hour. */
+  LEVELRAIL_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /** Prometheus metrics on 127.0.0.1. */
   LEVELRAIL_METRICS_PORT: port.default(9464),
   /** How often the worker samples each service's active container (CPU, memory, network). */

@@ -6,6 +6,7 @@ import type { SecretsKit } from "./env/sources";
 import type { TargetPolicy } from "./notifications/address";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
+import type { AuditSource } from "./audit/record";
 
 /** Every verb gets the database, who is asking, and the keys that seal and fingerprint secrets. */
 export interface Ctx {
@@ -25,6 +26,8 @@ export interface Ctx {
   allowPrivateTargets?: boolean;
   /** `LEVELRAIL_SHORT_NAME`, the prefix of Docker object names (a database's volumes); unset: `levelrail`. */
   shortName?: string;
+  /** Who is changing things and from where, for the audit log (`audit/record.ts`); unset: `actor` as a user, no address. */
+  audit?: AuditSource;
 }
 
 /** The installation's address policy for what the panel connects to on a tenant's behalf. */

@@ -9,6 +9,7 @@ import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../con
 import { assertQuota } from "../org/quota";
 import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
+import { audit } from "../audit/record";
 
 const createInput = z.object({ name: resourceName }).strict();
 
@@ -72,6 +73,7 @@ export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string
     ctx.db.transaction(async (tx) => {
       await assertQuota(ctx, tx, env.orgId, { apps: 1 });
       const [row] = await tx.insert(app).values({ orgId: env.orgId, environmentId: env.id, name }).returning();
+      await audit(ctx, tx, { orgId: env.orgId, action: "app.create", target: { type: "app", id: row!.id, name }, fields: ["name"] });
       return toAppView(row!);
     }),
   );
@@ -84,6 +86,7 @@ export async function deleteApp({ ctx, envId, name }: { ctx: Ctx; envId: string;
     const [n] = await tx.select({ n: count() }).from(service).where(eq(service.appId, a.id));
     if ((n?.n ?? 0) > 0) throw new LevelrailError("conflict", `app ${name} still has ${n?.n} service(s); delete them first`);
     await tx.delete(app).where(and(eq(app.id, a.id), eq(app.orgId, a.orgId)));
+    await audit(ctx, tx, { orgId: a.orgId, action: "app.delete", target: { type: "app", id: a.id, name: a.name } });
     await notifyDesired(tx, NETWORKS_KEY);
   });
 }

@@ -4,6 +4,7 @@ import type { ZodType } from "zod";
 import type { Db } from "@levelrail/db/client";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, orgWideScope, parse } from "../context";
+import { audit, fieldNames } from "../audit/record";
 import { type Action, authorize } from "../org/permissions";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -38,6 +39,9 @@ export interface SealedCredentialKind<T extends PgTable, Input extends { orgId?:
  */
 export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?: string | undefined }, View>(k: SealedCredentialKind<T, Input, View>) {
   const rows = (r: unknown) => r as T["$inferSelect"][];
+  // `backup target` → `backup-target.create`; the secret's field is named, its value never.
+  const type = k.noun.replace(/ /g, "-");
+  const named = (r: unknown) => r as { id: string; name: string };
   return {
     async list({ ctx }: { ctx: Ctx }): Promise<View[]> {
       const found = rows(await ctx.db.select().from(k.table as PgTable).where(inArray(k.columns.orgId, orgWideScope(ctx))).orderBy(k.columns.name).limit(MAX_LIST_ROWS + 1));
@@ -49,8 +53,12 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
       const org = orgOf(ctx, orgId);
       authorize(ctx, k.write, { orgId: org });
       const values = { ...k.values(rest, (plain) => ctx.kit.keyring.seal(plain)), orgId: org } as T["$inferInsert"];
-      const [row] = rows(await ctx.db.insert(k.table).values(values).returning());
-      return k.view(row!);
+      return ctx.db.transaction(async (tx) => {
+        const [row] = rows(await tx.insert(k.table).values(values).returning());
+        const { id, name } = named(row);
+        await audit(ctx, tx, { orgId: org, action: `${type}.create`, target: { type, id, name }, fields: fieldNames(rest) });
+        return k.view(row!);
+      });
     },
     async remove({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
       if (!isUuid(id)) throw new LevelrailError("not_found", `${k.noun} not found`);
@@ -63,8 +71,10 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
         const gone = await tx
           .delete(k.table)
           .where(and(eq(k.columns.id, id), inArray(k.columns.orgId, orgWideScope(ctx))))
-          .returning();
-        if (!(gone as unknown[]).length) throw new LevelrailError("not_found", `${k.noun} not found`);
+          .returning({ orgId: k.columns.orgId, name: k.columns.name });
+        const [row] = gone as { orgId: string; name: string }[];
+        if (!row) throw new LevelrailError("not_found", `${k.noun} not found`);
+        await audit(ctx, tx, { orgId: row.orgId, action: `${type}.delete`, target: { type, id, name: row.name } });
       });
     },
   };

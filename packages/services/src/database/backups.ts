@@ -9,6 +9,7 @@ import { databaseVolumeName } from "@levelrail/spec/naming";
 import { type Ctx, parse, uniquely } from "../context";
 import { type BackupView, type DatabaseView, type RestoreView, backupView, databaseView, findBackup, findDatabase, restoreView, runningRestore, shortNameOf } from "./view";
 import { insertDatabase } from "./write";
+import { audit, fieldNames } from "../audit/record";
 
 /** POST …/databases/{db}/backups: back up now, to `targetId` or the schedule's target (202 with the backup). */
 export async function requestBackup({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<BackupView> {
@@ -23,6 +24,7 @@ export async function requestBackup({ ctx, envId, name, input }: { ctx: Ctx; env
     if (running) throw new LevelrailError("conflict", `a backup of ${name} is running already; wait for it to finish`);
     const [r] = await tx.insert(backup).values({ orgId: d.orgId, databaseId: d.id, targetId, status: "running", step: "queued", message: "waiting for the worker" }).returning();
     await notifyDesired(tx, backupKey(r!.id));
+    await audit(ctx, tx, { orgId: d.orgId, action: "backup.create", target: { type: "database", id: d.id, name: d.name }, fields: asked ? ["targetId"] : [] });
     return r!;
   });
   return backupView(row);
@@ -47,6 +49,7 @@ export async function requestVerify({ ctx, envId, name, id }: { ctx: Ctx; envId:
   const [row] = await ctx.db.transaction(async (tx) => {
     const r = await tx.update(backup).set({ verifyRequestedAt: new Date() }).where(eq(backup.id, b.id)).returning();
     await notifyDesired(tx, backupKey(b.id));
+    await audit(ctx, tx, { orgId: d.orgId, action: "backup.verify", target: { type: "backup", id: b.id, name: d.name } });
     return r;
   });
   return backupView(row!);
@@ -89,6 +92,7 @@ export async function restoreBackup({ ctx, envId, name, input }: { ctx: Ctx; env
           .insert(databaseRestore)
           .values({ orgId: d.orgId, databaseId: created.id, backupId: b.id, mode: "into", status: "running", message: "waiting for the worker", volume: created.volume })
           .returning();
+        await audit(ctx, tx, { orgId: d.orgId, action: "backup.restore", target: { type: "database", id: d.id, name: d.name }, fields: fieldNames(spec) });
         return { restore: restoreView(r!), database: databaseView(created, { phase: "pending", message: `restoring backup of ${name}` }) };
       }),
     );
@@ -102,6 +106,7 @@ export async function restoreBackup({ ctx, envId, name, input }: { ctx: Ctx; env
       .values({ id: restoreId, orgId: d.orgId, databaseId: d.id, backupId: b.id, mode: "replace", status: "running", message: "waiting for the worker", volume: databaseVolumeName(shortNameOf(ctx), d.id, restoreId) })
       .returning();
     await notifyDesired(tx, databaseKey(d.id));
+    await audit(ctx, tx, { orgId: d.orgId, action: "backup.restore", target: { type: "database", id: d.id, name: d.name }, fields: fieldNames(spec) });
     return row!;
   });
   return { restore: restoreView(r), database: databaseView(d, null) };

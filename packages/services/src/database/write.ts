@@ -12,6 +12,7 @@ import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
 import { findEnvironment } from "../project/list";
 import { type DatabaseRow, type DatabaseView, attachmentsOf, databaseView, findDatabase, getDatabase, shortNameOf } from "./view";
+import { audit, fieldNames } from "../audit/record";
 
 type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
 
@@ -67,8 +68,8 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
   const spec = parse(databaseInput, input);
   await checkSchedule(ctx, env.orgId, spec.backupSchedule);
   const row = await uniquely("name", `database ${spec.name}`, () =>
-    ctx.db.transaction((tx) =>
-      insertDatabase(ctx, tx, {
+    ctx.db.transaction(async (tx) => {
+      const r = await insertDatabase(ctx, tx, {
         orgId: env.orgId,
         environmentId: env.id,
         name: spec.name,
@@ -76,8 +77,10 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
         version: spec.version,
         image: spec.image ?? `postgres:${spec.version}`,
         backupSchedule: spec.backupSchedule ?? null,
-      }),
-    ),
+      });
+      await audit(ctx, tx, { orgId: env.orgId, action: "database.create", target: { type: "database", id: r.id, name: spec.name }, fields: fieldNames(spec) });
+      return r;
+    }),
   );
   return databaseView(row, { phase: "pending", message: "waiting for the worker" });
 }
@@ -95,6 +98,7 @@ export async function patchDatabase({ ctx, envId, name, input }: { ctx: Ctx; env
       .where(and(eq(managedDatabase.id, d.id), inArray(managedDatabase.orgId, scope(ctx))))
       .returning();
     await notifyDesired(tx, databaseKey(d.id));
+    await audit(ctx, tx, { orgId: d.orgId, action: "database.update", target: { type: "database", id: d.id, name: d.name }, fields: ["backupSchedule"] });
     return r!;
   });
   const [status] = await ctx.db.select().from(databaseStatus).where(eq(databaseStatus.databaseId, d.id));
@@ -117,7 +121,10 @@ export async function deleteDatabase({ ctx, envId, name, dropData }: { ctx: Ctx;
     const names = [...new Set(users.map((u) => u.service))].join(", ");
     throw new LevelrailError("conflict", `database ${name} is attached to ${names}; remove it from their databaseEnv first`);
   }
-  await ctx.db.transaction((tx) => tearDownDatabases(tx, [d.id], dropData));
+  await ctx.db.transaction(async (tx) => {
+    await tearDownDatabases(tx, [d.id], dropData);
+    await audit(ctx, tx, { orgId: d.orgId, action: "database.delete", target: { type: "database", id: d.id, name: d.name }, fields: dropData ? ["dropData"] : [] });
+  });
 }
 
 /** DELETE …/databases/{db}/volumes/{volume}: a kept previous volume goes, once its name is typed in `confirm`. */
@@ -130,6 +137,7 @@ export async function removeVolume({ ctx, envId, name, volume, input }: { ctx: C
   await ctx.db.transaction(async (tx) => {
     await tx.update(databaseVolume).set({ removeRequestedAt: new Date() }).where(eq(databaseVolume.name, volume));
     await notifyDesired(tx, databaseKey(d.id));
+    await audit(ctx, tx, { orgId: d.orgId, action: "database.volume.remove", target: { type: "database", id: d.id, name: d.name }, fields: ["volume"] });
   });
 }
 

@@ -5,6 +5,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import type { Ctx } from "../context";
 import { findService } from "../service/view";
 import { claimDomains, domainStatusOf, needingProof } from "./status";
+import { audit } from "../audit/record";
 
 /** "Check now": the service's domains that need a proof are checked by the worker at once (202 with their status as it stands). */
 export async function checkDomainsNow({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<{ domainStatus: DomainStatusMap }> {
@@ -17,6 +18,7 @@ export async function checkDomainsNow({ ctx, envId, name }: { ctx: Ctx; envId: s
       .update(domainProof)
       .set({ nextCheckAt: new Date() })
       .where(and(eq(domainProof.orgId, s.orgId), inArray(domainProof.domain, wanted)));
+    await audit(ctx, tx, { orgId: s.orgId, action: "service.domains.check", target: { type: "service", id: s.id, name: s.name }, fields: ["domains"] });
   });
   return { domainStatus: await domainStatusOf(ctx, s) };
 }

@@ -4,6 +4,7 @@ import { environment, organization, project } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { envDocument } from "@levelrail/spec/rules";
 import { type Ctx, isUuid, parse, scope, visibleProjects } from "../context";
+import { audit } from "../audit/record";
 import { type Action, authorize } from "../org/permissions";
 
 const ACTIONS: Record<EnvScope, { read: Action; write: Action }> = {
@@ -48,6 +49,8 @@ export async function putTierEnv({ ctx, tier, id, input }: { ctx: Ctx; tier: Env
     await tx.delete(envVar).where(and(eq(envVar.scope, tier), eq(envVar.scopeId, id), eq(envVar.orgId, orgId)));
     const rows = Object.entries(vars).map(([key, value]) => ({ orgId, scope: tier, scopeId: id, key, value }));
     if (rows.length) await tx.insert(envVar).values(rows);
+    // Key names only (the whole set replaced), like the drift view.
+    await audit(ctx, tx, { orgId, action: "env.set", target: { type: tier, id }, fields: Object.keys(vars) });
   });
   return { vars };
 }

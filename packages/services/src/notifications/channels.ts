@@ -15,6 +15,7 @@ import { type Action, authorize } from "../org/permissions";
 import { assertQuota } from "../org/quota";
 import { policyProblem } from "./address";
 import type { ChannelRow } from "./send";
+import { audit, fieldNames } from "../audit/record";
 
 interface Common {
   id: string;
@@ -89,7 +90,8 @@ export async function createChannel({ ctx, input: raw }: { ctx: Ctx; input: unkn
     const config: WebhookConfig = { url: input.url, format: input.format };
     checkHost(ctx, "url", new URL(config.url).hostname);
     const secret = newSecret();
-    const row = await insertChannel(ctx, orgId, { name: input.name, kind: "webhook", config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) });
+    const values = { name: input.name, kind: "webhook" as const, config: { ...config }, events: input.events, secretSealed: ctx.kit.keyring.seal(secret) };
+    const row = await insertChannel(ctx, orgId, values, fieldNames(raw));
     return { ...channelView(row), secret };
   }
   const config: EmailConfig = { host: input.host, port: input.port, secure: input.secure, username: input.username || null, from: input.from, to: input.to };
@@ -100,18 +102,19 @@ export async function createChannel({ ctx, input: raw }: { ctx: Ctx; input: unkn
     config: { ...config },
     events: input.events,
     secretSealed: input.password ? ctx.kit.keyring.seal(input.password) : null,
-  });
+  }, fieldNames(raw));
   return channelView(row);
 }
 
 /** Inserts a channel within the organization's `channels` quota (409 `quota_exceeded` beyond it, nothing written). */
-async function insertChannel(ctx: Ctx, orgId: string, values: Omit<typeof notificationChannel.$inferInsert, "orgId">): Promise<ChannelRow> {
+async function insertChannel(ctx: Ctx, orgId: string, values: Omit<typeof notificationChannel.$inferInsert, "orgId">, fields: string[]): Promise<ChannelRow> {
   return ctx.db.transaction(async (tx) => {
     await assertQuota(ctx, tx, orgId, { channels: 1 });
     const [row] = await tx
       .insert(notificationChannel)
       .values({ ...values, orgId })
       .returning();
+    await audit(ctx, tx, { orgId, action: "notification-channel.create", target: { type: "notification-channel", id: row!.id, name: row!.name }, fields });
     return row!;
   });
 }
@@ -125,7 +128,7 @@ export async function patchChannel({ ctx, id, input: raw }: { ctx: Ctx; id: stri
     const { url, format } = { ...(row.config as unknown as WebhookConfig), ...rest };
     const config: WebhookConfig = { url, format };
     checkHost(ctx, "url", new URL(config.url).hostname);
-    return update(ctx, id, { ...(name === undefined ? {} : { name }), ...(events === undefined ? {} : { events }), config: { ...config }, updatedAt: now });
+    return update(ctx, id, { ...(name === undefined ? {} : { name }), ...(events === undefined ? {} : { events }), config: { ...config }, updatedAt: now }, fieldNames(raw));
   }
   const { name, events, password, username, ...rest } = parse(emailChannelPatch, raw);
   const config: EmailConfig = { ...(row.config as unknown as EmailConfig), ...rest, ...(username === undefined ? {} : { username: username || null }) };
@@ -136,25 +139,31 @@ export async function patchChannel({ ctx, id, input: raw }: { ctx: Ctx; id: stri
     ...(password === undefined ? {} : { secretSealed: password ? ctx.kit.keyring.seal(password) : null }),
     config: { ...config },
     updatedAt: now,
-  });
+  }, fieldNames(raw));
 }
 
-async function update(ctx: Ctx, id: string, set: Partial<typeof notificationChannel.$inferInsert>): Promise<ChannelView> {
-  const [row] = await ctx.db
-    .update(notificationChannel)
-    .set(set)
-    .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))
-    .returning();
-  if (!row) throw new LevelrailError("not_found", "notification channel not found");
-  return channelView(row);
+async function update(ctx: Ctx, id: string, set: Partial<typeof notificationChannel.$inferInsert>, fields: string[]): Promise<ChannelView> {
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(notificationChannel)
+      .set(set)
+      .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))
+      .returning();
+    if (!row) throw new LevelrailError("not_found", "notification channel not found");
+    await audit(ctx, tx, { orgId: row.orgId, action: "notification-channel.update", target: { type: "notification-channel", id: row.id, name: row.name }, fields });
+    return channelView(row);
+  });
 }
 
 /** Deletes a channel and its delivery log. */
 export async function deleteChannel({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
   await channelRow(ctx, id, "notificationChannel.write");
-  const gone = await ctx.db
-    .delete(notificationChannel)
-    .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))
-    .returning({ id: notificationChannel.id });
-  if (!gone.length) throw new LevelrailError("not_found", "notification channel not found");
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(notificationChannel)
+      .where(and(eq(notificationChannel.id, id), inArray(notificationChannel.orgId, scope(ctx))))
+      .returning({ id: notificationChannel.id, orgId: notificationChannel.orgId, name: notificationChannel.name });
+    if (!row) throw new LevelrailError("not_found", "notification channel not found");
+    await audit(ctx, tx, { orgId: row.orgId, action: "notification-channel.delete", target: { type: "notification-channel", id: row.id, name: row.name } });
+  });
 }

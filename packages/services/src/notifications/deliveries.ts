@@ -6,6 +6,7 @@ import { type NotificationPayload, TEST_EVENT, payloadOf } from "@levelrail/spec
 import { type Ctx, parse, targetPolicy } from "../context";
 import { channelRow } from "./channels";
 import { deliver } from "./send";
+import { audit } from "../audit/record";
 
 type Row = typeof notificationDelivery.$inferSelect;
 /** One delivery as the log shows it: what was sent (never a secret) and its outcome. */
@@ -47,10 +48,14 @@ export async function sendTest({ ctx, id, timeoutMs }: { ctx: Ctx; id: string; t
   const [org] = await ctx.db.select({ id: organization.id, name: organization.name }).from(organization).where(eq(organization.id, channel.orgId));
   const payload = payloadOf(TEST_EVENT, org!, `A test notification for channel ${channel.name}: it works.`, new Date());
   // Logged first (not due: the worker's dispatcher leaves it alone), so it has its id to send.
-  const [row] = await ctx.db
-    .insert(notificationDelivery)
-    .values({ orgId: channel.orgId, channelId: channel.id, event: TEST_EVENT, payload: { ...payload }, status: "pending", nextAttemptAt: new Date(Date.now() + 3_600_000) })
-    .returning();
+  const [row] = await ctx.db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(notificationDelivery)
+      .values({ orgId: channel.orgId, channelId: channel.id, event: TEST_EVENT, payload: { ...payload }, status: "pending", nextAttemptAt: new Date(Date.now() + 3_600_000) })
+      .returning();
+    await audit(ctx, tx, { orgId: channel.orgId, action: "notification-channel.test", target: { type: "notification-channel", id: channel.id, name: channel.name } });
+    return rows;
+  });
   const outcome = await deliver(channel, row!.id, payload, { keyring: ctx.kit.keyring, policy: targetPolicy(ctx), ...(timeoutMs ? { timeoutMs } : {}) });
   const [done] = await ctx.db
     .update(notificationDelivery)

@@ -4,6 +4,7 @@ import { operatorPreference } from "@levelrail/db/schema/operator";
 import { environment } from "@levelrail/db/schema/orgs";
 import { type Ctx, isUuid, parse, scope, visibleProjects } from "../context";
 import { type EnvironmentView, type ProjectView, findEnvironment, listEnvironments, listProjects, toEnvironmentView } from "../project/list";
+import { audit } from "../audit/record";
 
 /** The environment the panel shows the operator, with its project. */
 export interface CurrentEnvironment {
@@ -42,10 +43,13 @@ export async function setCurrentEnvironment({ ctx, input }: { ctx: Ctx; input: u
   const { environmentId } = parse(chooseInput, input);
   const env = await findEnvironment(ctx, environmentId, "environment.read");
   const now = new Date();
-  await ctx.db
-    .insert(operatorPreference)
-    .values({ userId: ctx.actor.userId, environmentId: env.id, updatedAt: now })
-    .onConflictDoUpdate({ target: operatorPreference.userId, set: { environmentId: env.id, updatedAt: now } });
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .insert(operatorPreference)
+      .values({ userId: ctx.actor.userId, environmentId: env.id, updatedAt: now })
+      .onConflictDoUpdate({ target: operatorPreference.userId, set: { environmentId: env.id, updatedAt: now } });
+    await audit(ctx, tx, { orgId: env.orgId, action: "preference.environment.set", target: { type: "environment", id: env.id, name: env.name }, fields: ["environmentId"] });
+  });
   const current = await getCurrentEnvironment({ ctx });
   if (!current) throw new Error("the environment just chosen is not the current one");
   return current;

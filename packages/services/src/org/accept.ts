@@ -9,6 +9,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { parse } from "../context";
 import { hashInvitationToken } from "./invitations";
 import { type Tx, lockMembers, storedRole } from "./member-guard";
+import { type AuditSource, recordAudit, sourceOf } from "../audit/record";
 
 export type InvitationState = "pending" | "expired" | "accepted" | "revoked";
 
@@ -63,7 +64,7 @@ async function claim(tx: Tx, token: string) {
   return row;
 }
 
-async function join(tx: Tx, row: typeof invitation.$inferSelect, userId: string): Promise<void> {
+async function join(tx: Tx, row: typeof invitation.$inferSelect, userId: string, source: AuditSource): Promise<void> {
   await lockMembers(tx, row.orgId);
   const [member] = await tx
     .select({ role: membership.role })
@@ -73,6 +74,7 @@ async function join(tx: Tx, row: typeof invitation.$inferSelect, userId: string)
   const role = memberRole.parse(row.role);
   await tx.insert(membership).values({ orgId: row.orgId, userId, role: storedRole(role) });
   await tx.update(invitation).set({ acceptedAt: new Date(), acceptedBy: userId }).where(eq(invitation.id, row.id));
+  await recordAudit(tx, source, { orgId: row.orgId, action: "member.join", target: { type: "invitation", id: row.id, name: row.email }, fields: ["role"] });
 }
 
 export interface Accepted {
@@ -84,14 +86,14 @@ export interface Accepted {
  * The signed-in caller accepts an invitation sent to their address: they become a member with
  * its role, and the link stops working. Another address's invitation is a 403.
  */
-export async function acceptInvitation({ db, actor, input: raw }: { db: Db; actor: Actor; input: unknown }): Promise<Accepted> {
+export async function acceptInvitation({ db, actor, input: raw, source }: { db: Db; actor: Actor; input: unknown; source?: AuditSource }): Promise<Accepted> {
   const { token } = parse(acceptInput, raw);
   const accepted = await db.transaction(async (tx) => {
     const row = await claim(tx, token);
     if (row.email !== actor.email.toLowerCase()) {
       throw new LevelrailError("forbidden", `this invitation was sent to ${row.email}; you are signed in as ${actor.email}: sign out and open the link again`, { field: "token" });
     }
-    await join(tx, row, actor.userId);
+    await join(tx, row, actor.userId, source ?? sourceOf({ actor }));
     return { orgId: row.orgId, role: row.role };
   });
   if (!actor.orgIds.includes(accepted.orgId)) actor.orgIds.push(accepted.orgId);
@@ -107,7 +109,7 @@ export type CreateAccount = (email: string, password: string) => Promise<{ id: s
  * made only once the invitation was checked; if two requests race, the second finds the address
  * taken or the link used.
  */
-export async function acceptBySignUp({ db, input: raw, createAccount }: { db: Db; input: unknown; createAccount: CreateAccount }): Promise<Accepted & { email: string }> {
+export async function acceptBySignUp({ db, input: raw, createAccount, ip = null }: { db: Db; input: unknown; createAccount: CreateAccount; ip?: string | null }): Promise<Accepted & { email: string }> {
   const { token, password } = parse(acceptInput, raw);
   if (password === undefined) throw new LevelrailError("invalid_input", "password: is required to create your account (or sign in first)", { field: "password" });
   const found = await lookupInvitation(db, token);
@@ -117,7 +119,7 @@ export async function acceptBySignUp({ db, input: raw, createAccount }: { db: Db
   const account = await createAccount(found.email, password);
   return db.transaction(async (tx) => {
     const row = await claim(tx, token);
-    await join(tx, row, account.id);
+    await join(tx, row, account.id, { actor: { type: "user", id: account.id, name: row.email }, ip });
     return { orgId: row.orgId, role: row.role, email: row.email };
   });
 }

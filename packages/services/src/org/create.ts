@@ -5,6 +5,7 @@ import { environment, membership, organization, project } from "@levelrail/db/sc
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, parse } from "../context";
 import { type OrgView, toOrgView } from "./list";
+import { audit } from "../audit/record";
 
 const input = z.object({ name: z.string().trim().min(1, "is required").max(100) }).strict();
 
@@ -67,7 +68,9 @@ export async function createOrg({ ctx, input: raw, policy = DEFAULT_ORG_CREATION
         `you own ${n} organizations, the most one operator may own on this installation (LEVELRAIL_MAX_ORGS_PER_OPERATOR=${policy.maxPerOperator}); the administrator can raise it`,
       );
     }
-    return insertOrg(tx, userId, name);
+    const made = await insertOrg(tx, userId, name);
+    await audit(ctx, tx, { orgId: made.org.id, action: "organization.create", target: { type: "organization", id: made.org.id, name }, fields: ["name"] });
+    return made;
   });
   ctx.actor.orgIds.push(org.id);
   return toOrgView(org);

@@ -8,6 +8,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse } from "../context";
 import type { InviteMailer } from "./invite-mail";
 import { forbidden, requireManager } from "./member-guard";
+import { audit } from "../audit/record";
 
 /** A pending invitation as the API answers it: never its token or the token's hash. */
 export interface InvitationView {
@@ -77,6 +78,7 @@ export async function inviteMember({ ctx, orgId, input: raw, delivery }: { ctx: 
       .returning();
     const [org] = await tx.select({ name: organization.name }).from(organization).where(eq(organization.id, orgId));
     if (!inserted || !org) throw new Error("insert returned nothing");
+    await audit(ctx, tx, { orgId, action: "invitation.create", target: { type: "invitation", id: inserted.id, name: email }, fields: ["email", "role"] });
     return { row: inserted, orgName: org.name };
   });
   const link = `${delivery.publicUrl.replace(/\/+$/, "")}/invite/${token}`;
@@ -122,5 +124,8 @@ export async function revokeInvitation({ ctx, orgId, id }: { ctx: Ctx; orgId: st
   if (!row) throw notFound;
   if (row.acceptedAt) throw new LevelrailError("conflict", "this invitation was accepted already; remove the member instead");
   if (row.revokedAt) return;
-  await ctx.db.update(invitation).set({ revokedAt: new Date() }).where(and(eq(invitation.id, id), isNull(invitation.acceptedAt)));
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(invitation).set({ revokedAt: new Date() }).where(and(eq(invitation.id, id), isNull(invitation.acceptedAt)));
+    await audit(ctx, tx, { orgId, action: "invitation.revoke", target: { type: "invitation", id, name: row.email } });
+  });
 }

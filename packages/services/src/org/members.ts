@@ -6,6 +6,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
 import { canAssign } from "./permissions";
 import { callerRole, forbidden, lastOwner, lockMembers, ownerCount, requireManager, storedRole } from "./member-guard";
+import { audit, emailOf } from "../audit/record";
 
 /** A member of an organization as the API answers it. */
 export interface MemberView {
@@ -68,6 +69,7 @@ export async function changeMemberRole({ ctx, orgId, userId: rawUserId, input: r
       .update(membership)
       .set({ role: storedRole(role) })
       .where(and(eq(membership.orgId, orgId), eq(membership.userId, userId)));
+    await audit(ctx, tx, { orgId, action: "member.update", target: { type: "user", id: userId, name: await emailOf(tx, userId) }, fields: ["role"] });
   });
   const members = await listMembers({ ctx, orgId });
   const changed = members.find((m) => m.userId === userId);
@@ -96,6 +98,7 @@ export async function removeMember({ ctx, orgId, userId: rawUserId }: { ctx: Ctx
     if (target.role === "owner" && !self && mine !== "owner") throw forbidden("only an owner may remove an owner");
     if (target.role === "owner" && (await ownerCount(tx, orgId)) <= 1) throw lastOwner(self ? "you are" : "this member is");
     await tx.delete(membership).where(and(eq(membership.orgId, orgId), eq(membership.userId, userId)));
+    await audit(ctx, tx, { orgId, action: self ? "member.leave" : "member.remove", target: { type: "user", id: userId, name: await emailOf(tx, userId) } });
   });
   if (self) ctx.actor.orgIds = ctx.actor.orgIds.filter((id) => id !== orgId);
 }

@@ -17,7 +17,7 @@ function actionsNamedInVerbs(): Set<string> {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) walk(path);
       else if (path.endsWith(".ts") && !path.endsWith(".test.ts") && !path.endsWith("permissions.ts")) {
-        for (const m of readFileSync(path, "utf8").matchAll(/"([a-z][A-Za-z]*\.(?:read|write|create|delete|deploy|restore|manage))"/g)) names.add(m[1]!);
+        for (const m of readFileSync(path, "utf8").matchAll(/(?<!action: )"([a-z][A-Za-z]*\.(?:read|write|create|delete|deploy|restore|manage))"/g)) names.add(m[1]!);
       }
     }
   };

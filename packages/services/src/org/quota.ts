@@ -9,6 +9,7 @@ import { isUuid } from "@levelrail/spec/rules";
 import { managedDatabase } from "@levelrail/db/schema/databases";
 import { notificationChannel } from "@levelrail/db/schema/notifications";
 import { type Ctx, MAX_LIST_ROWS, bounded, orgOf, parse } from "../context";
+import { type AuditSource, cliSource, recordAudit } from "../audit/record";
 import { authorize } from "./permissions";
 
 /**
@@ -174,12 +175,14 @@ const setInput = z
  * limit below what the organization has removes nothing; creating more is refused until it is
  * below again.
  */
-export async function setOrgQuotas(db: Db, orgId: string, input: unknown, defaults: QuotaLimits | undefined): Promise<AdminQuotasView> {
+export async function setOrgQuotas(db: Db, orgId: string, input: unknown, defaults: QuotaLimits | undefined, source: AuditSource = cliSource()): Promise<AdminQuotasView> {
   const { reset, ...limits } = parse(setInput, input);
   const org = await organizationFor(db, orgId);
   await db.transaction(async (tx) => {
     if (reset) await tx.delete(orgQuota).where(eq(orgQuota.orgId, org.id));
     const given = Object.fromEntries(QUOTA_KINDS.filter((k) => limits[k] !== undefined).map((k) => [k, limits[k] ?? null]));
+    const fields = [...(reset ? ["reset"] : []), ...Object.keys(given)];
+    if (fields.length) await recordAudit(tx, source, { orgId: org.id, action: "quota.set", target: { type: "organization", id: org.id, name: org.name }, fields });
     if (Object.keys(given).length === 0) return;
     await tx
       .insert(orgQuota)

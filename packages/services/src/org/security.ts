@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { endAllSessions, resetSecondFactor } from "@levelrail/auth/account";
+import { endAllSessions, endOtherSessions, endSession, resetSecondFactor } from "@levelrail/auth/account";
 import { user } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { audit } from "../audit/record";
 import { type Ctx, orgOf, parse } from "../context";
 
 /**
@@ -85,7 +86,10 @@ export async function setOrgSecurity({ ctx, orgId, input }: { ctx: Ctx; orgId: s
     const [me] = await ctx.db.select({ enabled: user.twoFactorEnabled }).from(user).where(eq(user.id, ctx.actor.userId));
     if (!me?.enabled) throw new LevelrailError("invalid_input", "require2fa: enrol a second factor yourself first (Account)", { field: "require2fa" });
   }
-  await ctx.db.update(organization).set({ require2fa }).where(eq(organization.id, id));
+  await ctx.db.transaction(async (tx) => {
+    const [org] = await tx.update(organization).set({ require2fa }).where(eq(organization.id, id)).returning({ name: organization.name });
+    await audit(ctx, tx, { orgId: id, action: "organization.security", target: { type: "organization", id, name: org?.name ?? null }, fields: ["require2fa"] });
+  });
   return getOrgSecurity({ ctx, orgId: id });
 }
 
@@ -93,12 +97,39 @@ export async function setOrgSecurity({ ctx, orgId, input }: { ctx: Ctx; orgId: s
 export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; hadSecondFactor: boolean }> {
   const id = await requireOwner(ctx, orgId);
   const member = await memberOf(ctx, id, userId);
-  return { userId: member.id, hadSecondFactor: await resetSecondFactor(ctx.db, member.id) };
+  const hadSecondFactor = await ctx.db.transaction(async (tx) => {
+    const had = await resetSecondFactor(tx, member.id);
+    await audit(ctx, tx, { orgId: id, action: "member.reset-second-factor", target: { type: "user", id: member.id, name: member.email } });
+    return had;
+  });
+  return { userId: member.id, hadSecondFactor };
 }
 
 /** Ends every session of the member (every browser signs in again); their API tokens keep working. */
 export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; sessionsEnded: number }> {
   const id = await requireOwner(ctx, orgId);
   const member = await memberOf(ctx, id, userId);
-  return { userId: member.id, sessionsEnded: await endAllSessions(ctx.db, member.id) };
+  const sessionsEnded = await ctx.db.transaction(async (tx) => {
+    const ended = await endAllSessions(tx, member.id);
+    await audit(ctx, tx, { orgId: id, action: "member.sign-out", target: { type: "user", id: member.id, name: member.email } });
+    return ended;
+  });
+  return { userId: member.id, sessionsEnded };
+}
+
+/** Ends one of the caller's own sessions (someone else's is a 404); recorded under no organization. */
+export async function endOwnSession({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    await endSession(tx, ctx.actor.userId, id);
+    await audit(ctx, tx, { orgId: null, action: "session.end", target: { type: "user", id: ctx.actor.userId, name: ctx.actor.email } });
+  });
+}
+
+/** Ends every session of the caller but this one (with an API token: every one); recorded under no organization. */
+export async function endOwnOtherSessions({ ctx }: { ctx: Ctx }): Promise<number> {
+  return ctx.db.transaction(async (tx) => {
+    const ended = await endOtherSessions(tx, ctx.actor.userId, ctx.actor.sessionId);
+    await audit(ctx, tx, { orgId: null, action: "session.end-others", target: { type: "user", id: ctx.actor.userId, name: ctx.actor.email } });
+    return ended;
+  });
 }

@@ -13,6 +13,7 @@ import { insertDatabase, tearDownDatabases } from "../database/write";
 import { assertQuota } from "../org/quota";
 import { deployService } from "../release/deploy";
 import { type EnvironmentView, findEnvironment, getProject, toEnvironmentView } from "./list";
+import { audit } from "../audit/record";
 
 type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
 type EnvironmentRow = typeof environment.$inferSelect;
@@ -34,6 +35,8 @@ export async function createEnvironment({ ctx, projectId, input, deploy = false 
     ctx.db.transaction(async (tx) => {
       const [env] = await tx.insert(environment).values({ orgId: p.orgId, projectId: p.id, name }).returning();
       if (source) await copyEnvironment(ctx, tx, source, env!);
+      const target = { type: "environment", id: env!.id, name: `${p.name}/${name}` };
+      await audit(ctx, tx, { orgId: p.orgId, action: source ? "environment.clone" : "environment.create", target, fields: source ? ["name", "from"] : ["name"] });
       return env!;
     }),
   );
@@ -100,7 +103,10 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
  */
 export async function deleteEnvironment({ ctx, envId, dropData = false }: { ctx: Ctx; envId: string; dropData?: boolean }): Promise<void> {
   const env = await findEnvironment(ctx, envId, "environment.delete");
-  await ctx.db.transaction((tx) => removeEnvironments(tx, [env], dropData));
+  await ctx.db.transaction(async (tx) => {
+    await removeEnvironments(tx, [env], dropData);
+    await audit(ctx, tx, { orgId: env.orgId, action: "environment.delete", target: { type: "environment", id: env.id, name: env.name }, fields: dropData ? ["dropData"] : [] });
+  });
 }
 
 /** Deletes a project with its environments (as deleteEnvironment does each) and its tier vars. */
@@ -111,6 +117,7 @@ export async function deleteProject({ ctx, projectId, dropData = false }: { ctx:
     await removeEnvironments(tx, envs, dropData);
     await tx.delete(envVar).where(and(eq(envVar.scope, "project"), eq(envVar.scopeId, p.id), eq(envVar.orgId, p.orgId)));
     await tx.delete(project).where(and(eq(project.id, p.id), eq(project.orgId, p.orgId)));
+    await audit(ctx, tx, { orgId: p.orgId, action: "project.delete", target: { type: "project", id: p.id, name: p.name }, fields: dropData ? ["dropData"] : [] });
   });
 }
 

@@ -9,6 +9,7 @@ import { type Ctx, parse } from "../context";
 import { fingerprintConfig } from "../env/effective";
 import { findEnvironment } from "../project/list";
 import { findService, releaseSpecOf, releaseView } from "../service/view";
+import { audit } from "../audit/record";
 
 type ServiceRow = typeof service.$inferSelect;
 type Tx = Parameters<Parameters<Ctx["db"]["transaction"]>[0]>[0];
@@ -28,6 +29,7 @@ async function currentRelease(tx: Tx, s: ServiceRow) {
 
 /** Records a release as the service's desired state, supersedes any unfinished one and wakes the worker. */
 async function record(
+  ctx: Ctx,
   tx: Tx,
   s: ServiceRow,
   r: {
@@ -53,6 +55,9 @@ async function record(
     .set({ currentReleaseId: row!.id, restartNonce: r.restartNonce, updatedAt: new Date() })
     .where(and(eq(service.id, s.id), eq(service.orgId, s.orgId)));
   await notifyDesired(tx, serviceKey(s.id));
+  // One entry per release: `service.deploy`, `.restart`, `.rollback`, `.promote` (promote names where from).
+  const fields = r.promotedFrom ? ["to"] : [];
+  await audit(ctx, tx, { orgId: s.orgId, action: `service.${r.kind}`, target: { type: "service", id: s.id, name: s.name }, fields });
   return row!;
 }
 
@@ -74,7 +79,7 @@ export async function deployService({ ctx, envId, name, input }: { ctx: Ctx; env
     const changed = prev !== null && (prints?.fingerprint ?? null) !== prev.fingerprint;
     const nonce = changed ? newNonce() : s.restartNonce;
     return releaseView(
-      await record(tx, s, { kind: "deploy", spec, restartNonce: nonce, imageId: null, createdBy: ctx.actor.email, ...fingerprints(prints) }),
+      await record(ctx, tx, s, { kind: "deploy", spec, restartNonce: nonce, imageId: null, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }
@@ -88,7 +93,7 @@ export async function restartService({ ctx, envId, name }: { ctx: Ctx; envId: st
     if (!s || !prev) throw new LevelrailError("conflict", `service ${name} has never been deployed; deploy it first`);
     const prints = await fingerprintConfig(ctx, s.id, prev.spec);
     return releaseView(
-      await record(tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, imageCreatedAt: prev.imageCreatedAt, createdBy: ctx.actor.email, ...fingerprints(prints) }),
+      await record(ctx, tx, s, { kind: "restart", spec: prev.spec, restartNonce: newNonce(), imageId: prev.imageId, imageCreatedAt: prev.imageCreatedAt, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }
@@ -111,7 +116,7 @@ export async function rollbackService({ ctx, envId, name }: { ctx: Ctx; envId: s
     const prints = await fingerprintConfig(ctx, s.id, target.spec);
     const nonce = (prints?.fingerprint ?? null) === target.fingerprint ? target.restartNonce : newNonce();
     return releaseView(
-      await record(tx, s, { kind: "rollback", spec: target.spec, restartNonce: nonce, imageId: target.imageId, imageCreatedAt: target.imageCreatedAt, createdBy: ctx.actor.email, ...fingerprints(prints) }),
+      await record(ctx, tx, s, { kind: "rollback", spec: target.spec, restartNonce: nonce, imageId: target.imageId, imageCreatedAt: target.imageCreatedAt, createdBy: ctx.actor.email, ...fingerprints(prints) }),
     );
   });
 }
@@ -159,7 +164,7 @@ export async function promoteService({ ctx, envId, name, input }: { ctx: Ctx; en
     const prints = await fingerprintConfig(ctx, s.id, spec);
     const changed = prev !== null && (prints?.fingerprint ?? null) !== prev.fingerprint;
     return releaseView(
-      await record(tx, s, {
+      await record(ctx, tx, s, {
         kind: "promote",
         spec,
         restartNonce: changed ? newNonce() : s.restartNonce,

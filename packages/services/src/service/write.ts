@@ -13,6 +13,7 @@ import { assertDomainQuota, assertQuota } from "../org/quota";
 import { wakeDatabases } from "../database/write";
 import { findEnvironment } from "../project/list";
 import { findService, serviceView } from "./view";
+import { audit, fieldNames } from "../audit/record";
 
 /** Attachments must name an object of the service's own organization: 400 naming the field otherwise. */
 async function checkAttachments(
@@ -96,6 +97,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
       await claimDomains(ctx, tx, a.orgId, fields.domains ?? []);
       await notifyDesired(tx, serviceKey(r!.id));
       await wakeDatabases(tx, environmentId, fields.databaseEnv);
+      await audit(ctx, tx, { orgId: a.orgId, action: "service.create", target: { type: "service", id: r!.id, name }, fields: fieldNames(spec) });
       return r!;
     }),
   );
@@ -118,6 +120,7 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
     // Nothing restarts (Deploy applies a change), but routes follow domains at once.
     await notifyDesired(tx, serviceKey(s.id));
     if (patch.databaseEnv) await wakeDatabases(tx, s.environmentId, s.databaseEnv, patch.databaseEnv);
+    await audit(ctx, tx, { orgId: s.orgId, action: "service.update", target: { type: "service", id: s.id, name: s.name }, fields: fieldNames(patch) });
     return r!;
   });
   return serviceView(row, appName);
@@ -134,5 +137,6 @@ export async function deleteService({ ctx, envId, name }: { ctx: Ctx; envId: str
     await notifyDesired(tx, serviceKey(s.id));
     await notifyDesired(tx, NETWORKS_KEY);
     await wakeDatabases(tx, s.environmentId, s.databaseEnv);
+    await audit(ctx, tx, { orgId: s.orgId, action: "service.delete", target: { type: "service", id: s.id, name: s.name } });
   });
 }

@@ -61,6 +61,12 @@ export default async function SettingsPage() {
       <BackupTargets />
       <RegistryCredentials />
       <NotificationsCard />
+      <section className="card" aria-labelledby="audit-link-title">
+        <h2 id="audit-link-title">Audit log</h2>
+        <p className="muted">
+          Every change in the organization: who, what, when and from where. <Link href="/settings/audit">Open the audit log</Link>
+        </p>
+      </section>
     </HydrationBoundary>
   );
 }

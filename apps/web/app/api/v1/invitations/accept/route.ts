@@ -2,6 +2,7 @@ import { createOperator } from "@levelrail/auth";
 import { acceptBySignUp, acceptInvitation } from "@levelrail/services/org/accept";
 import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "@/lib/actor";
+import { auditSourceOf } from "@/lib/audit-source";
 import { parseJsonBody, readCapped, refuseNul } from "@/lib/request-body";
 import { server } from "@/lib/server";
 
@@ -17,11 +18,12 @@ export async function POST(req: Request): Promise<Response> {
     const actor = await actorFromRequest(req);
     const input = parseJsonBody(await readCapped(req));
     refuseNul(input);
-    if (actor) return Response.json(await acceptInvitation({ db, actor, input }));
+    if (actor) return Response.json(await acceptInvitation({ db, actor, input, source: auditSourceOf(actor, req.headers) }));
     if (req.headers.get("authorization") !== null) throw new LevelrailError("unauthenticated", "this API token is not valid");
     const origin = req.headers.get("origin");
     if (origin === null || !trustedOrigins.includes(origin)) throw new LevelrailError("unauthenticated", "accept an invitation from its link in the panel, or sign in first");
-    const accepted = await acceptBySignUp({ db, input, createAccount: (email, password) => createOperator(auth, email, password) });
+    const ip = req.headers.get("x-levelrail-client-ip")?.trim() || null;
+    const accepted = await acceptBySignUp({ db, input, ip, createAccount: (email, password) => createOperator(auth, email, password) });
     return Response.json(accepted, { status: 201 });
   } catch (err) {
     if (err instanceof LevelrailError) return Response.json(errorBody(err), { status: httpStatus(err.code), headers: errorHeaders(err) });

@@ -1,0 +1,45 @@
+import { bigint, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/** Who made a change: a signed-in user, an API token, the operator CLI on the host, or the worker on its own (a schedule). */
+export const AUDIT_ACTOR_TYPES = ["user", "token", "cli", "worker"] as const;
+export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
+
+/**
+ * The audit log: one row per change, append-only. A trigger (migration 0018, by hand) refuses every
+ * UPDATE and TRUNCATE, and every DELETE except the retention job's: a DELETE passes only inside a
+ * transaction that set `levelrail.audit_retention` to a cutoff time, and only for rows older than it.
+ * No foreign keys: an entry outlives the organization, user or resource it names.
+ */
+export const auditEntry = pgTable(
+  "audit_entry",
+  {
+    /** Insertion order: the page cursor (newest first). */
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** Null for a change of no organization's (an operator's own API token). */
+    orgId: uuid("org_id"),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    actorType: text("actor_type", { enum: ["user", "token", "cli", "worker"] }).notNull(),
+    /** The user's id, the token's id, the CLI's operator (or null), the worker's runner id. */
+    actorId: text("actor_id"),
+    /** An email, a token's name and its owner, `cli`, `worker`. */
+    actorName: text("actor_name").notNull(),
+    /** `<target type>.<verb>`: `service.deploy`, `secret.set`. */
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id"),
+    targetName: text("target_name"),
+    /** Names of the fields the change set (never a value). */
+    fields: text("fields").array().notNull().default([]),
+    /** The caller's address as the web app resolved it (`x-levelrail-client-ip`); null for the CLI and the worker. */
+    sourceIp: text("source_ip"),
+  },
+  (t) => [
+    index("audit_entry_org_id").on(t.orgId, t.id.desc()),
+    index("audit_entry_org_action").on(t.orgId, t.action, t.id.desc()),
+    index("audit_entry_org_actor").on(t.orgId, t.actorId, t.id.desc()),
+    index("audit_entry_org_target").on(t.orgId, t.targetId, t.id.desc()),
+    index("audit_entry_at").on(t.at),
+  ],
+);
+
+export type AuditEntryRow = typeof auditEntry.$inferSelect;
