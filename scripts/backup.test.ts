@@ -74,12 +74,12 @@ describe("the panel's database copies", () => {
     expect(mode(join(dest, "base", "1"))).toBe(0o600);
   });
 
-  it("the data dir is created 0700, and one left looser is tightened at start", () => {
+  it("the data dir is created 0700; an existing one keeps its mode (a running cluster's user keeps its way in)", () => {
     const fresh = resolveDataDir(join(dir, "fresh"), ".unused");
     expect(mode(fresh)).toBe(0o700);
-    const loose = join(dir, "loose");
-    mkdirSync(loose, { mode: 0o755 });
-    chmodSync(loose, 0o755);
-    expect(mode(resolveDataDir(loose, ".unused"))).toBe(0o700);
+    const reachable = join(dir, "reachable");
+    mkdirSync(reachable, { mode: 0o701 });
+    chmodSync(reachable, 0o701);
+    expect(mode(resolveDataDir(reachable, ".unused"))).toBe(0o701);
   });
 });

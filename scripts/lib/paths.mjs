@@ -1,6 +1,6 @@
 // Where things live. The repo root is found from this file, so the scripts work from any cwd.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -12,13 +12,14 @@ export const bin = (name) => join(repoRoot, "node_modules", ".bin", name);
 /**
  * The data dir as an absolute path: `LEVELRAIL_DATA_DIR` (relative to the cwd) or
  * `<repo>/<fallback>`. Created if missing, mode 0700 (it holds the master key and copies of the
- * panel's database); one left looser is tightened (as root with the embedded PostgreSQL, the start
- * then adds back only o+x, for the postgres user to reach its cluster).
+ * panel's database; as root with the embedded PostgreSQL, the start adds o+x, for the postgres user
+ * to reach its cluster). An existing one keeps its mode.
  */
 export function resolveDataDir(fromEnv, fallback) {
   const dir = fromEnv ? resolve(process.cwd(), fromEnv) : join(repoRoot, fallback);
+  // Never tightened here: every CLI command resolves the data dir, and taking away the o+x the
+  // embedded PostgreSQL's user needs (see database.mjs) would cut a running cluster off its files.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, statSync(dir).mode & 0o700);
   mkdirSync(join(dir, "logs"), { recursive: true });
   return dir;
 }

@@ -301,8 +301,8 @@ describe("(d, e) clone an environment, deploy the clone, delete it", () => {
       const [from, to] = [await getService({ ctx: s.ctx, envId: source.envId, name }), await getService({ ctx: s.ctx, envId: env.id, name })];
       expect(to.id).not.toBe(from.id);
       expect(to.environmentId).toBe(env.id);
-      const { id: _a, environmentId: _b, domains: fromDomains, createdAt: _c, updatedAt: _d, ...fromFields } = from;
-      const { id: _e, environmentId: _f, domains: toDomains, createdAt: _g, updatedAt: _h, ...toFields } = to;
+      const { id: _a, environmentId: _b, domains: fromDomains, domainStatus: _i, createdAt: _c, updatedAt: _d, ...fromFields } = from;
+      const { id: _e, environmentId: _f, domains: toDomains, domainStatus: _j, createdAt: _g, updatedAt: _h, ...toFields } = to;
       expect(toFields, name).toEqual(fromFields);
       expect(toDomains, `${name}: domains are not copied`).toEqual([]);
       if (name === "web") expect(fromDomains).toEqual([domains.staging]);

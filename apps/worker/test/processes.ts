@@ -135,6 +135,8 @@ export async function workerInstallation(label: string, opts: { resyncSeconds?: 
         LEVELRAIL_CADDY_ADMIN: `http://127.0.0.1:${nobody}`,
         LEVELRAIL_RESYNC_SECONDS: String(opts.resyncSeconds ?? 30),
         LEVELRAIL_DRAIN_MS: "200",
+        // The tests' S3 servers and receivers are on loopback (as the in-process harness allows).
+        LEVELRAIL_ALLOW_PRIVATE_TARGETS: "true",
       };
       delete env.LEVELRAIL_PREVIOUS_MASTER_KEYS;
       const w = startProcess(name, env, metricsPort);
