@@ -59,7 +59,7 @@ function worker(name: string, logs: string[]) {
     pollMs: 200,
     log,
     async lead(signal) {
-      const w = await startWorker({ db, sql, runtime: s.runtime, shortName: s.shortName, keyring: s.kit.keyring, resyncMs: 2_000, meshDnsPort: s.dataPlanePort, dataPlaneStateFile: s.stateFile, drainMs: 300, log, signal });
+      const w = await startWorker({ db, sql, runtime: s.runtime, shortName: s.shortName, keyring: s.kit.keyring, resyncMs: 2_000, meshDnsPort: s.dataPlanePort, dataPlaneStateFile: s.stateFile, drainMs: 300, allowPrivateTargets: true, log, signal });
       return () => w.stop();
     },
   });
