@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import type { Docker } from "@levelrail/docker";
+import { type Docker, demuxLogs } from "@levelrail/docker";
 import { DataPlaneRoles, Labels, instanceFilter } from "@levelrail/spec/naming";
 import { waitFor } from "@levelrail/testkit/wait";
 import { pidsOf } from "./panel";
@@ -32,6 +32,17 @@ export async function dataPlaneProcess(docker: Docker, short: string, role: stri
   const p = (await dataPlaneProcesses(docker, short)).find((x) => x.role === role && (replica === undefined || x.replica === replica));
   if (!p) throw new Error(`no running ${role}${replica === undefined ? "" : ` replica ${replica}`} container of ${short}`);
   return p;
+}
+
+/** The mesh DNS replicas' watchdog and start-up lines (diagnostics for a failed assertion). */
+export async function watchdogLines(docker: Docker, short: string): Promise<string> {
+  const lines: string[] = [];
+  for (const p of await dataPlaneProcesses(docker, short)) {
+    if (p.role !== DataPlaneRoles.meshDns) continue;
+    const raw = (await docker.getContainer(p.id).logs({ stdout: true, stderr: true, follow: false, tail: 400 })) as unknown as Buffer;
+    lines.push(...demuxLogs(raw).split("\n").filter((l) => l.includes("[watchdog]") || l.includes(" ready (pid")).slice(-12));
+  }
+  return lines.join("\n");
 }
 
 /**
