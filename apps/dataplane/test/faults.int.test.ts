@@ -21,7 +21,7 @@ import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./panel";
-import { daemonJsonLiveRestore, dataPlaneProcess, dataPlaneProcesses, killAndTimeBack, liveRestore, watchdogLines, restartEngine, simulateReboot } from "./unattended";
+import { daemonJsonLiveRestore, dataPlaneProcess, dataPlaneProcesses, describeInstance, killAndTimeBack, liveRestore, watchdogLines, restartEngine, simulateReboot } from "./unattended";
 
 /**
  * The data plane outlives the control plane (CONTRACT §1, §8): a real `npm start` serves two
@@ -364,7 +364,11 @@ describe("the apps keep serving whatever happens to the panel", () => {
     const flags = (await liveRestore(runtime.docker)) && !daemonJsonLiveRestore() ? ["--live-restore"] : [];
     const engineBack = await simulateReboot(runtime.docker, short, pg, startDockerd(flags));
     for (const host of Object.values(domains)) {
-      await waitFor(`${host} to serve after the reboot`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 20 });
+      await waitFor(`${host} to serve after the reboot`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), {
+        timeoutMs: 120_000,
+        intervalMs: 20,
+        describe: async () => `status ${await viaCaddy(host)}; ${await describeInstance(runtime.docker, short)}; mesh DNS: ${await watchdogLines(runtime.docker, short, true)}`,
+      });
     }
     console.log(`reboot: every domain serving ${(performance.now() - engineBack).toFixed(0)} ms after dockerd answered`);
     expect(await containerIds()).toEqual(before); // restarted by the engine, not recreated
