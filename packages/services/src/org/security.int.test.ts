@@ -146,7 +146,10 @@ describe("the second factor", () => {
     const { org } = await bootstrapOrg(db, owner.id, `sec-${randomBytes(3).toString("hex")}`);
     await db.insert(membership).values({ orgId: org.id, userId: member.id, role: "developer" });
     await expect(resetMemberSecondFactor({ ctx: await ctxOf(stranger.id, stranger.email), orgId: org.id, userId: member.id })).rejects.toMatchObject({ code: "not_found" });
-    await expect(resetMemberSecondFactor({ ctx: await ctxOf(member.id, member.email), orgId: org.id, userId: owner.id })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(resetMemberSecondFactor({ ctx: await ctxOf(member.id, member.email), orgId: org.id, userId: owner.id })).rejects.toMatchObject({
+      code: "forbidden",
+      message: "needs the owner role; you are a developer",
+    });
     await expect(resetMemberSecondFactor({ ctx: await ctxOf(owner.id, owner.email), orgId: org.id, userId: stranger.id })).rejects.toMatchObject({ code: "not_found" });
     expect(await resetMemberSecondFactor({ ctx: await ctxOf(owner.id, owner.email), orgId: org.id, userId: member.id })).toEqual({ userId: member.id, hadSecondFactor: true });
     expect(await db.select().from(twoFactor).where(eq(twoFactor.userId, member.id))).toEqual([]);

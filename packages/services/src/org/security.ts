@@ -6,11 +6,12 @@ import { membership, organization } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { audit } from "../audit/record";
 import { type Ctx, orgOf, parse } from "../context";
+import { allows, authorize, membershipIn } from "./permissions";
 
 /**
  * The organization's security settings and an owner's actions on a member's sign-in: reset their
- * second factor (a lost device), sign them out everywhere. Owners only.
- * (When the role model lands these become actions of its permission table: `org.security`.)
+ * second factor (a lost device), sign them out everywhere: the permission table's
+ * `orgSecurity.manage` (owners).
  */
 
 export interface MemberSignInView {
@@ -29,20 +30,6 @@ export interface OrgSecurityView {
   members: MemberSignInView[];
 }
 
-async function isOwner(ctx: Ctx, orgId: string): Promise<boolean> {
-  const [m] = await ctx.db
-    .select({ role: membership.role })
-    .from(membership)
-    .where(and(eq(membership.orgId, orgId), eq(membership.userId, ctx.actor.userId)));
-  return m?.role === "owner";
-}
-
-async function requireOwner(ctx: Ctx, orgId: string | undefined): Promise<string> {
-  const id = orgOf(ctx, orgId);
-  if (!(await isOwner(ctx, id))) throw new LevelrailError("forbidden", "only an owner of the organization may do this");
-  return id;
-}
-
 /** A member of the organization, by user id; 404 for anyone else (or a malformed id). */
 async function memberOf(ctx: Ctx, orgId: string, id: string): Promise<{ id: string; email: string }> {
   if (id.length === 0 || id.length > 200) throw new LevelrailError("not_found", "member not found", { field: "userId" });
@@ -59,7 +46,8 @@ export async function getOrgSecurity({ ctx, orgId }: { ctx: Ctx; orgId: string }
   const id = orgOf(ctx, orgId);
   const [row] = await ctx.db.select({ require2fa: organization.require2fa }).from(organization).where(eq(organization.id, id));
   if (!row) throw new LevelrailError("not_found", "organization not found");
-  const owner = await isOwner(ctx, id);
+  const m = membershipIn(ctx, id);
+  const owner = m !== null && allows(m.role, "orgSecurity.manage");
   const members = owner
     ? await ctx.db
         .select({ userId: user.id, email: user.email, role: membership.role, twoFactorEnabled: user.twoFactorEnabled })
@@ -80,26 +68,26 @@ const securityInput = z.strictObject({ require2fa: z.boolean() });
  * An owner turning it on without one of their own is refused: they would lock themselves out.
  */
 export async function setOrgSecurity({ ctx, orgId, input }: { ctx: Ctx; orgId: string; input: unknown }): Promise<OrgSecurityView> {
-  const id = await requireOwner(ctx, orgId);
+  authorize(ctx, "orgSecurity.manage", { orgId });
   const { require2fa } = parse(securityInput, input);
   if (require2fa) {
     const [me] = await ctx.db.select({ enabled: user.twoFactorEnabled }).from(user).where(eq(user.id, ctx.actor.userId));
     if (!me?.enabled) throw new LevelrailError("invalid_input", "require2fa: enrol a second factor yourself first (Account)", { field: "require2fa" });
   }
   await ctx.db.transaction(async (tx) => {
-    const [org] = await tx.update(organization).set({ require2fa }).where(eq(organization.id, id)).returning({ name: organization.name });
-    await audit(ctx, tx, { orgId: id, action: "organization.security", target: { type: "organization", id, name: org?.name ?? null }, fields: ["require2fa"] });
+    const [org] = await tx.update(organization).set({ require2fa }).where(eq(organization.id, orgId)).returning({ name: organization.name });
+    await audit(ctx, tx, { orgId, action: "organization.security", target: { type: "organization", id: orgId, name: org?.name ?? null }, fields: ["require2fa"] });
   });
-  return getOrgSecurity({ ctx, orgId: id });
+  return getOrgSecurity({ ctx, orgId });
 }
 
 /** A lost device: the member's second factor is removed; they sign in with their password and enrol again. */
 export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; hadSecondFactor: boolean }> {
-  const id = await requireOwner(ctx, orgId);
-  const member = await memberOf(ctx, id, userId);
+  authorize(ctx, "orgSecurity.manage", { orgId });
+  const member = await memberOf(ctx, orgId, userId);
   const hadSecondFactor = await ctx.db.transaction(async (tx) => {
     const had = await resetSecondFactor(tx, member.id);
-    await audit(ctx, tx, { orgId: id, action: "member.reset-second-factor", target: { type: "user", id: member.id, name: member.email } });
+    await audit(ctx, tx, { orgId, action: "member.reset-second-factor", target: { type: "user", id: member.id, name: member.email } });
     return had;
   });
   return { userId: member.id, hadSecondFactor };
@@ -107,11 +95,11 @@ export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx
 
 /** Ends every session of the member (every browser signs in again); their API tokens keep working. */
 export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; sessionsEnded: number }> {
-  const id = await requireOwner(ctx, orgId);
-  const member = await memberOf(ctx, id, userId);
+  authorize(ctx, "orgSecurity.manage", { orgId });
+  const member = await memberOf(ctx, orgId, userId);
   const sessionsEnded = await ctx.db.transaction(async (tx) => {
     const ended = await endAllSessions(tx, member.id);
-    await audit(ctx, tx, { orgId: id, action: "member.sign-out", target: { type: "user", id: member.id, name: member.email } });
+    await audit(ctx, tx, { orgId, action: "member.sign-out", target: { type: "user", id: member.id, name: member.email } });
     return ended;
   });
   return { userId: member.id, sessionsEnded };
