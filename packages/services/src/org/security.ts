@@ -6,28 +6,22 @@ import { membership, organization } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { audit } from "../audit/record";
 import { type Ctx, orgOf, parse } from "../context";
-import { allows, authorize, membershipIn } from "./permissions";
+import { authorize, decide } from "./permissions";
 
 /**
- * The organization's security settings and an owner's actions on a member's sign-in: reset their
- * second factor (a lost device), sign them out everywhere: the permission table's
+ * The organization's sign-in security setting and an owner's actions on a member's sign-in: reset
+ * their second factor (a lost device), sign them out everywhere: the permission table's
  * `orgSecurity.manage` (owners).
  */
-
-export interface MemberSignInView {
-  userId: string;
-  email: string;
-  role: string;
-  twoFactorEnabled: boolean;
-}
 
 export interface OrgSecurityView {
   orgId: string;
   require2fa: boolean;
-  /** Whether the caller is an owner (who may change this and act on members' sign-in). */
+  /**
+   * Whether the caller is an owner (`orgSecurity.manage`), who may change this and act on members'
+   * sign-in. Each member's second factor is on the members list (`listMembers`), for owners.
+   */
   owner: boolean;
-  /** The members and whether each has a second factor: owners only (empty for anyone else). */
-  members: MemberSignInView[];
 }
 
 /** A member of the organization, by user id; 404 for anyone else (or a malformed id). */
@@ -46,18 +40,9 @@ export async function getOrgSecurity({ ctx, orgId }: { ctx: Ctx; orgId: string }
   const id = orgOf(ctx, orgId);
   const [row] = await ctx.db.select({ require2fa: organization.require2fa }).from(organization).where(eq(organization.id, id));
   if (!row) throw new LevelrailError("not_found", "organization not found");
-  const m = membershipIn(ctx, id);
-  const owner = m !== null && allows(m.role, "orgSecurity.manage");
-  const members = owner
-    ? await ctx.db
-        .select({ userId: user.id, email: user.email, role: membership.role, twoFactorEnabled: user.twoFactorEnabled })
-        .from(membership)
-        .innerJoin(user, eq(user.id, membership.userId))
-        .where(eq(membership.orgId, id))
-        .orderBy(user.email)
-        .limit(1000)
-    : [];
-  return { orgId: id, require2fa: row.require2fa, owner, members };
+  // What `authorize` would answer, so the page enables exactly what the verbs allow.
+  const owner = decide(ctx.actor.memberships, ctx.actor.orgIds, "orgSecurity.manage", { orgId: id }) === "ok";
+  return { orgId: id, require2fa: row.require2fa, owner };
 }
 
 const securityInput = z.strictObject({ require2fa: z.boolean() });
