@@ -43,8 +43,6 @@ async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
   return res.status();
 }
 
-// First in the file: its browser sign-in is then long past when the next file signs in (better-auth's
-// sign-in rate limit counts per address).
 test("Settings › Audit log shows the entries, filters them and pages", async ({ operator, bearer, signedIn: page }) => {
   // One project, then 50 more: a page's worth, so `old1` is on the second page of project.create.
   expect((await bearer.post("/api/v1/projects", { data: { name: "old1", orgId: operator.orgId } })).status()).toBe(201);

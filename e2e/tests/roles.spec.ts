@@ -60,7 +60,7 @@ test("the UI disables what a viewer may not do and says which role would", async
   const viewer = await createOperator(stack.auth, `e2e-ui-viewer-${randomUUID().slice(0, 8)}@e2e.levelrail.test`, password);
   await stack.db.insert(membership).values({ orgId: operator.orgId, userId: viewer.id, role: "viewer" });
   try {
-    await signInThroughApi(page, { email: viewer.email, password });
+    await signInThroughApi(page, stack, { email: viewer.email, password });
     await page.goto(`/environments/${operator.environmentId}/services/front`);
     await expect(page.getByRole("heading", { name: "front", level: 1 })).toBeVisible();
     for (const name of ["Deploy", "Restart", "Rollback"]) await expect(page.getByRole("button", { name, exact: true })).toBeDisabled();

@@ -8,7 +8,7 @@ import { membership, organization } from "@levelrail/db/schema/orgs";
 import { totp } from "@levelrail/testkit/totp";
 import { removeOperator, seedOperator } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
-import { hydrated } from "../fixtures/ui";
+import { hydrated, signInThroughApi } from "../fixtures/ui";
 
 test("set up a second factor, sign in with a computed code, list sessions and end another one", async ({ page, operator, stack, playwright }) => {
   const userId = operator.ctx.actor.userId;
@@ -90,10 +90,8 @@ test("an organization that requires a second factor sends a member without one t
   try {
     await stack.db.insert(membership).values({ orgId: operator.orgId, userId: member.ctx.actor.userId, role: "developer" });
     await stack.db.update(organization).set({ require2fa: true }).where(eq(organization.id, operator.orgId));
-    // Signed in through the API (page.request shares the page's cookies); better-auth allows three
-    // sign-ins per address in ten seconds, which the test above may have spent: wait for a slot.
-    const signIn = () => page.request.post("/api/auth/sign-in/email", { data: { email: member.email, password: member.password }, headers: { origin: stack.env.baseURL } });
-    await expect.poll(async () => (await signIn()).status(), { timeout: 20_000, intervals: [1_000] }).toBe(200);
+    // Signed in through better-auth's API (the test above spent the address's HTTP sign-ins).
+    await signInThroughApi(page, stack, member);
 
     await page.goto("/");
     await expect(page).toHaveURL(/\/account\?enrol=required$/);
