@@ -5,10 +5,12 @@ import type { Action } from "@levelrail/services/org/permissions";
 
 /**
  * `own`: the caller's own things (their organizations, tokens, preference, sessions), no role needed.
- * `none`: a catch-all that serves nothing. `elsewhere`: membership and sign-in security, whose verbs
- * check the caller's role in the same transaction as the change (members' own guard, `member-guard.ts`,
- * `requireManager` asks the table's `member.manage`), walked by members.spec.ts and two-factor.spec.ts
- * (a walk here would make the viewer leave: `DELETE …/members/me`).
+ * `none`: a catch-all that serves nothing. `elsewhere`: membership, whose verbs check the caller's
+ * role in the same transaction as the change (members' own guard, `member-guard.ts`, `requireManager`
+ * asks the table's `member.manage`), walked by members.spec.ts (a walk here would make the viewer
+ * leave: `DELETE …/members/me`); and the owner's actions on one member's sign-in (`orgSecurity.manage`,
+ * walked by two-factor.spec.ts: the walk's `{userId}` names no member, so the allowed call is a 404)
+ * and the sign-in security settings' read (every member reads the policy).
  */
 export type RouteAction = Action | "own" | "none" | "elsewhere";
 
@@ -30,7 +32,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "DELETE /api/v1/orgs/{id}/invitations/{invitationId}": "elsewhere",
   "POST /api/v1/invitations/accept": "own",
   "GET /api/v1/orgs/{id}/security": "elsewhere",
-  "PUT /api/v1/orgs/{id}/security": "elsewhere",
+  "PUT /api/v1/orgs/{id}/security": "orgSecurity.manage",
   "DELETE /api/v1/orgs/{id}/members/{userId}/two-factor": "elsewhere",
   "DELETE /api/v1/orgs/{id}/members/{userId}/sessions": "elsewhere",
   "GET /api/v1/account": "own",

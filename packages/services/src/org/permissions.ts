@@ -16,6 +16,8 @@ export const PERMISSIONS = {
   "member.manage": "admin",
   "invitation.manage": "admin",
   "audit.read": "admin",
+  // Sign-in security: require a second factor, reset a member's, sign a member out everywhere
+  "orgSecurity.manage": "owner",
   "orgEnv.read": "viewer",
   "orgEnv.write": "developer",
   "backupTarget.read": "viewer",
