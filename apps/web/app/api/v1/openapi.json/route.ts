@@ -8,7 +8,7 @@ import { openApiDocument } from "@/lib/openapi/document";
  */
 let cached: { body: string; etag: string } | undefined;
 
-export function GET(req: Request): Response {
+export const GET = (req: Request): Response => {
   if (!cached) {
     const body = JSON.stringify(openApiDocument());
     cached = { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
@@ -16,4 +16,4 @@ export function GET(req: Request): Response {
   const headers = { etag: cached.etag, "cache-control": "public, max-age=300" };
   if (req.headers.get("if-none-match") === cached.etag) return new Response(null, { status: 304, headers });
   return new Response(cached.body, { headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
-}
+};

@@ -1,0 +1,128 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApiToken } from "@levelrail/auth";
+import { type Db, type Sql, createDb } from "@levelrail/db/client";
+import { createApp } from "@levelrail/services/app/app";
+import { createService } from "@levelrail/services/service/write";
+import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
+import { seedOrg } from "@levelrail/testkit/seed";
+
+// The route handlers as Next runs them, in this process: `server-only` is Next's build-time guard,
+// and `@/` is the web app's path alias (Next resolves it; here each is the module it names).
+vi.mock("server-only", () => ({}));
+vi.mock("@/lib/api", async () => await import("../api"));
+vi.mock("@/lib/etag", async () => await import("../etag"));
+vi.mock("@/lib/openapi/document", async () => await import("./document"));
+
+/**
+ * Real answers of the API's route handlers (the `route()` wrapper, its auth and error mapping, the
+ * verbs on a real PostgreSQL) checked against the OpenAPI document's response schemas with Ajv.
+ */
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+let db: Db;
+let sql: Sql;
+let dataDir: string;
+let token: string;
+let seeded: Awaited<ReturnType<typeof seedOrg>>;
+let checker: ReturnType<typeof import("./testing").schemaChecker>;
+
+const BASE = "http://127.0.0.1:3800";
+type Handler = (req: Request, route: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
+
+async function call(handler: Handler, path: string, params: Record<string, string>, init: RequestInit & { auth?: boolean } = {}) {
+  const { auth = true, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (auth) headers.set("authorization", `Bearer ${token}`);
+  if (rest.body !== undefined) headers.set("content-type", "application/json");
+  const res = await handler(new Request(`${BASE}${path}`, { ...rest, headers }), { params: Promise.resolve(params) });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+beforeAll(async () => {
+  database = await freshDatabase(requireDatabaseUrl(), "openapi");
+  ({ db, sql } = createDb(database.url));
+  dataDir = mkdtempSync(join(tmpdir(), "lroa-openapi-"));
+  // What server() reads at the first request.
+  process.env.DATABASE_URL = database.url;
+  process.env.LEVELRAIL_DATA_DIR = dataDir;
+  process.env.LEVELRAIL_MASTER_KEY = randomBytes(32).toString("base64");
+  seeded = await seedOrg(db, "openapi");
+  token = await createApiToken(db, seeded.actor.email, "openapi");
+  await createApp({ ctx: seeded, envId: seeded.envId, input: { name: "shop" } });
+  await createService({ ctx: seeded, envId: seeded.envId, input: { name: "web", app: "shop", image: "registry.example.com/shop:1.4.2", port: 8080, domains: ["shop.localhost"], env: { LOG_LEVEL: "info" } } });
+  const { openApiDocument } = await import("./document");
+  const { schemaChecker } = await import("./testing");
+  checker = schemaChecker(openApiDocument());
+}, 120_000);
+
+afterAll(async () => {
+  await sql?.end({ timeout: 5 });
+  await database?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("real answers match the document's response schemas", () => {
+  it("lists projects; gets a project, an environment, its apps, a service and its status", async () => {
+    const projects = await import("../../app/api/v1/projects/route");
+    const project = await import("../../app/api/v1/projects/[id]/route");
+    const environment = await import("../../app/api/v1/environments/[envId]/route");
+    const apps = await import("../../app/api/v1/environments/[envId]/apps/route");
+    const service = await import("../../app/api/v1/environments/[envId]/services/[service]/route");
+    const status = await import("../../app/api/v1/environments/[envId]/services/[service]/status/route");
+    const cases: [string, Handler, string, Record<string, string>][] = [
+      ["/api/v1/projects", projects.GET, "/api/v1/projects", {}],
+      ["/api/v1/projects/{id}", project.GET, `/api/v1/projects/${seeded.projectId}`, { id: seeded.projectId }],
+      ["/api/v1/environments/{envId}", environment.GET, `/api/v1/environments/${seeded.envId}`, { envId: seeded.envId }],
+      ["/api/v1/environments/{envId}/apps", apps.GET, `/api/v1/environments/${seeded.envId}/apps`, { envId: seeded.envId }],
+      ["/api/v1/environments/{envId}/services/{service}", service.GET, `/api/v1/environments/${seeded.envId}/services/web`, { envId: seeded.envId, service: "web" }],
+      ["/api/v1/environments/{envId}/services/{service}/status", status.GET, `/api/v1/environments/${seeded.envId}/services/web/status`, { envId: seeded.envId, service: "web" }],
+    ];
+    for (const [documented, handler, url, params] of cases) {
+      const res = await call(handler, url, params);
+      expect(res.status, `GET ${url}: ${JSON.stringify(res.body)}`).toBe(200);
+      expect(checker.check("GET", documented, 200, res.body), `GET ${documented}`).toEqual([]);
+    }
+    const listed = await call(projects.GET, "/api/v1/projects", {});
+    expect(listed.body).toEqual([expect.objectContaining({ id: seeded.projectId })]);
+    const web = await call(service.GET, `/api/v1/environments/${seeded.envId}/services/web`, { envId: seeded.envId, service: "web" });
+    expect(web.body).toMatchObject({ name: "web", app: "shop", port: 8080, domains: ["shop.localhost"] });
+  });
+
+  it("a 400 names its field, a 404 and a 401 have the error shape", async () => {
+    const projects = await import("../../app/api/v1/projects/route");
+    const project = await import("../../app/api/v1/projects/[id]/route");
+    const service = await import("../../app/api/v1/environments/[envId]/services/[service]/route");
+    const bad = await call(projects.POST, "/api/v1/projects", {}, { method: "POST", body: JSON.stringify({ name: "", orgId: seeded.orgId }) });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: "invalid_input", field: "name" } });
+    expect(checker.check("POST", "/api/v1/projects", 400, bad.body)).toEqual([]);
+    const badPatch = await call(service.PATCH, `/api/v1/environments/${seeded.envId}/services/web`, { envId: seeded.envId, service: "web" }, { method: "PATCH", body: JSON.stringify({ port: 0 }) });
+    expect(badPatch.status).toBe(400);
+    expect(checker.check("PATCH", "/api/v1/environments/{envId}/services/{service}", 400, badPatch.body)).toEqual([]);
+    const missing = randomUUID();
+    const none = await call(project.GET, `/api/v1/projects/${missing}`, { id: missing });
+    expect(none.status).toBe(404);
+    expect(checker.check("GET", "/api/v1/projects/{id}", 404, none.body)).toEqual([]);
+    const noService = await call(service.GET, `/api/v1/environments/${seeded.envId}/services/nope`, { envId: seeded.envId, service: "nope" });
+    expect(noService.status).toBe(404);
+    expect(checker.check("GET", "/api/v1/environments/{envId}/services/{service}", 404, noService.body)).toEqual([]);
+    const anonymous = await call(projects.GET, "/api/v1/projects", {}, { auth: false });
+    expect(anonymous.status).toBe(401);
+    expect(checker.check("GET", "/api/v1/projects", 401, anonymous.body)).toEqual([]);
+  });
+
+  it("serves the document itself without auth, cacheable, with a 304 for its ETag", async () => {
+    const { GET } = await import("../../app/api/v1/openapi.json/route");
+    const { openApiDocument } = await import("./document");
+    const first = GET(new Request(`${BASE}/api/v1/openapi.json`));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("cache-control")).toBe("public, max-age=300");
+    expect(await first.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+    const again = GET(new Request(`${BASE}/api/v1/openapi.json`, { headers: { "if-none-match": first.headers.get("etag")! } }));
+    expect(again.status).toBe(304);
+  });
+});
