@@ -30,9 +30,9 @@ let seeded: Awaited<ReturnType<typeof seedOrg>>;
 let checker: ReturnType<typeof import("./testing").schemaChecker>;
 
 const BASE = "http://127.0.0.1:3800";
-type Handler = (req: Request, route: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
+type Handler<P> = (req: Request, route: { params: Promise<P> }) => Promise<Response> | Response;
 
-async function call(handler: Handler, path: string, params: Record<string, string>, init: RequestInit & { auth?: boolean } = {}) {
+async function call<P>(handler: Handler<P>, path: string, params: P, init: RequestInit & { auth?: boolean } = {}) {
   const { auth = true, ...rest } = init;
   const headers = new Headers(rest.headers);
   if (auth) headers.set("authorization", `Bearer ${token}`);
@@ -73,23 +73,25 @@ describe("real answers match the document's response schemas", () => {
     const apps = await import("../../app/api/v1/environments/[envId]/apps/route");
     const service = await import("../../app/api/v1/environments/[envId]/services/[service]/route");
     const status = await import("../../app/api/v1/environments/[envId]/services/[service]/status/route");
-    const cases: [string, Handler, string, Record<string, string>][] = [
-      ["/api/v1/projects", projects.GET, "/api/v1/projects", {}],
-      ["/api/v1/projects/{id}", project.GET, `/api/v1/projects/${seeded.projectId}`, { id: seeded.projectId }],
-      ["/api/v1/environments/{envId}", environment.GET, `/api/v1/environments/${seeded.envId}`, { envId: seeded.envId }],
-      ["/api/v1/environments/{envId}/apps", apps.GET, `/api/v1/environments/${seeded.envId}/apps`, { envId: seeded.envId }],
-      ["/api/v1/environments/{envId}/services/{service}", service.GET, `/api/v1/environments/${seeded.envId}/services/web`, { envId: seeded.envId, service: "web" }],
-      ["/api/v1/environments/{envId}/services/{service}/status", status.GET, `/api/v1/environments/${seeded.envId}/services/web/status`, { envId: seeded.envId, service: "web" }],
+    const E = `/api/v1/environments/${seeded.envId}`;
+    const web = { envId: seeded.envId, service: "web" };
+    const cases: [string, () => ReturnType<typeof call>][] = [
+      ["/api/v1/projects", () => call(projects.GET, "/api/v1/projects", {})],
+      ["/api/v1/projects/{id}", () => call(project.GET, `/api/v1/projects/${seeded.projectId}`, { id: seeded.projectId })],
+      ["/api/v1/environments/{envId}", () => call(environment.GET, E, { envId: seeded.envId })],
+      ["/api/v1/environments/{envId}/apps", () => call(apps.GET, `${E}/apps`, { envId: seeded.envId })],
+      ["/api/v1/environments/{envId}/services/{service}", () => call(service.GET, `${E}/services/web`, web)],
+      ["/api/v1/environments/{envId}/services/{service}/status", () => call(status.GET, `${E}/services/web/status`, web)],
     ];
-    for (const [documented, handler, url, params] of cases) {
-      const res = await call(handler, url, params);
-      expect(res.status, `GET ${url}: ${JSON.stringify(res.body)}`).toBe(200);
+    for (const [documented, get] of cases) {
+      const res = await get();
+      expect(res.status, `GET ${documented}: ${JSON.stringify(res.body)}`).toBe(200);
       expect(checker.check("GET", documented, 200, res.body), `GET ${documented}`).toEqual([]);
     }
     const listed = await call(projects.GET, "/api/v1/projects", {});
     expect(listed.body).toEqual([expect.objectContaining({ id: seeded.projectId })]);
-    const web = await call(service.GET, `/api/v1/environments/${seeded.envId}/services/web`, { envId: seeded.envId, service: "web" });
-    expect(web.body).toMatchObject({ name: "web", app: "shop", port: 8080, domains: ["shop.localhost"] });
+    const got = await call(service.GET, `${E}/services/web`, web);
+    expect(got.body).toMatchObject({ name: "web", app: "shop", port: 8080, domains: ["shop.localhost"] });
   });
 
   it("a 400 names its field, a 404 and a 401 have the error shape", async () => {
