@@ -10,8 +10,9 @@ import { ORG_ROUTES } from "./routes/orgs";
 import { PROJECT_ROUTES } from "./routes/projects";
 import { SERVICE_ROUTES } from "./routes/services";
 import * as s from "./schemas";
+import * as more from "./schemas-more";
 
-export const OPENAPI_PATH = "/api/v1/openapi.json";
+export { OPENAPI_PATH } from "./operation";
 
 /** Every documented operation. A new route is one `op({...})` entry in its resource's file under ./routes. */
 export const OPERATIONS: readonly Operation[] = [...ORG_ROUTES, ...PROJECT_ROUTES, ...SERVICE_ROUTES, ...DATABASE_ROUTES, ...CONFIG_ROUTES];
@@ -39,6 +40,13 @@ const RESPONSE_NAMES: [z.ZodType, string][] = [
   [s.databaseSchema, "Database"],
   [s.databaseDetailSchema, "DatabaseDetail"],
   [s.backupSchema, "Backup"],
+  [more.tokenSchema, "Token"],
+  [more.sessionSchema, "Session"],
+  [more.effectiveEnvEntrySchema, "EffectiveEnvEntry"],
+  [more.driftSchema, "Drift"],
+  [more.quotasSchema, "Quotas"],
+  [more.hookRunPageSchema, "HookRunPage"],
+  [more.hookRunDetailSchema, "HookRun"],
 ];
 const REQUEST_NAMES: [z.ZodType, string][] = [[envDocument, "EnvVarsInput"]];
 

@@ -1,5 +1,8 @@
 import type { z } from "zod";
 
+/** Where the panel serves the document. */
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 /** What one route answers when it succeeds. */

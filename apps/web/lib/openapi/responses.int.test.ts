@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiToken } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { createApp } from "@levelrail/services/app/app";
+import { putSecret } from "@levelrail/services/env/secrets";
 import { createService } from "@levelrail/services/service/write";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg } from "@levelrail/testkit/seed";
@@ -15,6 +16,8 @@ import { seedOrg } from "@levelrail/testkit/seed";
 vi.mock("server-only", () => ({}));
 vi.mock("@/lib/api", async () => await import("../api"));
 vi.mock("@/lib/etag", async () => await import("../etag"));
+vi.mock("@/lib/server", async () => await import("../server"));
+vi.mock("@/lib/tier-env", async () => await import("../tier-env"));
 vi.mock("@/lib/openapi/document", async () => await import("./document"));
 
 /**
@@ -54,6 +57,7 @@ beforeAll(async () => {
   token = await createApiToken(db, seeded.actor.email, "openapi");
   await createApp({ ctx: seeded, envId: seeded.envId, input: { name: "shop" } });
   await createService({ ctx: seeded, envId: seeded.envId, input: { name: "web", app: "shop", image: "registry.example.com/shop:1.4.2", port: 8080, domains: ["shop.localhost"], env: { LOG_LEVEL: "info" } } });
+  await putSecret({ ctx: seeded, envId: seeded.envId, name: "web", key: "API_KEY", input: { value: "a-secret-value" } });
   const { openApiDocument } = await import("./document");
   const { schemaChecker } = await import("./testing");
   checker = schemaChecker(openApiDocument());
@@ -92,6 +96,44 @@ describe("real answers match the document's response schemas", () => {
     expect(listed.body).toEqual([expect.objectContaining({ id: seeded.projectId })]);
     const got = await call(service.GET, `${E}/services/web`, web);
     expect(got.body).toMatchObject({ name: "web", app: "shop", port: 8080, domains: ["shop.localhost"] });
+  });
+
+  it("the caller's organizations, tokens, current environment; quotas, tier env; a service's env, drift, secrets, releases; databases", async () => {
+    const orgs = await import("../../app/api/v1/orgs/route");
+    const tokens = await import("../../app/api/v1/tokens/route");
+    const me = await import("../../app/api/v1/me/environment/route");
+    const quotas = await import("../../app/api/v1/orgs/[id]/quotas/route");
+    const tierEnv = await import("../../app/api/v1/environments/[envId]/env/route");
+    const services = await import("../../app/api/v1/environments/[envId]/services/route");
+    const env = await import("../../app/api/v1/environments/[envId]/services/[service]/env/route");
+    const drift = await import("../../app/api/v1/environments/[envId]/services/[service]/drift/route");
+    const secrets = await import("../../app/api/v1/environments/[envId]/services/[service]/secrets/route");
+    const deploys = await import("../../app/api/v1/environments/[envId]/services/[service]/deploys/route");
+    const databases = await import("../../app/api/v1/environments/[envId]/databases/route");
+    const E = `/api/v1/environments/${seeded.envId}`;
+    const S = "/api/v1/environments/{envId}/services/{service}";
+    const web = { envId: seeded.envId, service: "web" };
+    const cases: [string, () => ReturnType<typeof call>][] = [
+      ["/api/v1/orgs", () => call(orgs.GET, "/api/v1/orgs", {})],
+      ["/api/v1/tokens", () => call(tokens.GET, "/api/v1/tokens", {})],
+      ["/api/v1/me/environment", () => call(me.GET, "/api/v1/me/environment", {})],
+      ["/api/v1/orgs/{id}/quotas", () => call(quotas.GET, `/api/v1/orgs/${seeded.orgId}/quotas`, { id: seeded.orgId })],
+      ["/api/v1/environments/{envId}/env", () => call(tierEnv.GET, `${E}/env`, { envId: seeded.envId })],
+      ["/api/v1/environments/{envId}/services", () => call(services.GET, `${E}/services`, { envId: seeded.envId })],
+      [`${S}/env`, () => call(env.GET, `${E}/services/web/env`, web)],
+      [`${S}/drift`, () => call(drift.GET, `${E}/services/web/drift`, web)],
+      [`${S}/secrets`, () => call(secrets.GET, `${E}/services/web/secrets`, web)],
+      [`${S}/deploys`, () => call(deploys.GET, `${E}/services/web/deploys`, web)],
+      ["/api/v1/environments/{envId}/databases", () => call(databases.GET, `${E}/databases`, { envId: seeded.envId })],
+    ];
+    for (const [documented, get] of cases) {
+      const res = await get();
+      expect(res.status, `GET ${documented}: ${JSON.stringify(res.body)}`).toBe(200);
+      expect(checker.check("GET", documented, 200, res.body), `GET ${documented}`).toEqual([]);
+    }
+    const envOf = await call(env.GET, `${E}/services/web/env`, web);
+    expect(envOf.body).toContainEqual(expect.objectContaining({ key: "API_KEY", source: "secret", value: null }));
+    expect(JSON.stringify(envOf.body)).not.toContain("a-secret-value");
   });
 
   it("a 400 names its field, a 404 and a 401 have the error shape", async () => {

@@ -10,6 +10,7 @@ import { backupTargetInput, registryCredentialInput } from "@levelrail/spec/conf
 import { emailChannelPatch, notificationChannelInput, webhookChannelPatch } from "@levelrail/spec/notifications";
 import { op } from "../operation";
 import { anyList, anyObject, currentEnvironmentSchema, errorSchema, openApiSchema, storageEnvKeysSchema } from "../schemas";
+import { hookRunDetailSchema } from "../schemas-more";
 
 export const CONFIG_ROUTES = [
   op({ method: "get", path: "/api/v1/backup-targets", id: "listBackupTargets", tag: "Organization config", summary: "S3-compatible backup targets (the secret key is write-only)", ok: { status: 200, description: "the targets", schema: anyList } }),
@@ -44,7 +45,7 @@ export const CONFIG_ROUTES = [
     deprecated: true,
     ok: { status: 410, description: "`gone`, naming `POST /api/v1/environments/{envId}/services`", schema: errorSchema },
   }),
-  op({ method: "get", path: "/api/v1/hook-runs/{id}", id: "getHookRun", tag: "Hooks", summary: "One hook run with its output", ok: { status: 200, description: "the run", schema: anyObject } }),
+  op({ method: "get", path: "/api/v1/hook-runs/{id}", id: "getHookRun", tag: "Hooks", summary: "One hook run with its output", ok: { status: 200, description: "the run with its output", schema: hookRunDetailSchema } }),
   op({ method: "get", path: "/api/v1/metrics/deploys", id: "deployMetrics", tag: "Metrics", summary: "One sample per real cutover", query: deployMetricsQuery, ok: { status: 200, description: "the samples", schema: anyObject } }),
   op({ method: "get", path: "/api/v1/metrics/dora", id: "doraMetrics", tag: "Metrics", summary: "DORA figures and bands", query: doraQuery, ok: { status: 200, description: "the figures", schema: anyObject } }),
   op({ method: "get", path: "/api/v1/me/environment", id: "getCurrentEnvironment", tag: "Account", summary: "The caller's current environment (the UI's switcher)", ok: { status: 200, description: "the environment and its project", schema: currentEnvironmentSchema } }),

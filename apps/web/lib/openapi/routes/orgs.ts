@@ -7,6 +7,7 @@ import { acceptInput, inviteInput, memberRoleInput } from "@levelrail/spec/membe
 import { envDocument } from "@levelrail/spec/rules";
 import { op } from "../operation";
 import { anyList, anyObject, orgSchema, tierEnvSchema } from "../schemas";
+import { quotasSchema, sessionSchema, tokenSchema } from "../schemas-more";
 
 const O = "/api/v1/orgs/{id}";
 
@@ -15,7 +16,7 @@ export const ORG_ROUTES = [
   op({ method: "post", path: "/api/v1/orgs", id: "createOrg", tag: "Organizations", summary: "Create an organization (the caller owns it)", body: orgInput, ok: { status: 201, description: "the organization", schema: anyObject } }),
   op({ method: "get", path: `${O}/env`, id: "getOrgEnv", tag: "Env vars", summary: "The organization tier's env vars", ok: { status: 200, description: "the vars", schema: tierEnvSchema } }),
   op({ method: "put", path: `${O}/env`, id: "putOrgEnv", tag: "Env vars", summary: "Replace the organization tier's env vars (the whole set)", body: envDocument, ok: { status: 200, description: "the vars", schema: tierEnvSchema } }),
-  op({ method: "get", path: `${O}/quotas`, id: "getQuotas", tag: "Organizations", summary: "The organization's quotas: used, limit, source", ok: { status: 200, description: "the quotas", schema: anyObject } }),
+  op({ method: "get", path: `${O}/quotas`, id: "getQuotas", tag: "Organizations", summary: "The organization's quotas: used, limit, source", ok: { status: 200, description: "the quotas", schema: quotasSchema } }),
   op({
     method: "get",
     path: `${O}/audit`,
@@ -47,9 +48,9 @@ export const ORG_ROUTES = [
   op({ method: "get", path: `${O}/security`, id: "getOrgSecurity", tag: "Organizations", summary: "Whether the organization requires a second factor", ok: { status: 200, description: "the setting", schema: anyObject } }),
   op({ method: "put", path: `${O}/security`, id: "setOrgSecurity", tag: "Organizations", summary: "Require (or not) a second factor of every member", body: securityInput, ok: { status: 200, description: "the setting", schema: anyObject } }),
   op({ method: "get", path: "/api/v1/account", id: "getAccount", tag: "Account", summary: "The caller: user id, email, second factor, organizations that require one", ok: { status: 200, description: "the account", schema: anyObject } }),
-  op({ method: "get", path: "/api/v1/sessions", id: "listSessions", tag: "Account", summary: "The caller's signed-in sessions", ok: { status: 200, description: "the sessions", schema: anyList } }),
+  op({ method: "get", path: "/api/v1/sessions", id: "listSessions", tag: "Account", summary: "The caller's signed-in sessions", ok: { status: 200, description: "the sessions", schema: z.array(sessionSchema) } }),
   op({ method: "delete", path: "/api/v1/sessions", id: "endOtherSessions", tag: "Account", summary: "End every session of the caller but this one", ok: { status: 200, description: "how many ended", schema: z.strictObject({ ended: z.number().int() }) } }),
   op({ method: "delete", path: "/api/v1/sessions/{id}", id: "endSession", tag: "Account", summary: "End one of the caller's sessions", ok: { status: 204, description: "ended" } }),
-  op({ method: "get", path: "/api/v1/tokens", id: "listTokens", tag: "Account", summary: "The caller's API tokens (name, created, last used, expiry; never the token)", ok: { status: 200, description: "the tokens", schema: anyList } }),
+  op({ method: "get", path: "/api/v1/tokens", id: "listTokens", tag: "Account", summary: "The caller's API tokens (name, created, last used, expiry; never the token)", ok: { status: 200, description: "the tokens", schema: z.array(tokenSchema) } }),
   op({ method: "delete", path: "/api/v1/tokens/{id}", id: "revokeToken", tag: "Account", summary: "Revoke one of the caller's API tokens", ok: { status: 204, description: "revoked" } }),
 ];

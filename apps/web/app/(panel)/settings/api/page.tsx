@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { ApiReference } from "@/components/api-reference";
-import { OPENAPI_PATH } from "@/lib/openapi/document";
+import { OPENAPI_PATH } from "@/lib/openapi/operation";
 
 export const metadata = { title: "API reference · Levelrail" };
 
