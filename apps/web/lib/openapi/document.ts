@@ -11,6 +11,7 @@ import { PROJECT_ROUTES } from "./routes/projects";
 import { SERVICE_ROUTES } from "./routes/services";
 import * as s from "./schemas";
 import * as more from "./schemas-more";
+import * as org from "./schemas-org";
 
 export { OPENAPI_PATH } from "./operation";
 
@@ -47,6 +48,11 @@ const RESPONSE_NAMES: [z.ZodType, string][] = [
   [more.quotasSchema, "Quotas"],
   [more.hookRunPageSchema, "HookRunPage"],
   [more.hookRunDetailSchema, "HookRun"],
+  [org.memberSchema, "Member"],
+  [org.invitationSchema, "Invitation"],
+  [org.orgSecuritySchema, "OrgSecurity"],
+  [org.backupTargetSchema, "BackupTarget"],
+  [org.registryCredentialSchema, "RegistryCredential"],
 ];
 const REQUEST_NAMES: [z.ZodType, string][] = [[envDocument, "EnvVarsInput"]];
 

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApiToken } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { createApp } from "@levelrail/services/app/app";
+import { createBackupTarget } from "@levelrail/services/config/backup-targets";
+import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
 import { putSecret } from "@levelrail/services/env/secrets";
 import { createService } from "@levelrail/services/service/write";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
@@ -58,6 +60,9 @@ beforeAll(async () => {
   await createApp({ ctx: seeded, envId: seeded.envId, input: { name: "shop" } });
   await createService({ ctx: seeded, envId: seeded.envId, input: { name: "web", app: "shop", image: "registry.example.com/shop:1.4.2", port: 8080, domains: ["shop.localhost"], env: { LOG_LEVEL: "info" } } });
   await putSecret({ ctx: seeded, envId: seeded.envId, name: "web", key: "API_KEY", input: { value: "a-secret-value" } });
+  // Stored only (nothing connects to them here): the lists then answer one each, secrets write-only.
+  await createBackupTarget({ ctx: seeded, input: { name: "s3", endpoint: "https://s3.example.test", bucket: "b", region: "r", accessKey: "a", secretKey: "a-secret-value" } });
+  await createRegistryCredential({ ctx: seeded, input: { name: "reg", server: "registry.example.test", username: "u", password: "a-secret-value" } });
   const { openApiDocument } = await import("./document");
   const { schemaChecker } = await import("./testing");
   checker = schemaChecker(openApiDocument());
@@ -98,7 +103,7 @@ describe("real answers match the document's response schemas", () => {
     expect(got.body).toMatchObject({ name: "web", app: "shop", port: 8080, domains: ["shop.localhost"] });
   });
 
-  it("the caller's organizations, tokens, current environment; quotas, tier env; a service's env, drift, secrets, releases; databases", async () => {
+  it("the caller's organizations, tokens, account, current environment; quotas, tier env, members, invitations, security, backup targets, registry credentials; a service's env, drift, secrets, releases; databases", async () => {
     const orgs = await import("../../app/api/v1/orgs/route");
     const tokens = await import("../../app/api/v1/tokens/route");
     const me = await import("../../app/api/v1/me/environment/route");
@@ -110,6 +115,14 @@ describe("real answers match the document's response schemas", () => {
     const secrets = await import("../../app/api/v1/environments/[envId]/services/[service]/secrets/route");
     const deploys = await import("../../app/api/v1/environments/[envId]/services/[service]/deploys/route");
     const databases = await import("../../app/api/v1/environments/[envId]/databases/route");
+    const account = await import("../../app/api/v1/account/route");
+    const members = await import("../../app/api/v1/orgs/[id]/members/route");
+    const invitations = await import("../../app/api/v1/orgs/[id]/invitations/route");
+    const security = await import("../../app/api/v1/orgs/[id]/security/route");
+    const targets = await import("../../app/api/v1/backup-targets/route");
+    const credentials = await import("../../app/api/v1/registry-credentials/route");
+    const O = `/api/v1/orgs/${seeded.orgId}`;
+    const org = { id: seeded.orgId };
     const E = `/api/v1/environments/${seeded.envId}`;
     const S = "/api/v1/environments/{envId}/services/{service}";
     const web = { envId: seeded.envId, service: "web" };
@@ -125,6 +138,12 @@ describe("real answers match the document's response schemas", () => {
       [`${S}/secrets`, () => call(secrets.GET, `${E}/services/web/secrets`, web)],
       [`${S}/deploys`, () => call(deploys.GET, `${E}/services/web/deploys`, web)],
       ["/api/v1/environments/{envId}/databases", () => call(databases.GET, `${E}/databases`, { envId: seeded.envId })],
+      ["/api/v1/account", () => call(account.GET, "/api/v1/account", {})],
+      ["/api/v1/orgs/{id}/members", () => call(members.GET, `${O}/members`, org)],
+      ["/api/v1/orgs/{id}/invitations", () => call(invitations.GET, `${O}/invitations`, org)],
+      ["/api/v1/orgs/{id}/security", () => call(security.GET, `${O}/security`, org)],
+      ["/api/v1/backup-targets", () => call(targets.GET, "/api/v1/backup-targets", {})],
+      ["/api/v1/registry-credentials", () => call(credentials.GET, "/api/v1/registry-credentials", {})],
     ];
     for (const [documented, get] of cases) {
       const res = await get();
@@ -134,6 +153,10 @@ describe("real answers match the document's response schemas", () => {
     const envOf = await call(env.GET, `${E}/services/web/env`, web);
     expect(envOf.body).toContainEqual(expect.objectContaining({ key: "API_KEY", source: "secret", value: null }));
     expect(JSON.stringify(envOf.body)).not.toContain("a-secret-value");
+    for (const list of [await call(targets.GET, "/api/v1/backup-targets", {}), await call(credentials.GET, "/api/v1/registry-credentials", {})]) {
+      expect((list.body as unknown[]).length).toBe(1);
+      expect(JSON.stringify(list.body)).not.toContain("a-secret-value");
+    }
   });
 
   it("a 400 names its field, a 404 and a 401 have the error shape", async () => {

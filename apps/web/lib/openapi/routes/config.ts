@@ -11,13 +11,14 @@ import { emailChannelPatch, notificationChannelInput, webhookChannelPatch } from
 import { op } from "../operation";
 import { anyList, anyObject, currentEnvironmentSchema, errorSchema, openApiSchema, storageEnvKeysSchema } from "../schemas";
 import { hookRunDetailSchema } from "../schemas-more";
+import { backupTargetSchema, registryCredentialSchema } from "../schemas-org";
 
 export const CONFIG_ROUTES = [
-  op({ method: "get", path: "/api/v1/backup-targets", id: "listBackupTargets", tag: "Organization config", summary: "S3-compatible backup targets (the secret key is write-only)", ok: { status: 200, description: "the targets", schema: anyList } }),
-  op({ method: "post", path: "/api/v1/backup-targets", id: "createBackupTarget", tag: "Organization config", summary: "Add a backup target (`orgId` in the body)", body: backupTargetInput, ok: { status: 201, description: "the target", schema: anyObject } }),
+  op({ method: "get", path: "/api/v1/backup-targets", id: "listBackupTargets", tag: "Organization config", summary: "S3-compatible backup targets (the secret key is write-only)", ok: { status: 200, description: "the targets", schema: z.array(backupTargetSchema) } }),
+  op({ method: "post", path: "/api/v1/backup-targets", id: "createBackupTarget", tag: "Organization config", summary: "Add a backup target (`orgId` in the body)", body: backupTargetInput, ok: { status: 201, description: "the target", schema: backupTargetSchema } }),
   op({ method: "delete", path: "/api/v1/backup-targets/{id}", id: "deleteBackupTarget", tag: "Organization config", summary: "Delete a backup target (409 naming a database whose schedule uses it)", ok: { status: 204, description: "deleted" } }),
-  op({ method: "get", path: "/api/v1/registry-credentials", id: "listRegistryCredentials", tag: "Organization config", summary: "Private registry logins (the password is write-only)", ok: { status: 200, description: "the credentials", schema: anyList } }),
-  op({ method: "post", path: "/api/v1/registry-credentials", id: "createRegistryCredential", tag: "Organization config", summary: "Add a registry login", body: registryCredentialInput, ok: { status: 201, description: "the credential", schema: anyObject } }),
+  op({ method: "get", path: "/api/v1/registry-credentials", id: "listRegistryCredentials", tag: "Organization config", summary: "Private registry logins (the password is write-only)", ok: { status: 200, description: "the credentials", schema: z.array(registryCredentialSchema) } }),
+  op({ method: "post", path: "/api/v1/registry-credentials", id: "createRegistryCredential", tag: "Organization config", summary: "Add a registry login", body: registryCredentialInput, ok: { status: 201, description: "the credential", schema: registryCredentialSchema } }),
   op({ method: "delete", path: "/api/v1/registry-credentials/{id}", id: "deleteRegistryCredential", tag: "Organization config", summary: "Delete a registry login", ok: { status: 204, description: "deleted" } }),
   op({ method: "get", path: "/api/v1/storage-env-keys", id: "listStorageEnvKeys", tag: "Organization config", summary: "The env keys a storage attachment sets", ok: { status: 200, description: "the keys", schema: storageEnvKeysSchema } }),
   op({ method: "get", path: "/api/v1/notification-channels", id: "listChannels", tag: "Notifications", summary: "Webhook and email channels (never a signing secret or SMTP password)", ok: { status: 200, description: "the channels", schema: anyList } }),
