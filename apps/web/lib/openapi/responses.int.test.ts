@@ -20,6 +20,7 @@ vi.mock("@/lib/api", async () => await import("../api"));
 vi.mock("@/lib/etag", async () => await import("../etag"));
 vi.mock("@/lib/server", async () => await import("../server"));
 vi.mock("@/lib/tier-env", async () => await import("../tier-env"));
+vi.mock("@/lib/moved", async () => await import("../moved"));
 vi.mock("@/lib/openapi/document", async () => await import("./document"));
 
 /**
@@ -121,6 +122,7 @@ describe("real answers match the document's response schemas", () => {
     const security = await import("../../app/api/v1/orgs/[id]/security/route");
     const targets = await import("../../app/api/v1/backup-targets/route");
     const credentials = await import("../../app/api/v1/registry-credentials/route");
+    const fleet = await import("../../app/api/v1/services/route");
     const O = `/api/v1/orgs/${seeded.orgId}`;
     const org = { id: seeded.orgId };
     const E = `/api/v1/environments/${seeded.envId}`;
@@ -138,6 +140,8 @@ describe("real answers match the document's response schemas", () => {
       [`${S}/secrets`, () => call(secrets.GET, `${E}/services/web/secrets`, web)],
       [`${S}/deploys`, () => call(deploys.GET, `${E}/services/web/deploys`, web)],
       ["/api/v1/environments/{envId}/databases", () => call(databases.GET, `${E}/databases`, { envId: seeded.envId })],
+      ["/api/v1/services", () => call(fleet.GET, "/api/v1/services", {})],
+      ["/api/v1/services", () => call(fleet.GET, "/api/v1/services?limit=5", {})],
       ["/api/v1/account", () => call(account.GET, "/api/v1/account", {})],
       ["/api/v1/orgs/{id}/members", () => call(members.GET, `${O}/members`, org)],
       ["/api/v1/orgs/{id}/invitations", () => call(invitations.GET, `${O}/invitations`, org)],
@@ -153,6 +157,7 @@ describe("real answers match the document's response schemas", () => {
     const envOf = await call(env.GET, `${E}/services/web/env`, web);
     expect(envOf.body).toContainEqual(expect.objectContaining({ key: "API_KEY", source: "secret", value: null }));
     expect(JSON.stringify(envOf.body)).not.toContain("a-secret-value");
+    expect((await call(fleet.GET, "/api/v1/services?limit=5", {})).body).toMatchObject({ services: [{ name: "web", phase: "stopped" }], nextCursor: null, total: 1 });
     for (const list of [await call(targets.GET, "/api/v1/backup-targets", {}), await call(credentials.GET, "/api/v1/registry-credentials", {})]) {
       expect((list.body as unknown[]).length).toBe(1);
       expect(JSON.stringify(list.body)).not.toContain("a-secret-value");

@@ -7,6 +7,9 @@ import { HOOK_OUTCOMES, HOOK_PHASES } from "@levelrail/db/schema/hooks";
 import type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
 import type { getHookRun, listHookRuns } from "@levelrail/services/hooks/list";
 import type { QuotasView } from "@levelrail/services/org/quota";
+import type { listServices, listServicesPage } from "@levelrail/services/service/view";
+import { PHASES } from "@levelrail/spec/service";
+import { serviceSchema } from "./schemas";
 import { ENV_SOURCES } from "@levelrail/spec/env";
 import { QUOTA_KINDS } from "@levelrail/spec/quotas";
 
@@ -62,6 +65,25 @@ const hookRunSummarySchema = z.strictObject({
 export const hookRunPageSchema = z.strictObject({ runs: z.array(hookRunSummarySchema), nextBefore: time.nullable().describe("pass as `before` for the next page") });
 export const hookRunDetailSchema = hookRunSummarySchema.extend({ environmentId: id, output: z.string() });
 
+/** A service in a fleet list: its config, where it lives and what the worker last saw. */
+export const serviceItemSchema = serviceSchema.extend({
+  environment: z.string(),
+  projectId: id,
+  project: z.string(),
+  phase: z.enum(PHASES),
+  activeContainer: z.string().nullable(),
+  message: z.string(),
+  crashLooping: z.boolean(),
+  restarts: z.number().int(),
+});
+export const servicePageSchema = z.strictObject({
+  services: z.array(serviceItemSchema),
+  nextCursor: id.nullable().describe("pass as `cursor` for the next page"),
+  total: z.number().int(),
+});
+/** Without `limit` or `cursor`: the whole list; with either: one page. */
+export const serviceListSchema = z.union([z.array(serviceItemSchema), servicePageSchema]);
+
 const checks: [
   Same<z.output<typeof tokenSchema>, TokenView>,
   Same<z.output<typeof sessionSchema>, SessionView>,
@@ -70,5 +92,7 @@ const checks: [
   Same<z.output<typeof quotasSchema>, QuotasView>,
   Same<z.output<typeof hookRunPageSchema>, Awaited<ReturnType<typeof listHookRuns>>>,
   Same<z.output<typeof hookRunDetailSchema>, Awaited<ReturnType<typeof getHookRun>>>,
-] = [true, true, true, true, true, true, true];
+  Same<z.output<typeof serviceItemSchema>, Awaited<ReturnType<typeof listServices>>[number]>,
+  Same<z.output<typeof servicePageSchema>, Awaited<ReturnType<typeof listServicesPage>>>,
+] = [true, true, true, true, true, true, true, true, true];
 void checks;

@@ -10,7 +10,7 @@ import { backupTargetInput, registryCredentialInput } from "@levelrail/spec/conf
 import { emailChannelPatch, notificationChannelInput, webhookChannelPatch } from "@levelrail/spec/notifications";
 import { op } from "../operation";
 import { anyList, anyObject, currentEnvironmentSchema, errorSchema, openApiSchema, storageEnvKeysSchema } from "../schemas";
-import { hookRunDetailSchema } from "../schemas-more";
+import { hookRunDetailSchema, serviceListSchema } from "../schemas-more";
 import { backupTargetSchema, registryCredentialSchema } from "../schemas-org";
 
 export const CONFIG_ROUTES = [
@@ -35,7 +35,7 @@ export const CONFIG_ROUTES = [
     tag: "Services",
     summary: "Every service the caller can see, with its project and environment (`?limit=&cursor=` pages)",
     query: servicePageQuery.partial(),
-    ok: { status: 200, description: "the services, or one page of them (`{services, nextCursor, total}`)", schema: z.union([anyList, anyObject]) },
+    ok: { status: 200, description: "the services, or one page of them (`{services, nextCursor, total}`)", schema: serviceListSchema },
   }),
   op({
     method: "post",

@@ -8,7 +8,7 @@ import { servicePageQuery } from "@levelrail/services/service/view";
 import { deployInput, promoteInput, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { op } from "../operation";
 import { anyList, anyObject, appListItemSchema, appSchema, releaseSchema, secretSchema, serviceDetailSchema, serviceSchema, statusSchema } from "../schemas";
-import { driftSchema, effectiveEnvEntrySchema, hookRunPageSchema } from "../schemas-more";
+import { driftSchema, effectiveEnvEntrySchema, hookRunPageSchema, serviceListSchema } from "../schemas-more";
 
 const E = "/api/v1/environments/{envId}";
 const S = `${E}/services/{service}`;
@@ -29,7 +29,7 @@ export const SERVICE_ROUTES = [
   op({ method: "get", path: `${E}/apps/{app}`, id: "getApp", tag: "Apps", summary: "One app", ok: { status: 200, description: "the app", schema: appSchema } }),
   op({ method: "delete", path: `${E}/apps/{app}`, id: "deleteApp", tag: "Apps", summary: "Delete an app with its services", ok: { status: 204, description: "deleted" } }),
   op({ method: "get", path: `${E}/apps/{app}/hook-runs`, id: "listAppHookRuns", tag: "Hooks", summary: "Every hook run of the app's services, newest first", query: hookRunsQuery, ok: { status: 200, description: "one page of runs", schema: hookRunPageSchema } }),
-  op({ method: "get", path: `${E}/services`, id: "listEnvironmentServices", tag: "Services", summary: "The environment's services (`?app=` filters; `?limit=&cursor=` pages)", query: servicesQuery, ok: { status: 200, description: "the services, or one page of them", schema: z.union([anyList, anyObject]) } }),
+  op({ method: "get", path: `${E}/services`, id: "listEnvironmentServices", tag: "Services", summary: "The environment's services (`?app=` filters; `?limit=&cursor=` pages)", query: servicesQuery, ok: { status: 200, description: "the services, or one page of them", schema: serviceListSchema } }),
   op({ method: "post", path: `${E}/services`, id: "createService", tag: "Services", summary: "Create a service (not deployed until asked)", body: serviceCreate, ok: { status: 201, description: "the service", schema: serviceSchema } }),
   op({ method: "get", path: S, id: "getService", tag: "Services", summary: "One service, with its domains' ownership status", ok: { status: 200, description: "the service", schema: serviceDetailSchema } }),
   op({ method: "patch", path: S, id: "patchService", tag: "Services", summary: "Change a service's config (fields given replace theirs)", body: servicePatch, ok: { status: 200, description: "the service", schema: serviceSchema } }),
