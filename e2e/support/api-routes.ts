@@ -151,6 +151,8 @@ export const API_ROUTES: ApiRoute[] = [
   },
   { method: "DELETE", path: "/api/v1/registry-credentials/{id}", kind: "owned" },
   { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
+  // Public: the OpenAPI document, nothing of any organization in it.
+  { method: "GET", path: "/api/v1/openapi.json", kind: "own" },
   { method: "GET", path: "/api/v1/notification-channels", kind: "own" },
   {
     method: "POST",

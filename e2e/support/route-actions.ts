@@ -98,6 +98,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "POST /api/v1/registry-credentials": "registryCredential.write",
   "DELETE /api/v1/registry-credentials/{id}": "registryCredential.write",
   "GET /api/v1/storage-env-keys": "own",
+  "GET /api/v1/openapi.json": "own",
   "GET /api/v1/notification-channels": "notificationChannel.read",
   "POST /api/v1/notification-channels": "notificationChannel.write",
   "GET /api/v1/notification-channels/{id}": "notificationChannel.read",

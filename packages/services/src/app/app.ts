@@ -90,3 +90,6 @@ export async function deleteApp({ ctx, envId, name }: { ctx: Ctx; envId: string;
     await notifyDesired(tx, NETWORKS_KEY);
   });
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { createInput as appInput };

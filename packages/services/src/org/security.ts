@@ -106,3 +106,6 @@ export async function endOwnOtherSessions({ ctx }: { ctx: Ctx }): Promise<number
     return ended;
   });
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { securityInput as securityInput };
