@@ -16,7 +16,15 @@ const time = z.string().describe("ISO 8601 date-time");
 const id = z.string().describe("UUID");
 
 export const newOrgSchema = z.strictObject({ id, name: z.string(), createdAt: time });
-export const memberSchema = z.strictObject({ userId: z.string(), email: z.string(), name: z.string(), role: z.string(), joinedAt: time, you: z.boolean().describe("whether this is the caller") });
+export const memberSchema = z.strictObject({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  joinedAt: time,
+  you: z.boolean().describe("whether this is the caller"),
+  twoFactorEnabled: z.boolean().nullable().describe("whether the member has a second factor; null unless the caller may manage sign-in security (owners)"),
+});
 export const invitationSchema = z.strictObject({ id, email: z.string(), role: z.string(), invitedBy: z.string().nullable(), createdAt: time, expiresAt: time });
 export const inviteResultSchema = z.strictObject({
   invitation: invitationSchema,
@@ -27,8 +35,7 @@ export const inviteResultSchema = z.strictObject({
 export const orgSecuritySchema = z.strictObject({
   orgId: id,
   require2fa: z.boolean(),
-  owner: z.boolean(),
-  members: z.array(z.strictObject({ userId: z.string(), email: z.string(), role: z.string(), twoFactorEnabled: z.boolean() })).describe("owners only; empty for anyone else"),
+  owner: z.boolean().describe("whether the caller may change the policy"),
 });
 export const accountSchema = z.strictObject({
   userId: z.string(),
