@@ -4,14 +4,14 @@ import { notifyDesired } from "@levelrail/db/notify";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY } from "@levelrail/spec/keys";
-import { resourceName } from "@levelrail/spec/rules";
+import { appInput } from "@levelrail/spec/env-spec";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
 import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 import { audit } from "../audit/record";
 
-const createInput = z.object({ name: resourceName }).strict();
+const createInput = appInput;
 
 type AppRow = typeof app.$inferSelect;
 
