@@ -1,4 +1,4 @@
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
+import { LineCounter, isMap, isScalar, parseDocument, stringify, type Document } from "yaml";
 import type { z } from "zod";
 import { type EnvironmentSpec, environmentSpec } from "./env-spec";
 import { LevelrailError } from "./errors";
@@ -66,6 +66,11 @@ function textLocator(doc: Document, lc: LineCounter): Locate {
 function pos(lc: LineCounter, offset: number) {
   const { line, col } = lc.linePos(offset);
   return { line, column: col };
+}
+
+/** The YAML text `export` prints: plain scalars, no anchors, lines not folded. */
+export function specText(doc: EnvironmentSpec): string {
+  return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
 /** Reads a spec from its text or a parsed object; never throws. */
