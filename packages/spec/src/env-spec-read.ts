@@ -82,9 +82,9 @@ export function readSpec(input: unknown): SpecReading {
     const doc = parseDocument(input, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
     const err = doc.errors[0];
     if (err) {
-      const at = err.linePos?.[0];
+      const at = lc.linePos(err.pos[0]);
       const message = err.code === "DUPLICATE_KEY" ? "a key used twice in one mapping" : err.message.split("\n")[0]!;
-      return { ok: false, problems: [{ field: "spec", path: [], line: at?.line ?? null, column: at?.col ?? null, message }] };
+      return { ok: false, problems: [{ field: "spec", path: [], line: at.line, column: at.col, message }] };
     }
     locate = textLocator(doc, lc);
     raw = doc.toJS({ maxAliasCount: 100 });
@@ -92,7 +92,9 @@ export function readSpec(input: unknown): SpecReading {
   const inline = inlineSecrets(raw, locate);
   if (inline.length) return { ok: false, problems: inline };
   const parsed = environmentSpec.safeParse(raw ?? {});
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => fromIssue(i, raw, locate)) };
+  // An unknown field first: a misspelt key (`targetId` for `target`) also makes its right one missing.
+  const issues = parsed.success ? [] : [...parsed.error.issues].sort((x, y) => Number(y.code === "unrecognized_keys") - Number(x.code === "unrecognized_keys"));
+  if (!parsed.success) return { ok: false, problems: issues.map((i) => fromIssue(i, raw, locate)) };
   const cross = crossChecks(parsed.data, locate);
   return cross.length ? { ok: false, problems: cross } : { ok: true, spec: parsed.data, locate };
 }
