@@ -1,5 +1,4 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
@@ -10,8 +9,6 @@ import { assertQuota } from "../org/quota";
 import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 import { audit } from "../audit/record";
-
-const createInput = appInput;
 
 type AppRow = typeof app.$inferSelect;
 
@@ -68,7 +65,7 @@ export async function getApp({ ctx, envId, name }: { ctx: Ctx; envId: string; na
 
 export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<AppView> {
   const env = await findEnvironment(ctx, envId, "app.write");
-  const { name } = parse(createInput, input);
+  const { name } = parse(appInput, input);
   return uniquely("name", `app ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       await assertQuota(ctx, tx, env.orgId, { apps: 1 });
