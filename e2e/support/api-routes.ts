@@ -116,7 +116,7 @@ export const API_ROUTES: ApiRoute[] = [
     method: "POST",
     path: "/api/v1/environments/{envId}/apply",
     kind: "owned",
-    body: () => ({ spec: { apiVersion: "levelrail.dev/v1", kind: "Environment", metadata: { project: "walk", environment: "walk" }, spec: { apps: [{ name: "intruder" }] } } }),
+    body: () => ({ spec: { apiVersion: "levelrail.dev/v1", kind: "Environment", metadata: { project: "walk", environment: "walk" }, spec: { apps: [{ name: "intruder-spec" }] } } }),
   },
   { method: "GET", path: "/api/v1/environments/{envId}/databases", kind: "owned" },
   { method: "POST", path: "/api/v1/environments/{envId}/databases", kind: "owned", body: () => ({ name: "intruder", version: "15" }) },
