@@ -43,9 +43,10 @@ export const getJson = async <T>(conn: Connection, path: string): Promise<T> => 
 
 /** The id of `<project>/<environment>` among the projects the token sees. */
 export async function environmentId(conn: Connection, ref: string): Promise<string> {
-  const m = /^([a-z][a-z0-9-]{0,62})\/([a-z][a-z0-9-]{0,62})$/.exec(ref);
-  if (!m) throw new RemoteError(`--env ${ref}: give <project>/<environment>, like shop/production`, null);
-  const [, projectName, envName] = m;
+  // A project's name is free text (it may hold a "/"); an environment's is a DNS label: split at the last "/".
+  const cut = ref.lastIndexOf("/");
+  const [projectName, envName] = [ref.slice(0, cut).trim(), ref.slice(cut + 1)];
+  if (cut < 0 || !projectName || !/^[a-z][a-z0-9-]{0,62}$/.test(envName)) throw new RemoteError(`--env ${ref}: give <project>/<environment>, like shop/production`, null);
   const projects = (await getJson<{ id: string; name: string }[]>(conn, "/api/v1/projects")).filter((p) => p.name === projectName);
   if (projects.length === 0) throw new RemoteError(`no project named ${projectName} that this token can see`, null);
   for (const p of projects) {

@@ -58,7 +58,8 @@ export type SpecBody = z.infer<typeof specBody>;
 
 export const specMetadata = z
   .object({
-    project: resourceName,
+    /** The project's name as the API has it (free text, like POST /api/v1/projects takes it). */
+    project: z.string({ error: "must be a string" }).trim().min(1, "is required").max(100),
     environment: resourceName,
     /** What `export` saw; `apply` refuses (unless forced) when the environment changed since. */
     resourceVersion: z.string().max(200).optional(),
