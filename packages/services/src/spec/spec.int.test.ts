@@ -144,6 +144,16 @@ describe("export and apply", () => {
     expect((await getTierEnv({ ctx: a, tier: "environment", id: env })).vars).not.toHaveProperty("NEW_VAR");
   });
 
+  it("--deploy deploys what it created or changed, and only that", async () => {
+    const env = await seedEnv("deploy");
+    const doc = await exportSpec({ ctx: a, envId: env });
+    doc.spec.services.find((s) => s.name === "worker")!.image = "registry.example.com/shop:1.6.0";
+    const r = await applySpec({ ctx: a, envId: env, input: { spec: doc }, opts: { deploy: true } });
+    expect(r.deployed).toEqual(["worker"]);
+    const rows = await db.select({ name: service.name, releaseId: service.currentReleaseId }).from(service).where(eq(service.environmentId, env));
+    expect(Object.fromEntries(rows.map((x) => [x.name, x.releaseId !== null]))).toEqual({ web: false, worker: true });
+  });
+
   it("names an unknown backup target or registry credential at its line, and writes nothing", async () => {
     const doc = await exportSpec({ ctx: a, envId: a.envId });
     const bad = copy(doc);
