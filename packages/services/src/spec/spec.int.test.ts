@@ -59,6 +59,21 @@ describe("export and apply", () => {
     expect(JSON.stringify(doc)).not.toContain("s3cr3t");
   });
 
+  it("the resourceVersion changes with any change, a secret's new value included", async () => {
+    const env = await seedEnv("version");
+    const version = async () => (await exportSpec({ ctx: a, envId: env })).metadata.resourceVersion;
+    const seen = new Set([await version()]);
+    await putSecret({ ctx: a, envId: env, name: "web", key: "API_KEY", input: { value: "rotated-value" } });
+    seen.add(await version());
+    await putTierEnv({ ctx: a, tier: "environment", id: env, input: { vars: { LOG_LEVEL: "debug" } } });
+    seen.add(await version());
+    await patchService({ ctx: a, envId: env, name: "web", input: { domains: [] } });
+    seen.add(await version());
+    await createApp({ ctx: a, envId: env, input: { name: "empty" } });
+    seen.add(await version());
+    expect(seen.size).toBe(5);
+  });
+
   it("export then apply to the same environment changes nothing (and writes nothing)", async () => {
     const doc = await exportSpec({ ctx: a, envId: a.envId });
     const before = await audits();
