@@ -111,6 +111,13 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: `${S}/metrics`, kind: "owned" },
   { method: "GET", path: `${S}/logs`, kind: "owned", query: () => ({ tail: "10" }) },
   { method: "GET", path: `${S}/logs/containers`, kind: "owned" },
+  { method: "GET", path: "/api/v1/environments/{envId}/spec", kind: "owned" },
+  {
+    method: "POST",
+    path: "/api/v1/environments/{envId}/apply",
+    kind: "owned",
+    body: () => ({ spec: { apiVersion: "levelrail.dev/v1", kind: "Environment", metadata: { project: "walk", environment: "walk" }, spec: { apps: [{ name: "intruder-spec" }] } } }),
+  },
   { method: "GET", path: "/api/v1/environments/{envId}/databases", kind: "owned" },
   { method: "POST", path: "/api/v1/environments/{envId}/databases", kind: "owned", body: () => ({ name: "intruder", version: "15" }) },
   { method: "GET", path: D, kind: "owned" },
@@ -153,6 +160,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
   // Public: the OpenAPI document, nothing of any organization in it.
   { method: "GET", path: "/api/v1/openapi.json", kind: "own" },
+  { method: "GET", path: "/api/v1/spec.schema.json", kind: "own" },
   { method: "GET", path: "/api/v1/notification-channels", kind: "own" },
   {
     method: "POST",

@@ -52,6 +52,9 @@ export const PERMISSIONS = {
   "backup.write": "developer",
   "database.restore": "developer",
   "metrics.read": "viewer",
+  // The environment as a spec (CONTRACT §10): apply changes what each object's own action allows
+  "spec.read": "viewer",
+  "spec.apply": "developer",
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof PERMISSIONS;

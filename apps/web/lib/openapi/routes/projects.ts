@@ -2,9 +2,11 @@
 import { z } from "zod";
 import { projectInput } from "@levelrail/services/project/create";
 import { environmentInput } from "@levelrail/services/project/environment";
+import { environmentSpec } from "@levelrail/spec/env-spec";
 import { envDocument } from "@levelrail/spec/rules";
+import { applyInput } from "@levelrail/services/spec/apply";
 import { op } from "../operation";
-import { environmentSchema, projectSchema, tierEnvSchema } from "../schemas";
+import { anyObject, environmentSchema, projectSchema, tierEnvSchema } from "../schemas";
 
 const dropData = z.strictObject({ dropData: z.enum(["true", "false"]).optional().describe("`true` also deletes the databases' data volumes") });
 
@@ -31,4 +33,30 @@ export const PROJECT_ROUTES = [
   op({ method: "delete", path: "/api/v1/environments/{envId}", id: "deleteEnvironment", tag: "Environments", summary: "Delete an environment and everything in it", query: dropData, ok: { status: 204, description: "deleted" } }),
   op({ method: "get", path: "/api/v1/environments/{envId}/env", id: "getEnvironmentEnv", tag: "Env vars", summary: "The environment tier's env vars", ok: { status: 200, description: "the vars", schema: tierEnvSchema } }),
   op({ method: "put", path: "/api/v1/environments/{envId}/env", id: "putEnvironmentEnv", tag: "Env vars", summary: "Replace the environment tier's env vars (the whole set)", body: envDocument, ok: { status: 200, description: "the vars", schema: tierEnvSchema } }),
+  op({
+    method: "get",
+    path: "/api/v1/environments/{envId}/spec",
+    id: "exportSpec",
+    tag: "Config as code",
+    summary: "The environment as a spec (what `levelrail export` prints)",
+    description: "JSON by default; YAML when the `Accept` header names YAML. `metadata.resourceVersion` changes with any change to the environment.",
+    ok: { status: 200, description: "the spec", schema: environmentSpec, other: { contentType: "application/yaml", description: "the same document as YAML" } },
+  }),
+  op({
+    method: "post",
+    path: "/api/v1/environments/{envId}/apply",
+    id: "applySpec",
+    tag: "Config as code",
+    summary: "Make the environment match a spec, in one transaction (what `levelrail apply` and `diff` call)",
+    description: "`spec` is the YAML text or the document; `secrets` gives secret values by key (the file names secrets only). A mistake is a 400 naming the field with its line and column. A spec exported before the environment changed is a 409 (`metadata.resourceVersion`) unless `force=true`.",
+    body: applyInput,
+    query: z.strictObject({
+      dryRun: z.enum(["true", "false"]).optional().describe("`true` answers the plan and writes nothing"),
+      prune: z.enum(["true", "false"]).optional().describe("`true` deletes what the spec leaves out"),
+      force: z.enum(["true", "false"]).optional().describe("`true` applies over a newer resourceVersion"),
+      deploy: z.enum(["true", "false"]).optional().describe("`true` deploys the services that changed"),
+    }),
+    ok: { status: 200, description: "the plan, whether it was applied, the new resourceVersion and the services deployed", schema: anyObject },
+  }),
+  op({ method: "get", path: "/api/v1/spec.schema.json", id: "getSpecSchema", tag: "Config as code", summary: "The JSON Schema of the spec file (for editors)", ok: { status: 200, description: "a JSON Schema (2020-12)", schema: anyObject } }),
 ];
