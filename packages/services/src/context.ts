@@ -5,6 +5,7 @@ import type { Db } from "@levelrail/db/client";
 import type { SecretsKit } from "./env/sources";
 import type { TargetPolicy } from "./notifications/address";
 import { LevelrailError } from "@levelrail/spec/errors";
+import { issueMessage } from "@levelrail/spec/zod-issue";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 import type { AuditSource } from "./audit/record";
 
@@ -44,22 +45,8 @@ export function parse<T>(schema: ZodType<T>, input: unknown): T {
   // An unknown field is named by its own path (`hooks.shell`), not just its key.
   const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
   const field = path.map(String).join(".") || undefined;
-  let message = issue.message;
-  if (issue.code === "unrecognized_keys") message = `unknown field ${issue.keys.join(", ")}`;
-  // A bad record key (`env.BAD KEY`): the key rule's message, not zod's generic one.
-  if (issue.code === "invalid_key") message = issue.issues[0]?.message ?? message;
-  // zod does not report the input, so look it up: only an absent value is "required".
-  if (issue.code === "invalid_type" && valueAt(input ?? {}, issue.path) === undefined) message = "is required";
+  const message = issueMessage(issue, input ?? {});
   return fail(field, field ? `${field}: ${message}` : message);
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let v = input;
-  for (const key of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
 }
 
 function fail(field: string | undefined, message: string): never {

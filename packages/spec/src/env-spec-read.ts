@@ -2,6 +2,7 @@ import { LineCounter, isMap, isScalar, parseDocument, stringify, type Document }
 import type { z } from "zod";
 import { type EnvironmentSpec, environmentSpec } from "./env-spec";
 import { LevelrailError } from "./errors";
+import { issueMessage, valueAt } from "./zod-issue";
 
 /**
  * Reading a spec (CONTRACT §10): the text (YAML, or JSON, which is YAML) or an already parsed
@@ -115,23 +116,8 @@ export function problemError(problems: SpecProblem[]): LevelrailError {
 
 function fromIssue(issue: z.core.$ZodIssue, raw: unknown, locate: Locate): SpecProblem {
   const path = issue.path.filter((k): k is string | number => typeof k !== "symbol");
-  if (issue.code === "unrecognized_keys") {
-    const key = issue.keys[0] ?? "";
-    return problem(locate, [...path, key], `unknown field ${issue.keys.join(", ")}`, true);
-  }
-  let message = issue.message;
-  if (issue.code === "invalid_key") message = issue.issues[0]?.message ?? message;
-  if (issue.code === "invalid_type" && valueAt(raw, path) === undefined) message = "is required";
-  return problem(locate, path, message);
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let v = input;
-  for (const key of path) {
-    if (v === null || typeof v !== "object") return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
+  if (issue.code === "unrecognized_keys") return problem(locate, [...path, issue.keys[0] ?? ""], issueMessage(issue, raw), true);
+  return problem(locate, path, issueMessage(issue, raw));
 }
 
 const howToSet = (key: string, service: string) =>
