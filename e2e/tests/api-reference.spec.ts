@@ -21,7 +21,7 @@ test("the API reference lists the API's routes from the panel's own document, fe
   expect(elsewhere, "requests to anything but the panel").toEqual([]);
 });
 
-test("GET /api/v1/openapi.json answers without a session or a token", async ({ playwright, stack }) => {
+test("GET /api/v1/openapi.json and the spec's JSON Schema answer without a session or a token", async ({ playwright, stack }) => {
   const anonymous = await playwright.request.newContext({ baseURL: stack.env.baseURL });
   try {
     const res = await anonymous.get("/api/v1/openapi.json");
@@ -29,6 +29,11 @@ test("GET /api/v1/openapi.json answers without a session or a token", async ({ p
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toContain("/api/v1/projects");
+    // The spec file's JSON Schema beside it, for editors, public too.
+    const schema = await anonymous.get("/api/v1/spec.schema.json");
+    expect(schema.status()).toBe(200);
+    expect(schema.headers()["content-type"]).toMatch(/^application\/schema\+json/);
+    expect(((await schema.json()) as { properties: Record<string, unknown> }).properties.spec).toBeTruthy();
     // Every other route still needs one.
     expect((await anonymous.get("/api/v1/projects")).status()).toBe(401);
   } finally {

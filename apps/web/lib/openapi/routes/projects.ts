@@ -58,5 +58,5 @@ export const PROJECT_ROUTES = [
     }),
     ok: { status: 200, description: "the plan, whether it was applied, the new resourceVersion and the services deployed", schema: anyObject },
   }),
-  op({ method: "get", path: "/api/v1/spec.schema.json", id: "getSpecSchema", tag: "Config as code", summary: "The JSON Schema of the spec file (for editors)", ok: { status: 200, description: "a JSON Schema (2020-12)", schema: anyObject } }),
+  op({ method: "get", path: "/api/v1/spec.schema.json", id: "getSpecSchema", tag: "Config as code", summary: "The JSON Schema of the spec file (public, cacheable: for editors)", public: true, ok: { status: 200, description: "a JSON Schema (2020-12)", schema: anyObject } }),
 ];
