@@ -16,6 +16,8 @@ export const PERMISSIONS = {
   "member.manage": "admin",
   "invitation.manage": "admin",
   "audit.read": "admin",
+  "sso.read": "owner",
+  "sso.write": "owner",
   "orgEnv.read": "viewer",
   "orgEnv.write": "developer",
   "backupTarget.read": "viewer",
