@@ -18,8 +18,11 @@ export interface SsoBackend {
   connection(orgId: string): Promise<SsoClient | null>;
   /** The organization whose connection serves this email domain, or null. */
   orgForDomain(domain: string): Promise<string | null>;
-  /** Is the user a member of the organization (an existing account is linked only then)? */
-  isMember(orgId: string, userId: string): Promise<boolean>;
+  /**
+   * May the organization's connection be linked to this user: one it has just created (no account
+   * yet), or a member of the organization? Anybody else's account is never linked to it.
+   */
+  mayLink(orgId: string, userId: string): Promise<boolean>;
   /**
    * A sign-in through the organization's connection succeeded: make the user a member (or apply
    * the group mapping to their role), mark the session as signed in through it, record it.
@@ -172,16 +175,14 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
 }
 
 /**
- * better-auth's `user.validateUserInfo` gate for our connections: an account that already exists
- * (same email) is linked to an organization's connection only when that user is a member of the
- * organization, so an organization's identity provider cannot sign in as anybody else's user.
+ * better-auth's database hook on a new account: an organization's connection is linked only to a
+ * user it has just created or to a member of the organization, so an organization's identity
+ * provider cannot sign in as anybody else's user by asserting their email (refused: no session).
  */
-export function ssoUserGate(backend: SsoBackend) {
-  return async (data: { user: { id?: unknown }; source: { action: string; method: string; oauth?: { providerId: string } | undefined } }) => {
-    const orgId = data.source.method === "oauth" ? orgOfProvider(data.source.oauth?.providerId) : null;
-    if (!orgId || data.source.action !== "link-account") return;
-    const userId = typeof data.user.id === "string" ? data.user.id : "";
-    if (await backend.isMember(orgId, userId)) return;
-    return { error: "sso_not_a_member", errorDescription: "an account with this email exists and is not a member of this organization" };
+export function ssoAccountGate(backend: SsoBackend) {
+  return async (account: { providerId: string; userId: string }): Promise<false | undefined> => {
+    const orgId = orgOfProvider(account.providerId);
+    if (!orgId) return undefined;
+    return (await backend.mayLink(orgId, account.userId)) ? undefined : false;
   };
 }

@@ -1,7 +1,7 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import type { SsoBackend, SsoSignIn } from "@levelrail/auth/sso";
 import type { Db } from "@levelrail/db/client";
-import { session } from "@levelrail/db/schema/auth";
+import { account, session } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
 import { ssoConnection } from "@levelrail/db/schema/sso";
 import type { Keyring } from "@levelrail/secrets";
@@ -97,13 +97,12 @@ export async function setSso({ ctx, orgId, input }: { ctx: Ctx; orgId: string; i
   return viewOf(row);
 }
 
-/** Removes the organization's connection: its members sign in with their passwords again. */
+/** Removes the organization's connection (none: nothing to remove, still a 204): its members sign in with their passwords again. */
 export async function deleteSso({ ctx, orgId }: { ctx: Ctx; orgId: string }): Promise<void> {
   const id = orgOf(ctx, orgId);
   authorize(ctx, "sso.write", { orgId: id });
   await ctx.db.transaction(async (tx) => {
-    const gone = await tx.delete(ssoConnection).where(eq(ssoConnection.orgId, id)).returning({ orgId: ssoConnection.orgId });
-    if (gone.length === 0) throw new LevelrailError("not_found", "this organization has no single sign-on");
+    await tx.delete(ssoConnection).where(eq(ssoConnection.orgId, id));
     await audit(ctx, tx, { orgId: id, action: "sso.delete", target: { type: "sso", id } });
   });
 }
@@ -129,9 +128,11 @@ export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoB
       const [row] = await db.select({ orgId: ssoConnection.orgId }).from(ssoConnection).where(eq(ssoConnection.domain, domain));
       return row?.orgId ?? null;
     },
-    async isMember(orgId, userId) {
-      const [row] = await db.select({ role: membership.role }).from(membership).where(and(eq(membership.orgId, orgId), eq(membership.userId, userId)));
-      return row !== undefined;
+    async mayLink(orgId, userId) {
+      const [member] = await db.select({ role: membership.role }).from(membership).where(and(eq(membership.orgId, orgId), eq(membership.userId, userId)));
+      if (member) return true;
+      const [any] = await db.select({ id: account.id }).from(account).where(eq(account.userId, userId)).limit(1);
+      return any === undefined;
     },
     signedIn: (event) => applySignIn(db, event),
   };
