@@ -16,6 +16,7 @@ export const PERMISSIONS = {
   "member.manage": "admin",
   "invitation.manage": "admin",
   "audit.read": "admin",
+  // Single sign-on is ownership: its group map can make owners.
   "sso.read": "owner",
   "sso.write": "owner",
   "orgEnv.read": "viewer",

@@ -89,7 +89,7 @@ export async function setSso({ ctx, orgId, input }: { ctx: Ctx; orgId: string; i
         ? await tx.update(ssoConnection).set(values).where(eq(ssoConnection.orgId, id)).returning()
         : await tx.insert(ssoConnection).values({ ...values, orgId: id, clientSecretSealed: values.clientSecretSealed ?? "" }).returning();
       const [org] = await tx.select({ name: organization.name }).from(organization).where(eq(organization.id, id));
-      await audit(ctx, tx, { orgId: id, action: existing ? "sso.update" : "sso.create", target: { type: "sso", id, name: org?.name ?? null }, fields: fieldNames(parsed) });
+      await audit(ctx, tx, { orgId: id, action: `sso.${existing ? "update" : "create"}`, target: { type: "sso", id, name: org?.name ?? null }, fields: fieldNames(parsed) });
       return saved;
     }),
   );
