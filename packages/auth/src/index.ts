@@ -11,7 +11,7 @@ import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { isUuid } from "@levelrail/spec/rules";
 import type { Membership } from "@levelrail/spec/roles";
-import { type SsoBackend, orgSso, ssoAccountGate } from "./sso";
+import { NO_SSO, type SsoBackend, orgSso, ssoAccountGate } from "./sso";
 
 export interface AuthOptions {
   db: Db;
@@ -69,9 +69,9 @@ export function createAuth(o: AuthOptions) {
       // Set by the SSO plugin's callback: which organization's single sign-on opened the session.
       additionalFields: { ssoOrgId: { type: "string", required: false, input: false } },
     },
-    ...(o.sso ? { databaseHooks: { account: { create: { before: ssoAccountGate(o.sso) } } } } : {}),
+    databaseHooks: { account: { create: { before: ssoAccountGate(o.sso ?? NO_SSO) } } },
     plugins: [
-      ...(o.sso ? [orgSso(o.sso, CLIENT_IP_HEADER)] : []),
+      orgSso(o.sso ?? NO_SSO, CLIENT_IP_HEADER),
       twoFactorPlugin({
         issuer: "Levelrail",
         // Recovery codes: ten, each good once, stored encrypted with the auth secret.

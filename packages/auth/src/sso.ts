@@ -30,6 +30,14 @@ export interface SsoBackend {
   signedIn(event: SsoSignIn): Promise<void>;
 }
 
+/** No single sign-on (the CLI, tests of other things): no connection, no domain, nothing linked. */
+export const NO_SSO: SsoBackend = {
+  connection: async () => null,
+  orgForDomain: async () => null,
+  mayLink: async () => false,
+  signedIn: async () => undefined,
+};
+
 export interface SsoClient {
   issuer: string;
   clientId: string;
