@@ -15,7 +15,14 @@ let idp: TestIdp | undefined;
 test.afterAll(async () => idp?.close());
 
 test("the owner sets up SSO; a newcomer signs in through the provider's pages; require-SSO refuses a password session", async ({ page, signedIn: _signedIn, operator, stack, browser }) => {
-  idp = await startOidcProvider([`${stack.env.baseURL}/api/auth/callback/sso-${operator.orgId}`]);
+  // The redirect URI the card tells the owner to register: under the panel's public URL (here
+  // http://localhost:<port>, where the newcomer's browser goes, so its cookies come back with the callback).
+  const before = await page.request.get(`/api/v1/orgs/${operator.orgId}/sso`);
+  expect(await before.json()).toMatchObject({ configured: false, clientSecretSet: false });
+  const { redirectUri } = (await before.json()) as { redirectUri: string };
+  expect(redirectUri).toMatch(new RegExp(`/api/auth/callback/sso-${operator.orgId}$`));
+  const panel = new URL(redirectUri).origin;
+  idp = await startOidcProvider([redirectUri]);
   const domain = `sso-${randomBytes(3).toString("hex")}.example`;
 
   // Settings: the owner's Single sign-on card.
@@ -48,7 +55,7 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
   const context = await browser.newContext();
   const newcomer = await context.newPage();
   try {
-    await newcomer.goto("/login");
+    await newcomer.goto(`${panel}/login`);
     const sso = newcomer.getByRole("form", { name: "Sign in with SSO" });
     const start = sso.getByRole("button", { name: "Sign in with SSO" });
     await hydrated(start);
@@ -71,10 +78,11 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
     const refused = await page.request.get(`/api/v1/orgs/${operator.orgId}/members`);
     expect(refused.status()).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("single sign-on") } });
+    expect(await (await page.request.get("/api/v1/account")).json()).toMatchObject({ ssoRequiredBy: [operator.orgId] });
     await page.goto("/");
     await expect(page).toHaveURL(/\/login\?sso=required$/);
     await expect(page.getByRole("form", { name: "Sign in with SSO" }).getByRole("alert")).toContainText("requires single sign-on");
-    expect((await newcomer.request.get(`/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(200);
+    expect((await newcomer.request.get(`${panel}/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(200);
   } finally {
     await stack.db.delete(ssoConnection).where(eq(ssoConnection.orgId, operator.orgId));
     await stack.db.delete(user).where(eq(user.email, email));
