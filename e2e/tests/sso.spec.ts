@@ -56,10 +56,10 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
   const newcomer = await context.newPage();
   try {
     await newcomer.goto(`${panel}/login`);
-    const sso = newcomer.getByRole("form", { name: "Sign in with SSO" });
-    const start = sso.getByRole("button", { name: "Sign in with SSO" });
+    const sso = newcomer.getByRole("form", { name: "Single sign-on" });
+    const start = sso.getByRole("button", { name: "Continue with SSO" });
     await hydrated(start);
-    await sso.getByLabel("Work email").fill(email);
+    await sso.getByLabel("Work address").fill(email);
     await start.click();
     await expect(newcomer).toHaveURL(new RegExp(`^${idp.issuer}/interaction/`));
     await newcomer.locator('input[name="login"]').fill(email);
@@ -81,7 +81,7 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
     expect(await (await page.request.get("/api/v1/account")).json()).toMatchObject({ ssoRequiredBy: [operator.orgId] });
     await page.goto("/");
     await expect(page).toHaveURL(/\/login\?sso=required$/);
-    await expect(page.getByRole("form", { name: "Sign in with SSO" }).getByRole("alert")).toContainText("requires single sign-on");
+    await expect(page.getByRole("form", { name: "Single sign-on" }).getByRole("alert")).toContainText("requires single sign-on");
     expect((await newcomer.request.get(`${panel}/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(200);
   } finally {
     await stack.db.delete(ssoConnection).where(eq(ssoConnection.orgId, operator.orgId));

@@ -12,7 +12,7 @@ export function ssoErrorText(code: string | null): string | null {
 }
 
 /**
- * Sign in with SSO: by the email's domain, which an organization's owner claims in its settings
+ * Sign-in with SSO: by the email's domain, which an organization's owner claims in its settings
  * (organizations here have no slug, and people know their email); the panel answers the
  * connection's provider id and better-auth's social sign-in sends the browser to the issuer.
  */
@@ -42,15 +42,16 @@ export function SsoForm({ required, error }: { required: boolean; error: string 
 
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="sso-sign-in-title">
-      <h2 id="sso-sign-in-title">Sign in with SSO</h2>
+      {/* Named apart from the password form's "Sign in" and "Email": tests and screen readers find each by name. */}
+      <h2 id="sso-sign-in-title">Single sign-on</h2>
       {required && <Alert>An organization you belong to requires single sign-on: sign in with SSO.</Alert>}
       <label className="field">
-        <span>Work email</span>
+        <span>Work address</span>
         <input name="email" type="email" autoComplete="username" required />
       </label>
       <Alert>{message}</Alert>
       <button type="submit" className="secondary" disabled={busy}>
-        Sign in with SSO
+        Continue with SSO
       </button>
     </form>
   );
