@@ -10,7 +10,7 @@ import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams", "audit"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams", "audit", "spec"];
 
 /** Benchmarks run as part of another's name too: `npm run bench -- teams` runs bench/audit.ts as well. */
 const PART_OF = { audit: "teams" };

@@ -18,6 +18,7 @@ import { type AdminQuotasView, setOrgQuotas, showAllOrgQuotas, showOrgQuotas } f
 import { LevelrailError } from "@levelrail/spec/errors";
 import { QUOTA_KINDS, type QuotaKind } from "@levelrail/spec/quotas";
 import { doctor } from "./doctor/main";
+import { REMOTE_COMMANDS, REMOTE_USAGE, remoteMain } from "./remote/main";
 
 const USAGE = `usage: levelrail <command>
 
@@ -41,6 +42,9 @@ const USAGE = `usage: levelrail <command>
   quota set --org ID [--apps N] [--services N] [--databases N] [--domains N] [--channels N] [--reset]
                                             set an organization's own quotas (N or \`default\`); --reset: all back to
                                             the installation defaults (LEVELRAIL_QUOTA_*)
+
+Remote commands (config as code, over the panel's API with a token; no database needed):
+${REMOTE_USAGE}
 
 The database is DATABASE_URL, else the embedded one of \`npm start\` (in LEVELRAIL_DATA_DIR, default ./.levelrail),
 started for the command when \`npm start\` is not running (not for doctor, which only reports it).`;
@@ -320,6 +324,10 @@ function explain(err: unknown): string {
 async function main(argv: string[]) {
   if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
     console.log(USAGE);
+    return;
+  }
+  if (REMOTE_COMMANDS.has(argv[0] ?? "")) {
+    process.exitCode = await remoteMain(argv[0]!, argv.slice(1));
     return;
   }
   const two = argv.slice(0, 2).join(" ");

@@ -119,6 +119,13 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: `${S}/metrics`, kind: "owned" },
   { method: "GET", path: `${S}/logs`, kind: "owned", query: () => ({ tail: "10" }) },
   { method: "GET", path: `${S}/logs/containers`, kind: "owned" },
+  { method: "GET", path: "/api/v1/environments/{envId}/spec", kind: "owned" },
+  {
+    method: "POST",
+    path: "/api/v1/environments/{envId}/apply",
+    kind: "owned",
+    body: () => ({ spec: { apiVersion: "levelrail.dev/v1", kind: "Environment", metadata: { project: "walk", environment: "walk" }, spec: { apps: [{ name: "intruder-spec" }] } } }),
+  },
   { method: "GET", path: "/api/v1/environments/{envId}/databases", kind: "owned" },
   { method: "POST", path: "/api/v1/environments/{envId}/databases", kind: "owned", body: () => ({ name: "intruder", version: "15" }) },
   { method: "GET", path: D, kind: "owned" },
@@ -159,6 +166,9 @@ export const API_ROUTES: ApiRoute[] = [
   },
   { method: "DELETE", path: "/api/v1/registry-credentials/{id}", kind: "owned" },
   { method: "GET", path: "/api/v1/storage-env-keys", kind: "own" },
+  // Public: the OpenAPI document, nothing of any organization in it.
+  { method: "GET", path: "/api/v1/openapi.json", kind: "own" },
+  { method: "GET", path: "/api/v1/spec.schema.json", kind: "own" },
   { method: "GET", path: "/api/v1/notification-channels", kind: "own" },
   {
     method: "POST",

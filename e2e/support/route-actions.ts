@@ -5,10 +5,12 @@ import type { Action } from "@levelrail/services/org/permissions";
 
 /**
  * `own`: the caller's own things (their organizations, tokens, preference, sessions), no role needed.
- * `none`: a catch-all that serves nothing. `elsewhere`: membership and sign-in security, whose verbs
- * check the caller's role in the same transaction as the change (members' own guard, `member-guard.ts`,
- * `requireManager` asks the table's `member.manage`), walked by members.spec.ts and two-factor.spec.ts
- * (a walk here would make the viewer leave: `DELETE …/members/me`).
+ * `none`: a catch-all that serves nothing. `elsewhere`: membership, whose verbs check the caller's
+ * role in the same transaction as the change (members' own guard, `member-guard.ts`, `requireManager`
+ * asks the table's `member.manage`), walked by members.spec.ts (a walk here would make the viewer
+ * leave: `DELETE …/members/me`); and the owner's actions on one member's sign-in (`orgSecurity.manage`,
+ * walked by two-factor.spec.ts: the walk's `{userId}` names no member, so the allowed call is a 404)
+ * and the sign-in security settings' read (every member reads the policy).
  */
 export type RouteAction = Action | "own" | "none" | "elsewhere";
 
@@ -33,7 +35,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "DELETE /api/v1/orgs/{id}/invitations/{invitationId}": "elsewhere",
   "POST /api/v1/invitations/accept": "own",
   "GET /api/v1/orgs/{id}/security": "elsewhere",
-  "PUT /api/v1/orgs/{id}/security": "elsewhere",
+  "PUT /api/v1/orgs/{id}/security": "orgSecurity.manage",
   "DELETE /api/v1/orgs/{id}/members/{userId}/two-factor": "elsewhere",
   "DELETE /api/v1/orgs/{id}/members/{userId}/sessions": "elsewhere",
   "GET /api/v1/account": "own",
@@ -78,6 +80,8 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   [`POST ${S}/domains/check`]: "service.write",
   [`GET ${S}/logs`]: "log.read",
   [`GET ${S}/logs/containers`]: "log.read",
+  "GET /api/v1/environments/{envId}/spec": "spec.read",
+  "POST /api/v1/environments/{envId}/apply": "spec.apply",
   "GET /api/v1/environments/{envId}/databases": "database.read",
   "POST /api/v1/environments/{envId}/databases": "database.write",
   [`GET ${D}`]: "database.read",
@@ -99,6 +103,8 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "POST /api/v1/registry-credentials": "registryCredential.write",
   "DELETE /api/v1/registry-credentials/{id}": "registryCredential.write",
   "GET /api/v1/storage-env-keys": "own",
+  "GET /api/v1/openapi.json": "own",
+  "GET /api/v1/spec.schema.json": "own",
   "GET /api/v1/notification-channels": "notificationChannel.read",
   "POST /api/v1/notification-channels": "notificationChannel.write",
   "GET /api/v1/notification-channels/{id}": "notificationChannel.read",

@@ -5,17 +5,9 @@
 // secret's value; the log pages and exports as JSON lines.
 import { randomUUID } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
-import { createApiToken, listApiTokens } from "@levelrail/auth";
+import { createApiToken } from "@levelrail/auth";
 import { sql } from "drizzle-orm";
-import { backup, databaseVolume } from "@levelrail/db/schema/databases";
-import { createApp } from "@levelrail/services/app/app";
-import { createBackupTarget } from "@levelrail/services/config/backup-targets";
-import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
-import { createDatabase } from "@levelrail/services/database/write";
-import { putSecret } from "@levelrail/services/env/secrets";
-import { createChannel } from "@levelrail/services/notifications/channels";
-import { createService } from "@levelrail/services/service/write";
-import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
+import { LOCAL_SEED, SEEDED_SECRET, localBody, seedResources } from "../fixtures/resources";
 import { expect, test } from "../fixtures/test";
 import type { Operator, Stack } from "../fixtures/stack";
 import { API_ROUTES, type ApiRoute, type Ids, urlOf } from "../support/api-routes";
@@ -37,44 +29,6 @@ const ordered = [...writeRoutes].sort((a, b) => {
   return depth(b) - depth(a);
 });
 
-const SECRET = "an-audited-secret-value";
-
-async function seed(op: Operator): Promise<Ids> {
-  const ctx = op.ctx;
-  await createApp({ ctx, envId: ctx.envId, input: { name: "shop" } });
-  const web = await createService({ ctx, envId: ctx.envId, input: { name: "web", app: "shop", image: "nginx:1", port: 8080 } });
-  await putSecret({ ctx, envId: ctx.envId, name: "web", key: "API_KEY", input: { value: SECRET } });
-  const target = await createBackupTarget({ ctx, input: { name: "t", endpoint: "http://127.0.0.1:1", bucket: "b", region: "r", accessKey: "a", secretKey: "s" } });
-  const channel = await createChannel({ ctx, input: { kind: "webhook", name: "ops", url: "https://hooks.example.com/a", events: ["deploy.failed"] } });
-  const cred = await createRegistryCredential({ ctx, input: { name: "c", server: "127.0.0.1:1", username: "u", password: "p" } });
-  const db = await createDatabase({ ctx, envId: ctx.envId, input: { name: "shop-db", version: "15", image: POSTGRES_TEST_IMAGE } });
-  const [stored] = await ctx.db
-    .insert(backup)
-    .values({ orgId: op.orgId, databaseId: db.id, targetId: target.id, status: "verified", message: "verified", objectKey: "x.dump", sha256: "0".repeat(64), sizeBytes: 1 })
-    .returning();
-  const volume = `${db.volume}-kept`;
-  await ctx.db.insert(databaseVolume).values({ name: volume, orgId: op.orgId, databaseId: db.id });
-  await createApiToken(ctx.db, op.email, "spare");
-  const spare = (await listApiTokens(ctx.db, ctx.actor.userId)).find((t) => t.name === "spare")!;
-  return {
-    tokenId: spare.id,
-    orgId: op.orgId,
-    projectId: op.projectId,
-    envId: op.environmentId,
-    app: "shop",
-    service: "web",
-    key: "API_KEY",
-    hookRunId: randomUUID(),
-    backupTargetId: target.id,
-    registryCredentialId: cred.id,
-    database: "shop-db",
-    backupId: stored!.id,
-    volume,
-    notificationChannelId: channel.id,
-    serviceId: web.id,
-  };
-}
-
 /** The entries this operator made so far (every one names them: their email, or a token of theirs). */
 async function entriesBy(stack: Stack, op: Operator): Promise<{ action: string; actor_type: string; source_ip: string | null; fields: string[]; text: string }[]> {
   const rows = await stack.db.execute<{ action: string; actor_type: string; source_ip: string | null; fields: string[]; text: string }>(
@@ -84,13 +38,11 @@ async function entriesBy(stack: Stack, op: Operator): Promise<{ action: string; 
 }
 
 async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
-  const data = route.body?.(ids);
+  const data = localBody(route, ids);
   const res = await api.fetch(urlOf(route, ids), { method: route.method, ...(data !== undefined ? { data } : {}) });
   return res.status();
 }
 
-// First in the file: its browser sign-in is then long past when the next file signs in (better-auth's
-// sign-in rate limit counts per address).
 test("Settings › Audit log shows the entries, filters them and pages", async ({ operator, bearer, signedIn: page }) => {
   // One project, then 50 more: a page's worth, so `old1` is on the second page of project.create.
   expect((await bearer.post("/api/v1/projects", { data: { name: "old1", orgId: operator.orgId } })).status()).toBe(201);
@@ -120,7 +72,7 @@ test("Settings › Audit log shows the entries, filters them and pages", async (
 
 test("every write route writes exactly one entry when it succeeds and none when it is refused", async ({ stack, operator, bearer }) => {
   test.setTimeout(120_000);
-  const ids = await seed(operator);
+  const ids = await seedResources(operator, LOCAL_SEED);
   const nothing: Ids = { ...ids, orgId: randomUUID(), projectId: randomUUID(), envId: randomUUID(), backupTargetId: randomUUID(), registryCredentialId: randomUUID(), tokenId: randomUUID(), backupId: randomUUID(), notificationChannelId: randomUUID(), app: "nope", service: "nope", database: "nope" };
   // Refused: ids of nothing answer 400 or 404 and write nothing.
   for (const route of writeRoutes) {
@@ -153,7 +105,7 @@ test("every write route writes exactly one entry when it succeeds and none when 
   // release, the caller's own membership, a random invitation; they write none, checked above.)
   expect(succeeded.length, succeeded.join("\n")).toBeGreaterThanOrEqual(Math.floor(writeRoutes.length * 0.7));
   const all = await entriesBy(stack, operator);
-  expect(all.map((e) => e.text).join("\n")).not.toContain(SECRET);
+  expect(all.map((e) => e.text).join("\n")).not.toContain(SEEDED_SECRET);
   expect(all.find((e) => e.action === "secret.set")?.fields).toEqual(["API_KEY"]);
 });
 

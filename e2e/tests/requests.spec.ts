@@ -112,7 +112,7 @@ test("a revoked token and an expired token get 401; the token list never shows a
 });
 
 test("a cookie-authenticated write without the panel's Origin is refused (401); with it, it works", async ({ page, operator, stack }) => {
-  await signInThroughApi(page, operator);
+  await signInThroughApi(page, stack, operator);
   const request = page.context().request;
   const url = `/api/v1/environments/${operator.environmentId}/apps`;
   // Reads need no Origin (the session cookie is enough).
@@ -184,8 +184,8 @@ test("rotating X-Forwarded-For (or the client-ip header itself) does not reset t
       },
     });
   try {
-    // A fresh window: better-auth forgets a client's count 10 s after its last attempt (this file
-    // signed in a moment ago).
+    // A fresh window: better-auth forgets a client's count 10 s after its last attempt (a spec
+    // before this one may have signed in through the form).
     test.setTimeout(60_000);
     await new Promise((r) => setTimeout(r, 11_000));
     const statuses: number[] = [];

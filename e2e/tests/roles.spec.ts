@@ -15,9 +15,8 @@ import { allows, requiredRole } from "@levelrail/services/org/permissions";
 import { createApp } from "@levelrail/services/app/app";
 import { createProject } from "@levelrail/services/project/create";
 import { createService } from "@levelrail/services/service/write";
-import { POSTGRES_TEST_IMAGE } from "@levelrail/testkit/postgres-image";
 import { seedMember } from "@levelrail/testkit/seed";
-import { seedResources } from "../fixtures/resources";
+import { LOCAL_SEED, LOOPBACK_IMAGE, localBody, seedResources } from "../fixtures/resources";
 import { expect, test } from "../fixtures/test";
 import { signInThroughApi } from "../fixtures/ui";
 import { API_ROUTES, type ApiRoute, type Ids, servedRoutes, urlOf } from "../support/api-routes";
@@ -25,23 +24,8 @@ import { repoRoot } from "../support/env";
 import { actionOf } from "../support/route-actions";
 import { tenancyState } from "../support/tenancy-state";
 
-/** An image on a loopback registry nobody serves: a deploy the walk allows fails its pull at once, on this host. */
-const LOOPBACK_IMAGE = "127.0.0.1:1/roles/web:1";
-
-/**
- * Bodies of changes this walk lets through that would otherwise reach outside the host: a database of
- * the official image (a pull from Docker Hub), a service of one, a webhook to a public host. Here
- * they name the local test image and loopback instead.
- */
-const LOCAL_BODIES: Record<string, (ids: Ids) => unknown> = {
-  "POST /api/v1/environments/{envId}/databases": () => ({ name: "intruder", version: "15", image: POSTGRES_TEST_IMAGE }),
-  "POST /api/v1/environments/{envId}/services": (i) => ({ name: "intruder", app: i.app, image: LOOPBACK_IMAGE, port: 80 }),
-  "POST /api/v1/notification-channels": (i) => ({ kind: "webhook", name: "x", url: "http://127.0.0.1:1/x", events: ["deploy.failed"], orgId: i.orgId }),
-};
-
 async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
-  const local = LOCAL_BODIES[`${route.method} ${route.path}`];
-  const data = local ? local(ids) : route.body?.(ids);
+  const data = localBody(route, ids);
   const res = await api.fetch(urlOf(route, ids), { method: route.method, ...(data !== undefined ? { data } : {}) });
   const text = await res.text();
   return { status: res.status(), body: text ? (JSON.parse(text) as unknown) : null };
@@ -76,7 +60,7 @@ test("the UI disables what a viewer may not do and says which role would", async
   const viewer = await createOperator(stack.auth, `e2e-ui-viewer-${randomUUID().slice(0, 8)}@e2e.levelrail.test`, password);
   await stack.db.insert(membership).values({ orgId: operator.orgId, userId: viewer.id, role: "viewer" });
   try {
-    await signInThroughApi(page, { email: viewer.email, password });
+    await signInThroughApi(page, stack, { email: viewer.email, password });
     await page.goto(`/environments/${operator.environmentId}/services/front`);
     await expect(page.getByRole("heading", { name: "front", level: 1 })).toBeVisible();
     for (const name of ["Deploy", "Restart", "Rollback"]) await expect(page.getByRole("button", { name, exact: true })).toBeDisabled();
@@ -91,7 +75,7 @@ test("the UI disables what a viewer may not do and says which role would", async
 
 test("every route with every role answers as the permission table says; a refused request writes nothing", async ({ stack, operator, bearer, playwright }) => {
   test.setTimeout(300_000);
-  const ids = await seedResources(operator, { image: LOOPBACK_IMAGE, hookUrl: "http://127.0.0.1:1/hook" });
+  const ids = await seedResources(operator, LOCAL_SEED);
   const org = { orgId: operator.orgId, kit: stack.kit };
   const members = {
     viewer: await seedMember(stack.db, org, "e2e-viewer", "viewer"),

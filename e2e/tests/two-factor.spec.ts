@@ -1,14 +1,15 @@
 // The second factor and sessions in the browser: set up TOTP on /account (the code computed here,
 // RFC 6238, apart from the library the panel verifies with), sign out, sign in with a code, then
-// list the sessions and end another browser's.
+// list the sessions and end another browser's; an owner acts on a member's sign-in from Members.
 import { eq } from "drizzle-orm";
 import { createApiToken } from "@levelrail/auth";
 import { resetSecondFactor } from "@levelrail/auth/account";
+import { user } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
 import { totp } from "@levelrail/testkit/totp";
 import { removeOperator, seedOperator } from "../fixtures/stack";
 import { expect, test } from "../fixtures/test";
-import { hydrated } from "../fixtures/ui";
+import { hydrated, signInThroughApi } from "../fixtures/ui";
 
 test("set up a second factor, sign in with a computed code, list sessions and end another one", async ({ page, operator, stack, playwright }) => {
   const userId = operator.ctx.actor.userId;
@@ -90,10 +91,8 @@ test("an organization that requires a second factor sends a member without one t
   try {
     await stack.db.insert(membership).values({ orgId: operator.orgId, userId: member.ctx.actor.userId, role: "developer" });
     await stack.db.update(organization).set({ require2fa: true }).where(eq(organization.id, operator.orgId));
-    // Signed in through the API (page.request shares the page's cookies); better-auth allows three
-    // sign-ins per address in ten seconds, which the test above may have spent: wait for a slot.
-    const signIn = () => page.request.post("/api/auth/sign-in/email", { data: { email: member.email, password: member.password }, headers: { origin: stack.env.baseURL } });
-    await expect.poll(async () => (await signIn()).status(), { timeout: 20_000, intervals: [1_000] }).toBe(200);
+    // Signed in through better-auth's API (the test above spent the address's HTTP sign-ins).
+    await signInThroughApi(page, stack, member);
 
     await page.goto("/");
     await expect(page).toHaveURL(/\/account\?enrol=required$/);
@@ -110,6 +109,43 @@ test("an organization that requires a second factor sends a member without one t
     expect(byToken.status()).toBe(200);
   } finally {
     await stack.db.update(organization).set({ require2fa: false }).where(eq(organization.id, operator.orgId));
+    await removeOperator(stack, member);
+  }
+});
+
+test("an owner sees each member's second factor on Members, resets it and signs the member out everywhere; Sign-in security holds the policy only", async ({
+  signedIn: page,
+  operator,
+  stack,
+  browser,
+}) => {
+  const member = await seedOperator(stack, "lost-device");
+  const theirs = await browser.newContext({ baseURL: stack.env.baseURL });
+  try {
+    await stack.db.insert(membership).values({ orgId: operator.orgId, userId: member.ctx.actor.userId, role: "developer" });
+    // The member is signed in somewhere, then has a second factor (the flag is what the list shows and the reset clears).
+    const guest = await theirs.newPage();
+    await signInThroughApi(guest, stack, member);
+    expect((await guest.request.get("/api/v1/sessions")).status()).toBe(200);
+    await stack.db.update(user).set({ twoFactorEnabled: true }).where(eq(user.id, member.ctx.actor.userId));
+
+    await page.goto("/settings");
+    const security = page.getByRole("region", { name: "Sign-in security" });
+    await expect(security.getByRole("checkbox")).toBeVisible();
+    await expect(security.getByRole("table")).toHaveCount(0);
+    await security.getByRole("link", { name: "Members" }).click();
+    const row = page.getByRole("table", { name: /^Members of / }).getByRole("row").filter({ hasText: member.email });
+    await expect(row.getByRole("cell", { name: "on", exact: true })).toBeVisible();
+    const reset = row.getByRole("button", { name: `Reset second factor of ${member.email}` });
+    await hydrated(reset);
+    await reset.click();
+    await expect(row.getByRole("cell", { name: "off", exact: true })).toBeVisible();
+    await expect(reset).toHaveCount(0);
+    await row.getByRole("button", { name: `Sign out ${member.email} everywhere` }).click();
+    await expect(row.getByRole("status")).toHaveText("Signed out everywhere.");
+    expect((await guest.request.get("/api/v1/sessions")).status()).toBe(401);
+  } finally {
+    await theirs.close();
     await removeOperator(stack, member);
   }
 });

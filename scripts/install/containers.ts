@@ -3,7 +3,7 @@
 // "different" (replaced), and a re-run of `install` after a crash finishes what was half done.
 import { createHash } from "node:crypto";
 import type Docker from "dockerode";
-import { ownLabels } from "../lib/containers.mjs";
+import { LABELS, owned, ownLabels, stopAndRemove } from "../lib/containers.mjs";
 
 export type PanelRole = "panel-postgres" | "panel-web" | "panel-worker";
 /** Every role an installation's containers have (the data plane's are the launcher's; see dataplane.mjs). */
@@ -40,20 +40,9 @@ export async function inspectOrNull(docker: Docker, name: string): Promise<Docke
 
 /** Refuses to touch a container that has our name but not our labels (someone else's). */
 function checkOwned(info: Docker.ContainerInspectInfo, shortName: string, role: string) {
-  const l = info.Config.Labels ?? {};
-  if (l["levelrail.managed"] !== "true" || l["levelrail.instance"] !== shortName || l["levelrail.role"] !== role) {
+  if (!owned(info.Config.Labels, shortName, role)) {
     throw new Error(`a container named ${info.Name.replace(/^\//, "")} exists without the labels of this installation's ${role}; remove or rename it, then run again`);
   }
-}
-
-export async function stopAndRemove(docker: Docker, id: string, stopSeconds = 20): Promise<void> {
-  const c = docker.getContainer(id);
-  await c.stop({ t: stopSeconds }).catch((err: { statusCode?: number }) => {
-    if (err.statusCode !== 304 && err.statusCode !== 404) throw err;
-  });
-  await c.remove({ force: true }).catch((err: { statusCode?: number }) => {
-    if (err.statusCode !== 404) throw err;
-  });
 }
 
 export type EnsureOutcome = "kept" | "started" | "created" | "replaced";
@@ -74,7 +63,7 @@ export async function ensureContainer(docker: Docker, shortName: string, spec: C
       await docker.getContainer(have.Id).start();
       return "started";
     }
-    await stopAndRemove(docker, have.Id);
+    await stopAndRemove(have, 20, docker);
     outcome = "replaced";
   }
   const labels = { ...spec.create.Labels, ...roleLabels(shortName, spec.role), [SPEC_LABEL]: hash };
@@ -85,8 +74,8 @@ export async function ensureContainer(docker: Docker, shortName: string, spec: C
 
 /** The installation's containers of the given roles (running or not). */
 export async function listInstalled(docker: Docker, shortName: string, roles: readonly string[]): Promise<Docker.ContainerInfo[]> {
-  const all = await docker.listContainers({ all: true, filters: { label: ["levelrail.managed=true", `levelrail.instance=${shortName}`] } });
-  return all.filter((c) => roles.includes(c.Labels["levelrail.role"] ?? ""));
+  const all = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`, `${LABELS.instance}=${shortName}`] } });
+  return all.filter((c) => roles.includes(c.Labels[LABELS.role] ?? ""));
 }
 
 /** Stops a container by name (if it is ours and runs); returns whether it was running. */

@@ -4,7 +4,8 @@ import Docker from "dockerode";
 import { stopCaddy } from "../lib/caddy.mjs";
 import { stopMeshDns } from "../lib/dataplane.mjs";
 import type { InstallConfig } from "./config";
-import { INSTALL_ROLES, listInstalled, stopAndRemove } from "./containers";
+import { LABELS, stopAndRemove } from "../lib/containers.mjs";
+import { INSTALL_ROLES, listInstalled } from "./containers";
 import { panelVolume } from "./specs";
 import { removeInstallState } from "./state";
 
@@ -14,8 +15,8 @@ export async function uninstall(cfg: InstallConfig, log: (line: string) => void)
   // in INSTALL_ROLES order: the panel first (web, worker, then its database), the data plane last
   const found = await listInstalled(docker, cfg.shortName, INSTALL_ROLES);
   for (const role of INSTALL_ROLES) {
-    for (const c of found.filter((x) => x.Labels["levelrail.role"] === role)) {
-      await stopAndRemove(docker, c.Id, 30);
+    for (const c of found.filter((x) => x.Labels[LABELS.role] === role)) {
+      await stopAndRemove(c, 30, docker);
       removed.push(c.Names[0]?.replace(/^\//, "") ?? c.Id);
     }
   }

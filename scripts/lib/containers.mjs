@@ -30,7 +30,8 @@ export function dockerSocket() {
 /** The labels every data-plane container of installation `short` carries. */
 export const ownLabels = (short, role, extra = {}) => ({ [LABELS.managed]: "true", [LABELS.instance]: short, [LABELS.role]: role, ...extra });
 
-const owned = (labels, short, role) => labels?.[LABELS.managed] === "true" && labels?.[LABELS.instance] === short && labels?.[LABELS.role] === role;
+/** Whether `labels` are those of installation `short`'s container of role `role`. */
+export const owned = (labels, short, role) => labels?.[LABELS.managed] === "true" && labels?.[LABELS.instance] === short && labels?.[LABELS.role] === role;
 
 /** Inspected containers of installation `short` with role `role` (and `extra` labels), running or not. */
 export async function findOwn(short, role, extra = {}) {
@@ -80,9 +81,12 @@ export async function start(info) {
   return docker().getContainer(info.Id).inspect();
 }
 
-/** Stops a container (SIGTERM, then SIGKILL after `graceSeconds`): the restart policy leaves it stopped. */
-export async function stop(info, graceSeconds = 10) {
-  await docker()
+/**
+ * Stops a container (SIGTERM, then SIGKILL after `graceSeconds`): the restart policy leaves it
+ * stopped. `engine`: another engine than DOCKER_HOST's (`levelrail install` names its socket).
+ */
+export async function stop(info, graceSeconds = 10, engine = docker()) {
+  await engine
     .getContainer(info.Id)
     .stop({ t: graceSeconds })
     .catch((err) => {
@@ -90,10 +94,10 @@ export async function stop(info, graceSeconds = 10) {
     });
 }
 
-/** Stops and removes a container. */
-export async function stopAndRemove(info, graceSeconds = 10) {
-  await stop(info, graceSeconds);
-  await docker()
+/** Stops and removes a container (gone already: done). */
+export async function stopAndRemove(info, graceSeconds = 10, engine = docker()) {
+  await stop(info, graceSeconds, engine);
+  await engine
     .getContainer(info.Id)
     .remove({ force: true })
     .catch((err) => {

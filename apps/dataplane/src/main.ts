@@ -13,7 +13,7 @@ import { dockerRuntime } from "@levelrail/docker";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { meshZone } from "@levelrail/spec/naming";
 import { DataPlane } from "./server";
-import { isDataPlanePid, siblingPort, siblingWatchdog } from "./sibling";
+import { isDataPlanePid, readPidFile, siblingPort, siblingWatchdog } from "./sibling";
 
 const schema = envSchema
   .pick({ LEVELRAIL_DATA_DIR: true, LEVELRAIL_SHORT_NAME: true, LEVELRAIL_MESH_DNS_PORT: true, LEVELRAIL_MESH_DNS_REPLICA: true, DOCKER_HOST: true })
@@ -49,14 +49,7 @@ await plane.start();
 
 // The UDP sockets are bound (beside any older data plane's of this replica, which no longer gets
 // queries): tell it to go.
-const readPid = (file: string) => {
-  try {
-    return Number(readFileSync(file, "utf8").trim());
-  } catch {
-    return 0;
-  }
-};
-const previous = env.LEVELRAIL_DATAPLANE_SUPERVISOR === "engine" ? [] : [readPid(pidFile), ...(replica === 0 ? [readPid(legacyPidFile)] : [])];
+const previous = env.LEVELRAIL_DATAPLANE_SUPERVISOR === "engine" ? [] : [readPidFile(pidFile) ?? 0, ...(replica === 0 ? [readPidFile(legacyPidFile) ?? 0] : [])];
 writeFileSync(pidFile, `${process.pid}\n`); // before the signal, so the old one never removes ours
 if (replica === 0 && env.LEVELRAIL_DATAPLANE_SUPERVISOR !== "engine") rmSync(legacyPidFile, { force: true });
 for (const pid of new Set(previous)) {
@@ -70,7 +63,7 @@ for (const pid of new Set(previous)) {
 }
 // Node cannot bind TCP beside the old one: this waits until it has let go (lookups go to the sibling meanwhile).
 await plane.serveTcp();
-const watchdog = siblingWatchdog({ port: siblingPort(env.LEVELRAIL_MESH_DNS_PORT, replica), zone: meshZone(env.LEVELRAIL_SHORT_NAME), log });
+const watchdog = siblingWatchdog({ port: siblingPort(env.LEVELRAIL_MESH_DNS_PORT, replica), zone: meshZone(env.LEVELRAIL_SHORT_NAME), pidFile: join(dir, `dns-${1 - replica}.pid`), log });
 watchdog.start();
 log(`data plane ${env.LEVELRAIL_DATAPLANE_VERSION} ready (pid ${process.pid}; DNS over UDP and TCP, and HTTP, on 127.0.0.1:${port}; ${plane.listening.length} DNS listeners; state generation ${plane.state.generation}; watching the sibling on ${siblingPort(env.LEVELRAIL_MESH_DNS_PORT, replica)})`);
 

@@ -49,6 +49,16 @@ export function siblingInfo(port: number, timeoutMs = 1000): Promise<SiblingInfo
   });
 }
 
+/** The pid in a replica's pid file, or null when there is none. */
+export function readPidFile(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, "utf8").trim());
+    return Number.isInteger(pid) && pid > 1 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The other replica's loopback port: replica 0 listens on the base port, replica 1 on the next. */
 export const siblingPort = (basePort: number, replica: number): number => (replica === 0 ? basePort + 1 : basePort);
 
@@ -56,7 +66,7 @@ export const siblingPort = (basePort: number, replica: number): number => (repli
  * The watchdog of the replica on `port`'s sibling, with the real probe (a DNS-over-TCP question
  * that needs no engine: the fallback page's name), its `/healthz` for the pid, and SIGKILL.
  */
-export function siblingWatchdog(o: { port: number; zone: string; log: (line: string) => void; timings?: WatchdogTimings }): Watchdog {
+export function siblingWatchdog(o: { port: number; zone: string; pidFile: string; log: (line: string) => void; timings?: WatchdogTimings }): Watchdog {
   let id = 0;
   const question = () =>
     dnsPacket.encode({ type: "query", id: (id = (id + 1) & 0xffff), flags: 0, questions: [{ type: "A", name: `${FALLBACK_CONTAINER}.${CONTAINER_LABEL}.${o.zone}` }] });
@@ -66,6 +76,7 @@ export function siblingWatchdog(o: { port: number; zone: string; log: (line: str
         await askTcp(o.port, question(), timeoutMs);
       },
       sibling: () => siblingInfo(o.port),
+      recordedPid: () => readPidFile(o.pidFile),
       isDataPlane: isDataPlanePid,
       stopped: isStoppedPid,
       kill: (pid) => process.kill(pid, "SIGKILL"),

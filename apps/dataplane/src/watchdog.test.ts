@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_TIMINGS, Watchdog } from "./watchdog";
 
 /** A sibling and a clock under the test's control; `step` is one watchdog tick 50 ms after the last. */
-function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean; youngMs?: number; stopped?: boolean } = {}) {
+function rig(o: { pid?: number | null; ownPid?: number; dataPlane?: (pid: number) => boolean; youngMs?: number; stopped?: boolean; recorded?: number | null } = {}) {
   const world = { now: 100_000, answering: true, pid: o.pid === undefined ? 4242 : o.pid, servingMs: 0 as number | null, killed: [] as number[], logs: [] as string[] };
   const dog = new Watchdog(
     {
     probe: () => (world.answering ? Promise.resolve() : Promise.reject(new Error("no answer"))),
     sibling: () => (world.pid === null ? Promise.reject(new Error("no healthz")) : Promise.resolve({ pid: world.pid, servingMs: world.servingMs })),
+    recordedPid: () => o.recorded ?? null,
     isDataPlane: o.dataPlane ?? (() => true),
     stopped: () => o.stopped ?? true,
     kill: (pid) => void world.killed.push(pid),
@@ -130,5 +131,20 @@ describe("the sibling watchdog", () => {
       await r.steps(10);
       expect(r.world.killed).toEqual([]);
     }
+  });
+
+  it("a sibling frozen before its pid was learned is killed by the pid it recorded in its pid file", async () => {
+    const r = rig({ pid: null, recorded: 6464 });
+    await r.steps(3); // it answers; its /healthz does not (pid unknown)
+    expect(r.dog.siblingPid).toBe(null);
+    r.world.answering = false;
+    await r.steps(4);
+    expect(r.world.killed).toEqual([6464]);
+    // A recorded pid that is no data plane any more is left alone.
+    const stale = rig({ pid: null, recorded: 7575, dataPlane: (pid) => pid !== 7575 });
+    await stale.steps(3);
+    stale.world.answering = false;
+    await stale.steps(10);
+    expect(stale.world.killed).toEqual([]);
   });
 });

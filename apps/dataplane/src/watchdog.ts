@@ -8,7 +8,8 @@
  * killed when it has given no answer for `deadMs` (when the kernel holds it stopped) or `hungDeadMs`
  * (when it is running or sleeping: starved, or hung) while we ourselves were awake (a stall of our own
  * event loop is no proof against the sibling), and only when its pid is known, is not ours, still
- * exists and is a data plane. After a kill it must answer again (a new process) before the next.
+ * exists and is a data plane (a silence before its pid was learned falls back to the pid the sibling
+ * recorded in its pid file). After a kill it must answer again (a new process) before the next.
  * A sibling that has just started gets `youngDeadMs` for its first `youngMs` of serving (a process
  * finishing its start-up may pause longer; killing it there again would keep it from ever coming up).
  */
@@ -23,6 +24,11 @@ export interface WatchdogDeps {
   probe(timeoutMs: number): Promise<void>;
   /** The sibling's pid and how long it has served, as it reports them (its `/healthz`); null when it does not say. */
   sibling(): Promise<SiblingInfo | null>;
+  /**
+   * The pid the sibling recorded when it started (its pid file), or null: the fallback when it fell
+   * silent before we learned its pid from `/healthz` (a replica frozen right after a restart).
+   */
+  recordedPid(): number | null;
   /** Whether `pid` exists and its command line names the data plane. */
   isDataPlane(pid: number): boolean;
   /** Whether the kernel holds `pid` stopped (SIGSTOP, a tracer): it cannot answer until someone else acts. */
@@ -136,7 +142,7 @@ export class Watchdog {
   private decide(now: number): void {
     const young = now - this.appearedAt < this.t.youngMs;
     if (this.lastAnswer === null || now - this.lastAnswer < (young ? this.t.youngDeadMs : this.t.deadMs)) return;
-    const pid = this.pid;
+    const pid = this.pid ?? this.d.recordedPid();
     // Silent but not stopped: starved rather than frozen, most likely. Wait longer before a kill.
     if (pid !== null && now - this.lastAnswer < this.t.hungDeadMs && this.d.isDataPlane(pid) && !this.d.stopped(pid)) return;
     const silentMs = Math.round(now - this.lastAnswer);

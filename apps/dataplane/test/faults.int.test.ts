@@ -21,7 +21,7 @@ import { freePort, freePortPair } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./panel";
-import { daemonJsonLiveRestore, dataPlaneProcess, dataPlaneProcesses, killAndTimeBack, liveRestore, restartEngine, simulateReboot } from "./unattended";
+import { daemonJsonLiveRestore, dataPlaneProcess, dataPlaneProcesses, describeInstance, killAndTimeBack, liveRestore, watchdogLines, restartEngine, simulateReboot } from "./unattended";
 
 /**
  * The data plane outlives the control plane (CONTRACT §1, §8): a real `npm start` serves two
@@ -51,7 +51,7 @@ let panel: Panel;
 let panelEnv: NodeJS.ProcessEnv;
 const health = async (port: number) => {
   const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
-  return r?.ok ? ((await r.json()) as { version: string; pid: number; generation: number }) : null;
+  return r?.ok ? ((await r.json()) as { version: string; pid: number; generation: number; servingMs?: number }) : null;
 };
 let ingressPort: number;
 let db: ReturnType<typeof createDb>;
@@ -122,7 +122,8 @@ async function survive(fault: (requestDeploy: () => Promise<string>) => Promise<
   for (const l of ls) expect(l.result.failed, JSON.stringify({ total: l.result.total, failures: l.result.failures })).toBe(0);
   // A mesh DNS replica killed or frozen takes the container lookups queued on its gateway socket with it
   // (UDP): each such call fails on the resolver's timeout. `lookupsLost` bounds them: one per replica lost.
-  expect(callerAfter.failed - callerBefore.failed, "service-to-service calls failed").toBeLessThanOrEqual(o.lookupsLost ?? 0);
+  const lost = callerAfter.failed - callerBefore.failed;
+  expect(lost, lost > (o.lookupsLost ?? 0) ? `service-to-service calls failed; the mesh DNS said:\n${await watchdogLines(runtime.docker, short)}` : "").toBeLessThanOrEqual(o.lookupsLost ?? 0);
   expect(callerAfter.ok).toBeGreaterThan(callerBefore.ok);
   const after = await containerIds();
   expect({ web: after.web, caller: after.caller }).toEqual({ web: before.web, caller: before.caller });
@@ -282,6 +283,9 @@ describe("the apps keep serving whatever happens to the panel", () => {
 
   it("a mesh DNS replica frozen for 10 s: no request through a domain fails; its sibling kills it and the engine restarts it", async () => {
     let frozen: Awaited<ReturnType<typeof dataPlaneProcess>> | null = null;
+    // Past its first 3 s (the previous test restarted it), when a sibling gets 1 s of patience instead of 150 ms (watchdog.test.ts).
+    const port = Number(panelEnv.LEVELRAIL_MESH_DNS_PORT);
+    await waitFor("mesh DNS replica 1 to have served for 3.5 s", async () => ((await health(port + 1))?.servingMs ?? 0) > 3500 || undefined, { timeoutMs: 30_000 });
     await survive(async () => {
       frozen = await dataPlaneProcess(runtime.docker, short, DataPlaneRoles.meshDns, "1");
       process.kill(frozen.pid, "SIGSTOP");
@@ -360,7 +364,11 @@ describe("the apps keep serving whatever happens to the panel", () => {
     const flags = (await liveRestore(runtime.docker)) && !daemonJsonLiveRestore() ? ["--live-restore"] : [];
     const engineBack = await simulateReboot(runtime.docker, short, pg, startDockerd(flags));
     for (const host of Object.values(domains)) {
-      await waitFor(`${host} to serve after the reboot`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 20 });
+      await waitFor(`${host} to serve after the reboot`, async () => ((await viaCaddy(host)) === 200 ? true : undefined), {
+        timeoutMs: 120_000,
+        intervalMs: 20,
+        describe: async () => `status ${await viaCaddy(host)}; ${await describeInstance(runtime.docker, short)}; mesh DNS: ${await watchdogLines(runtime.docker, short, true)}`,
+      });
     }
     console.log(`reboot: every domain serving ${(performance.now() - engineBack).toFixed(0)} ms after dockerd answered`);
     expect(await containerIds()).toEqual(before); // restarted by the engine, not recreated

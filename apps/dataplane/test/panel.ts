@@ -15,11 +15,20 @@ const cmdline = (pid: number) => {
     return "";
   }
 };
-const ppid = (pid: number) => {
+/** The parent of `pid` (0 when it is gone). */
+export const ppid = (pid: number) => {
   try {
     return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
   } catch {
     return 0;
+  }
+};
+/** Whether `pid` has exited and waits for its parent to reap it. */
+export const zombie = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
+  } catch {
+    return false;
   }
 };
 /** Every live pid whose command line contains `needle`. */
@@ -92,7 +101,8 @@ export class Panel {
   }
 }
 
-const comm = (pid: number) => {
+/** The kernel's name of `pid`'s command (empty when it is gone). */
+export const comm = (pid: number) => {
   try {
     return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
   } catch {

@@ -7,6 +7,7 @@ import { formatTime } from "@/lib/format";
 import { keys } from "@/lib/keys";
 import { type Scoped, serviceApi } from "@/lib/paths";
 import { Alert } from "./alert";
+import { ListTable } from "./list-card";
 
 const STATUS_TEXT: Record<DomainStatusView["status"], string> = { pending: "pending", verified: "verified", failed: "failed" };
 
@@ -29,33 +30,28 @@ export function DomainOwnership({ service, status }: { service: Scoped; status: 
         A domain routes only once this organization has proven it owns it: create the TXT record below at your DNS provider. Levelrail checks it every minute at first, then less
         often; a proven domain is checked again every hour.
       </p>
-      <table aria-label="Domain ownership">
-        <thead>
+      <ListTable
+        labelledBy="domain-ownership-title"
+        source={{ data: proofs, error: null }}
+        empty="No domain needs a proof."
+        headers={["Domain", "Status", "TXT record", "Last check"]}
+        rowKey={([domain]) => domain}
+        row={([domain, s]) => (
           <tr>
-            <th scope="col">Domain</th>
-            <th scope="col">Status</th>
-            <th scope="col">TXT record</th>
-            <th scope="col">Last check</th>
+            <td className="mono">{domain}</td>
+            <td data-testid="domain-status">{STATUS_TEXT[s.status]}</td>
+            <td>
+              {s.record && (
+                <div className="stack">
+                  <Copyable label="Name" text={s.record.name} />
+                  <Copyable label="Value" text={s.record.value} />
+                </div>
+              )}
+            </td>
+            <td>{s.lastCheck ? `${formatTime(s.lastCheck.at)}: ${s.lastCheck.result}` : "not checked yet"}</td>
           </tr>
-        </thead>
-        <tbody>
-          {proofs.map(([domain, s]) => (
-            <tr key={domain}>
-              <td className="mono">{domain}</td>
-              <td data-testid="domain-status">{STATUS_TEXT[s.status]}</td>
-              <td>
-                {s.record && (
-                  <div className="stack">
-                    <Copyable label="Name" text={s.record.name} />
-                    <Copyable label="Value" text={s.record.value} />
-                  </div>
-                )}
-              </td>
-              <td>{s.lastCheck ? `${formatTime(s.lastCheck.at)}: ${s.lastCheck.result}` : "not checked yet"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        )}
+      />
       <div className="inline">
         <button type="button" onClick={() => check.mutate()} disabled={check.isPending}>
           Check now

@@ -15,12 +15,17 @@ const enc = encodeURIComponent;
 
 export const useMembers = (orgId: string) => useQuery({ queryKey: keys.members(orgId), queryFn: () => api<MemberView[]>(`/orgs/${enc(orgId)}/members`) });
 
-/** The organization picker (when there are several), its members, and for owners and admins its invitations. */
+/**
+ * The organization picker (when there are several), its members (for owners with each one's second
+ * factor, its reset and a sign-out everywhere), and for owners and admins its invitations.
+ */
 export function MembersSettings({ orgs, org }: { orgs: OrgItem[]; org: OrgItem }) {
   const router = useRouter();
   const members = useMembers(org.id);
   const myRole = members.data?.find((m) => m.you)?.role;
   const manager = myRole !== undefined && MANAGER_ROLES.includes(myRole);
+  // Each member's second factor is answered to those who may manage sign-in security (owners) only.
+  const signIn = members.data?.some((m) => m.twoFactorEnabled !== null) ?? false;
   return (
     <>
       {orgs.length > 1 && (
@@ -47,16 +52,29 @@ export function MembersSettings({ orgs, org }: { orgs: OrgItem[]; org: OrgItem }
         source={members}
         loading="Loading…"
         empty="No members."
-        headers={["Email", "Name", "Role", "Joined", ACTIONS]}
+        headers={signIn ? ["Email", "Name", "Role", "Second factor", "Joined", ACTIONS] : ["Email", "Name", "Role", "Joined", ACTIONS]}
         rowKey={(m) => m.userId}
-        row={(m) => <MemberRow orgId={org.id} member={m} manager={manager} myRole={myRole} />}
+        row={(m) => <MemberRow orgId={org.id} member={m} manager={manager} myRole={myRole} signIn={signIn} />}
       />
       {manager && <InvitationsCard org={org} myRole={myRole} />}
     </>
   );
 }
 
-function MemberRow({ orgId, member: m, manager, myRole }: { orgId: string; member: MemberView; manager: boolean; myRole: string | undefined }) {
+function MemberRow({
+  orgId,
+  member: m,
+  manager,
+  myRole,
+  signIn,
+}: {
+  orgId: string;
+  member: MemberView;
+  manager: boolean;
+  myRole: string | undefined;
+  /** The caller manages sign-in security (owners): the member's second factor, its reset and a sign-out everywhere. */
+  signIn: boolean;
+}) {
   const qc = useQueryClient();
   const router = useRouter();
   const path = `/orgs/${enc(orgId)}/members/${enc(m.userId)}`;
@@ -107,10 +125,11 @@ function MemberRow({ orgId, member: m, manager, myRole }: { orgId: string; membe
           m.role
         )}
       </td>
+      {signIn && <td>{m.twoFactorEnabled ? "on" : "off"}</td>}
       <td>
         <Timestamp iso={m.joinedAt} />
       </td>
-      <td>
+      <td className="inline">
         {(m.you || canEdit) && (
           <button
             type="button"
@@ -122,8 +141,34 @@ function MemberRow({ orgId, member: m, manager, myRole }: { orgId: string; membe
             {m.you ? "Leave" : "Remove"}
           </button>
         )}
+        {signIn && <SignInActions orgId={orgId} member={m} />}
         <Alert inline error={change.error ?? remove.error} />
       </td>
     </tr>
+  );
+}
+
+/** An owner's actions on a member's sign-in: reset their second factor (a lost device), sign them out everywhere. */
+function SignInActions({ orgId, member: m }: { orgId: string; member: MemberView }) {
+  const qc = useQueryClient();
+  const path = `/orgs/${enc(orgId)}/members/${enc(m.userId)}`;
+  const reset = useMutation({
+    mutationFn: () => api(`${path}/two-factor`, { method: "DELETE" }),
+    onSettled: () => qc.invalidateQueries({ queryKey: keys.members(orgId) }),
+  });
+  const signOut = useMutation({ mutationFn: () => api(`${path}/sessions`, { method: "DELETE" }) });
+  return (
+    <>
+      {m.twoFactorEnabled && (
+        <button type="button" className="secondary" disabled={reset.isPending} onClick={() => reset.mutate()} aria-label={`Reset second factor of ${m.email}`}>
+          Reset second factor
+        </button>
+      )}
+      <button type="button" className="secondary" disabled={signOut.isPending} onClick={() => signOut.mutate()} aria-label={`Sign out ${m.email} everywhere`}>
+        Sign out everywhere
+      </button>
+      {signOut.isSuccess && <span role="status">Signed out everywhere.</span>}
+      <Alert inline error={reset.error ?? signOut.error} />
+    </>
   );
 }

@@ -4,6 +4,7 @@ import type { SessionView } from "@levelrail/auth/account";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { Alert } from "./alert";
+import { ACTIONS, ListCard } from "./list-card";
 import { Timestamp } from "./timestamp";
 
 const enc = encodeURIComponent;
@@ -17,53 +18,46 @@ export function SessionsCard() {
   const endOthers = useMutation({ mutationFn: () => api<{ ended: number }>("/sessions", { method: "DELETE" }), onSettled: invalidate });
   const others = (sessions.data ?? []).filter((s) => !s.current).length;
   return (
-    <section className="card stack" aria-labelledby="sessions-title">
-      <h2 id="sessions-title">Sessions</h2>
-      <p className="muted">Where you are signed in. Ending a session signs that browser out at its next request; API tokens are not sessions.</p>
-      <Alert error={sessions.error ?? end.error ?? endOthers.error} />
-      {sessions.data && (
-        <table aria-labelledby="sessions-title">
-          <thead>
-            <tr>
-              <th scope="col">Device</th>
-              <th scope="col">Address</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last active</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.data.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  {s.userAgent ?? "unknown"} {s.current && <strong>(this browser)</strong>}
-                </td>
-                <td className="mono">{s.ipAddress ?? "—"}</td>
-                <td>
-                  <Timestamp iso={s.createdAt} />
-                </td>
-                <td>
-                  <Timestamp iso={s.lastActiveAt} />
-                </td>
-                <td>
-                  {!s.current && (
-                    <button type="button" className="secondary" onClick={() => end.mutate(s.id)} disabled={end.isPending} aria-label={`End session ${s.userAgent ?? s.id}`}>
-                      End
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <ListCard
+      id="sessions"
+      title="Sessions"
+      before={
+        <>
+          <p className="muted">Where you are signed in. Ending a session signs that browser out at its next request; API tokens are not sessions.</p>
+          <Alert error={end.error ?? endOthers.error} />
+        </>
+      }
+      source={sessions}
+      empty="No sessions: API tokens are not sessions."
+      headers={["Device", "Address", "Signed in", "Last active", ACTIONS]}
+      rowKey={(s) => s.id}
+      row={(s) => (
+        <tr>
+          <td>
+            {s.userAgent ?? "unknown"} {s.current && <strong>(this browser)</strong>}
+          </td>
+          <td className="mono">{s.ipAddress ?? "—"}</td>
+          <td>
+            <Timestamp iso={s.createdAt} />
+          </td>
+          <td>
+            <Timestamp iso={s.lastActiveAt} />
+          </td>
+          <td>
+            {!s.current && (
+              <button type="button" className="secondary" onClick={() => end.mutate(s.id)} disabled={end.isPending} aria-label={`End session ${s.userAgent ?? s.id}`}>
+                End
+              </button>
+            )}
+          </td>
+        </tr>
       )}
+    >
       {others > 0 && (
         <button type="button" className="secondary" onClick={() => endOthers.mutate()} disabled={endOthers.isPending}>
           End all other sessions
         </button>
       )}
-    </section>
+    </ListCard>
   );
 }

@@ -1,17 +1,14 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY } from "@levelrail/spec/keys";
-import { resourceName } from "@levelrail/spec/rules";
+import { appInput } from "@levelrail/spec/env-spec";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
 import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 import { audit } from "../audit/record";
-
-const createInput = z.object({ name: resourceName }).strict();
 
 type AppRow = typeof app.$inferSelect;
 
@@ -68,7 +65,7 @@ export async function getApp({ ctx, envId, name }: { ctx: Ctx; envId: string; na
 
 export async function createApp({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<AppView> {
   const env = await findEnvironment(ctx, envId, "app.write");
-  const { name } = parse(createInput, input);
+  const { name } = parse(appInput, input);
   return uniquely("name", `app ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       await assertQuota(ctx, tx, env.orgId, { apps: 1 });
@@ -90,3 +87,6 @@ export async function deleteApp({ ctx, envId, name }: { ctx: Ctx; envId: string;
     await notifyDesired(tx, NETWORKS_KEY);
   });
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { appInput };

@@ -50,3 +50,6 @@ export async function deleteSecret({ ctx, envId, name, key }: { ctx: Ctx; envId:
     await audit(ctx, tx, { orgId: s.orgId, action: "secret.delete", target: { type: "service", id: s.id, name: s.name }, fields: [key] });
   });
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { secretInput as secretInput };

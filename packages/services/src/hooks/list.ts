@@ -73,3 +73,6 @@ export async function getHookRun({ ctx, id }: { ctx: Ctx; id: string }) {
   // The environment names the service (names repeat across environments): the page links to it.
   return { ...summary(row.run, row.name), environmentId: row.environmentId, output: row.run.output };
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { query as hookRunsQuery };

@@ -55,3 +55,6 @@ export async function serviceMetrics({ ctx, envId, name, input }: { ctx: Ctx; en
     })),
   };
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { query as serviceMetricsQuery };

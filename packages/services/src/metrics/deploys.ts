@@ -98,3 +98,6 @@ export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }
     }),
   };
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { query as deployMetricsQuery };

@@ -145,3 +145,6 @@ export async function doraMetrics({ ctx, input, now = new Date() }: { ctx: Ctx; 
     services: sampled.map((s) => ({ ...s.who, figures: doraFigures([s.samples], days) })).sort(byName((s) => `${s.service}/${s.serviceId}`)),
   };
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { query as doraQuery };

@@ -68,3 +68,6 @@ export async function sendTest({ ctx, id, timeoutMs }: { ctx: Ctx; id: string; t
     .returning();
   return deliveryView(done ?? row!);
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { listInput as deliveriesQuery };

@@ -54,3 +54,6 @@ export async function setCurrentEnvironment({ ctx, input }: { ctx: Ctx; input: u
   if (!current) throw new Error("the environment just chosen is not the current one");
   return current;
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { chooseInput as chooseEnvironmentInput };

@@ -75,3 +75,6 @@ export async function createOrg({ ctx, input: raw, policy = DEFAULT_ORG_CREATION
   ctx.actor.orgIds.push(org.id);
   return toOrgView(org);
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { input as orgInput };

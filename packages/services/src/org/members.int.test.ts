@@ -200,6 +200,10 @@ describe("members", () => {
       [adm.email, "admin", false],
       [dev.email, "developer", true],
     ]);
+    // Each member's second factor: for an owner only (who resets it or signs the member out from this list).
+    expect(list.map((m) => m.twoFactorEnabled)).toEqual([null, null, null]);
+    expect((await listMembers({ ctx: await adm.ctx(), orgId: owner.orgId })).map((m) => m.twoFactorEnabled)).toEqual([null, null, null]);
+    expect((await listMembers({ ctx: owner, orgId: owner.orgId })).map((m) => m.twoFactorEnabled)).toEqual([false, false, false]);
   });
 
   it("the last owner can neither leave nor be demoted (409); with a second owner both work", async () => {

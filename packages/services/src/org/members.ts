@@ -4,7 +4,7 @@ import { membership } from "@levelrail/db/schema/orgs";
 import { memberRoleInput } from "@levelrail/spec/members";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
-import { canAssign } from "./permissions";
+import { allows, canAssign } from "./permissions";
 import { callerRole, forbidden, lastOwner, lockMembers, ownerCount, requireManager, storedRole } from "./member-guard";
 import { audit, emailOf } from "../audit/record";
 
@@ -17,6 +17,12 @@ export interface MemberView {
   joinedAt: string;
   /** Whether this is the caller. */
   you: boolean;
+  /**
+   * Whether the member has a second factor: answered to a caller who may manage the organization's
+   * sign-in security (`orgSecurity.manage`: owners), who resets it or signs the member out here;
+   * null for anyone else.
+   */
+  twoFactorEnabled: boolean | null;
 }
 
 const notAMember = () => new LevelrailError("not_found", "member not found", { field: "userId" });
@@ -24,11 +30,11 @@ const notAMember = () => new LevelrailError("not_found", "member not found", { f
 /** `me` names the caller. */
 const resolveUser = (ctx: Ctx, userId: string) => (userId === "me" ? ctx.actor.userId : userId);
 
-/** Every member of the organization, oldest first; any member may list them. */
+/** Every member of the organization, oldest first; any member may list them (owners with their second factor). */
 export async function listMembers({ ctx, orgId }: { ctx: Ctx; orgId: string }): Promise<MemberView[]> {
-  await callerRole(ctx.db, ctx, orgId);
+  const signInSecurity = allows(await callerRole(ctx.db, ctx, orgId), "orgSecurity.manage");
   const rows = await ctx.db
-    .select({ userId: membership.userId, email: user.email, name: user.name, role: membership.role, joinedAt: membership.createdAt })
+    .select({ userId: membership.userId, email: user.email, name: user.name, role: membership.role, joinedAt: membership.createdAt, twoFactorEnabled: user.twoFactorEnabled })
     .from(membership)
     .innerJoin(user, eq(user.id, membership.userId))
     .where(eq(membership.orgId, orgId))
@@ -41,6 +47,7 @@ export async function listMembers({ ctx, orgId }: { ctx: Ctx; orgId: string }): 
     role: r.role,
     joinedAt: r.joinedAt.toISOString(),
     you: r.userId === ctx.actor.userId,
+    twoFactorEnabled: signInSecurity ? r.twoFactorEnabled : null,
   }));
 }
 

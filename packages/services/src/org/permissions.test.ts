@@ -49,11 +49,13 @@ describe("the permission table", () => {
       if (allows("viewer", action)) expect(action, `viewer may ${action}`).toMatch(/\.read$/);
     }
     for (const a of ["service.deploy", "secret.write", "orgEnv.write", "database.write", "backup.write", "database.restore", "environment.create"]) expect(allows("developer", a), a).toBe(true);
-    for (const a of ["member.manage", "invitation.manage", "backupTarget.write", "registryCredential.write", "notificationChannel.write", "project.delete", "environment.delete", "org.delete"]) {
+    for (const a of ["member.manage", "invitation.manage", "backupTarget.write", "registryCredential.write", "notificationChannel.write", "project.delete", "environment.delete", "org.delete", "orgSecurity.manage"]) {
       expect(allows("developer", a), a).toBe(false);
     }
-    // Single sign-on is ownership: its group map can make owners, so an admin neither reads nor sets it.
-    for (const a of Object.keys(PERMISSIONS)) expect(allows("admin", a), a).toBe(a !== "org.delete" && !a.startsWith("sso."));
+    // Owners only: deleting the organization, its sign-in security (require a second factor, reset a member's, sign a member out
+    // everywhere), and single sign-on (its group map can make owners).
+    const ownersOnly = ["org.delete", "orgSecurity.manage", "sso.read", "sso.write"];
+    for (const a of Object.keys(PERMISSIONS)) expect(allows("admin", a), a).toBe(!ownersOnly.includes(a));
     for (const a of Object.keys(PERMISSIONS)) expect(allows("owner", a), a).toBe(true);
   });
 });
@@ -69,6 +71,8 @@ describe("decide", () => {
     expect(d).toMatchObject({ code: "forbidden", message: expect.stringContaining("needs the developer role") });
     expect(decide(member("developer"), [ORG], "backupTarget.write", { orgId: ORG })).toMatchObject({ message: expect.stringContaining("needs the admin role") });
     expect(decide(member("developer"), [ORG], "service.deploy", { orgId: ORG, projectId: PROJECT })).toBe("ok");
+    expect(decide(member("admin"), [ORG], "orgSecurity.manage", { orgId: ORG })).toMatchObject({ code: "forbidden", message: "needs the owner role; you are a admin" });
+    expect(decide(member("owner"), [ORG], "orgSecurity.manage", { orgId: ORG })).toBe("ok");
   });
 
   it("a role on one project: that project as the role says, every other project and the organization itself as 404", () => {

@@ -16,6 +16,8 @@ export const PERMISSIONS = {
   "member.manage": "admin",
   "invitation.manage": "admin",
   "audit.read": "admin",
+  // Sign-in security: require a second factor, reset a member's, sign a member out everywhere
+  "orgSecurity.manage": "owner",
   // Single sign-on is ownership: its group map can make owners.
   "sso.read": "owner",
   "sso.write": "owner",
@@ -53,6 +55,9 @@ export const PERMISSIONS = {
   "backup.write": "developer",
   "database.restore": "developer",
   "metrics.read": "viewer",
+  // The environment as a spec (CONTRACT §10): apply changes what each object's own action allows
+  "spec.read": "viewer",
+  "spec.apply": "developer",
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -15,6 +15,7 @@ import { testKit } from "@levelrail/testkit/seed";
 import { secretOf, totp } from "@levelrail/testkit/totp";
 import type { Ctx } from "../context";
 import { bootstrapOrg } from "./create";
+import { listMembers } from "./members";
 import { getOrgSecurity, resetMemberSecondFactor, setOrgSecurity, signOutMember } from "./security";
 
 const base = "http://localhost:3500";
@@ -146,7 +147,10 @@ describe("the second factor", () => {
     const { org } = await bootstrapOrg(db, owner.id, `sec-${randomBytes(3).toString("hex")}`);
     await db.insert(membership).values({ orgId: org.id, userId: member.id, role: "developer" });
     await expect(resetMemberSecondFactor({ ctx: await ctxOf(stranger.id, stranger.email), orgId: org.id, userId: member.id })).rejects.toMatchObject({ code: "not_found" });
-    await expect(resetMemberSecondFactor({ ctx: await ctxOf(member.id, member.email), orgId: org.id, userId: owner.id })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(resetMemberSecondFactor({ ctx: await ctxOf(member.id, member.email), orgId: org.id, userId: owner.id })).rejects.toMatchObject({
+      code: "forbidden",
+      message: "needs the owner role; you are a developer",
+    });
     await expect(resetMemberSecondFactor({ ctx: await ctxOf(owner.id, owner.email), orgId: org.id, userId: stranger.id })).rejects.toMatchObject({ code: "not_found" });
     expect(await resetMemberSecondFactor({ ctx: await ctxOf(owner.id, owner.email), orgId: org.id, userId: member.id })).toEqual({ userId: member.id, hadSecondFactor: true });
     expect(await db.select().from(twoFactor).where(eq(twoFactor.userId, member.id))).toEqual([]);
@@ -186,9 +190,13 @@ describe("the second factor", () => {
     await db.insert(membership).values({ orgId: org.id, userId: member.id, role: "developer" });
     const seen = await getOrgSecurity({ ctx: ownerCtx, orgId: org.id });
     expect(seen.require2fa).toBe(true);
-    expect(seen.members.map((m) => [m.email, m.twoFactorEnabled]).sort()).toEqual([[member.email, false], [owner.email, true]].sort());
+    // The owner sees each member's second factor on the members list (the one list of members).
+    const listed = await listMembers({ ctx: ownerCtx, orgId: org.id });
+    expect(listed.map((m) => [m.email, m.twoFactorEnabled]).sort()).toEqual([[member.email, false], [owner.email, true]].sort());
     // A member sees the setting, not the others' second factors, and cannot change it.
-    expect(await getOrgSecurity({ ctx: await ctxOf(member.id, member.email), orgId: org.id })).toEqual({ orgId: org.id, require2fa: true, owner: false, members: [] });
+    const memberCtx = await ctxOf(member.id, member.email);
+    expect(await getOrgSecurity({ ctx: memberCtx, orgId: org.id })).toEqual({ orgId: org.id, require2fa: true, owner: false });
+    expect((await listMembers({ ctx: memberCtx, orgId: org.id })).map((m) => m.twoFactorEnabled)).toEqual([null, null]);
     await expect(setOrgSecurity({ ctx: await ctxOf(member.id, member.email), orgId: org.id, input: { require2fa: false } })).rejects.toMatchObject({ code: "forbidden" });
     const bySession = await actorFor(db, member.id, member.email, { id: "s", twoFactorEnabled: false });
     expect(bySession.orgIds).toEqual([]);

@@ -6,41 +6,22 @@ import { membership, organization } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { audit } from "../audit/record";
 import { type Ctx, orgOf, parse } from "../context";
+import { authorize, decide } from "./permissions";
 
 /**
- * The organization's security settings and an owner's actions on a member's sign-in: reset their
- * second factor (a lost device), sign them out everywhere. Owners only.
- * (When the role model lands these become actions of its permission table: `org.security`.)
+ * The organization's sign-in security setting and an owner's actions on a member's sign-in: reset
+ * their second factor (a lost device), sign them out everywhere: the permission table's
+ * `orgSecurity.manage` (owners).
  */
-
-export interface MemberSignInView {
-  userId: string;
-  email: string;
-  role: string;
-  twoFactorEnabled: boolean;
-}
 
 export interface OrgSecurityView {
   orgId: string;
   require2fa: boolean;
-  /** Whether the caller is an owner (who may change this and act on members' sign-in). */
+  /**
+   * Whether the caller is an owner (`orgSecurity.manage`), who may change this and act on members'
+   * sign-in. Each member's second factor is on the members list (`listMembers`), for owners.
+   */
   owner: boolean;
-  /** The members and whether each has a second factor: owners only (empty for anyone else). */
-  members: MemberSignInView[];
-}
-
-async function isOwner(ctx: Ctx, orgId: string): Promise<boolean> {
-  const [m] = await ctx.db
-    .select({ role: membership.role })
-    .from(membership)
-    .where(and(eq(membership.orgId, orgId), eq(membership.userId, ctx.actor.userId)));
-  return m?.role === "owner";
-}
-
-async function requireOwner(ctx: Ctx, orgId: string | undefined): Promise<string> {
-  const id = orgOf(ctx, orgId);
-  if (!(await isOwner(ctx, id))) throw new LevelrailError("forbidden", "only an owner of the organization may do this");
-  return id;
 }
 
 /** A member of the organization, by user id; 404 for anyone else (or a malformed id). */
@@ -59,17 +40,9 @@ export async function getOrgSecurity({ ctx, orgId }: { ctx: Ctx; orgId: string }
   const id = orgOf(ctx, orgId);
   const [row] = await ctx.db.select({ require2fa: organization.require2fa }).from(organization).where(eq(organization.id, id));
   if (!row) throw new LevelrailError("not_found", "organization not found");
-  const owner = await isOwner(ctx, id);
-  const members = owner
-    ? await ctx.db
-        .select({ userId: user.id, email: user.email, role: membership.role, twoFactorEnabled: user.twoFactorEnabled })
-        .from(membership)
-        .innerJoin(user, eq(user.id, membership.userId))
-        .where(eq(membership.orgId, id))
-        .orderBy(user.email)
-        .limit(1000)
-    : [];
-  return { orgId: id, require2fa: row.require2fa, owner, members };
+  // What `authorize` would answer, so the page enables exactly what the verbs allow.
+  const owner = decide(ctx.actor.memberships, ctx.actor.orgIds, "orgSecurity.manage", { orgId: id }) === "ok";
+  return { orgId: id, require2fa: row.require2fa, owner };
 }
 
 const securityInput = z.strictObject({ require2fa: z.boolean() });
@@ -80,26 +53,26 @@ const securityInput = z.strictObject({ require2fa: z.boolean() });
  * An owner turning it on without one of their own is refused: they would lock themselves out.
  */
 export async function setOrgSecurity({ ctx, orgId, input }: { ctx: Ctx; orgId: string; input: unknown }): Promise<OrgSecurityView> {
-  const id = await requireOwner(ctx, orgId);
+  authorize(ctx, "orgSecurity.manage", { orgId });
   const { require2fa } = parse(securityInput, input);
   if (require2fa) {
     const [me] = await ctx.db.select({ enabled: user.twoFactorEnabled }).from(user).where(eq(user.id, ctx.actor.userId));
     if (!me?.enabled) throw new LevelrailError("invalid_input", "require2fa: enrol a second factor yourself first (Account)", { field: "require2fa" });
   }
   await ctx.db.transaction(async (tx) => {
-    const [org] = await tx.update(organization).set({ require2fa }).where(eq(organization.id, id)).returning({ name: organization.name });
-    await audit(ctx, tx, { orgId: id, action: "organization.security", target: { type: "organization", id, name: org?.name ?? null }, fields: ["require2fa"] });
+    const [org] = await tx.update(organization).set({ require2fa }).where(eq(organization.id, orgId)).returning({ name: organization.name });
+    await audit(ctx, tx, { orgId, action: "organization.security", target: { type: "organization", id: orgId, name: org?.name ?? null }, fields: ["require2fa"] });
   });
-  return getOrgSecurity({ ctx, orgId: id });
+  return getOrgSecurity({ ctx, orgId });
 }
 
 /** A lost device: the member's second factor is removed; they sign in with their password and enrol again. */
 export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; hadSecondFactor: boolean }> {
-  const id = await requireOwner(ctx, orgId);
-  const member = await memberOf(ctx, id, userId);
+  authorize(ctx, "orgSecurity.manage", { orgId });
+  const member = await memberOf(ctx, orgId, userId);
   const hadSecondFactor = await ctx.db.transaction(async (tx) => {
     const had = await resetSecondFactor(tx, member.id);
-    await audit(ctx, tx, { orgId: id, action: "member.reset-second-factor", target: { type: "user", id: member.id, name: member.email } });
+    await audit(ctx, tx, { orgId, action: "member.reset-second-factor", target: { type: "user", id: member.id, name: member.email } });
     return had;
   });
   return { userId: member.id, hadSecondFactor };
@@ -107,11 +80,11 @@ export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx
 
 /** Ends every session of the member (every browser signs in again); their API tokens keep working. */
 export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; sessionsEnded: number }> {
-  const id = await requireOwner(ctx, orgId);
-  const member = await memberOf(ctx, id, userId);
+  authorize(ctx, "orgSecurity.manage", { orgId });
+  const member = await memberOf(ctx, orgId, userId);
   const sessionsEnded = await ctx.db.transaction(async (tx) => {
     const ended = await endAllSessions(tx, member.id);
-    await audit(ctx, tx, { orgId: id, action: "member.sign-out", target: { type: "user", id: member.id, name: member.email } });
+    await audit(ctx, tx, { orgId, action: "member.sign-out", target: { type: "user", id: member.id, name: member.email } });
     return ended;
   });
   return { userId: member.id, sessionsEnded };
@@ -133,3 +106,6 @@ export async function endOwnOtherSessions({ ctx }: { ctx: Ctx }): Promise<number
     return ended;
   });
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { securityInput as securityInput };

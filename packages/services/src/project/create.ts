@@ -19,3 +19,6 @@ export async function createProject({ ctx, input }: { ctx: Ctx; input: unknown }
     });
   });
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { projectInput as projectInput };

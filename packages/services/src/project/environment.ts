@@ -137,3 +137,6 @@ async function removeEnvironments(tx: Tx, envs: EnvironmentRow[], dropData: bool
   }
   await notifyDesired(tx, NETWORKS_KEY);
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { environmentInput as environmentInput };

@@ -249,3 +249,6 @@ export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string;
     lastLines: loop ? lastLinesOf(loop.detail) : null,
   };
 }
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */
+export { pageQuery as servicePageQuery };

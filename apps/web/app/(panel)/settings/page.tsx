@@ -51,6 +51,8 @@ export default async function SettingsPage() {
       <h1>Settings</h1>
       <p>
         <Link href="/settings/members">Members and invitations</Link>
+        {" · "}
+        <Link href="/settings/api">API reference</Link>
       </p>
       <p className="muted">
         Env vars by tier, lowest precedence first: organization, project, environment. A service&apos;s own env, its secrets and

@@ -94,4 +94,22 @@ describe("a crash-looping service on the real engine", () => {
     expect(after).toMatchObject({ crashLooping: false, lastLines: null });
     expect((await events(name)).map((e) => e.kind)).toEqual(["crash_loop_started", "crash_loop_ended"]);
   });
+
+  it("a live container stopped behind the worker's back (the engine will not restart it) is started again after 10 s", async () => {
+    const name = `stopped-${s.shortName}`;
+    const { ctx } = s;
+    await createService({ ctx, envId: ctx.envId, input: { name, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } });
+    const rel = await deployService({ ctx, envId: ctx.envId, name, input: {} });
+    await s.waitRelease(name, rel.id);
+    const [live] = await s.containers(name);
+    await s.runtime.docker.getContainer(live!.id).stop({ t: 1 });
+    const stoppedAt = Date.now();
+    const again = await waitFor(`${name} to run again`, async () => {
+      const [c] = await s.containers(name);
+      return c?.state === "running" ? c : undefined;
+    }, { timeoutMs: 60_000, describe: async () => JSON.stringify(await getStatus({ ctx, envId: ctx.envId, name })) });
+    expect(again.id).toBe(live!.id); // the same container, started, not replaced
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(9_000); // the engine's grace first
+    expect(await getStatus({ ctx, envId: ctx.envId, name })).toMatchObject({ phase: "running" });
+  }, 90_000);
 });

@@ -184,6 +184,12 @@ const live: Row[] = [
       restarts: 3,
       lastExit: { code: 137, at: new Date(NOW - 1000).toISOString() },
     }),
+    requeueAfterMs: 9000,
+  }],
+  ["exited for 10 s and not restarting (the engine gave up on it): started again", LIVE, observed({ containers: [switched({ state: "exited", exitCode: 137, restartCount: 0, finishedAt: NOW - 10_000 })] }), {
+    kind: "start",
+    container: expect.objectContaining({ name: NEW }),
+    status: expect.objectContaining({ phase: "running", message: `${NEW} exited with code 137 and the engine did not restart it; starting it again` }),
   }],
   ["restarting: crash-looping", LIVE, observed({ containers: [switched({ state: "restarting", exitCode: 1, restartCount: 7 })] }), { kind: "done", remove: [], status: expect.objectContaining({ phase: "running", crashLooping: true, restarts: 7 }) }],
   ["up again after 5 quick restarts: crash-looping until a minute passes", LIVE, observed({ containers: [switched({ restartCount: 5, exitCode: 1, startedAt: NOW - 10_000 })] }), {

@@ -79,6 +79,8 @@ export type Step =
   | { kind: "done"; publish: ActiveEntry; remove: ManagedContainer[]; status: ObservedStatus; requeueAfterMs: number | null };
 
 const isRunning = (c: ManagedContainer) => c.state === "running";
+/** How long a live container may stay exited (not restarting) before the worker starts it itself. */
+export const ENGINE_RESTART_GRACE_MS = 10_000;
 /** The switch gives a container `unless-stopped`: from then on its crashes are the engine's to restart. */
 export const isLive = (c: ManagedContainer) => c.restartPolicy === "unless-stopped";
 
@@ -117,6 +119,16 @@ export function plan(d: Desired, o: Observed): Step {
     if (o.hookContainers.length > 0) return { kind: "remove-leftovers", remove: o.hookContainers };
     // A replacement's switch leaves the release as it was: its readiness (or, after a worker restart,
     // its start) is when the traffic moved.
+    // Exited and not restarting: the engine gave up on it (a restart that failed, such as "task …
+    // already exists" after an engine restart). After a grace for the engine's own restart, start it.
+    if (target.state === "exited") {
+      const graceLeft = target.finishedAt + ENGINE_RESTART_GRACE_MS - o.now;
+      if (graceLeft <= 0) {
+        const status = { ...st.running(image, target, o.now), message: `${target.name} exited with code ${target.exitCode ?? "?"} and the engine did not restart it; starting it again` };
+        return { kind: "start", container: target, status };
+      }
+      return { kind: "done", publish: entry(target), remove: others, status: st.running(image, target, o.now), requeueAfterMs: graceLeft };
+    }
     const probe = o.probes[target.id];
     const switchedAt = Math.max(rel.finishedAt ?? 0, target.startedAt, probe?.ready ? (probe.at ?? 0) : 0);
     const drainLeft = switchedAt + d.drainMs - o.now;

@@ -1,0 +1,12 @@
+import { specText } from "@levelrail/spec/env-spec-read";
+import { exportSpec } from "@levelrail/services/spec/export";
+import { json, route } from "@/lib/api";
+
+type Params = { envId: string };
+
+/** The environment as a spec (CONTRACT §10): JSON like every route, YAML (the file `levelrail export` prints) when the caller accepts YAML. */
+export const GET = route<Params>(async ({ ctx, req, params }) => {
+  const doc = await exportSpec({ ctx, envId: params.envId });
+  if (!/yaml/.test(req.headers.get("accept") ?? "")) return json(doc);
+  return new Response(specText(doc), { headers: { "content-type": "application/yaml; charset=utf-8" } });
+});
