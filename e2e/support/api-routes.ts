@@ -60,6 +60,14 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "DELETE", path: "/api/v1/orgs/{id}/invitations/{invitationId}", kind: "owned" },
   // The token names the invitation: a random one is an invitation of nothing, whoever asks.
   { method: "POST", path: "/api/v1/invitations/accept", kind: "input", body: () => ({ token: "A".repeat(43) }) },
+  { method: "GET", path: "/api/v1/orgs/{id}/sso", kind: "owned" },
+  {
+    method: "PUT",
+    path: "/api/v1/orgs/{id}/sso",
+    kind: "owned",
+    body: (i) => ({ issuer: "https://id.example.com", clientId: "panel", clientSecret: "s3cret-value", domain: `sso-${i.orgId.slice(0, 8)}.example.com` }),
+  },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/sso", kind: "owned" },
   { method: "GET", path: "/api/v1/orgs/{id}/security", kind: "owned" },
   { method: "PUT", path: "/api/v1/orgs/{id}/security", kind: "owned", body: () => ({ require2fa: false }) },
   { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}/two-factor", kind: "owned" },

@@ -44,6 +44,7 @@ export const BODY_ID_CASES: BodyIdCase[] = [
 /** Fields named in input schemas that are not a request's: why each is left out. */
 const NOT_REQUEST_INPUT: Record<string, string> = {
   appId: "packages/spec/src/dataplane.ts: the data plane's state file, written by the worker",
+  clientId: "packages/services/src/org/sso-rules.ts: the OpenID client id at the organization's own identity provider, no resource of the panel",
 };
 
 /** Every `.ts` file under `dir` but tests. */

@@ -9,6 +9,7 @@ import type { CurrentEnvironment, TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
 import { OrgSecurityCard } from "./org-security-card";
 import { QuotasCard } from "./quotas-card";
+import { SsoCard } from "./sso-card";
 import { Alert } from "./alert";
 
 /** One tier's editor: loads the set, PUTs the whole set, and refreshes every service's effective env. */
@@ -85,6 +86,7 @@ export function OrgEnvSettings() {
       />
       <QuotasCard org={org} />
       <OrgSecurityCard org={org} />
+      <SsoCard org={org} />
     </div>
   );
 }

@@ -28,5 +28,5 @@ export async function actorFromRequest(req: Request): Promise<Actor | null> {
       origin === null ? "a change made with a session cookie must carry the panel's Origin; scripts use an API token" : `requests from ${origin} may not use this session`,
     );
   }
-  return actorFor(db, session.user.id, session.user.email, { id: session.session.id, twoFactorEnabled: session.user.twoFactorEnabled === true });
+  return actorFor(db, session.user.id, session.user.email, { id: session.session.id, twoFactorEnabled: session.user.twoFactorEnabled === true, ssoOrgId: session.session.ssoOrgId });
 }

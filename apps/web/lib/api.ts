@@ -52,6 +52,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
       refuseWithoutSecondFactor(req, actor);
+      refuseWithoutSso(req, actor);
       const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
       // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
@@ -88,6 +89,16 @@ const ACCOUNT_PATHS = /^\/api\/v1\/(account|sessions)(\/|$)/;
 function refuseWithoutSecondFactor(req: Request, actor: Actor) {
   if ((actor.secondFactorRequiredBy ?? []).length === 0 || ACCOUNT_PATHS.test(new URL(req.url).pathname)) return;
   throw new LevelrailError("forbidden", "an organization you belong to requires a second factor: enrol one on your account page (/account) first");
+}
+
+/**
+ * An organization the caller belongs to requires single sign-on and this session came another way
+ * (a password): it reaches only the account routes (a 403 saying to sign in with SSO). API tokens
+ * are not affected.
+ */
+function refuseWithoutSso(req: Request, actor: Actor) {
+  if ((actor.ssoRequiredBy ?? []).length === 0 || ACCOUNT_PATHS.test(new URL(req.url).pathname)) return;
+  throw new LevelrailError("forbidden", "an organization you belong to requires single sign-on: sign out and sign in with SSO (Sign in with SSO on the sign-in page)");
 }
 
 function logError(req: Request, err: unknown) {

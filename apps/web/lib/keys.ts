@@ -42,6 +42,8 @@ export const keys = {
   sessions: () => ["sessions"] as const,
   /** An organization's security settings (require2fa) and its members' second factors. */
   orgSecurity: (orgId: string) => ["orgs", orgId, "security"] as const,
+  /** An organization's single sign-on connection (owners only). */
+  orgSso: (orgId: string) => ["orgs", orgId, "sso"] as const,
   /** The projects, and (under this prefix) each project's environments. */
   projects: () => ["projects"] as const,
   environments: (projectId: string) => ["projects", projectId, "environments"] as const,

@@ -6,6 +6,7 @@ import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import type { SecretsKit } from "@levelrail/services/env/sources";
 import type { OrgCreationPolicy } from "@levelrail/services/org/create";
 import { type InviteMailer, smtpMailer } from "@levelrail/services/org/invite-mail";
+import { ssoBackend } from "@levelrail/services/org/sso";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
 
 /**
@@ -67,7 +68,9 @@ function build(): Server {
   const { keyring, fingerprintKey, masterKey } = secretsKitFromEnv(env);
   const baseURL = publicUrl(env);
   const trustedOrigins = [...new Set([new URL(baseURL).origin, `http://localhost:${env.PORT}`, `http://127.0.0.1:${env.PORT}`])];
-  const auth = createAuth({ db, masterKey, baseURL, trustedOrigins });
+  // Single sign-on reaches each organization's issuer under the same address policy as webhooks and backup targets.
+  const sso = ssoBackend(db, keyring, { allowPrivate: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS, panelHost: new URL(baseURL).hostname });
+  const auth = createAuth({ db, masterKey, baseURL, trustedOrigins, sso });
   return {
     db,
     sql,

@@ -12,7 +12,7 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
   const requestHeaders = await headers();
   const { auth, db } = server();
   const session = await auth.api.getSession({ headers: requestHeaders });
-  return session ? actorFor(db, session.user.id, session.user.email, { id: session.session.id, twoFactorEnabled: session.user.twoFactorEnabled === true }) : null;
+  return session ? actorFor(db, session.user.id, session.user.email, { id: session.session.id, twoFactorEnabled: session.user.twoFactorEnabled === true, ssoOrgId: session.session.ssoOrgId }) : null;
 });
 
 /**
@@ -22,6 +22,7 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
 export async function requireCtx(): Promise<Ctx> {
   const ctx = await requireAccountCtx();
   if ((ctx.actor.secondFactorRequiredBy ?? []).length > 0) redirect("/account?enrol=required");
+  if ((ctx.actor.ssoRequiredBy ?? []).length > 0) redirect("/login?sso=required");
   return ctx;
 }
 

@@ -6,16 +6,20 @@ import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { account, apiToken, session, twoFactor, user, verification } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
+import { ssoConnection } from "@levelrail/db/schema/sso";
 import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { isUuid } from "@levelrail/spec/rules";
 import type { Membership } from "@levelrail/spec/roles";
+import { NO_SSO, type SsoBackend, orgSso, ssoAccountGate } from "./sso";
 
 export interface AuthOptions {
   db: Db;
   masterKey: Buffer;
   baseURL: string;
   trustedOrigins: string[];
+  /** Single sign-on through each organization's OpenID Connect connection (`sso.ts`); unset: none. */
+  sso?: SsoBackend;
 }
 
 /**
@@ -59,8 +63,15 @@ export function createAuth(o: AuthOptions) {
     trustedOrigins: o.trustedOrigins,
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8 },
     telemetry: { enabled: false },
-    session: { expiresIn: SESSION_MAX_AGE_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
+    session: {
+      expiresIn: SESSION_MAX_AGE_SECONDS,
+      updateAge: SESSION_UPDATE_AGE_SECONDS,
+      // Set by the SSO plugin's callback: which organization's single sign-on opened the session.
+      additionalFields: { ssoOrgId: { type: "string", required: false, input: false } },
+    },
+    databaseHooks: { account: { create: { before: ssoAccountGate(o.sso ?? NO_SSO) } } },
     plugins: [
+      orgSso(o.sso ?? NO_SSO, CLIENT_IP_HEADER),
       twoFactorPlugin({
         issuer: "Levelrail",
         // Recovery codes: ten, each good once, stored encrypted with the auth secret.
@@ -89,6 +100,13 @@ export interface Actor {
    * caller enrols. API tokens are not affected (empty).
    */
   secondFactorRequiredBy?: string[];
+  /**
+   * Organizations the caller belongs to that require single sign-on (`requireSso`) which this
+   * session did not come through: left out of `orgIds` like `secondFactorRequiredBy`. Tokens: empty.
+   */
+  ssoRequiredBy?: string[];
+  /** The organization whose single sign-on opened this session (null: password or another way). */
+  ssoOrgId?: string | null;
   /** Set when the caller authenticated with an API token (the audit log names the token). */
   token?: { id: string; name: string };
 }
@@ -98,22 +116,33 @@ export interface Actor {
  * whose id is kept and whose organizations that require a second factor are withheld until they
  * enrol one. `readOnly` (a read-only API token): every membership acts as a viewer.
  */
-export async function actorFor(db: Db, userId: string, email: string, session?: { id: string; twoFactorEnabled: boolean }, readOnly = false): Promise<Actor> {
+export async function actorFor(
+  db: Db,
+  userId: string,
+  email: string,
+  session?: { id: string; twoFactorEnabled: boolean; ssoOrgId?: string | null | undefined },
+  readOnly = false,
+): Promise<Actor> {
   const rows = await db
-    .select({ orgId: membership.orgId, role: membership.role, projectId: membership.projectId, require2fa: organization.require2fa })
+    .select({ orgId: membership.orgId, role: membership.role, projectId: membership.projectId, require2fa: organization.require2fa, requireSso: ssoConnection.requireSso })
     .from(membership)
     .innerJoin(organization, eq(organization.id, membership.orgId))
+    .leftJoin(ssoConnection, eq(ssoConnection.orgId, membership.orgId))
     .where(eq(membership.userId, userId));
   const memberships = rows.map((r) => ({ orgId: r.orgId, role: readOnly ? ("viewer" as const) : r.role, projectId: r.projectId }));
   if (!session) return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, ...(readOnly ? { readOnly } : {}) };
   const blocked = session.twoFactorEnabled ? [] : rows.filter((r) => r.require2fa).map((r) => r.orgId);
+  const ssoOrgId = session.ssoOrgId ?? null;
+  const ssoBlocked = rows.filter((r) => r.requireSso === true && r.orgId !== ssoOrgId).map((r) => r.orgId);
   return {
     userId,
     email,
-    orgIds: rows.filter((r) => !blocked.includes(r.orgId)).map((r) => r.orgId),
+    orgIds: rows.filter((r) => !blocked.includes(r.orgId) && !ssoBlocked.includes(r.orgId)).map((r) => r.orgId),
     memberships,
     sessionId: session.id,
     secondFactorRequiredBy: blocked,
+    ssoRequiredBy: ssoBlocked,
+    ssoOrgId,
   };
 }
 

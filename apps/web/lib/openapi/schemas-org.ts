@@ -9,6 +9,8 @@ import type { InvitationView, InviteResult } from "@levelrail/services/org/invit
 import type { OrgView } from "@levelrail/services/org/list";
 import type { MemberView } from "@levelrail/services/org/members";
 import type { OrgSecurityView } from "@levelrail/services/org/security";
+import type { SsoView } from "@levelrail/services/org/sso";
+import { ROLES } from "@levelrail/spec/roles";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
@@ -42,6 +44,20 @@ export const accountSchema = z.strictObject({
   email: z.string(),
   secondFactor: z.strictObject({ enabled: z.boolean(), lockedUntil: time.nullable() }),
   secondFactorRequiredBy: z.array(z.string()).describe("the organizations that require a second factor the caller has not enrolled"),
+  ssoRequiredBy: z.array(z.string()).describe("the organizations that require single sign-on this session did not come through"),
+});
+export const ssoSchema = z.strictObject({
+  orgId: id,
+  configured: z.boolean(),
+  issuer: z.string().nullable(),
+  clientId: z.string().nullable(),
+  clientSecretSet: z.boolean().describe("the client secret is write-only"),
+  domain: z.string().nullable().describe("the email domain whose people sign in through it"),
+  defaultRole: z.enum(ROLES),
+  groupsClaim: z.string().nullable(),
+  groupRoles: z.record(z.string(), z.enum(ROLES)),
+  requireSso: z.boolean(),
+  redirectUri: z.string().describe("to register at the identity provider"),
 });
 export const backupTargetSchema = z.strictObject({
   id,
@@ -74,5 +90,6 @@ const checks: [
   Same<z.output<typeof accountSchema>["secondFactor"], SecondFactorView>,
   Same<z.output<typeof backupTargetSchema>, Awaited<ReturnType<typeof listBackupTargets>>[number]>,
   Same<z.output<typeof registryCredentialSchema>, Awaited<ReturnType<typeof listRegistryCredentials>>[number]>,
-] = [true, true, true, true, true, true, true, true];
+  Same<z.output<typeof ssoSchema>, SsoView & { redirectUri: string }>,
+] = [true, true, true, true, true, true, true, true, true];
 void checks;

@@ -2,10 +2,11 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { backupTarget, registryCredential, secret } from "@levelrail/db/schema/config";
 import { managedDatabase } from "@levelrail/db/schema/databases";
+import { ssoConnection } from "@levelrail/db/schema/sso";
 import { Keyring } from "@levelrail/secrets";
 
 /**
- * Re-seals every secret, storage secret key, registry password and managed database password under the
+ * Re-seals every secret, storage secret key, registry password, managed database password and SSO client secret under the
  * keyring's current key (each opened with whichever key sealed it). Values
  * already under the current key are left alone, so a re-run after a crash
  * finishes the job. Returns how many values were re-sealed.
@@ -34,6 +35,9 @@ export async function resealAll(db: Db, keyring: Keyring): Promise<{ resealed: n
     );
     await pass(await tx.select({ id: managedDatabase.id, sealed: managedDatabase.passwordSealed }).from(managedDatabase), (id, sealed) =>
       tx.update(managedDatabase).set({ passwordSealed: sealed }).where(eq(managedDatabase.id, id)),
+    );
+    await pass(await tx.select({ id: ssoConnection.orgId, sealed: ssoConnection.clientSecretSealed }).from(ssoConnection), (id, sealed) =>
+      tx.update(ssoConnection).set({ clientSecretSealed: sealed }).where(eq(ssoConnection.orgId, id)),
     );
   });
   return { resealed, total };

@@ -52,8 +52,9 @@ describe("the permission table", () => {
     for (const a of ["member.manage", "invitation.manage", "backupTarget.write", "registryCredential.write", "notificationChannel.write", "project.delete", "environment.delete", "org.delete", "orgSecurity.manage"]) {
       expect(allows("developer", a), a).toBe(false);
     }
-    // Owners only: deleting the organization and its sign-in security (require a second factor, reset a member's, sign a member out everywhere).
-    const ownersOnly = ["org.delete", "orgSecurity.manage"];
+    // Owners only: deleting the organization, its sign-in security (require a second factor, reset a member's, sign a member out
+    // everywhere), and single sign-on (its group map can make owners).
+    const ownersOnly = ["org.delete", "orgSecurity.manage", "sso.read", "sso.write"];
     for (const a of Object.keys(PERMISSIONS)) expect(allows("admin", a), a).toBe(!ownersOnly.includes(a));
     for (const a of Object.keys(PERMISSIONS)) expect(allows("owner", a), a).toBe(true);
   });

@@ -18,6 +18,9 @@ export const PERMISSIONS = {
   "audit.read": "admin",
   // Sign-in security: require a second factor, reset a member's, sign a member out everywhere
   "orgSecurity.manage": "owner",
+  // Single sign-on is ownership: its group map can make owners.
+  "sso.read": "owner",
+  "sso.write": "owner",
   "orgEnv.read": "viewer",
   "orgEnv.write": "developer",
   "backupTarget.read": "viewer",

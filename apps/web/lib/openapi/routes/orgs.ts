@@ -3,12 +3,13 @@ import { z } from "zod";
 import { auditQuery } from "@levelrail/services/audit/list";
 import { orgInput } from "@levelrail/services/org/create";
 import { securityInput } from "@levelrail/services/org/security";
+import { ssoInput } from "@levelrail/services/org/sso-rules";
 import { acceptInput, inviteInput, memberRoleInput } from "@levelrail/spec/members";
 import { envDocument } from "@levelrail/spec/rules";
 import { op } from "../operation";
 import { anyObject, orgSchema, tierEnvSchema } from "../schemas";
 import { quotasSchema, sessionSchema, tokenSchema } from "../schemas-more";
-import { accountSchema, invitationSchema, inviteResultSchema, memberSchema, newOrgSchema, orgSecuritySchema } from "../schemas-org";
+import { accountSchema, invitationSchema, inviteResultSchema, memberSchema, newOrgSchema, orgSecuritySchema, ssoSchema } from "../schemas-org";
 
 const O = "/api/v1/orgs/{id}";
 
@@ -48,6 +49,9 @@ export const ORG_ROUTES = [
   }),
   op({ method: "get", path: `${O}/security`, id: "getOrgSecurity", tag: "Organizations", summary: "Whether the organization requires a second factor", ok: { status: 200, description: "the setting", schema: orgSecuritySchema } }),
   op({ method: "put", path: `${O}/security`, id: "setOrgSecurity", tag: "Organizations", summary: "Require (or not) a second factor of every member", body: securityInput, ok: { status: 200, description: "the setting", schema: orgSecuritySchema } }),
+  op({ method: "get", path: `${O}/sso`, id: "getSso", tag: "Organizations", summary: "The organization's OpenID Connect single sign-on (owners)", ok: { status: 200, description: "the connection", schema: ssoSchema } }),
+  op({ method: "put", path: `${O}/sso`, id: "setSso", tag: "Organizations", summary: "Set the single sign-on connection (owners); the client secret is sealed", body: ssoInput, ok: { status: 200, description: "the connection", schema: ssoSchema } }),
+  op({ method: "delete", path: `${O}/sso`, id: "deleteSso", tag: "Organizations", summary: "Remove the single sign-on connection (owners)", ok: { status: 204, description: "removed" } }),
   op({ method: "get", path: "/api/v1/account", id: "getAccount", tag: "Account", summary: "The caller: user id, email, second factor, organizations that require one", ok: { status: 200, description: "the account", schema: accountSchema } }),
   op({ method: "get", path: "/api/v1/sessions", id: "listSessions", tag: "Account", summary: "The caller's signed-in sessions", ok: { status: 200, description: "the sessions", schema: z.array(sessionSchema) } }),
   op({ method: "delete", path: "/api/v1/sessions", id: "endOtherSessions", tag: "Account", summary: "End every session of the caller but this one", ok: { status: 200, description: "how many ended", schema: z.strictObject({ ended: z.number().int() }) } }),

@@ -22,6 +22,8 @@ export const session = pgTable("session", {
   ipAddress: text("ip_address"),
   userAgent: text("user_agent"),
   userId: text("user_id").notNull().references(() => user.id, { onDelete: "cascade" }),
+  /** Set when the session was opened through that organization's single sign-on (a require-SSO organization accepts only those). */
+  ssoOrgId: uuid("sso_org_id"),
 });
 
 export const account = pgTable("account", {

@@ -3,7 +3,7 @@ import { json, route } from "@/lib/api";
 
 /**
  * The caller's account: email, second factor (enrolled, locked until) and the organizations that
- * require one they lack. Enrolment itself goes through better-auth's routes (/api/auth/two-factor/*).
+ * require one they lack, and those that require single sign-on this session did not come through. Enrolment itself goes through better-auth's routes (/api/auth/two-factor/*).
  */
 export const GET = route(async ({ ctx }) =>
   json({
@@ -11,5 +11,6 @@ export const GET = route(async ({ ctx }) =>
     email: ctx.actor.email,
     secondFactor: await secondFactorOf(ctx.db, ctx.actor.userId),
     secondFactorRequiredBy: ctx.actor.secondFactorRequiredBy ?? [],
+    ssoRequiredBy: ctx.actor.ssoRequiredBy ?? [],
   }),
 );

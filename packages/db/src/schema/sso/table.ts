@@ -1,0 +1,25 @@
+import { boolean, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { ROLES } from "@levelrail/spec/roles";
+import { organization } from "../orgs/table";
+
+/**
+ * An organization's single sign-on: one OpenID Connect connection (issuer, client) per organization.
+ * The client secret is sealed with the installation's keyring like every other secret here; the
+ * group→role map names the roles a groups claim gives. `domain`: the email domain whose users the
+ * sign-in page sends to this connection (one organization per domain).
+ */
+export const ssoConnection = pgTable("sso_connection", {
+  orgId: uuid("org_id")
+    .primaryKey()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  issuer: text("issuer").notNull(),
+  clientId: text("client_id").notNull(),
+  clientSecretSealed: text("client_secret_sealed").notNull(),
+  domain: text("domain").notNull().unique(),
+  defaultRole: text("default_role", { enum: ROLES }).notNull().default("viewer"),
+  groupsClaim: text("groups_claim"),
+  groupRoles: jsonb("group_roles").$type<Record<string, (typeof ROLES)[number]>>().notNull().default({}),
+  /** Members must sign in through this connection to reach the organization with a session. */
+  requireSso: boolean("require_sso").notNull().default(false),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});

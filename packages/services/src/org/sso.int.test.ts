@@ -1,0 +1,241 @@
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { actorFor, createAuth, createOperator } from "@levelrail/auth";
+import { ssoProviderId } from "@levelrail/auth/sso";
+import { type Db, type Sql, createDb } from "@levelrail/db/client";
+import { auditEntry } from "@levelrail/db/schema/audit";
+import { user } from "@levelrail/db/schema/auth";
+import { membership } from "@levelrail/db/schema/orgs";
+import { ssoConnection } from "@levelrail/db/schema/sso";
+import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
+import { CookieJar, type TestIdp, loginAtProvider, startOidcProvider } from "@levelrail/testkit/oidc";
+import { seedMember, seedOrg, testKit } from "@levelrail/testkit/seed";
+import type { Ctx } from "../context";
+import { getSso, setSso, ssoBackend } from "./sso";
+
+// Sign-in through a real OpenID provider on loopback (oidc-provider), driven as a browser would:
+// the panel's better-auth handler answers the authorization URL, the provider's login and consent
+// pages are walked, and its redirect is handed to the panel's callback.
+
+const PANEL = "http://127.0.0.1:3600";
+const kit = testKit();
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+let db: Db;
+let sql: Sql;
+let auth: ReturnType<typeof createAuth>;
+let idp: TestIdp;
+let org: Awaited<ReturnType<typeof seedOrg>>;
+let owner: Ctx;
+
+beforeAll(async () => {
+  database = await freshDatabase(requireDatabaseUrl(), "sso");
+  ({ db, sql } = createDb(database.url));
+  org = await seedOrg(db, "sso", kit);
+  owner = { ...org, allowPrivateTargets: true };
+  idp = await startOidcProvider([`${PANEL}/api/auth/callback/${ssoProviderId(org.orgId)}`]);
+  auth = createAuth({ db, masterKey: randomBytes(32), baseURL: PANEL, trustedOrigins: [PANEL], sso: ssoBackend(db, kit.keyring, { allowPrivate: true }) });
+  await setSso({
+    ctx: owner,
+    orgId: org.orgId,
+    input: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, domain: "corp.example", defaultRole: "developer", groupsClaim: "groups", groupRoles: { "platform-admins": "admin", auditors: "viewer" } },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await idp?.close();
+  await sql?.end({ timeout: 5 });
+  await database?.drop();
+});
+
+const newEmail = (label: string) => `${label}-${randomBytes(3).toString("hex")}@corp.example`;
+
+/** The panel's answer to "Sign in with SSO": the provider's authorization URL, with the browser's cookies. */
+async function startSignIn() {
+  const jar = new CookieJar();
+  const res = await auth.handler(
+    new Request(`${PANEL}/api/auth/sign-in/social`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: PANEL },
+      body: JSON.stringify({ provider: ssoProviderId(org.orgId), callbackURL: "/", errorCallbackURL: "/login" }),
+    }),
+  );
+  jar.take(res);
+  expect(res.status).toBe(200);
+  const { url } = (await res.json()) as { url: string };
+  return { jar, url: new URL(url) };
+}
+
+/** The provider's redirect handed to the panel's callback; the browser's session, if one was opened. */
+async function finish(jar: CookieJar, callbackUrl: string) {
+  const res = await auth.handler(new Request(callbackUrl, { headers: { cookie: jar.header() } }));
+  jar.take(res);
+  const session = await auth.api.getSession({ headers: new Headers({ cookie: jar.header() }) });
+  return { location: res.headers.get("location") ?? "", session };
+}
+
+async function signInThroughSso(email: string) {
+  const { jar, url } = await startSignIn();
+  return finish(jar, await loginAtProvider(url.toString(), email));
+}
+
+const roleOf = async (userId: string) =>
+  (await db.select({ role: membership.role }).from(membership).where(and(eq(membership.orgId, org.orgId), eq(membership.userId, userId))))[0]?.role ?? null;
+const userByEmail = async (email: string) => (await db.select().from(user).where(eq(user.email, email)))[0] ?? null;
+const auditCount = async () => (await db.select().from(auditEntry).where(eq(auditEntry.orgId, org.orgId))).length;
+
+describe("single sign-on through a real OpenID provider", () => {
+  it("the authorization request uses the code flow with PKCE (S256), a state and a nonce", async () => {
+    const { url } = await startSignIn();
+    expect(url.origin).toBe(idp.issuer);
+    expect(url.searchParams.get("response_type")).toBe("code");
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url.searchParams.get("state")).toBeTruthy();
+    expect(url.searchParams.get("nonce")).toBeTruthy();
+  });
+
+  it("a new user signs up through it and joins with the default role; the session is marked as the organization's SSO", async () => {
+    const email = newEmail("newcomer");
+    const before = await auditCount();
+    const { location, session } = await signInThroughSso(email);
+    expect(location).not.toContain("error");
+    expect(session?.user.email).toBe(email);
+    expect(session?.session.ssoOrgId).toBe(org.orgId);
+    expect(await roleOf(session!.user.id)).toBe("developer");
+    const entries = await db.select().from(auditEntry).where(and(eq(auditEntry.orgId, org.orgId), eq(auditEntry.targetId, session!.user.id)));
+    expect(entries.map((e) => [e.action, e.actorName, e.fields])).toEqual([["member.sso-join", email, ["role"]]]);
+    expect(await auditCount()).toBe(before + 1);
+    // Signing in again changes nothing and records nothing.
+    await signInThroughSso(email);
+    expect(await auditCount()).toBe(before + 1);
+  });
+
+  it("the groups claim maps to roles: a newcomer joins with the mapped role, a member's role follows the map when it names one", async () => {
+    const email = newEmail("mapped");
+    idp.groups.set(email, ["engineering", "platform-admins"]);
+    const first = await signInThroughSso(email);
+    expect(await roleOf(first.session!.user.id)).toBe("admin");
+    idp.groups.set(email, ["auditors"]);
+    await signInThroughSso(email);
+    expect(await roleOf(first.session!.user.id)).toBe("viewer");
+    // Groups the map does not name leave the role alone.
+    idp.groups.set(email, ["engineering"]);
+    await signInThroughSso(email);
+    expect(await roleOf(first.session!.user.id)).toBe("viewer");
+  });
+
+  it("a callback with a wrong state signs nobody in", async () => {
+    const email = newEmail("wrong-state");
+    const { jar, url } = await startSignIn();
+    const back = new URL(await loginAtProvider(url.toString(), email));
+    expect(back.searchParams.get("code")).toBeTruthy();
+    back.searchParams.set("state", randomBytes(24).toString("base64url"));
+    const { location, session } = await finish(jar, back.toString());
+    expect(location).toMatch(/error=/);
+    expect(session).toBeNull();
+    expect(await userByEmail(email)).toBeNull();
+  });
+
+  it("an ID token whose nonce is not the one the sign-in sent signs nobody in", async () => {
+    const email = newEmail("wrong-nonce");
+    const { jar, url } = await startSignIn();
+    // The provider is asked with another nonce: state, PKCE and code are all right, the ID token's nonce is not.
+    url.searchParams.set("nonce", randomBytes(16).toString("base64url"));
+    const { location, session } = await finish(jar, await loginAtProvider(url.toString(), email));
+    expect(location).toMatch(/error=/);
+    expect(session).toBeNull();
+    expect(await userByEmail(email)).toBeNull();
+  });
+
+  it("an existing account that is not a member is not taken over through an organization's provider", async () => {
+    const email = newEmail("outsider");
+    await createOperator(auth, email, "correct horse battery");
+    const { location, session } = await signInThroughSso(email);
+    expect(location).toMatch(/error=/);
+    expect(session).toBeNull();
+  });
+
+  it("an organization that requires SSO refuses a password session and accepts one from its SSO", async () => {
+    const member = await seedMember(db, org, "pw", "developer");
+    await db.update(user).set({ email: newEmail("pw") }).where(eq(user.id, member.userId));
+    const [{ email } = { email: "" }] = await db.select({ email: user.email }).from(user).where(eq(user.id, member.userId));
+    const ctx = await auth.$context;
+    await ctx.internalAdapter.linkAccount({ userId: member.userId, providerId: "credential", accountId: member.userId, password: await ctx.password.hash("correct horse battery") });
+
+    // An owner whose own session is a password one cannot turn it on (they would lock themselves out).
+    const passwordOwner: Ctx = { ...owner, actor: { ...owner.actor, sessionId: "s", ssoOrgId: null } };
+    const refused = await setSso({ ctx: passwordOwner, orgId: org.orgId, input: { ...(await current()), requireSso: true } }).catch((e: { code: string; field?: string }) => e);
+    expect(refused).toMatchObject({ code: "invalid_input", field: "requireSso" });
+    await setSso({ ctx: owner, orgId: org.orgId, input: { ...(await current()), requireSso: true } });
+
+    const signIn = await auth.api.signInEmail({ body: { email, password: "correct horse battery" }, returnHeaders: true });
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const pw = await auth.api.getSession({ headers: new Headers({ cookie }) });
+    const byPassword = await actorFor(db, member.userId, email, { id: pw!.session.id, twoFactorEnabled: false, ssoOrgId: pw!.session.ssoOrgId });
+    expect(byPassword.orgIds).not.toContain(org.orgId);
+    expect(byPassword.ssoRequiredBy).toEqual([org.orgId]);
+
+    // The same member through SSO (their account is linked: they are a member) reaches it.
+    const sso = await signInThroughSso(email);
+    expect(sso.session?.user.id).toBe(member.userId);
+    const bySso = await actorFor(db, member.userId, email, { id: sso.session!.session.id, twoFactorEnabled: false, ssoOrgId: sso.session!.session.ssoOrgId });
+    expect(bySso.orgIds).toContain(org.orgId);
+    expect(bySso.ssoRequiredBy).toEqual([]);
+    // API tokens are not affected (as with a required second factor).
+    expect((await actorFor(db, member.userId, email)).orgIds).toContain(org.orgId);
+    await setSso({ ctx: owner, orgId: org.orgId, input: { ...(await current()), requireSso: false } });
+  });
+});
+
+/** The current settings as a PUT body (the secret left out: the sealed one is kept). */
+async function current() {
+  const v = await getSso({ ctx: owner, orgId: org.orgId });
+  return { issuer: v.issuer, clientId: v.clientId, domain: v.domain, defaultRole: v.defaultRole, groupsClaim: v.groupsClaim, groupRoles: v.groupRoles, requireSso: v.requireSso };
+}
+
+describe("the connection's settings", () => {
+  it("the client secret is sealed in the database and in no answer or audit entry", async () => {
+    const view = await getSso({ ctx: owner, orgId: org.orgId });
+    expect(view.clientSecretSet).toBe(true);
+    const saved = await setSso({ ctx: owner, orgId: org.orgId, input: await current() });
+    const [row] = await db.select().from(ssoConnection).where(eq(ssoConnection.orgId, org.orgId));
+    expect(row!.clientSecretSealed).not.toContain(idp.clientSecret);
+    expect(kit.keyring.open(row!.clientSecretSealed)).toBe(idp.clientSecret);
+    const entries = await db.select().from(auditEntry).where(eq(auditEntry.orgId, org.orgId));
+    for (const text of [JSON.stringify(view), JSON.stringify(saved), JSON.stringify(entries)]) expect(text).not.toContain(idp.clientSecret);
+    expect(entries.filter((e) => e.action === "sso.create")).toHaveLength(1);
+  });
+
+  it("bad input is a 400 naming the field, and nothing is written", async () => {
+    const before = { row: await db.select().from(ssoConnection), audit: await auditCount() };
+    const good = await current();
+    const cases: [Record<string, unknown>, Ctx, string][] = [
+      [{ ...good, issuer: "ftp://id.example.com" }, owner, "issuer"],
+      [{ ...good, issuer: "not a url" }, owner, "issuer"],
+      [{ ...good, issuer: "https://id.example.com/?x=1" }, owner, "issuer"],
+      [{ ...good, issuer: "https://127.0.0.1:9" }, { ...owner, allowPrivateTargets: false }, "issuer"],
+      [{ ...good, issuer: "http://id.example.com" }, { ...owner, allowPrivateTargets: false }, "issuer"],
+      [{ ...good, domain: "not a domain" }, owner, "domain"],
+      [{ ...good, defaultRole: "owner" }, owner, "defaultRole"],
+      [{ ...good, groupRoles: { x: "superuser" } }, owner, "groupRoles.x"],
+      [{ ...good, groupsClaim: null }, owner, "groupsClaim"],
+      [{ ...good, extra: 1 }, owner, "extra"],
+    ];
+    for (const [input, ctx, field] of cases) {
+      await expect(setSso({ ctx, orgId: org.orgId, input }), JSON.stringify(input)).rejects.toMatchObject({ code: "invalid_input", field });
+    }
+    expect(await db.select().from(ssoConnection)).toEqual(before.row);
+    expect(await auditCount()).toBe(before.audit);
+  });
+
+  it("only an owner reads or changes it; another organization's domain is a 409", async () => {
+    const admin = await seedMember(db, org, "adm", "admin");
+    await expect(getSso({ ctx: admin, orgId: org.orgId })).rejects.toMatchObject({ code: "forbidden" });
+    const other = await seedOrg(db, "sso-other", kit);
+    await expect(setSso({ ctx: { ...other, allowPrivateTargets: true }, orgId: other.orgId, input: { ...(await current()), clientSecret: "x" } })).rejects.toMatchObject({
+      code: "conflict",
+      field: "domain",
+    });
+  });
+});

@@ -1,0 +1,167 @@
+import { and, count, eq, isNull } from "drizzle-orm";
+import type { SsoBackend, SsoSignIn } from "@levelrail/auth/sso";
+import type { Db } from "@levelrail/db/client";
+import { account, session } from "@levelrail/db/schema/auth";
+import { membership, organization } from "@levelrail/db/schema/orgs";
+import { ssoConnection } from "@levelrail/db/schema/sso";
+import type { Keyring } from "@levelrail/secrets";
+import { LevelrailError } from "@levelrail/spec/errors";
+import type { Role } from "@levelrail/spec/roles";
+import { audit, fieldNames, recordAudit } from "../audit/record";
+import { type Ctx, orgOf, parse, targetPolicy, uniquely } from "../context";
+import { type TargetPolicy, resolveTarget } from "../notifications/address";
+import { authorize } from "./permissions";
+import { mappedRole, membershipChange, ssoInput, ssoInputProblem } from "./sso-rules";
+
+/** An organization's single sign-on as the API shows it: the client secret only as set or not. */
+export interface SsoView {
+  orgId: string;
+  configured: boolean;
+  issuer: string | null;
+  clientId: string | null;
+  clientSecretSet: boolean;
+  domain: string | null;
+  defaultRole: Role;
+  groupsClaim: string | null;
+  groupRoles: Record<string, Role>;
+  requireSso: boolean;
+}
+
+const notConfigured = (orgId: string): SsoView => ({
+  orgId,
+  configured: false,
+  issuer: null,
+  clientId: null,
+  clientSecretSet: false,
+  domain: null,
+  defaultRole: "viewer",
+  groupsClaim: null,
+  groupRoles: {},
+  requireSso: false,
+});
+
+type Row = typeof ssoConnection.$inferSelect;
+const viewOf = (r: Row): SsoView => ({
+  orgId: r.orgId,
+  configured: true,
+  issuer: r.issuer,
+  clientId: r.clientId,
+  clientSecretSet: r.clientSecretSealed.length > 0,
+  domain: r.domain,
+  defaultRole: r.defaultRole,
+  groupsClaim: r.groupsClaim,
+  groupRoles: r.groupRoles,
+  requireSso: r.requireSso,
+});
+
+async function rowOf(db: Db, orgId: string): Promise<Row | null> {
+  const [row] = await db.select().from(ssoConnection).where(eq(ssoConnection.orgId, orgId));
+  return row ?? null;
+}
+
+export async function getSso({ ctx, orgId }: { ctx: Ctx; orgId: string }): Promise<SsoView> {
+  const id = orgOf(ctx, orgId);
+  authorize(ctx, "sso.read", { orgId: id });
+  const row = await rowOf(ctx.db, id);
+  return row ? viewOf(row) : notConfigured(id);
+}
+
+/**
+ * Sets the organization's connection (owners only). The issuer is checked as written, never
+ * reached here; the client secret is sealed and never answered; `requireSso` needs the caller's own
+ * session to have come through this connection (or an API token), so an owner cannot lock themselves out.
+ */
+export async function setSso({ ctx, orgId, input }: { ctx: Ctx; orgId: string; input: unknown }): Promise<SsoView> {
+  const id = orgOf(ctx, orgId);
+  authorize(ctx, "sso.write", { orgId: id });
+  const parsed = parse(ssoInput, input);
+  const existing = await rowOf(ctx.db, id);
+  const problem = ssoInputProblem(parsed, targetPolicy(ctx), existing !== null);
+  if (problem) throw new LevelrailError("invalid_input", problem[1], { field: problem[0] });
+  if (parsed.requireSso && ctx.actor.sessionId !== undefined && ctx.actor.ssoOrgId !== id) {
+    throw new LevelrailError("invalid_input", "requireSso: sign in through this organization's single sign-on yourself first", { field: "requireSso" });
+  }
+  const { clientSecret, ...rest } = parsed;
+  const values = { ...rest, ...(clientSecret === undefined ? {} : { clientSecretSealed: ctx.kit.keyring.seal(clientSecret) }), updatedAt: new Date() };
+  const row = await uniquely("domain", `single sign-on for ${parsed.domain}`, () =>
+    ctx.db.transaction(async (tx) => {
+      const [saved] = existing
+        ? await tx.update(ssoConnection).set(values).where(eq(ssoConnection.orgId, id)).returning()
+        : await tx.insert(ssoConnection).values({ ...values, orgId: id, clientSecretSealed: values.clientSecretSealed ?? "" }).returning();
+      const [org] = await tx.select({ name: organization.name }).from(organization).where(eq(organization.id, id));
+      await audit(ctx, tx, { orgId: id, action: `sso.${existing ? "update" : "create"}`, target: { type: "sso", id, name: org?.name ?? null }, fields: fieldNames(parsed) });
+      return saved;
+    }),
+  );
+  if (!row) throw new LevelrailError("internal", "single sign-on was not saved");
+  return viewOf(row);
+}
+
+/** Removes the organization's connection (none: nothing to remove, still a 204): its members sign in with their passwords again. */
+export async function deleteSso({ ctx, orgId }: { ctx: Ctx; orgId: string }): Promise<void> {
+  const id = orgOf(ctx, orgId);
+  authorize(ctx, "sso.write", { orgId: id });
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(ssoConnection).where(eq(ssoConnection.orgId, id));
+    await audit(ctx, tx, { orgId: id, action: "sso.delete", target: { type: "sso", id } });
+  });
+}
+
+/**
+ * What better-auth's SSO plugin asks of the database: the connection with its secret opened (and
+ * its issuer's host resolved once under the address policy before anything connects to it), the
+ * organization of an email domain, and the membership a sign-in makes or changes.
+ */
+export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoBackend {
+  return {
+    async connection(orgId) {
+      const row = await rowOf(db, orgId);
+      if (!row || !row.clientSecretSealed) return null;
+      try {
+        await resolveTarget(new URL(row.issuer).hostname, policy);
+      } catch {
+        return null;
+      }
+      return { issuer: row.issuer, clientId: row.clientId, clientSecret: keyring.open(row.clientSecretSealed), groupsClaim: row.groupsClaim };
+    },
+    async orgForDomain(domain) {
+      const [row] = await db.select({ orgId: ssoConnection.orgId }).from(ssoConnection).where(eq(ssoConnection.domain, domain));
+      return row?.orgId ?? null;
+    },
+    async mayLink(orgId, userId) {
+      const [member] = await db.select({ role: membership.role }).from(membership).where(and(eq(membership.orgId, orgId), eq(membership.userId, userId)));
+      if (member) return true;
+      const [any] = await db.select({ id: account.id }).from(account).where(eq(account.userId, userId)).limit(1);
+      return any === undefined;
+    },
+    signedIn: (event) => applySignIn(db, event),
+  };
+}
+
+/** One sign-in through an organization's connection: membership and role, the session's mark, one audit entry when something changed. */
+export async function applySignIn(db: Db, e: SsoSignIn): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [conn] = await tx.select().from(ssoConnection).where(eq(ssoConnection.orgId, e.orgId));
+    if (!conn) return;
+    const [current] = await tx
+      .select({ role: membership.role })
+      .from(membership)
+      .where(and(eq(membership.orgId, e.orgId), eq(membership.userId, e.userId)))
+      .for("update");
+    const [owners] = await tx
+      .select({ n: count() })
+      .from(membership)
+      .where(and(eq(membership.orgId, e.orgId), eq(membership.role, "owner"), isNull(membership.projectId)));
+    const change = membershipChange(current ?? null, mappedRole(e.groups, conn.groupRoles), conn.defaultRole, (owners?.n ?? 0) <= 1);
+    if (change?.kind === "join") await tx.insert(membership).values({ orgId: e.orgId, userId: e.userId, role: change.role });
+    if (change?.kind === "role") await tx.update(membership).set({ role: change.role, projectId: null }).where(and(eq(membership.orgId, e.orgId), eq(membership.userId, e.userId)));
+    await tx.update(session).set({ ssoOrgId: e.orgId }).where(eq(session.id, e.sessionId));
+    if (change) {
+      await recordAudit(
+        tx,
+        { actor: { type: "user", id: e.userId, name: e.email }, ip: e.ip },
+        { orgId: e.orgId, action: change.kind === "join" ? "member.sso-join" : "member.sso-role", target: { type: "user", id: e.userId, name: e.email }, fields: ["role"] },
+      );
+    }
+  });
+}
