@@ -11,6 +11,12 @@ import type { Db } from "@levelrail/db/client";
 export interface Fence {
   shortName: string;
   runner: string;
+  /**
+   * The lead's signal, aborted the moment this worker lost the lock: from then on every fenced
+   * write is refused here, before the next leader has written its row (the work it was doing
+   * reacts to that abort, and its outcome must not land in that window).
+   */
+  signal?: AbortSignal;
 }
 
 /** Thrown by a fenced write of a worker that no longer leads: the pass stops there. */
@@ -21,9 +27,10 @@ export class LostLeadError extends Error {
   }
 }
 
-/** A WHERE condition true only while `fence` still leads (always true without one: tests, tools). */
+/** A WHERE condition true only while `fence` still leads (always true without one: tests, tools; false once its lead's signal aborted). */
 export function leads(fence: Fence | undefined): SQL {
   if (!fence) return sql`true`;
+  if (fence.signal?.aborted) return sql`false`;
   return sql`exists (select 1 from worker_heartbeat h where h.short_name = ${fence.shortName} and h.runner = ${fence.runner})`;
 }
 

@@ -105,7 +105,10 @@ describe("a worker that loses the leader lock", () => {
       const [row] = await s.sql<{ runner: string }[]>`select runner from worker_heartbeat where short_name = ${s.shortName}`;
       return row && row.runner !== runnerA ? row.runner : undefined;
     });
-    const final = await waitFor("the backup to be marked interrupted", async () => ((await backup()).status === "interrupted" ? backup() : undefined), { timeoutMs: 30_000 });
+    const final = await waitFor("the backup to be marked interrupted", async () => ((await backup()).status === "interrupted" ? backup() : undefined), {
+      timeoutMs: 30_000,
+      describe: async () => `${JSON.stringify(await backup())}; the workers said: ${logs.filter((l) => /backup|lead|fence|refused/i.test(l)).slice(-15).join(" | ")}`,
+    });
     console.log(`[leadloss] A's in-flight psql was killed ${killedMs} ms after its lock session ended; B marked the backup ${final.status}`);
     expect(a.isLeader()).toBe(false);
     expect(logs.some((l) => l.startsWith("A [leader] lost the lead"))).toBe(true);

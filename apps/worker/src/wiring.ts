@@ -83,7 +83,7 @@ export async function startWorker(given: WorkerOptions) {
   const metrics = workerMetrics();
   const runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   // Fenced writes need the heartbeat row, which only a leader (a worker given its lead's signal) writes first.
-  const fence: Fence | undefined = o.signal ? { shortName: o.shortName, runner: runnerId } : undefined;
+  const fence: Fence | undefined = o.signal ? { shortName: o.shortName, runner: runnerId, signal: o.signal } : undefined;
   const { runner, runners } = runnerFactory(metrics, o.log);
   const shared: Shared = {
     store: pgServiceStore(o.db),
