@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { conditionalJson, etagOf, noneMatch } from "./etag";
+import { conditionalJson, etagOf, noneMatch, publicDocument } from "./etag";
 
 const get = (headers: Record<string, string> = {}) => new Request("http://panel.test/api/v1/services", { headers });
 
@@ -54,5 +54,22 @@ describe("conditionalJson", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("etag")).not.toBe(tag);
     expect(await res.json()).toEqual(changed);
+  });
+});
+
+describe("publicDocument", () => {
+  it("builds once, answers with a public five-minute cache and its type, and 304 to a client holding it", async () => {
+    let built = 0;
+    const handler = publicDocument(() => ({ n: ++built }), "application/schema+json");
+    const first = handler(new Request("http://x/doc"));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("application/schema+json; charset=utf-8");
+    expect(first.headers.get("cache-control")).toBe("public, max-age=300");
+    expect(await first.json()).toEqual({ n: 1 });
+    const again = handler(new Request("http://x/doc", { headers: { "if-none-match": first.headers.get("etag")! } }));
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect(handler(new Request("http://x/doc")).headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(built).toBe(1);
   });
 });

@@ -37,3 +37,20 @@ export function conditionalJson(req: Request, data: unknown): Response {
   if (noneMatch(req.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
   return new Response(body, { status: 200, headers: { ...headers, "content-type": "application/json" } });
 }
+
+/**
+ * The GET handler of a public document built once per process (the OpenAPI document, the spec's
+ * JSON Schema): its strong ETag, five minutes in any cache, a bodiless 304 when the client holds it.
+ */
+export function publicDocument(build: () => unknown, contentType = "application/json"): (req: Request) => Response {
+  let cached: { body: string; etag: string } | undefined;
+  return (req) => {
+    if (!cached) {
+      const body = JSON.stringify(build());
+      cached = { body, etag: etagOf(body) };
+    }
+    const headers = { etag: cached.etag, "cache-control": "public, max-age=300" };
+    if (noneMatch(req.headers.get("if-none-match"), cached.etag)) return new Response(null, { status: 304, headers });
+    return new Response(cached.body, { headers: { ...headers, "content-type": `${contentType}; charset=utf-8` } });
+  };
+}
