@@ -23,6 +23,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // In CI a test that fails is run once more; `npm test` names every test that needed it
+          // ("passed on a retry"), so a flake is seen and fixed, not hidden.
+          retry: process.env.CI ? 1 : 0,
         },
       },
     ],

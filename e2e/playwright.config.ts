@@ -20,7 +20,7 @@ export default defineConfig({
   workers: 1,
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
-  retries: 0,
+  retries: process.env.CI ? 1 : 0, // a retried test is named in `npm test`'s summary as a flake to fix
   // A test may deploy a few times; each deploy takes seconds.
   timeout: 120_000,
   expect: { timeout: 10_000 },

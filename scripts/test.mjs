@@ -55,8 +55,21 @@ const exec = (cmd, args, env) => run(cmd, args, { cwd: repoRoot, env: { ...proce
 function counts(file) {
   if (!existsSync(file)) return { passed: 0, failed: 0, skipped: 0 };
   const r = JSON.parse(readFileSync(file, "utf8"));
-  if (r.stats) return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped };
-  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + (r.numTodoTests ?? 0) };
+  if (r.stats) return { passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected, skipped: r.stats.skipped, retried: playwrightRetried(r) };
+  // vitest keeps the errors of a failed try on a test that passed on its retry.
+  const retried = r.testResults.flatMap((f) => f.assertionResults.filter((t) => t.status === "passed" && t.failureMessages.length > 0).map((t) => t.fullName));
+  return { passed: r.numPassedTests, failed: r.numFailedTests, skipped: r.numPendingTests + (r.numTodoTests ?? 0), retried };
+}
+
+/** Titles of the Playwright tests that passed only on a retry ("flaky"). */
+function playwrightRetried(r) {
+  const out = [];
+  const walk = (suite) => {
+    for (const s of suite.suites ?? []) walk(s);
+    for (const spec of suite.specs ?? []) if (spec.tests?.some((t) => t.status === "flaky")) out.push(spec.title);
+  };
+  walk(r);
+  return out;
 }
 
 /** Runs a test command that writes a JSON report, and attaches its counts to `result`. */
@@ -89,6 +102,8 @@ function summary() {
     console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.name.padEnd(50)} ${`${r.seconds.toFixed(1)} s`.padStart(8)}   ${detail}`);
   }
   const failedStep = results.find((r) => !r.ok);
+  const retried = results.flatMap((r) => r.tests?.retried ?? []);
+  if (retried.length) console.log(`\n  passed on a retry (a flake to fix): ${retried.length}\n${retried.map((t) => `    - ${t}`).join("\n")}`);
   if (failedStep) console.log(`\n  stopped at: ${failedStep.name}`);
   console.log(`\ntests: ${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
 }
