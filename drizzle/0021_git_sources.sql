@@ -2,7 +2,7 @@ CREATE TABLE "build" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"org_id" uuid NOT NULL,
 	"service_id" uuid NOT NULL,
-	"commit" text NOT NULL,
+	"commit" text,
 	"ref" text NOT NULL,
 	"trigger" text NOT NULL,
 	"status" text DEFAULT 'queued' NOT NULL,

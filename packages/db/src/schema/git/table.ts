@@ -75,8 +75,8 @@ export const build = pgTable(
     serviceId: uuid("service_id")
       .notNull()
       .references(() => service.id, { onDelete: "cascade" }),
-    /** The commit built (40 hex); the image is `<short>/<serviceId>:<commit>`. */
-    commit: text("commit").notNull(),
+    /** The commit built (40 hex); the image is `<short>/<serviceId>:<commit>`. Null until the controller resolves the ref (a build asked for by hand). */
+    commit: text("commit"),
     ref: text("ref").notNull(),
     trigger: text("trigger").$type<BuildTrigger>().notNull(),
     status: text("status").$type<BuildStatus>().notNull().default("queued"),
