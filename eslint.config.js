@@ -37,6 +37,27 @@ export default tseslint.config(
     },
   },
   {
+    // The panel's client components: zod (31 kB gzip) must not reach a page's first load. Lists and
+    // rules come from @levelrail/spec's zod-free modules; a form loads the API's schema on submit
+    // (`await import("@levelrail/spec/service")`), or its card is a next/dynamic chunk.
+    files: ["apps/web/components/**/*.{ts,tsx}"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@levelrail/spec/*", "!@levelrail/spec/lists", "!@levelrail/spec/service-lists", "!@levelrail/spec/checks", "!@levelrail/spec/cron", "!@levelrail/spec/roles"],
+              allowTypeImports: true,
+              message: "pulls zod into the page: import lists from @levelrail/spec/lists, service-lists, checks or cron, and load a schema on submit with await import() (README: Page weight)",
+            },
+            { group: ["zod", "zod/*"], allowTypeImports: true, message: "zod stays out of client components (README: Page weight)" },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.{js,mjs,cjs}"],
     languageOptions: { globals: nodeGlobals },
   },

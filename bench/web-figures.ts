@@ -2,7 +2,9 @@
  * What the panel costs a browser, measured with Chromium (playwright-core) against `next start`
  * of the built web app (apps/web/.next as `npm start` built it; this does not build): bytes
  * transferred (as DevTools counts them: encoded, headers included) for a cold first load of a
- * page, the framework's share of it, and what an open dashboard pulls while nobody touches it.
+ * page, the framework's share of it, and what an open dashboard pulls while nobody touches it;
+ * then the same cold first load of every page of the panel the fleet has something to show on
+ * (bench/pages.ts reads the same pages' JavaScript from the build's manifests, without a browser).
  * Used by bench/scale.ts with its fleet present.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -15,13 +17,15 @@ import { freePort } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-const webDir = join(repoRoot, "apps", "web");
+const defaultWebDir = join(repoRoot, "apps", "web");
 
 export interface WebFigures {
   dashboardKB: number;
   servicePageKB: number;
   frameworkKB: number;
   idleKBPerMin: number;
+  /** Every page's cold first load (kB), by the address pattern of its route; null: nothing in the fleet to show there. */
+  pages: { route: string; kB: number | null }[];
 }
 
 interface Transfer {
@@ -74,14 +78,50 @@ async function signedIn(browser: Browser, baseURL: string, who: { email: string;
   return context;
 }
 
-/** Bytes of a cold first load of `path`, until the network is idle. */
-async function firstLoad(browser: Browser, baseURL: string, who: { email: string; password: string }, path: string, ready: string) {
-  const context = await signedIn(browser, baseURL, who);
+type Session = Awaited<ReturnType<BrowserContext["storageState"]>>;
+
+/** Bytes of a cold first load of `path` (a fresh context: empty cache, the session's cookie), until the network is idle. */
+async function firstLoad(browser: Browser, baseURL: string, session: Session | undefined, path: string, ready: string | null) {
+  const context = await browser.newContext({ baseURL, ...(session ? { storageState: session } : {}) });
   const page = await context.newPage();
   const t = await meter(context, page);
   await page.goto(path, { waitUntil: "networkidle" });
-  await page.getByRole("heading", { name: ready }).first().waitFor();
+  if (ready !== null) await page.getByRole("heading", { name: ready }).first().waitFor();
   return { t, context, page };
+}
+
+/** A cold first load's kB of each page of the panel, signed in (the sign-in page signed out). */
+async function everyPage(browser: Browser, baseURL: string, session: Session, service: { envId: string; app: string; name: string }, known: Map<string, number>, log: (line: string) => void) {
+  const pages: { route: string; path: string | null; ready: string | null; signedOut?: true }[] = [
+    { route: "/", path: "/", ready: "Apps" },
+    { route: "/environments/[envId]/services/[name]", path: `/environments/${service.envId}/services/${service.name}`, ready: service.name },
+    { route: "/environments/[envId]", path: `/environments/${service.envId}`, ready: null },
+    { route: "/environments/[envId]/apps/[name]", path: `/environments/${service.envId}/apps/${service.app}`, ready: service.app },
+    { route: "/environments/[envId]/databases/[name]", path: null, ready: "" },
+    { route: "/hook-runs/[id]", path: null, ready: "" },
+    { route: "/deploys", path: "/deploys", ready: "Deploys" },
+    { route: "/settings", path: "/settings", ready: "Settings" },
+    { route: "/settings/members", path: "/settings/members", ready: "Members" },
+    { route: "/settings/audit", path: "/settings/audit", ready: "Audit log" },
+    { route: "/settings/api", path: "/settings/api", ready: "API reference" },
+    { route: "/account", path: "/account", ready: "Account" },
+    { route: "/login", path: "/login", ready: "Sign in", signedOut: true },
+    { route: "/invite/[token]", path: null, ready: "" },
+  ];
+  const out: { route: string; kB: number | null }[] = [];
+  for (const p of pages) {
+    const measured = known.get(p.route);
+    if (measured !== undefined || p.path === null) {
+      out.push({ route: p.route, kB: measured ?? null });
+      continue;
+    }
+    const load = await firstLoad(browser, baseURL, p.signedOut ? undefined : session, p.path, p.ready);
+    out.push({ route: p.route, kB: load.t.total / 1024 });
+    const largest = [...load.t.byUrl].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([url, bytes]) => `${new URL(url).pathname} ${(bytes / 1024).toFixed(1)} kB`);
+    log(`web: ${p.route}: ${load.t.byUrl.size} requests; largest: ${largest.join(", ")}`);
+    await load.context.close();
+  }
+  return out;
 }
 
 export async function webFigures(o: {
@@ -91,11 +131,14 @@ export async function webFigures(o: {
   service: string;
   idleMs: number;
   log: (line: string) => void;
+  /** The built web app to serve (default: this checkout's apps/web), e.g. another checkout's to compare. */
+  webDir?: string;
 }): Promise<WebFigures> {
+  const webDir = o.webDir ?? defaultWebDir;
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "levelrail-web-bench-"));
-  const server: ChildProcess = spawn(process.execPath, [join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+  const server: ChildProcess = spawn(process.execPath, [join(webDir, "../../node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
     cwd: webDir,
     env: {
       ...process.env,
@@ -113,10 +156,17 @@ export async function webFigures(o: {
     await waitFor("next start to answer", async () => ((await fetch(`${baseURL}/login`).catch(() => null))?.ok ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-background-networking"] });
 
-    const service = await firstLoad(browser, baseURL, o.who, `/services/${o.service}`, o.service);
+    const signIn = await signedIn(browser, baseURL, o.who);
+    const session = await signIn.storageState();
+    await signIn.close();
+    const service = await firstLoad(browser, baseURL, session, `/services/${o.service}`, o.service);
+    // /services/<name> redirects to the service's page in its environment; its crumbs link its app.
+    const envId = /\/environments\/([^/]+)\/services\//.exec(service.page.url())?.[1] ?? "";
+    const appHref = (await service.page.locator('a[href*="/apps/"]').first().getAttribute("href")) ?? "";
+    const app = decodeURIComponent(appHref.split("/apps/")[1] ?? "");
     await service.context.close();
 
-    const dash = await firstLoad(browser, baseURL, o.who, "/", "Apps");
+    const dash = await firstLoad(browser, baseURL, session, "/", "Apps");
     // The framework: the chunks every page loads first (build-manifest's rootMainFiles: React, Next's runtime).
     const manifest = JSON.parse(readFileSync(join(webDir, ".next", "build-manifest.json"), "utf8")) as { rootMainFiles: string[]; polyfillFiles?: string[] };
     const framework = [...manifest.rootMainFiles, ...(manifest.polyfillFiles ?? [])];
@@ -137,7 +187,14 @@ export async function webFigures(o: {
     const idleBytes = dash.t.total - before;
     o.log(`web: dashboard ${dash.t.byUrl.size} requests on first load; ${framework.length} framework chunks; largest others: ${own.join(", ")}`);
     o.log(`web: idle dashboard made ${dash.t.requests - requestsBefore} requests in ${(o.idleMs / 1000).toFixed(0)} s`);
+    await dash.context.close();
+    const known = new Map([
+      ["/", dashboardBytes / 1024],
+      ["/environments/[envId]/services/[name]", service.t.total / 1024],
+    ]);
+    const pages = await everyPage(browser, baseURL, session, { envId, app, name: o.service }, known, o.log);
     return {
+      pages,
       dashboardKB: dashboardBytes / 1024,
       servicePageKB: service.t.total / 1024,
       frameworkKB: frameworkBytes / 1024,

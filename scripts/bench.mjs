@@ -10,13 +10,13 @@ import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, repoRoot, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker, ensureTestTools } from "./lib/system.mjs";
 
-const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams", "audit", "spec"];
+const BENCHES = ["deploy-latency", "cutover", "takeover", "soak", "scale", "disk", "backup", "logs", "metrics", "unattended", "database", "walls", "teams", "audit", "spec", "builds", "pages"];
 
 /** Benchmarks run as part of another's name too: `npm run bench -- teams` runs bench/audit.ts as well. */
 const PART_OF = { audit: "teams" };
 
 /** Benchmarks that need none of the set-up (no engine, Caddy or database): run alone, they skip it. */
-const STANDALONE = new Set(["walls"]);
+const STANDALONE = new Set(["walls", "pages"]);
 
 handleSignals({ exitCode: 130 });
 await runMain(async () => {
@@ -34,7 +34,9 @@ await runMain(async () => {
   await ensureNpm();
   const { ensureCaddy } = await import("./lib/caddy.mjs"); // loads dockerode: once it is installed
   await ensureDocker({ dataDir });
-  await ensureCaddy({ dataDir, admin: caddyAdmin, short: "lrbench", attached: true });
+  // LEVELRAIL_SHORT_NAME (a shared engine): the benchmarks' Docker objects carry it (Caddy: `<short>bench-caddy`).
+  const short = process.env.LEVELRAIL_SHORT_NAME;
+  await ensureCaddy({ dataDir, admin: caddyAdmin, short: short ? `${short}bench` : "lrbench", attached: true });
   await ensureTestTools();
   const db = await startDatabase({ dataDir, port: 54349 + 10, fresh: true });
   ensureMasterKeyFile(dataDir);

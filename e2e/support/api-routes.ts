@@ -14,6 +14,8 @@ export interface Ids {
   hookRunId: string;
   backupTargetId: string;
   registryCredentialId: string;
+  /** A git credential of the organization (a deploy key), used by no source. */
+  gitCredentialId: string;
   tokenId: string;
   /** A database's name, one of its backups and a volume it keeps. */
   database: string;
@@ -58,6 +60,9 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/orgs/{id}/invitations", kind: "owned" },
   { method: "POST", path: "/api/v1/orgs/{id}/invitations", kind: "owned", body: () => ({ email: "intruder@example.test", role: "owner" }) },
   { method: "DELETE", path: "/api/v1/orgs/{id}/invitations/{invitationId}", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/git-credentials", kind: "owned" },
+  { method: "POST", path: "/api/v1/orgs/{id}/git-credentials", kind: "owned", body: () => ({ name: "intruder", kind: "ssh" }) },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/git-credentials/{credId}", kind: "owned" },
   // The token names the invitation: a random one is an invitation of nothing, whoever asks.
   { method: "POST", path: "/api/v1/invitations/accept", kind: "input", body: () => ({ token: "A".repeat(43) }) },
   { method: "GET", path: "/api/v1/orgs/{id}/sso", kind: "owned" },
@@ -107,6 +112,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "POST", path: `${S}/restart`, kind: "owned" },
   { method: "POST", path: `${S}/domains/check`, kind: "owned" },
   { method: "POST", path: `${S}/rollback`, kind: "owned" },
+  { method: "POST", path: `${S}/source/webhook-secret`, kind: "owned" },
   { method: "POST", path: `${S}/promote`, kind: "owned", body: (i) => ({ to: i.envId }) },
   { method: "GET", path: `${S}/status`, kind: "owned" },
   { method: "GET", path: `${S}/deploys`, kind: "owned" },
@@ -119,6 +125,10 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: `${S}/metrics`, kind: "owned" },
   { method: "GET", path: `${S}/logs`, kind: "owned", query: () => ({ tail: "10" }) },
   { method: "GET", path: `${S}/logs/containers`, kind: "owned" },
+  { method: "GET", path: `${S}/builds`, kind: "owned" },
+  { method: "POST", path: `${S}/builds`, kind: "owned", body: () => ({}) },
+  { method: "GET", path: `${S}/builds/{id}`, kind: "owned" },
+  { method: "POST", path: `${S}/builds/{id}/cancel`, kind: "owned" },
   { method: "GET", path: "/api/v1/environments/{envId}/spec", kind: "owned" },
   {
     method: "POST",
@@ -169,6 +179,10 @@ export const API_ROUTES: ApiRoute[] = [
   // Public: the OpenAPI document, nothing of any organization in it.
   { method: "GET", path: "/api/v1/openapi.json", kind: "own" },
   { method: "GET", path: "/api/v1/spec.schema.json", kind: "own" },
+  // Public, signed by the source's secret: a source of nothing answers 404, nothing written.
+  { method: "POST", path: "/api/v1/hooks/git/{sourceId}", kind: "own", body: () => ({ zen: "x" }) },
+  { method: "GET", path: "/api/v1/projects/{id}/previews", kind: "owned" },
+  { method: "PUT", path: "/api/v1/projects/{id}/previews", kind: "owned", body: (i) => ({ baseEnvironmentId: i.envId, domain: "preview.localhost", max: 2, ttlHours: 24 }) },
   { method: "GET", path: "/api/v1/notification-channels", kind: "own" },
   {
     method: "POST",
@@ -203,6 +217,8 @@ function restFor(path: string, ids: Ids): string {
 /** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */
 function idFor(path: string, ids: Ids): string {
   if (path.includes("/backups/{id}")) return ids.backupId;
+  // No build is seeded: a build id of nobody's (the service's 404 comes first for another organization).
+  if (path.includes("/builds/{id}")) return "00000000-0000-4000-8000-00000000b01d";
   if (path.startsWith("/api/v1/orgs/")) return ids.orgId;
   if (path.startsWith("/api/v1/projects/")) return ids.projectId;
   if (path.startsWith("/api/v1/hook-runs/")) return ids.hookRunId;
@@ -230,7 +246,10 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
     .replace("{volume}", ids.volume)
     // Members and invitations: `me` (the caller, who is no member of another organization) and an invitation of nothing.
     .replace("{userId}", "me")
-    .replace("{invitationId}", "00000000-0000-4000-8000-000000000000");
+    .replace("{invitationId}", "00000000-0000-4000-8000-000000000000")
+    .replace("{credId}", ids.gitCredentialId)
+    // A git source of nothing: the webhook answers 404.
+    .replace("{sourceId}", "00000000-0000-4000-8000-000000000000");
   const query = route.query ? `?${new URLSearchParams(route.query(ids)).toString()}` : "";
   return `${path}${query}`;
 }

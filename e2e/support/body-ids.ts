@@ -20,6 +20,7 @@ export interface BodyIdCase {
 const S = "/api/v1/environments/{envId}/services/{service}";
 const D = "/api/v1/environments/{envId}/databases/{db}";
 const newService = { name: "intruder", app: "shop", image: "nginx:1", port: 80 };
+const gitService = { name: "intruder", app: "shop", port: 80 };
 const schedule = (targetId: string) => ({ cron: "0 3 * * *", targetId, keep: 3 });
 
 export const BODY_ID_CASES: BodyIdCase[] = [
@@ -28,6 +29,8 @@ export const BODY_ID_CASES: BodyIdCase[] = [
   { method: "POST", path: "/api/v1/environments/{envId}/services", field: "databaseEnv", body: (r) => ({ ...newService, databaseEnv: { DATABASE_URL: { from: r.database } } }) },
   { method: "POST", path: "/api/v1/environments/{envId}/services", field: "environmentId", body: (r) => ({ ...newService, environmentId: r.envId }) },
   { method: "PATCH", path: S, field: "registryCredentialId", body: (r) => ({ registryCredentialId: r.registryCredentialId }) },
+  { method: "POST", path: "/api/v1/environments/{envId}/services", field: "source.git.credentialId", body: (r) => ({ ...gitService, source: { git: { url: "git@git.example.com:x.git", credentialId: r.gitCredentialId } } }) },
+  { method: "PATCH", path: S, field: "source.git.credentialId", body: (r) => ({ source: { git: { url: "git@git.example.com:x.git", credentialId: r.gitCredentialId } } }) },
   { method: "PATCH", path: S, field: "storageTargetId", body: (r) => ({ storageTargetId: r.backupTargetId }) },
   { method: "PATCH", path: S, field: "databaseEnv", body: (r) => ({ databaseEnv: { DATABASE_URL: { from: r.database } } }) },
   { method: "POST", path: `${S}/promote`, field: "to", body: (r) => ({ to: r.envId }) },

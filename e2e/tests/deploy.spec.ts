@@ -1,21 +1,12 @@
-import type { Page } from "@playwright/test";
 import { listServices } from "@levelrail/services/service/view";
 import { uniqueName } from "../fixtures/stack";
 import { IMAGE_HEALTH_PATH, IMAGE_PORT } from "../fixtures/images";
 import { expect, test } from "../fixtures/test";
-import { hydrated, serviceApiPath, servicePage } from "../fixtures/ui";
+import { createApp, hydrated, serviceApiPath, servicePage } from "../fixtures/ui";
 
 /** A deploy (create, start, probe, cut over) takes seconds; allow for a loaded machine. */
 const DEPLOY_TIMEOUT = 60_000;
 
-async function createApp(page: Page, name: string) {
-  const form = page.getByRole("form", { name: "New app" });
-  const submit = form.getByRole("button", { name: "Create app" });
-  await hydrated(submit);
-  await form.getByLabel("App name").fill(name);
-  await submit.click();
-  await expect(page.getByRole("heading", { level: 2, name, exact: true })).toBeVisible();
-}
 
 test("a bad service form shows the field that is wrong and creates nothing", async ({ signedIn: page, operator, bearer }) => {
   const app = uniqueName("shop");

@@ -33,7 +33,7 @@ async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
 
 const randomIds = (like: Ids): Ids => ({
   ...like,
-  ...Object.fromEntries(["orgId", "projectId", "envId", "hookRunId", "backupTargetId", "registryCredentialId", "tokenId", "backupId", "notificationChannelId", "serviceId"].map((k) => [k, randomUUID()])),
+  ...Object.fromEntries(["orgId", "projectId", "envId", "hookRunId", "backupTargetId", "registryCredentialId", "gitCredentialId", "tokenId", "backupId", "notificationChannelId", "serviceId"].map((k) => [k, randomUUID()])),
 });
 
 /** The routes that act on an organization's resources through the permission table, each with its action. */
@@ -42,7 +42,7 @@ const walked = API_ROUTES.filter((r) => r.kind === "owned" || r.kind === "input"
   .filter((w) => w.action !== "elsewhere");
 
 /** Deletes last, the things others live in last of all, so every other allowed call still finds its target. */
-const DELETE_ORDER = ["/secrets/", "/volumes/", "/backup-targets/", "/registry-credentials/", "/notification-channels/", "/tokens/", "/databases/", "/services/", "/apps/", "/environments/", "/projects/"];
+const DELETE_ORDER = ["/secrets/", "/volumes/", "/backup-targets/", "/registry-credentials/", "/git-credentials/", "/notification-channels/", "/tokens/", "/databases/", "/services/", "/apps/", "/environments/", "/projects/"];
 const deleteRank = (r: ApiRoute) => (r.method === "DELETE" ? 1 + DELETE_ORDER.findIndex((p) => r.path.includes(p)) : 0);
 
 test("every route has its action in the one map, and every action there is in the permission table", () => {

@@ -8,6 +8,7 @@ import { type ServiceTab, hydrated, openService, serviceTab, servicePage } from 
 const SHOWS: Record<ServiceTab, string> = {
   overview: "Actions",
   deploys: "Release history",
+  builds: "Builds",
   logs: "Logs",
   environment: "Effective environment",
   hooks: "Hooks and domains",

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
-import { PHASES } from "@levelrail/spec/service";
+import { PHASES } from "@levelrail/spec/service-lists";
 import { groupByApp, pageRange } from "@/lib/fleet-page";
 import { type FleetFilter, NO_FILTER, byName, filtering } from "@/lib/natural-sort";
 import { SERVICES_PAGE, keys } from "@/lib/keys";
@@ -152,7 +152,7 @@ export function AppCard({
                     </>
                   )}
                 </td>
-                <td className="mono">{s.image}</td>
+                <td className="mono">{s.image || "not built yet"}</td>
                 <td className="muted">{s.message}</td>
               </tr>
             ))}

@@ -39,10 +39,12 @@ function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSche
     },
   });
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     setDone(null);
-    const result = scheduleInput(values);
+    // The API's own schema, loaded on submit: zod stays out of the page's first load.
+    const { backupScheduleInput } = await import("@levelrail/spec/database");
+    const result = scheduleInput(values, backupScheduleInput);
     if ("errors" in result) return setErrors(result.errors);
     setErrors({});
     save.mutate(result.schedule);

@@ -50,7 +50,8 @@ export function ConfigList<T extends { id: string; name: string }>({
   query: UseQueryResult<T[]>;
   columns: ConfigColumn<T>[];
   fields: ConfigField[];
-  schema: ZodType;
+  /** The API's schema of the form, loaded on submit (zod stays out of the page's first load). */
+  schema: () => Promise<ZodType>;
   empty: string;
 }) {
   const qc = useQueryClient();
@@ -75,10 +76,10 @@ export function ConfigList<T extends { id: string; name: string }>({
     },
   });
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     setDone(null);
-    const parsed = schema.safeParse(values);
+    const parsed = (await schema()).safeParse(values);
     if (!parsed.success) {
       setErrors(placed(fieldErrors(parsed.error)));
       return;

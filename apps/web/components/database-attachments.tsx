@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { envKey } from "@levelrail/spec/rules";
+import { envKeyProblem } from "@levelrail/spec/checks";
 import type { ServiceView } from "@levelrail/spec/service";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage } from "@/lib/form";
@@ -52,10 +52,9 @@ export function DatabaseAttachments({ service: ref }: { service: Scoped }) {
     e.preventDefault();
     if (!s) return;
     setDone(null);
-    const checked = envKey.safeParse(key);
     const problems: FieldErrors = {
       database: database === "" ? "choose a database" : undefined,
-      key: key === "" ? "is required" : checked.success ? undefined : (checked.error.issues[0]?.message ?? "invalid key"),
+      key: key === "" ? "is required" : envKeyProblem(key),
     };
     if (problems.database || problems.key) return setErrors(problems);
     setErrors({});

@@ -2,7 +2,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { type BackupSchedule, DEFAULT_POSTGRES_VERSION, databaseInput } from "@levelrail/spec/database";
+import type { BackupSchedule } from "@levelrail/spec/database";
+import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
 import { scheduleText } from "@/lib/database-format";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, issueErrors, topField } from "@/lib/form";
@@ -60,10 +61,10 @@ const EMPTY = { name: "", version: DEFAULT_POSTGRES_VERSION, image: "" };
 type Values = typeof EMPTY;
 const FIELDS = new Set(["name", "version", "image", "cron", "targetId", "keep"]);
 
-/** The form's values as the API takes them, checked with the API's own schema. */
-function toInput(v: Values, scheduled: boolean, schedule: ScheduleValues): { input: unknown } | { errors: FieldErrors } {
-  const s = scheduled ? scheduleInput(schedule) : { schedule: null };
-  const parsed = databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim() });
+/** The form's values as the API takes them, checked with the API's own schemas (`spec`, loaded on submit: zod stays out of the page). */
+function toInput(v: Values, scheduled: boolean, schedule: ScheduleValues, spec: typeof import("@levelrail/spec/database")): { input: unknown } | { errors: FieldErrors } {
+  const s = scheduled ? scheduleInput(schedule, spec.backupScheduleInput) : { schedule: null };
+  const parsed = spec.databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim() });
   const errors: FieldErrors = { ...(parsed.success ? {} : issueErrors(parsed.error.issues)), ...("errors" in s ? s.errors : {}) };
   if (!parsed.success || "errors" in s) return { errors };
   const backupSchedule: BackupSchedule | null = s.schedule;
@@ -98,10 +99,10 @@ function NewDatabaseForm({ envId }: { envId: string }) {
   });
   const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    const result = toInput(values, scheduled, schedule);
+    const result = toInput(values, scheduled, schedule, await import("@levelrail/spec/database"));
     if ("errors" in result) return setErrors(result.errors);
     setErrors({});
     create.mutate(result.input);

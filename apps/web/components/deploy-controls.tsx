@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { type ReleaseView, imageRef } from "@levelrail/spec/service";
+import type { ReleaseView } from "@levelrail/spec/service";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { DriftBanner } from "./drift-banner";
@@ -36,10 +36,12 @@ export function DeployControls({ service, denied = null }: { service: Scoped; de
     },
   });
 
-  function deploy(e: FormEvent) {
+  async function deploy(e: FormEvent) {
     e.preventDefault();
     const trimmed = image.trim();
     if (trimmed !== "") {
+      // The API's own rule, loaded when used: zod stays out of the page's first load.
+      const { imageRef } = await import("@levelrail/spec/service");
       const parsed = imageRef.safeParse(trimmed);
       if (!parsed.success) {
         setImageError(parsed.error.issues[0]?.message ?? "invalid image");

@@ -1,13 +1,18 @@
 "use client";
+import dynamic from "next/dynamic";
 import { useId, useState } from "react";
 import type { DayBucket } from "@levelrail/services/metrics/deploys";
+import { fillDays } from "@/lib/chart";
 import { formatDuration } from "@/lib/format";
 import { DEFAULT_METRICS_DAYS, METRICS_PERIODS } from "@/lib/keys";
 import { useAllServices, useDeployMetrics } from "@/lib/queries";
 import { byName, naturalCompare } from "@/lib/natural-sort";
 import type { DeployMetrics, ServiceItem } from "@/lib/types";
-import { DeployChart, fillDays } from "./deploy-chart";
 import { Alert } from "./alert";
+
+/** The chart, in its own chunk (next/dynamic): the page's first load carries the figures, the drawing follows. */
+// It only draws: its own Suspense boundary (a `loading`), so the page hydrates without waiting for it.
+const DeployChart = dynamic(() => import("./deploy-chart").then((m) => m.DeployChart), { loading: () => null });
 
 interface Totals {
   deploys: number;

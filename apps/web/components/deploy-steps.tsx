@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
-import { DEPLOY_STEPS, type DeployStep, type StatusView } from "@levelrail/spec/service";
+import { DEPLOY_STEPS, type DeployStep } from "@levelrail/spec/service-lists";
+import type { StatusView } from "@levelrail/spec/service";
 import { useServiceHookRuns } from "@/lib/queries";
 import type { Scoped } from "@/lib/paths";
 

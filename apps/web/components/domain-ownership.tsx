@@ -1,12 +1,12 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
 import type { DomainStatusMap, DomainStatusView } from "@levelrail/spec/domains";
 import { api } from "@/lib/fetcher";
 import { formatTime } from "@/lib/format";
 import { keys } from "@/lib/keys";
 import { type Scoped, serviceApi } from "@/lib/paths";
 import { Alert } from "./alert";
+import { Copyable } from "./copyable";
 import { ListTable } from "./list-card";
 
 const STATUS_TEXT: Record<DomainStatusView["status"], string> = { pending: "pending", verified: "verified", failed: "failed" };
@@ -43,8 +43,8 @@ export function DomainOwnership({ service, status }: { service: Scoped; status: 
             <td>
               {s.record && (
                 <div className="stack">
-                  <Copyable label="Name" text={s.record.name} />
-                  <Copyable label="Value" text={s.record.value} />
+                  <Copyable label="Name" text={s.record.name} copyLabel="Copy the record's name" />
+                  <Copyable label="Value" text={s.record.value} copyLabel="Copy the record's value" />
                 </div>
               )}
             </td>
@@ -64,29 +64,5 @@ export function DomainOwnership({ service, status }: { service: Scoped; status: 
       </div>
       <Alert error={check.error} />
     </section>
-  );
-}
-
-/** A value with a button that copies it (where the clipboard is closed, the value stays selectable). */
-function Copyable({ label, text }: { label: string; text: string }) {
-  const [copied, setCopied] = useState<"yes" | "no" | null>(null);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(text);
-      setCopied("yes");
-    } catch {
-      setCopied("no");
-    }
-  }
-  return (
-    <span className="inline">
-      <span className="muted">{label}</span>
-      <code className="mono">{text}</code>
-      {copied !== "no" && (
-        <button type="button" className="link" onClick={() => void copy()} aria-label={`Copy the record's ${label.toLowerCase()}`}>
-          {copied === "yes" ? "copied" : "copy"}
-        </button>
-      )}
-    </span>
   );
 }

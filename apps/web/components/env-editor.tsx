@@ -1,7 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
-import { envKey, envMap, envValue } from "@levelrail/spec/rules";
+import { envKeyProblem, envValueProblem } from "@levelrail/spec/checks";
 import { ApiError } from "@/lib/fetcher";
 import { bareMessage, parseEnvLines } from "@/lib/form";
 import { Alert } from "./alert";
@@ -27,11 +27,11 @@ const varsOf = (rows: Row[]): EnvVars => Object.fromEntries(rows.filter((r) => r
 /** What is wrong with a row, checked with the API's own rules as the operator types; null when nothing is. */
 function rowProblem(row: Row, rows: Row[], submitted: boolean): string | null {
   if (row.key === "") return submitted && row.value !== "" ? "Key: is required" : null;
-  const key = envKey.safeParse(row.key);
-  if (!key.success) return `Key: ${key.error.issues[0]?.message ?? "invalid"}`;
+  const key = envKeyProblem(row.key);
+  if (key !== undefined) return `Key: ${key}`;
   if (rows.find((r) => r.key === row.key) !== row) return `Key: ${row.key} is defined twice`;
-  const value = envValue.safeParse(row.value);
-  if (!value.success) return `Value: ${value.error.issues[0]?.message ?? "invalid"}`;
+  const value = envValueProblem(row.value);
+  if (value !== undefined) return `Value: ${value}`;
   return null;
 }
 
@@ -127,18 +127,15 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
       setFormError("fix the marked variables first");
       return;
     }
-    const parsed = envMap.safeParse(varsOf(rows));
-    if (!parsed.success) {
-      setFormError(parsed.error.issues[0]?.message ?? "invalid variables");
-      return;
-    }
+    // Every row passed the API's key and value rules above (@levelrail/spec/checks, no zod): the map is what envMap accepts.
+    const vars = varsOf(rows);
     setFormError(null);
-    const message = warning?.(parsed.data, synced) ?? null;
+    const message = warning?.(vars, synced) ?? null;
     if (message !== null) {
-      setConfirming({ vars: parsed.data, message });
+      setConfirming({ vars, message });
       return;
     }
-    mutation.mutate(parsed.data);
+    mutation.mutate(vars);
   }
 
   function confirm() {

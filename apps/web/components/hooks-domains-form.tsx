@@ -1,6 +1,6 @@
 "use client";
 import { type FormEvent, useState } from "react";
-import { type ServiceView, servicePatch } from "@levelrail/spec/service";
+import type { ServiceView } from "@levelrail/spec/service";
 import { type FieldErrors, issueErrors } from "@/lib/form";
 import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput, hookDomainValues } from "@/lib/hooks-form";
 import { HookDomainFields } from "./hook-domain-fields";
@@ -17,9 +17,11 @@ export function HooksDomainsForm({ service, onSaved, onEdit }: { service: Servic
   const [errors, setErrors] = useState<FieldErrors>({});
   const save = useServicePatch(service, { onSaved, place: hookDomainApiError, setErrors });
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     const { input, unreadable } = hookDomainInput(values);
+    // The API's own schema, loaded on submit: zod stays out of the page's first load.
+    const { servicePatch } = await import("@levelrail/spec/service");
     const parsed = servicePatch.safeParse(input);
     if (!parsed.success || Object.keys(unreadable).length > 0) {
       const { errors: byField, rest } = parsed.success ? { errors: {}, rest: [] } : hookDomainErrors(parsed.error, input.domains);

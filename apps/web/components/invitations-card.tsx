@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { MEMBER_ROLES, inviteInput } from "@levelrail/spec/members";
+import { MEMBER_ROLES } from "@levelrail/spec/lists";
 import type { InvitationView, InviteResult } from "@levelrail/services/org/invitations";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
@@ -75,9 +75,11 @@ function InviteForm({ org, myRole }: { org: OrgItem; myRole: string | undefined 
     onError: (err) => setErrors(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: "could not invite" }),
   });
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     setResult(null);
+    // The API's own schema, loaded on submit: zod stays out of the page's first load.
+    const { inviteInput } = await import("@levelrail/spec/members");
     const parsed = inviteInput.safeParse({ email: email.trim(), role });
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));

@@ -1,6 +1,7 @@
 "use client";
 import { type FormEvent, useState } from "react";
-import { ADDABLE_CAPABILITIES, type Capability, DEFAULT_PIDS_LIMIT, type ServiceView, servicePatch } from "@levelrail/spec/service";
+import type { ServiceView } from "@levelrail/spec/service";
+import { ADDABLE_CAPABILITIES, type Capability, DEFAULT_PIDS_LIMIT } from "@levelrail/spec/service-lists";
 import { type FieldErrors, issueErrors } from "@/lib/form";
 import { type LimitValues, SERVICE_CAPABILITIES, limitApiError, limitErrors, limitInput, limitValues } from "@/lib/limits-form";
 import { Field } from "./field";
@@ -26,9 +27,11 @@ export function LimitsForm({ service, onSaved, onEdit }: { service: ServiceView;
     setErrors((er) => ({ ...er, [key]: undefined, form: undefined }));
   }
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     const input = limitInput(values);
+    // The API's own schema, loaded on submit: zod stays out of the page's first load.
+    const { servicePatch } = await import("@levelrail/spec/service");
     const parsed = servicePatch.safeParse(input);
     if (!parsed.success) {
       const { errors: byField, rest } = limitErrors(parsed.error);

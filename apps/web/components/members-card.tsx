@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { MANAGER_ROLES, MEMBER_ROLES } from "@levelrail/spec/members";
+import { MANAGER_ROLES, MEMBER_ROLES } from "@levelrail/spec/lists";
 import type { MemberView } from "@levelrail/services/org/members";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";

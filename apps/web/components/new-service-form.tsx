@@ -2,13 +2,15 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { STRATEGIES, type ServiceCreate, type ServiceView, serviceCreate } from "@levelrail/spec/service";
+import type { ServiceCreate, ServiceView, serviceCreate } from "@levelrail/spec/service";
+import { STRATEGIES } from "@levelrail/spec/service-lists";
 import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, issueErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
+import { type FieldErrors, bareMessage, issueErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
 import { EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, hookDomainApiError, hookDomainErrors, hookDomainInput } from "@/lib/hooks-form";
 import { keys } from "@/lib/keys";
 import { limitApiError, limitErrors, limitInput } from "@/lib/limits-form";
 import { useApps } from "@/lib/queries";
+import { Copyable } from "./copyable";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
@@ -18,6 +20,8 @@ const EMPTY = {
   name: "",
   app: "",
   image: "",
+  gitUrl: "",
+  gitRef: "main",
   port: "",
   healthPath: "/",
   strategy: "blue-green",
@@ -40,15 +44,24 @@ function createLimits(v: Values) {
   return { resources: { memoryMb, cpus } };
 }
 
-/** The form's values as the API takes them, checked with the API's own schema. */
-function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } {
+/** `image`, or a git source (`gitUrl`, `gitRef`) whose first build makes the image. */
+function sourceInput(v: Values): { image: string } | { source: { git: { url: string; ref: string } } } {
+  return v.gitUrl.trim() === "" ? { image: v.image } : { source: { git: { url: v.gitUrl.trim(), ref: v.gitRef.trim() || "main" } } };
+}
+
+/** An API error about the git source lands on its field (`source.git.url` → `gitUrl`). */
+const GIT_FIELDS: Record<string, string> = { "source.git.url": "gitUrl", "source.git.ref": "gitRef" };
+
+/** The form's values as the API takes them, checked with the API's own schema (loaded on submit: zod stays out of the page). */
+function toInput(v: Values, schema: typeof serviceCreate): { input: ServiceCreate } | { errors: FieldErrors } {
+  if (v.image.trim() !== "" && v.gitUrl.trim() !== "") return { errors: { image: "leave it empty to build the image from the git repository" } };
   const env = parseEnvLines(v.env);
   if ("error" in env) return { errors: { env: env.error } };
   const { input: hooksAndDomains, unreadable } = hookDomainInput(v);
-  const parsed = serviceCreate.safeParse({
+  const parsed = schema.safeParse({
     name: v.name,
     app: v.app,
-    image: v.image,
+    ...sourceInput(v),
     port: numberOrUndefined(v.port),
     healthPath: v.healthPath,
     strategy: v.strategy,
@@ -58,6 +71,8 @@ function toInput(v: Values): { input: ServiceCreate } | { errors: FieldErrors } 
     ...hooksAndDomains,
   });
   if (parsed.success && Object.keys(unreadable).length === 0) return { input: parsed.data };
+  const git = parsed.success ? undefined : parsed.error.issues.find((i) => i.path[0] === "source");
+  if (git) return { errors: { [GIT_FIELDS[git.path.join(".")] ?? "gitUrl"]: git.message } };
   const { errors, rest } = parsed.success ? { errors: {}, rest: [] } : hookDomainErrors(parsed.error, hooksAndDomains.domains);
   const limits = limitErrors({ issues: rest });
   return { errors: placed({ ...issueErrors(limits.rest), ...limits.errors, ...errors, ...unreadable }) };
@@ -79,6 +94,8 @@ export function NewServiceForm({ envId }: { envId: string }) {
     },
     onError: (err) => {
       if (!(err instanceof ApiError)) return setErrors({ form: "could not create the service" });
+      const gitField = err.field === undefined ? undefined : GIT_FIELDS[err.field];
+      if (gitField) return setErrors({ [gitField]: bareMessage(err.message, err.field) });
       const placedError = hookDomainApiError(err.field, err.message) ?? limitApiError(err.field, err.message);
       setErrors(placed(placedError ? { [placedError.field]: placedError.message } : { [topField(err.field)]: err.message }));
     },
@@ -86,10 +103,11 @@ export function NewServiceForm({ envId }: { envId: string }) {
 
   const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
-  function submit(e: FormEvent) {
+  async function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    const result = toInput(values);
+    const spec = await import("@levelrail/spec/service");
+    const result = toInput(values, spec.serviceCreate);
     if ("errors" in result) {
       setErrors(result.errors);
       return;
@@ -120,6 +138,14 @@ export function NewServiceForm({ envId }: { envId: string }) {
       <Field id="service-image" label="Image" error={errors.image}>
         {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder="nginx:1.27" autoComplete="off" />}
       </Field>
+      <div className="row">
+        <Field id="service-git-url" label="Or build from a git repository" error={errors.gitUrl} hint="A private one needs a git credential: set it on the service's Source card">
+          {(a) => <input {...a} value={values.gitUrl} onChange={set("gitUrl")} placeholder="https://git.example.com/team/shop.git" autoComplete="off" spellCheck={false} />}
+        </Field>
+        <Field id="service-git-ref" label="Branch or tag" error={errors.gitRef}>
+          {(a) => <input {...a} value={values.gitRef} onChange={set("gitRef")} autoComplete="off" spellCheck={false} />}
+        </Field>
+      </div>
       <div className="row">
         <Field id="service-port" label="Port" error={errors.port}>
           {(a) => <input {...a} value={values.port} onChange={set("port")} inputMode="numeric" placeholder="8080" />}
@@ -157,10 +183,19 @@ export function NewServiceForm({ envId }: { envId: string }) {
       </Field>
       <HookDomainFields idPrefix="service" values={values} errors={errors} onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))} />
       <FormMessages error={errors.form} />
-      {created && (
+      {created && "image" in created.source && (
         <p className="success" role="status">
           Created <Link href={serviceHref(created)}>{created.name}</Link>. Deploy it from its page.
         </p>
+      )}
+      {created && "git" in created.source && (
+        <div className="success stack" role="status">
+          <p>
+            Created <Link href={serviceHref(created)}>{created.name}</Link>; its first build is queued. Point the repository&apos;s push webhook at{" "}
+            <code className="mono">{created.source.git.webhookPath}</code> on this panel, with this secret (shown once):
+          </p>
+          {created.source.git.webhookSecret && <Copyable label="Secret" text={created.source.git.webhookSecret} copyLabel="Copy the webhook secret" />}
+        </div>
       )}
       <button type="submit" disabled={create.isPending}>
         Create service

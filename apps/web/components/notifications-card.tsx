@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { NOTIFICATION_EVENT_LABELS, type NotificationEvent } from "@levelrail/spec/notifications";
+import { NOTIFICATION_EVENT_LABELS, type NotificationEvent } from "@levelrail/spec/lists";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useNotificationChannels, useNotificationDeliveries } from "@/lib/queries";

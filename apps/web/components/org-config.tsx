@@ -1,5 +1,4 @@
 "use client";
-import { backupTargetInput, registryCredentialInput } from "@levelrail/spec/config";
 import { keys } from "@/lib/keys";
 import { useBackupTargets, useRegistryCredentials } from "@/lib/queries";
 import type { BackupTargetItem, RegistryCredentialItem } from "@/lib/types";
@@ -17,7 +16,7 @@ export function BackupTargets() {
       path="/backup-targets"
       queryKey={keys.backupTargets()}
       query={query}
-      schema={backupTargetInput}
+      schema={async () => (await import("@levelrail/spec/config")).backupTargetInput}
       empty="No backup targets yet. A service with one attached gets its S3_* variables."
       columns={[
         { label: "Name", cell: (t) => t.name },
@@ -50,7 +49,7 @@ export function RegistryCredentials() {
       path="/registry-credentials"
       queryKey={keys.registryCredentials()}
       query={query}
-      schema={registryCredentialInput}
+      schema={async () => (await import("@levelrail/spec/config")).registryCredentialInput}
       empty="No registry credentials yet. A service using one pulls its image with that login."
       columns={[
         { label: "Name", cell: (c) => c.name },

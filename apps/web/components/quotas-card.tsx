@@ -1,5 +1,5 @@
 "use client";
-import { QUOTA_KINDS } from "@levelrail/spec/quotas";
+import { QUOTA_KINDS } from "@levelrail/spec/lists";
 import { useQuotas } from "@/lib/queries";
 import type { OrgItem } from "@/lib/types";
 import { Alert } from "./alert";

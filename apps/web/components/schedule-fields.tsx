@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { MAX_KEEP } from "@levelrail/spec/database";
+import { MAX_KEEP } from "@levelrail/spec/lists";
 import type { FieldErrors } from "@/lib/form";
 import { type ScheduleValues, cronHint } from "@/lib/database-form";
 import type { BackupTargetItem } from "@/lib/types";

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useRef, useState } from "react";
-import { envKey, envValue } from "@levelrail/spec/rules";
+import { envKeyProblem, envValueProblem } from "@levelrail/spec/checks";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
@@ -13,9 +13,6 @@ import { ACTIONS, ListCard } from "./list-card";
 import { Timestamp } from "./timestamp";
 import { FormMessages } from "./form-messages";
 import { type Scoped, serviceApi } from "@/lib/paths";
-
-const firstMessage = (r: { success: boolean; error?: { issues: { message: string }[] } }) =>
-  r.success ? undefined : (r.error?.issues[0]?.message ?? "invalid");
 
 /**
  * The service's secrets: keys and when they changed, never their values. Set
@@ -54,8 +51,8 @@ export function SecretsCard({ service }: { service: Scoped }) {
     e.preventDefault();
     setDone(null);
     const problems: FieldErrors = {
-      key: key === "" ? "is required" : firstMessage(envKey.safeParse(key)),
-      value: firstMessage(envValue.safeParse(value)),
+      key: key === "" ? "is required" : envKeyProblem(key),
+      value: envValueProblem(value),
     };
     if (problems.key || problems.value) {
       setErrors(problems);
@@ -112,7 +109,7 @@ export function SecretsCard({ service }: { service: Scoped }) {
                 onChange={(e) => {
                   setKey(e.target.value);
                   setDone(null);
-                  setErrors((er) => ({ ...er, key: e.target.value === "" ? undefined : firstMessage(envKey.safeParse(e.target.value)) }));
+                  setErrors((er) => ({ ...er, key: e.target.value === "" ? undefined : envKeyProblem(e.target.value) }));
                 }}
                 autoComplete="off"
                 spellCheck={false}

@@ -30,7 +30,7 @@ export function ServiceConfig({ service: ref }: { service: Scoped }) {
           <dt>App</dt>
           <dd>{s.app}</dd>
           <dt>Image</dt>
-          <dd className="mono">{s.image}</dd>
+          <dd className="mono">{s.image || "not built yet"}</dd>
           <dt>Port</dt>
           <dd>{s.port}</dd>
           <dt>Health path</dt>

@@ -1,5 +1,5 @@
 "use client";
-import { ansiNodes } from "@/lib/ansi";
+import dynamic from "next/dynamic";
 import { useStatus } from "@/lib/queries";
 import { DeploySteps } from "./deploy-steps";
 import { PhaseBadge } from "./phase-badge";
@@ -7,6 +7,9 @@ import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";
 import type { Scoped } from "@/lib/paths";
 import { Alert } from "./alert";
+
+/** The ANSI renderer, in its own chunk: only a crash-looping service shows its last lines. */
+const AnsiText = dynamic(() => import("./ansi-text").then((m) => m.AnsiText), { loading: () => null });
 
 /**
  * What the worker last observed, polled every second: phase, the image that serves (and while a
@@ -71,7 +74,7 @@ export function StatusCard({ service, ingressPort }: { service: Scoped; ingressP
               <dd>
                 {status.data.lastLines.length > 0 ? (
                   <pre className="log" role="log" aria-label="Last lines before it died" data-testid="last-lines">
-                    {ansiNodes(status.data.lastLines.join("\n"))}
+                    <AnsiText text={status.data.lastLines.join("\n")} />
                   </pre>
                 ) : (
                   <span className="muted">It printed nothing.</span>

@@ -8,6 +8,7 @@ import { tierEnvPath, useCurrentEnvironment, useEnvironments, useOrgs, useProjec
 import type { CurrentEnvironment, TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
 import { OrgSecurityCard } from "./org-security-card";
+import { PreviewsCard } from "./previews-card";
 import { QuotasCard } from "./quotas-card";
 import { SsoCard } from "./sso-card";
 import { Alert } from "./alert";
@@ -166,6 +167,7 @@ function ProjectEnvSettingsFrom({ start }: { start: CurrentEnvironment | undefin
           />
         )}
       </div>
+      {environments.data && <PreviewsCard project={project} environments={environments.data} />}
     </div>
   );
 }

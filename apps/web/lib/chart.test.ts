@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agoLabel, endLabel, linear, nearestPoint, niceMax, pathPoints, timeAt, timeRange } from "./chart";
+import { agoLabel, endLabel, fillDays, linear, nearestPoint, niceMax, pathPoints, timeAt, timeRange } from "./chart";
 import { linePath } from "./container-metrics";
 
 describe("linear", () => {
@@ -85,5 +85,16 @@ describe("timeRange, agoLabel and endLabel", () => {
   it("ends at now while the samples are fresh", () => {
     expect(endLabel(now - 9_000, now, 60_000)).toBe("now");
     expect(endLabel(now - 600_000, now, 60_000)).toBe("10 min ago");
+  });
+});
+
+describe("fillDays", () => {
+  it("gives every UTC day from since to until its bucket, zero where nothing was deployed", () => {
+    const b = { day: "2026-03-02", deploys: 3, failed: 1, meanDurationMs: 900 };
+    expect(fillDays([b], "2026-03-01T10:00:00.000Z", new Date("2026-03-03T23:59:00Z"))).toEqual([
+      { day: "2026-03-01", deploys: 0, failed: 0, meanDurationMs: null },
+      b,
+      { day: "2026-03-03", deploys: 0, failed: 0, meanDurationMs: null },
+    ]);
   });
 });

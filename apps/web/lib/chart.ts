@@ -1,3 +1,4 @@
+import type { DayBucket } from "@levelrail/services/metrics/deploys";
 import type { Point } from "./container-metrics";
 
 /**
@@ -65,4 +66,19 @@ export function agoLabel(ms: number): string {
   if (ms >= 3_600_000 - 30_000) return `${Math.round(ms / 3_600_000)} h ago`;
   if (ms >= 90_000) return `${Math.round(ms / 60_000)} min ago`;
   return `${Math.round(ms / 1000)} s ago`;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Every day from `since` to `until` (UTC, inclusive) with its bucket, zero where nothing was deployed. */
+export function fillDays(buckets: readonly DayBucket[], since: string, until: Date): DayBucket[] {
+  const byDay = new Map(buckets.map((b) => [b.day, b]));
+  const out: DayBucket[] = [];
+  const start = Date.parse(`${since.slice(0, 10)}T00:00:00Z`);
+  const end = Date.UTC(until.getUTCFullYear(), until.getUTCMonth(), until.getUTCDate());
+  for (let t = start; t <= end; t += DAY_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    out.push(byDay.get(day) ?? { day, deploys: 0, failed: 0, meanDurationMs: null });
+  }
+  return out;
 }

@@ -1,23 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { MAX_KEEP } from "@levelrail/spec/database";
+import { MAX_KEEP, backupScheduleInput } from "@levelrail/spec/database";
 import { DEFAULT_SCHEDULE, attached, cronHint, detached, scheduleApiError, scheduleInput, scheduleValues } from "./database-form";
 
 const TARGET = "0b5e7c1e-5f0e-4a8e-9d8c-2a8f3f1c6b11";
 
 describe("backup schedule form", () => {
   it("a valid schedule round-trips through the form's text", () => {
-    const r = scheduleInput({ cron: " 15 2 * * 1 ", targetId: TARGET, keep: "14" });
+    const r = scheduleInput({ cron: " 15 2 * * 1 ", targetId: TARGET, keep: "14" }, backupScheduleInput);
     expect(r).toEqual({ schedule: { cron: "15 2 * * 1", targetId: TARGET, keep: 14 } });
-    if ("schedule" in r) expect(scheduleInput(scheduleValues(r.schedule))).toEqual(r);
+    if ("schedule" in r) expect(scheduleInput(scheduleValues(r.schedule), backupScheduleInput)).toEqual(r);
     expect(scheduleValues(null)).toEqual(DEFAULT_SCHEDULE);
   });
 
   it("each bad field gets its own message: cron, a missing target, keep out of range or not a number", () => {
-    const r = scheduleInput({ cron: "every day", targetId: "", keep: String(MAX_KEEP + 1) });
+    const r = scheduleInput({ cron: "every day", targetId: "", keep: String(MAX_KEEP + 1) }, backupScheduleInput);
     expect("errors" in r && r.errors).toMatchObject({ cron: expect.stringContaining("5 fields"), targetId: "choose a backup target", keep: `must be at most ${MAX_KEEP}` });
-    const nan = scheduleInput({ cron: "0 3 * * *", targetId: TARGET, keep: "many" });
+    const nan = scheduleInput({ cron: "0 3 * * *", targetId: TARGET, keep: "many" }, backupScheduleInput);
     expect("errors" in nan && Object.keys(nan.errors)).toEqual(["keep"]);
-    const empty = scheduleInput({ cron: "0 3 * * *", targetId: TARGET, keep: " " });
+    const empty = scheduleInput({ cron: "0 3 * * *", targetId: TARGET, keep: " " }, backupScheduleInput);
     expect("errors" in empty && empty.errors.keep).toBe("is required");
   });
 

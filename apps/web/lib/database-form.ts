@@ -1,4 +1,5 @@
-import { type BackupSchedule, backupScheduleInput, cronProblem } from "@levelrail/spec/database";
+import { cronProblem } from "@levelrail/spec/cron";
+import type { BackupSchedule, backupScheduleInput } from "@levelrail/spec/database";
 import type { ServiceView } from "@levelrail/spec/service";
 import { type FieldErrors, numberOrUndefined } from "./form";
 
@@ -24,9 +25,9 @@ export const scheduleValues = (s: BackupSchedule | null | undefined): ScheduleVa
 /** The cron field's problem while it is typed (empty says nothing until submit). */
 export const cronHint = (cron: string): string | undefined => (cron.trim() === "" ? undefined : (cronProblem(cron) ?? undefined));
 
-/** The schedule as the API takes it, or each field's first problem. */
-export function scheduleInput(v: ScheduleValues): { schedule: BackupSchedule } | { errors: FieldErrors } {
-  const parsed = backupScheduleInput.safeParse({ cron: v.cron.trim(), targetId: v.targetId === "" ? undefined : v.targetId, keep: numberOrUndefined(v.keep) });
+/** The schedule as the API takes it, or each field's first problem (`schema`: the API's, which a form loads on submit). */
+export function scheduleInput(v: ScheduleValues, schema: typeof backupScheduleInput): { schedule: BackupSchedule } | { errors: FieldErrors } {
+  const parsed = schema.safeParse({ cron: v.cron.trim(), targetId: v.targetId === "" ? undefined : v.targetId, keep: numberOrUndefined(v.keep) });
   if (parsed.success) return { schedule: parsed.data };
   const errors: FieldErrors = {};
   for (const issue of parsed.error.issues) {

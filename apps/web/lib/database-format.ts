@@ -1,4 +1,5 @@
-import { type BackupSchedule, nextDue } from "@levelrail/spec/database";
+import type { BackupSchedule } from "@levelrail/spec/database";
+import { nextDue } from "@levelrail/spec/cron";
 import { formatDuration, formatTime } from "./format";
 import type { BackupView } from "./types";
 

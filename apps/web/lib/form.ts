@@ -1,5 +1,5 @@
 import type { ZodError } from "zod";
-import { resourceName } from "@levelrail/spec/rules";
+import { nameProblem } from "@levelrail/spec/checks";
 
 /** Field → message, the first problem of each field. */
 export type FieldErrors = Partial<Record<string, string>>;
@@ -64,11 +64,8 @@ export const numberOrUndefined = (v: string) => (v.trim() === "" ? undefined : N
 
 /** A name field checked with the product's name rule: the name, or null after `onError` got the reason. */
 export function checkedName(name: string, onError: (message: string | undefined) => void): string | null {
-  const parsed = resourceName.safeParse(name);
-  if (!parsed.success) {
-    onError(parsed.error.issues[0]?.message ?? "invalid name");
-    return null;
-  }
-  onError(undefined);
-  return parsed.data;
+  // The rule of @levelrail/spec/rules' resourceName, without zod (its message is the same).
+  const problem = nameProblem(name);
+  onError(problem);
+  return problem === undefined ? name : null;
 }

@@ -23,6 +23,8 @@ export const keys = {
   secrets: (s: Scoped) => [...keys.service(s), "secrets"] as const,
   /** The containers whose logs the Logs view can show (under its prefix, so a Deploy refreshes them). */
   logContainers: (s: Scoped) => [...keys.service(s), "log-containers"] as const,
+  /** A git-sourced service's builds, newest first. */
+  builds: (s: Scoped) => [...keys.service(s), "builds"] as const,
   /** CPU, memory and network samples of a service's active container (the last hour). */
   serviceMetrics: (s: Scoped) => [...keys.service(s), "metrics"] as const,
   /** A service's hook runs (under its prefix, so a Deploy refreshes them). */
@@ -47,6 +49,8 @@ export const keys = {
   /** The projects, and (under this prefix) each project's environments. */
   projects: () => ["projects"] as const,
   environments: (projectId: string) => ["projects", projectId, "environments"] as const,
+  /** A project's preview settings and its previews of pull requests. */
+  previews: (projectId: string) => ["projects", projectId, "previews"] as const,
   environment: (envId: string) => ["environment", envId] as const,
   /** The operator's current environment (remembered server-side). */
   currentEnvironment: () => ["me", "environment"] as const,
@@ -69,6 +73,8 @@ export const keys = {
   backups: (d: Scoped) => [...keys.database(d), "backups"] as const,
   backupTargets: () => ["backup-targets"] as const,
   registryCredentials: () => ["registry-credentials"] as const,
+  /** An organization's git credentials (deploy keys and tokens). */
+  gitCredentials: (orgId: string) => ["orgs", orgId, "git-credentials"] as const,
   storageEnvKeys: () => ["storage-env-keys"] as const,
   /** The notification channels (and, under this prefix, each one's delivery log). */
   notificationChannels: () => ["notification-channels"] as const,

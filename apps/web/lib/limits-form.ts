@@ -1,5 +1,6 @@
 import type { ZodError } from "zod";
-import { type Capability, DEFAULT_PIDS_LIMIT, ROLE_CAPABILITIES, type Resources } from "@levelrail/spec/service";
+import type { Resources } from "@levelrail/spec/service";
+import { type Capability, DEFAULT_PIDS_LIMIT, ROLE_CAPABILITIES } from "@levelrail/spec/service-lists";
 import { type FieldErrors, bareMessage } from "./form";
 
 /** A service's limits as the form edits them: numbers as typed, empty meaning "the default". */

@@ -2,6 +2,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { DomainStatusMap } from "@levelrail/spec/domains";
+import type { GitCredentialView } from "@levelrail/spec/git";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
 import { type FleetFilter, filterParams } from "./natural-sort";
@@ -26,6 +27,7 @@ import type {
   OrgItem,
   OrgQuotas,
   ProjectItem,
+  ProjectPreviews,
   RegistryCredentialItem,
   SecretItem,
   ServiceItem,
@@ -127,6 +129,10 @@ export const useOrgs = () => useQuery({ queryKey: keys.orgs(), queryFn: () => ap
 
 export const useQuotas = (orgId: string) => useQuery({ queryKey: keys.quotas(orgId), queryFn: () => api<OrgQuotas>(`/orgs/${enc(orgId)}/quotas`) });
 
+/** A project's previews: refreshed while the page is open, since webhooks and the worker change them. */
+export const usePreviews = (projectId: string) =>
+  useQuery({ queryKey: keys.previews(projectId), queryFn: () => api<ProjectPreviews>(`/projects/${enc(projectId)}/previews`), refetchInterval: FLEET_INTERVAL_MS });
+
 export const useProjects = () => useQuery({ queryKey: keys.projects(), queryFn: () => api<ProjectItem[]>("/projects") });
 
 export const useEnvironments = (projectId: string | undefined) =>
@@ -159,6 +165,10 @@ export function useEnvironmentBackupTargets(envId: string): BackupTargetItem[] |
 
 export const useRegistryCredentials = () =>
   useQuery({ queryKey: keys.registryCredentials(), queryFn: () => api<RegistryCredentialItem[]>("/registry-credentials") });
+
+/** An organization's git credentials; `orgId` undefined (not known yet): not asked. */
+export const useGitCredentials = (orgId: string | undefined) =>
+  useQuery({ queryKey: keys.gitCredentials(orgId ?? ""), queryFn: () => api<GitCredentialView[]>(`/orgs/${enc(orgId ?? "")}/git-credentials`), enabled: orgId !== undefined });
 
 export const useNotificationChannels = () =>
   useQuery({ queryKey: keys.notificationChannels(), queryFn: () => api<NotificationChannelItem[]>("/notification-channels") });

@@ -18,6 +18,7 @@ describe("service tabs", () => {
     expect(SERVICE_TABS.map((t) => serviceHref(web, t.id))).toEqual([
       "/environments/e1/services/web",
       "/environments/e1/services/web?tab=deploys",
+      "/environments/e1/services/web?tab=builds",
       "/environments/e1/services/web?tab=logs",
       "/environments/e1/services/web?tab=environment",
       "/environments/e1/services/web?tab=hooks",

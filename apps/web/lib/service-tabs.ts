@@ -5,6 +5,7 @@
 export const SERVICE_TABS = [
   { id: "overview", label: "Overview" },
   { id: "deploys", label: "Deploys" },
+  { id: "builds", label: "Builds" },
   { id: "logs", label: "Logs" },
   { id: "environment", label: "Environment" },
   { id: "hooks", label: "Hooks and domains" },

@@ -14,6 +14,7 @@ import type { getQuotas } from "@levelrail/services/org/quota";
 import type { getCurrentEnvironment } from "@levelrail/services/operator/preference";
 import type { listEnvironments, listProjects } from "@levelrail/services/project/list";
 import type { listServices, listServicesPage } from "@levelrail/services/service/view";
+import type { getProjectPreviews } from "@levelrail/services/preview/settings";
 
 export type { ConfigDrift, EffectiveEnvEntry } from "@levelrail/services/env/effective";
 /** GET …/databases (DatabaseView), GET …/databases/{db} (DatabaseDetail), GET …/backups (BackupView): never a password. */
@@ -67,3 +68,6 @@ export type DoraMetrics = DoraView;
 
 /** GET …/services/{service}/metrics: the active container's samples of the last hour. */
 export type ServiceMetrics = Awaited<ReturnType<typeof serviceMetrics>>;
+
+/** GET /api/v1/projects/{id}/previews: the settings (null: not set up) and the previews, newest first. */
+export type ProjectPreviews = Awaited<ReturnType<typeof getProjectPreviews>>;

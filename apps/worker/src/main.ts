@@ -2,6 +2,7 @@ import { DEFAULT_NETWORK_POOL, databaseUrl, envSchema, parseEnv, publicUrl, requ
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
+import { dockerImageBuilder } from "@levelrail/docker/build";
 import { join } from "node:path";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { runAsLeader } from "./leader";
@@ -21,6 +22,8 @@ const schema = envSchema
     LEVELRAIL_DRAIN_MS: true,
     LEVELRAIL_HOOK_TIMEOUT_SECONDS: true,
     LEVELRAIL_PULL_TIMEOUT_SECONDS: true,
+    LEVELRAIL_BUILD_TIMEOUT_SECONDS: true,
+    LEVELRAIL_BUILD_SLOTS: true,
     LEVELRAIL_IMAGE_KEEP_RELEASES: true,
     LEVELRAIL_AUDIT_RETENTION_DAYS: true,
     LEVELRAIL_CADDY_ADMIN: true,
@@ -59,7 +62,7 @@ const { db, sql } = createDb(databaseUrl(env));
 const runtime = dockerRuntime({ dockerHost: env.DOCKER_HOST });
 await runtime.ping();
 
-const { keyring } = secretsKitFromEnv(env);
+const { keyring, fingerprintKey } = secretsKitFromEnv(env);
 
 const options = {
   keyring,
@@ -75,6 +78,13 @@ const options = {
   defaultHookTimeoutSeconds: env.LEVELRAIL_HOOK_TIMEOUT_SECONDS,
   pullTimeoutSeconds: env.LEVELRAIL_PULL_TIMEOUT_SECONDS,
   images: { keepReleases: env.LEVELRAIL_IMAGE_KEEP_RELEASES },
+  builds: {
+    builder: dockerImageBuilder(runtime.docker),
+    fingerprintKey,
+    timeoutSeconds: env.LEVELRAIL_BUILD_TIMEOUT_SECONDS,
+    slots: env.LEVELRAIL_BUILD_SLOTS,
+    workDir: join(env.LEVELRAIL_DATA_DIR, "builds"),
+  },
   ingress: {
     caddyAdmin: env.LEVELRAIL_CADDY_ADMIN,
     httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
@@ -85,6 +95,8 @@ const options = {
   panelHost: new URL(publicUrl(env)).hostname,
   allowPrivateTargets: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS,
   containerMetrics: { intervalMs: env.LEVELRAIL_METRICS_INTERVAL_SECONDS * 1000 },
+  // Previews of pull requests: the deploy verbs fingerprint a preview's configuration like the web app's.
+  previews: { fingerprintKey },
   log: (line: string) => console.log(line),
 };
 

@@ -8,47 +8,25 @@ import { app, release, service, serviceStatus } from "@levelrail/db/schema/servi
 import type { DesiredService, ServiceStore, StatusWriter } from "./controllers/application/ports";
 
 /** The PostgreSQL side of the application controller's ports. */
-export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServiceIds(): Promise<string[]>; orgOf(serviceId: string): Promise<string | null> } {
+export function pgServiceStore(db: Db): ServiceStore &
+  StatusWriter & { listDesiredServices(): Promise<DesiredService[]>; orgOf(serviceId: string): Promise<string | null> } {
   return {
     async getDesiredService(id): Promise<DesiredService | null> {
       // Not an id at all (an old name-keyed wake-up): no such service, rather than a query error retried forever.
       if (!isServiceId(id)) return null;
       // One round trip: every pass of every service starts here.
-      const [row] = await db
-        .select({ service, release, appName: app.name, projectId: environment.projectId, secretKeys: secretKeysColumn(), lastEvent: lastEventColumn() })
-        .from(service)
-        .innerJoin(app, eq(app.id, service.appId))
-        .innerJoin(environment, eq(environment.id, service.environmentId))
-        .leftJoin(release, and(eq(release.id, service.currentReleaseId), eq(release.orgId, service.orgId)))
-        .where(eq(service.id, id));
-      if (!row) return null;
-      const s = row.service;
-      const r = row.release;
-      const envTarget = envTargetFrom(s, row.projectId, row.secretKeys);
-      return {
-        id: s.id,
-        name: s.name,
-        appId: s.appId,
-        appName: row.appName,
-        environmentId: s.environmentId,
-        orgId: s.orgId,
-        registryCredentialId: s.registryCredentialId,
-        envTarget,
-        release: r
-          ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null, message: r.message }
-          : null,
-        lastEvent: row.lastEvent,
-      };
+      const [row] = await desiredQuery(db).where(eq(service.id, id));
+      return row ? desiredService(row) : null;
+    },
+    /** Every service's desired state in one query (a resync's passes read it instead of one query each). */
+    async listDesiredServices(): Promise<DesiredService[]> {
+      return (await desiredQuery(db)).map(desiredService);
     },
     /** The service's organization (its key's tenant in the runner), null when there is no such service. */
     async orgOf(id) {
       if (!isServiceId(id)) return null;
       const [row] = await db.select({ orgId: service.orgId }).from(service).where(eq(service.id, id));
       return row?.orgId ?? null;
-    },
-    async listServiceIds() {
-      const rows = await db.select({ id: service.id }).from(service);
-      return rows.map((r) => r.id);
     },
     async setStatus(serviceId, st) {
       const values = { ...st, updatedAt: new Date() };
@@ -77,6 +55,69 @@ export function pgServiceStore(db: Db): ServiceStore & StatusWriter & { listServ
         })
         .where(and(eq(release.id, releaseId), inArray(release.outcome, ["pending", "deploying"])));
     },
+  };
+}
+
+/** The service with its app, environment, current release, secret keys, last event and stored status: one round trip. */
+const desiredQuery = (db: Db) =>
+  db
+    .select({
+      // Only the columns a pass reads: a resync holds every service's row at once.
+      service: {
+        id: service.id,
+        name: service.name,
+        appId: service.appId,
+        environmentId: service.environmentId,
+        orgId: service.orgId,
+        registryCredentialId: service.registryCredentialId,
+        env: service.env,
+        storageTargetId: service.storageTargetId,
+        databaseEnv: service.databaseEnv,
+      },
+      release: {
+        id: release.id,
+        spec: release.spec,
+        restartNonce: release.restartNonce,
+        imageId: release.imageId,
+        outcome: release.outcome,
+        finishedAt: release.finishedAt,
+        message: release.message,
+      },
+      status: serviceStatus,
+      appName: app.name,
+      projectId: environment.projectId,
+      secretKeys: secretKeysColumn(),
+      lastEvent: lastEventColumn(),
+    })
+    .from(service)
+    .innerJoin(app, eq(app.id, service.appId))
+    .innerJoin(environment, eq(environment.id, service.environmentId))
+    .leftJoin(release, and(eq(release.id, service.currentReleaseId), eq(release.orgId, service.orgId)))
+    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id))
+    .$dynamic();
+
+type DesiredRow = Awaited<ReturnType<typeof desiredQuery>>[number];
+
+function desiredService(row: DesiredRow): DesiredService {
+  const s = row.service;
+  const r = row.release;
+  const st = row.status;
+  return {
+    id: s.id,
+    name: s.name,
+    appId: s.appId,
+    appName: row.appName,
+    environmentId: s.environmentId,
+    orgId: s.orgId,
+    registryCredentialId: s.registryCredentialId,
+    envTarget: envTargetFrom(s, row.projectId, row.secretKeys),
+    release: r
+      ? { id: r.id, spec: r.spec, restartNonce: r.restartNonce, imageId: r.imageId, outcome: r.outcome, finishedAt: r.finishedAt?.getTime() ?? null, message: r.message }
+      : null,
+    lastEvent: row.lastEvent,
+    storedStatus: st
+      ? { phase: st.phase, step: st.step, image: st.image, activeContainer: st.activeContainer, message: st.message, crashLooping: st.crashLooping, restarts: st.restarts, lastExit: st.lastExit }
+      : null,
   };
 }
 

@@ -3,9 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { Db, Sql } from "@levelrail/db/client";
 import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
+import type { ImageBuilder } from "@levelrail/docker/build";
 import type { Keyring } from "@levelrail/secrets";
-import { IMAGES_KEY } from "@levelrail/spec/keys";
+import { IMAGES_KEY, PREVIEW_SWEEP_KEY } from "@levelrail/spec/keys";
 import { pgDatabaseStore } from "./database-store";
+import { DesiredSnapshot } from "./desired-snapshot";
 import { StatePublisher } from "./dataplane/publisher";
 import { describe } from "./describe";
 import type { Fence } from "./fence";
@@ -18,6 +20,7 @@ import type { SubnetPool } from "./network/pool";
 import type { DispatcherOptions } from "./notifications/dispatch";
 import type { RunnerEvent } from "./reconcile/runner";
 import { pgServiceStore } from "./store";
+import { ensureWorkDir } from "./controllers/build/run";
 import { startBackground } from "./wiring/background";
 import { type Shared, controllers } from "./wiring/controllers";
 import { resyncer, router } from "./wiring/route";
@@ -31,6 +34,12 @@ export interface WorkerOptions {
   keyring: Keyring;
   resyncMs: number;
   probeIntervalMs?: number;
+  /**
+   * Builds of git sources: the engine's BuildKit builder, the key deploys are fingerprinted with,
+   * the deadline (default 1800 s), the build slots (default 2) and the directory checkouts and
+   * known-hosts files go in. Absent: every build fails saying this worker cannot build.
+   */
+  builds?: { builder: ImageBuilder; fingerprintKey: Buffer; timeoutSeconds?: number; slots?: number; workDir: string; pollTickMs?: number };
   /** Timeout of a hook whose service sets none (seconds). */
   defaultHookTimeoutSeconds?: number;
   /** The longest one image pull may take (seconds); default 600. */
@@ -65,6 +74,11 @@ export interface WorkerOptions {
   metricsPort?: number | undefined;
   /** Sampling of each service's active container: every 10 s, kept an hour, 50 stats calls at once by default. */
   containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
+  /**
+   * Previews of pull requests (CONTRACT §11): the fingerprint key the deploy verbs need, the sweep's
+   * interval (5 minutes) and the provider calls' timeout (10 s). Absent: no preview controller.
+   */
+  previews?: { fingerprintKey: Buffer; sweepEveryMs?: number; providerTimeoutMs?: number; pendingRecheckMs?: number } | undefined;
   log: (line: string) => void;
   onEvent?: (e: RunnerEvent) => void;
   /**
@@ -85,8 +99,10 @@ export async function startWorker(given: WorkerOptions) {
   // Fenced writes need the heartbeat row, which only a leader (a worker given its lead's signal) writes first.
   const fence: Fence | undefined = o.signal ? { shortName: o.shortName, runner: runnerId, signal: o.signal } : undefined;
   const { runner, runners } = runnerFactory(metrics, o.log);
+  const store = pgServiceStore(o.db);
   const shared: Shared = {
-    store: pgServiceStore(o.db),
+    store,
+    desired: new DesiredSnapshot(store),
     databaseStore: pgDatabaseStore(o.db, o.keyring, fence),
     fleet: pgFleetStore(o.db),
     metrics,
@@ -100,8 +116,8 @@ export async function startWorker(given: WorkerOptions) {
   const heartbeat = pgHeartbeat(o.db, o.shortName, runnerId, o.resyncMs);
   await heartbeat.leading();
   const c = controllers(o, shared);
-  const route = router(c);
-  const resync = resyncer({ ...shared, ...c, route, passed: () => heartbeat.passed() });
+  const route = router(c, shared.desired);
+  const resync = resyncer({ ...shared, ...c, openBuilds: () => c.buildParts.store.openBuilds(), route, passed: () => heartbeat.passed() });
   const resyncLogged = () => resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
   const unlisten = await listenDesired(o.sql, route);
   // The engine is back after a gap: look at everything now, not when each key's grown backoff runs out.
@@ -115,9 +131,13 @@ export async function startWorker(given: WorkerOptions) {
   const timer = setInterval(() => void resyncLogged(), o.resyncMs);
   timer.unref();
   route(IMAGES_KEY);
+  // The preview sweep runs at start and then on its own schedule (its pass requeues itself).
+  route(PREVIEW_SWEEP_KEY);
   const imageTimer = setInterval(() => route(IMAGES_KEY), o.images?.intervalMs ?? 3_600_000);
   imageTimer.unref();
   const background = await startBackground(o, { informer: c.informer, metrics });
+  await ensureWorkDir(c.buildParts.workDir);
+  c.buildParts.poller.start();
   return {
     application: c.application,
     databases: c.databases,
@@ -125,6 +145,9 @@ export async function startWorker(given: WorkerOptions) {
     images: c.images,
     ingress: c.ingress,
     domains: c.domains,
+    previews: c.previews,
+    builds: c.builds,
+    poller: c.buildParts.poller,
     dataPlane: shared.dataPlane,
     metrics,
     notifications: background.notifications,
@@ -134,6 +157,8 @@ export async function startWorker(given: WorkerOptions) {
       clearInterval(timer);
       clearInterval(imageTimer);
       await background.stop();
+      await c.buildParts.poller.stop();
+      c.buildParts.running.stopAll();
       c.informer.stop();
       c.prober.stop();
       c.databaseReadiness.stop();

@@ -23,13 +23,16 @@ export const IMAGES = {
   crash: { tag: "levelrail-test/web:crash", body: "crash\n", healthy: true, cmd: ["/bin/busybox", "false"] },
 } as const;
 
-/** One suite's world: its own database, organization, short name and worker on the real engine. */
-export async function setupSuite(label: string) {
+/**
+ * One suite's world: its own database, organization, short name and worker on the real engine.
+ * `shortName`: the prefix of its Docker objects (a benchmark run under a given short name); unset: a random `lrt…`.
+ */
+export async function setupSuite(label: string, opts: { shortName?: string } = {}) {
   const database = await freshDatabase(requireDatabaseUrl(), label);
   const { db, sql } = createDb(database.url);
   const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
   for (const img of Object.values(IMAGES)) await ensureTestImage(runtime.docker, img);
-  const shortName = `lrt${randomBytes(3).toString("hex")}`;
+  const shortName = opts.shortName ?? `lrt${randomBytes(3).toString("hex")}`;
   const kit = testKit();
   // Its verbs name Docker objects (a database's volumes) with the suite's short name, as the web app
   // does with its own. Its webhook receivers, SMTP and S3 servers are on loopback: an installation

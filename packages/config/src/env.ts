@@ -74,6 +74,10 @@ export const envSchema = z.object({
   LEVELRAIL_HOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
   /** How long one image pull may take before the worker cancels it and fails the deploy. */
   LEVELRAIL_PULL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  /** How long one build of a git source may take (fetch and BuildKit build) before it is stopped on the engine and failed. */
+  LEVELRAIL_BUILD_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(1800),
+  /** Builds run at once on the worker (shared fairly by organization; one per service at a time). */
+  LEVELRAIL_BUILD_SLOTS: z.coerce.number().int().min(1).max(64).default(2),
   /** How many of each service's last succeeded releases keep their image (rollback targets) when pulled images are collected. */
   // At least 2: the live release and the one a rollback goes back to.
   LEVELRAIL_IMAGE_KEEP_RELEASES: z.coerce.number().int().min(2, "must be at least 2 (the live release and its rollback target)").max(100).default(3),

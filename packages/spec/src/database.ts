@@ -1,7 +1,11 @@
-import { Cron } from "croner";
 import { z } from "zod";
+import { cronProblem } from "./cron";
+import { DEFAULT_POSTGRES_VERSION, MAX_KEEP } from "./lists";
 import { imageRef } from "./service";
 import { isUuid, resourceName } from "./rules";
+
+export { cronProblem, nextDue } from "./cron";
+export { DEFAULT_POSTGRES_VERSION, MAX_KEEP } from "./lists";
 
 /** Managed databases and their backups (CONTRACT §7): the shapes the API, the worker and the forms share. */
 
@@ -21,26 +25,6 @@ export type RestoreStatus = "running" | "succeeded" | "failed" | "interrupted";
 
 /** PostgreSQL major versions a database may run (the image decides which it supports). */
 export const POSTGRES_VERSIONS = { min: 12, max: 19 } as const;
-/** The newest PostgreSQL with an official image: what a database runs when none is asked for. */
-export const DEFAULT_POSTGRES_VERSION = "18";
-export const MAX_KEEP = 100;
-
-/** A 5-field cron expression (minute hour day-of-month month day-of-week), in UTC; null when it is one. */
-export function cronProblem(expr: string): string | null {
-  const fields = expr.trim().split(/\s+/);
-  if (fields.length !== 5) return "must have 5 fields (minute hour day-of-month month day-of-week), e.g. 0 3 * * *";
-  try {
-    const next = new Cron(expr, { paused: true, timezone: "UTC" }).nextRun();
-    return next ? null : "never fires";
-  } catch (err) {
-    return `is not a cron expression: ${(err as Error).message.replace(/^CronPattern: /, "")}`;
-  }
-}
-
-/** The first due time of `cron` strictly after `after` (UTC), or null when there is none. */
-export function nextDue(cron: string, after: Date): Date | null {
-  return new Cron(cron, { paused: true, timezone: "UTC" }).nextRun(after);
-}
 
 export const cronExpression = z
   .string({ error: "must be a string" })

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { backupTargetInput } from "./config";
 import { backupScheduleInput, databaseInput } from "./database";
+import { gitSourceInput } from "./git";
 import { envKey, envMap, resourceName } from "./rules";
-import { serviceCreate } from "./service";
+import { imageRef, serviceCreate } from "./service";
 
 /**
  * The spec (CONTRACT §10): one environment as a document. Every object is the API's own create
@@ -24,10 +25,30 @@ const uniqueKeys = z
   .max(1000)
   .refine((ks) => new Set(ks).size === ks.length, "must not list a secret twice");
 
-/** A service: POST …/services' body but `environmentId`, with the storage target and registry credential by name, and its secrets' names. */
+/** A git source: the API's, its credential by name (a git credential of the organization). */
+export const specGitSource = gitSourceInput
+  .omit({ credentialId: true })
+  .extend({ credential: resourceName.nullable().default(null) })
+  .strict();
+export type SpecGitSource = z.infer<typeof specGitSource>;
+
+/** `{image}` or `{git}` (with its credential by name), as the API's `source`. */
+const specSource = z
+  .object({ image: imageRef.optional(), git: specGitSource.optional() })
+  .strict()
+  .superRefine((s, c) => {
+    if ((s.image === undefined) === (s.git === undefined)) c.addIssue({ code: "custom", message: 'must be {"image": "…"} or {"git": {"url": "…", …}}, one of the two' });
+  });
+
+/**
+ * A service: POST …/services' body but `environmentId`, with the storage target, registry credential
+ * and git credential by name, and its secrets' names. A git-sourced service has `source.git` and no
+ * `image` (its builds make it).
+ */
 export const specService = serviceCreate
-  .omit({ environmentId: true, storageTargetId: true, registryCredentialId: true })
+  .omit({ environmentId: true, storageTargetId: true, registryCredentialId: true, source: true })
   .extend({
+    source: specSource.optional(),
     storageTarget: refName.nullable().default(null),
     registryCredential: refName.nullable().default(null),
     /** Names only: values come from `apply --secret KEY=@env:VAR` or PUT …/secrets/{KEY}. */

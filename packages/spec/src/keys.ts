@@ -7,33 +7,45 @@ export type ReconcileKey =
   | { kind: "service"; id: string }
   | { kind: "database"; id: string }
   | { kind: "backup"; id: string }
+  | { kind: "build"; id: string }
   | { kind: "ingress" }
   | { kind: "networks" }
   | { kind: "images" }
-  | { kind: "domains" };
+  | { kind: "domains" }
+  | { kind: "previews" }
+  | { kind: "preview-sweep" };
 
 export const serviceKey = (id: string): ReconcileKey => ({ kind: "service", id });
 /** A managed database: its container, volumes, attachments, schedule and restores. */
 export const databaseKey = (id: string): ReconcileKey => ({ kind: "database", id });
 /** One backup run (or its verification again). */
 export const backupKey = (id: string): ReconcileKey => ({ kind: "backup", id });
+/** One build of a git-sourced service (CONTRACT §11). */
+export const buildKey = (id: string): ReconcileKey => ({ kind: "build", id });
 export const INGRESS_KEY: ReconcileKey = { kind: "ingress" };
 export const NETWORKS_KEY: ReconcileKey = { kind: "networks" };
 export const IMAGES_KEY: ReconcileKey = { kind: "images" };
 /** Every domain's ownership proof: the worker checks the due ones. */
 export const DOMAINS_KEY: ReconcileKey = { kind: "domains" };
+/** Every preview: clone, route, build, report, delete (CONTRACT §11). */
+export const PREVIEWS_KEY: ReconcileKey = { kind: "previews" };
+/** The previews' sweep: time to live and the providers' open requests; on a schedule. */
+export const PREVIEW_SWEEP_KEY: ReconcileKey = { kind: "preview-sweep" };
 
-/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `ingress`, `networks`, `images`, `domains`. */
+/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `build:<id>`, `ingress`, `networks`, `images`, `domains`, `previews`, `preview-sweep`. */
 export function formatKey(key: ReconcileKey): string {
   switch (key.kind) {
     case "service":
     case "database":
     case "backup":
+    case "build":
       return `${key.kind}:${key.id}`;
     case "ingress":
     case "networks":
     case "images":
     case "domains":
+    case "previews":
+    case "preview-sweep":
       return key.kind;
   }
 }
@@ -44,10 +56,21 @@ export function parseKey(text: string): ReconcileKey | null {
   if (text === "networks") return NETWORKS_KEY;
   if (text === "images") return IMAGES_KEY;
   if (text === "domains") return DOMAINS_KEY;
-  const m = /^(service|database|backup):([A-Za-z0-9_-]{1,64})$/.exec(text);
+  if (text === "previews") return PREVIEWS_KEY;
+  if (text === "preview-sweep") return PREVIEW_SWEEP_KEY;
+  const m = /^(service|database|backup|build):([A-Za-z0-9_-]{1,64})$/.exec(text);
   if (!m) return null;
   const id = m[2]!;
-  return m[1] === "service" ? serviceKey(id) : m[1] === "database" ? databaseKey(id) : backupKey(id);
+  switch (m[1]) {
+    case "service":
+      return serviceKey(id);
+    case "database":
+      return databaseKey(id);
+    case "build":
+      return buildKey(id);
+    default:
+      return backupKey(id);
+  }
 }
 
 const SERVICE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

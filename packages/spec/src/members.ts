@@ -1,15 +1,10 @@
 import { z } from "zod";
+import { MEMBER_ROLES } from "./lists";
 
-/**
- * The roles of a member of an organization (CONTRACT §9). `owner`: everything, members, deleting the
- * organization; `admin`: everything but ownership; `developer`; `viewer`.
- */
-export const MEMBER_ROLES = ["owner", "admin", "developer", "viewer"] as const;
+export { MANAGER_ROLES, MEMBER_ROLES } from "./lists";
+
 export const memberRole = z.enum(MEMBER_ROLES, { error: "must be owner, admin, developer or viewer" });
 export type MemberRole = z.infer<typeof memberRole>;
-
-/** Who may manage members and invitations. */
-export const MANAGER_ROLES: readonly string[] = ["owner", "admin"];
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

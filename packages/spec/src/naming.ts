@@ -22,6 +22,10 @@ export const Labels = {
    * value): its logs are redacted with the values it has, even after a secret is rotated or removed.
    */
   secretKeys: "levelrail.secret-keys",
+  /** A built image's commit (40 hex). */
+  commit: "levelrail.commit",
+  /** A built image's repository URL, without credentials. */
+  source: "levelrail.source",
 } as const;
 
 export const DEFAULT_SHORT_NAME = "levelrail";
@@ -188,4 +192,20 @@ export function databaseLabels(shortName: string, db: { databaseId: string; envi
 /** Docker label filter selecting every container or volume of one database. */
 export function databaseFilter(shortName: string, databaseId: string): string[] {
   return [...instanceFilter(shortName), `${Labels.database}=${databaseId}`];
+}
+
+/** `<short>/<serviceId>:<commit>`: the image a build of a git-sourced service makes (CONTRACT §11). */
+export function builtImageName(shortName: string, serviceId: string, commit: string): string {
+  return `${shortName}/${serviceId}:${commit}`;
+}
+
+/** The labels of a built image: the installation's, its service, the commit and the source (no credentials). */
+export function builtImageLabels(shortName: string, b: { serviceId: string; commit: string; source: string }): Record<string, string> {
+  return {
+    [Labels.managed]: "true",
+    [Labels.instance]: shortName,
+    [Labels.service]: b.serviceId,
+    [Labels.commit]: b.commit,
+    [Labels.source]: b.source,
+  };
 }

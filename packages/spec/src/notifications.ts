@@ -1,18 +1,7 @@
 import { z } from "zod";
+import { NOTIFICATION_EVENTS, type NotificationEvent } from "./lists";
 
-/** Every event a notification channel can pick; the one list the API, the form and the worker use. */
-export const NOTIFICATION_EVENTS = ["deploy.failed", "deploy.succeeded", "hook.failed", "crash_loop.started", "backup.failed", "backup.unverified"] as const;
-export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
-
-/** What the form shows for each event. */
-export const NOTIFICATION_EVENT_LABELS: Record<NotificationEvent, string> = {
-  "deploy.failed": "Deploy failed",
-  "deploy.succeeded": "Deploy succeeded",
-  "hook.failed": "Hook failed",
-  "crash_loop.started": "Crash loop started",
-  "backup.failed": "Backup failed",
-  "backup.unverified": "Backup unverified",
-};
+export { NOTIFICATION_EVENTS, NOTIFICATION_EVENT_LABELS, type NotificationEvent } from "./lists";
 
 /** The event of a "Send test" delivery (not one a channel picks). */
 export const TEST_EVENT = "test";

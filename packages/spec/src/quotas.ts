@@ -1,13 +1,15 @@
 import { z } from "zod";
+import type { QuotaKind } from "./lists";
+
+export { QUOTA_KINDS, type QuotaKind } from "./lists";
 
 /**
  * Per-organization quotas (CONTRACT §2, §5): what one organization may have at most, so one tenant
  * cannot use up what the installation shares (e.g. the /26 subnets of LEVELRAIL_NETWORK_POOL, one
  * per app, or the notification dispatcher's time: `channels`, its webhook and email channels). Each has an installation-wide default (`LEVELRAIL_QUOTA_<KIND>`) that the
  * administrator can override per organization (`levelrail quota set`).
+ * The kinds are in ./lists.
  */
-export const QUOTA_KINDS = ["apps", "services", "databases", "domains", "channels"] as const;
-export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
 /** A limit for each kind. */
 export type QuotaLimits = Record<QuotaKind, number>;

@@ -129,11 +129,12 @@ describe("serviceCreate", () => {
     expect(firstPath({ ...minimal, port })).toBe("port");
   });
 
-  it("requires a port and an image", () => {
+  it("requires a port; an image or a source is the verb's check (a git-sourced service has no image)", () => {
     const { port: _port, ...noPort } = minimal;
     expect(firstPath(noPort)).toBe("port");
     const { image: _image, ...noImage } = minimal;
-    expect(firstPath(noImage)).toBe("image");
+    expect(firstPath(noImage)).toBeUndefined();
+    expect(firstPath({ ...noImage, source: { git: { url: "ext::sh" } } })).toBe("source.git.url");
   });
 
   it("rejects a bad strategy", () => {

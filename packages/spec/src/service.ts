@@ -1,20 +1,26 @@
 import { z } from "zod";
+import { type SourceView, gitSourceInput } from "./git";
 import { envKey, envMap, resourceName } from "./rules";
+import { ADDABLE_CAPABILITIES, DEFAULT_PIDS_LIMIT, type DeployStep, type Phase, type ReleaseKind, type ReleaseOutcome, STRATEGIES, type Strategy } from "./service-lists";
 
-export const STRATEGIES = ["blue-green", "recreate"] as const;
-export type Strategy = (typeof STRATEGIES)[number];
-
-export const PHASES = ["pending", "deploying", "running", "failed", "stopped"] as const;
-export type Phase = (typeof PHASES)[number];
-
-export const DEPLOY_STEPS = ["pulling", "pre-deploy", "starting", "probing", "post-deploy", "cutover"] as const;
-export type DeployStep = (typeof DEPLOY_STEPS)[number];
-
-export const RELEASE_OUTCOMES = ["pending", "deploying", "succeeded", "failed", "superseded"] as const;
-export type ReleaseOutcome = (typeof RELEASE_OUTCOMES)[number];
-
-export const RELEASE_KINDS = ["deploy", "restart", "rollback", "promote"] as const;
-export type ReleaseKind = (typeof RELEASE_KINDS)[number];
+// The lists and defaults the browser needs live in ./service-lists (no zod): re-exported here.
+export {
+  ADDABLE_CAPABILITIES,
+  type Capability,
+  DEFAULT_PIDS_LIMIT,
+  DEPLOY_STEPS,
+  type DeployStep,
+  type LimitRole,
+  PHASES,
+  type Phase,
+  RELEASE_KINDS,
+  RELEASE_OUTCOMES,
+  ROLE_CAPABILITIES,
+  type ReleaseKind,
+  type ReleaseOutcome,
+  STRATEGIES,
+  type Strategy,
+} from "./service-lists";
 
 /** An image reference as `docker pull` takes it; no whitespace, no shell. */
 export const imageRef = z
@@ -51,47 +57,6 @@ export const hooksSpec = z
   .strict();
 export type Hooks = z.infer<typeof hooksSpec>;
 
-/**
- * Capabilities a service may add back (`capAdd`): Docker's own default set, nothing beyond it. A
- * capability outside it (SYS_ADMIN, NET_ADMIN, SYS_PTRACE, …) weakens the wall between tenants.
- */
-export const ADDABLE_CAPABILITIES = [
-  "AUDIT_WRITE",
-  "CHOWN",
-  "DAC_OVERRIDE",
-  "FOWNER",
-  "FSETID",
-  "KILL",
-  "MKNOD",
-  "NET_BIND_SERVICE",
-  "NET_RAW",
-  "SETFCAP",
-  "SETGID",
-  "SETPCAP",
-  "SETUID",
-  "SYS_CHROOT",
-] as const;
-export type Capability = (typeof ADDABLE_CAPABILITIES)[number];
-
-/** What a container is for, as far as its privileges go. */
-export type LimitRole = "service" | "pre-deploy" | "database";
-
-/**
- * The capabilities each role keeps after dropping all of Docker's default set (a spec's `capAdd`
- * adds to these). A service or its hook keeps what an image needs to start as root and step down to
- * its own user (nginx, redis and most official images do): no raw sockets, device nodes, chroot or
- * file-capability games. Binding a port below 1024 needs nothing (the engine sets
- * `ip_unprivileged_port_start=0` in every container). A database also owns and reads its data
- * directory whoever made the files.
- */
-export const ROLE_CAPABILITIES: Record<LimitRole, readonly Capability[]> = {
-  service: ["CHOWN", "SETGID", "SETUID"],
-  "pre-deploy": ["CHOWN", "SETGID", "SETUID"],
-  database: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"],
-};
-
-/** The process limit of a service that sets none: high enough for JVMs and worker pools, low enough to stop a fork bomb. */
-export const DEFAULT_PIDS_LIMIT = 4096;
 
 /**
  * What one container of the service may use. `memoryMb`/`cpus` null: no limit (the default, so
@@ -154,6 +119,18 @@ const domainList = z
   .max(50)
   .refine((ds) => new Set(ds).size === ds.length, "must not list a domain twice");
 
+/**
+ * Where a service's image comes from (CONTRACT §5): `{"image": "…"}` (what `image` says) or
+ * `{"git": {url, ref, …}}`, built by the worker. Exactly one of the two.
+ */
+export const serviceSource = z
+  .object({ image: imageRef.optional(), git: gitSourceInput.optional() })
+  .strict()
+  .superRefine((s, c) => {
+    if ((s.image === undefined) === (s.git === undefined)) c.addIssue({ code: "custom", message: 'must be {"image": "…"} or {"git": {"url": "…", …}}, one of the two' });
+  });
+export type ServiceSource = z.infer<typeof serviceSource>;
+
 /** Fields an operator edits; shared by create, patch, the form and the API. */
 const serviceFields = {
   image: imageRef,
@@ -176,6 +153,9 @@ export const serviceCreate = z
     app: resourceName,
     environmentId: z.string().uuid("must be an environment id").optional(),
     ...serviceFields,
+    // One of `image` and `source` (the verb says which is missing): a git-sourced service has no image until it is built.
+    image: imageRef.optional(),
+    source: serviceSource.optional(),
   })
   .strict();
 export type ServiceCreate = z.infer<typeof serviceCreate>;
@@ -195,6 +175,8 @@ export const servicePatch = z
     hooks: hooksSpec.optional(),
     domains: domainList.optional(),
     resources: resourcesSpec.optional(),
+    /** Replaces the source whole; `{"image": …}` on a git-sourced service switches it back (its git source is deleted). */
+    source: serviceSource.optional(),
   })
   .strict();
 export type ServicePatch = z.infer<typeof servicePatch>;
@@ -230,7 +212,9 @@ export interface ServiceView {
   name: string;
   app: string;
   environmentId: string;
+  /** The image a Deploy runs: for a git-sourced service the last one built ("" until the first build). */
   image: string;
+  source: SourceView;
   port: number;
   healthPath: string;
   readyBudgetSeconds: number;

@@ -56,7 +56,9 @@ describe("the OpenAPI document", () => {
 
   it("reuses the verbs' own input schemas: a service's body carries their rules", () => {
     const body = doc.components.schemas.CreateServiceBody as { properties: Record<string, { pattern?: string }>; required: string[]; additionalProperties: boolean };
-    expect(body.required).toEqual(expect.arrayContaining(["name", "app", "image", "port"]));
+    // `image` or `source` (a git source builds the image): the verb requires one of them.
+    expect(body.required).toEqual(expect.arrayContaining(["name", "app", "port"]));
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["image", "source"]));
     expect(body.properties.name!.pattern).toBe("^[a-z][a-z0-9-]{0,62}$");
     expect(body.additionalProperties).toBe(false);
   });

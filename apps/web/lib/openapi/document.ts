@@ -6,9 +6,12 @@ import { envDocument } from "@levelrail/spec/rules";
 import { type Operation, pascal, pathParams } from "./operation";
 import { CONFIG_ROUTES } from "./routes/config";
 import { DATABASE_ROUTES } from "./routes/databases";
+import { GIT_SOURCE_ROUTES } from "./routes/git-sources";
 import { ORG_ROUTES } from "./routes/orgs";
+import { PREVIEW_ROUTES } from "./routes/previews";
 import { PROJECT_ROUTES } from "./routes/projects";
 import { SERVICE_ROUTES } from "./routes/services";
+import { BUILD_ROUTES } from "./routes/builds";
 import * as s from "./schemas";
 import * as more from "./schemas-more";
 import * as org from "./schemas-org";
@@ -16,7 +19,7 @@ import * as org from "./schemas-org";
 export { OPENAPI_PATH } from "./operation";
 
 /** Every documented operation. A new route is one `op({...})` entry in its resource's file under ./routes. */
-export const OPERATIONS: readonly Operation[] = [...ORG_ROUTES, ...PROJECT_ROUTES, ...SERVICE_ROUTES, ...DATABASE_ROUTES, ...CONFIG_ROUTES];
+export const OPERATIONS: readonly Operation[] = [...ORG_ROUTES, ...PROJECT_ROUTES, ...SERVICE_ROUTES, ...BUILD_ROUTES, ...DATABASE_ROUTES, ...CONFIG_ROUTES, ...GIT_SOURCE_ROUTES, ...PREVIEW_ROUTES];
 
 type JsonSchema = Record<string, unknown>;
 type Registry = ReturnType<typeof z.registry<{ id: string }>>;
@@ -82,6 +85,7 @@ const PATH_PARAMS: Record<string, string> = {
   volume: "a volume's name",
   userId: "a user's id, or `me`",
   invitationId: "an invitation's id",
+  sourceId: "a git source's id (its webhook URL)",
   id: "the id of the resource the path names",
 };
 

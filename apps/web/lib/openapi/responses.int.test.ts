@@ -187,6 +187,43 @@ describe("real answers match the document's response schemas", () => {
     expect(checker.check("GET", "/api/v1/projects", 401, anonymous.body)).toEqual([]);
   });
 
+  it("git sources: a credential made and listed, a git-sourced service with its secret once, a rotation, a 409 on a used credential", async () => {
+    const creds = await import("../../app/api/v1/orgs/[id]/git-credentials/route");
+    const cred = await import("../../app/api/v1/orgs/[id]/git-credentials/[credId]/route");
+    const services = await import("../../app/api/v1/environments/[envId]/services/route");
+    const service = await import("../../app/api/v1/environments/[envId]/services/[service]/route");
+    const rotate = await import("../../app/api/v1/environments/[envId]/services/[service]/source/webhook-secret/route");
+    const O = `/api/v1/orgs/${seeded.orgId}`;
+    const org = { id: seeded.orgId };
+    const E = `/api/v1/environments/${seeded.envId}`;
+    const S = "/api/v1/environments/{envId}/services/{service}";
+    const made = await call(creds.POST, `${O}/git-credentials`, org, { method: "POST", body: JSON.stringify({ name: "deploy", kind: "ssh" }) });
+    expect(made.status).toBe(201);
+    expect(checker.check("POST", "/api/v1/orgs/{id}/git-credentials", 201, made.body)).toEqual([]);
+    const id = (made.body as { id: string }).id;
+    const listed = await call(creds.GET, `${O}/git-credentials`, org);
+    expect(checker.check("GET", "/api/v1/orgs/{id}/git-credentials", 200, listed.body)).toEqual([]);
+    expect(JSON.stringify(listed.body)).not.toContain("PRIVATE KEY");
+    const body = { name: "built", app: "shop", port: 8080, source: { git: { url: "git@git.example.test:shop.git", credentialId: id } } };
+    const created = await call(services.POST, `${E}/services`, { envId: seeded.envId }, { method: "POST", body: JSON.stringify(body) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(checker.check("POST", "/api/v1/environments/{envId}/services", 201, created.body)).toEqual([]);
+    const secret = (created.body as { source: { git: { webhookSecret: string } } }).source.git.webhookSecret;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const built = { envId: seeded.envId, service: "built" };
+    const got = await call(service.GET, `${E}/services/built`, built);
+    expect(checker.check("GET", S, 200, got.body)).toEqual([]);
+    expect(JSON.stringify(got.body)).not.toContain(secret);
+    const rotated = await call(rotate.POST, `${E}/services/built/source/webhook-secret`, built, { method: "POST" });
+    expect(rotated.status).toBe(200);
+    expect(checker.check("POST", `${S}/source/webhook-secret`, 200, rotated.body)).toEqual([]);
+    const used = await call(cred.DELETE, `${O}/git-credentials/${id}`, { id: seeded.orgId, credId: id }, { method: "DELETE" });
+    expect(used.status).toBe(409);
+    const bad = await call(services.POST, `${E}/services`, { envId: seeded.envId }, { method: "POST", body: JSON.stringify({ ...body, name: "bad", source: { git: { url: "ext::sh -c id" } } }) });
+    expect(bad.body).toMatchObject({ error: { code: "invalid_input", field: "source.git.url" } });
+    expect(bad.status).toBe(400);
+  });
+
   it("serves the document itself without auth, cacheable, with a 304 for its ETag", async () => {
     const { GET } = await import("../../app/api/v1/openapi.json/route");
     const { openApiDocument } = await import("./document");

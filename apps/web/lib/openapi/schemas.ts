@@ -3,6 +3,7 @@
 // a view that gains, loses or retypes a field fails `tsc` until its schema follows: one source of
 // truth, checked. Shapes not described field by field yet are `looseObject` (any JSON object).
 import { z } from "zod";
+import { sourceSchema } from "./schemas-git";
 import type { AppListItem, AppView } from "@levelrail/services/app/app";
 import type { BackupView, DatabaseView } from "@levelrail/services/database/view";
 import type { CurrentEnvironment } from "@levelrail/services/operator/preference";
@@ -79,6 +80,7 @@ export const serviceSchema = z.strictObject({
   app: z.string(),
   environmentId: id,
   image: z.string(),
+  source: sourceSchema,
   port: z.number().int(),
   healthPath: z.string(),
   readyBudgetSeconds: z.number().int(),

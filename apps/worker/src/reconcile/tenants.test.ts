@@ -103,3 +103,37 @@ describe("the database runner's slots with keyTenants", () => {
     await runner.stop();
   });
 });
+
+describe("the build runner's slots with keyTenants", () => {
+  it("gives another organization's build the next build slot while one organization's builds hold them all", async () => {
+    const ids = (n: number, org: string) => Array.from({ length: n }, (_, i) => `0000000${i}-0000-4000-8000-0000000000${org}`);
+    const long = ids(5, "aa"); // org A: five long builds
+    const [other] = ids(1, "bb"); // org B: one build, asked for after them
+    const started: string[] = [];
+    const release = new Map<string, () => void>();
+    const runner = new Runner(
+      {
+        name: "build",
+        reconcile: (key) => {
+          started.push(key);
+          return new Promise<void>((resolve) => release.set(key, resolve));
+        },
+      },
+      // The build runner's slots (LEVELRAIL_BUILD_SLOTS, 2 by default); a build holds its slot while it runs.
+      { concurrency: 2, tenantOf: keyTenants({ build: async (id) => (id.endsWith("aa") ? "org-a" : "org-b") }) },
+    );
+    for (const id of long) runner.enqueue(`build:${id}`);
+    await new Promise((r) => setTimeout(r, 10));
+    runner.enqueue(`build:${other}`);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(started).toHaveLength(2);
+    release.get(started[0]!)!();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(started[2]).toBe(`build:${other}`);
+    for (let i = 0; i < 6; i++) {
+      for (const key of started) release.get(key)?.();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await runner.stop();
+  });
+});

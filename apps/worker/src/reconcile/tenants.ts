@@ -9,6 +9,7 @@ export interface TenantLookups {
   service?: (serviceId: string) => Promise<string | null>;
   database?: (databaseId: string) => Promise<string | null>;
   backup?: (backupId: string) => Promise<string | null>;
+  build?: (buildId: string) => Promise<string | null>;
 }
 
 type OwnedKind = keyof TenantLookups;

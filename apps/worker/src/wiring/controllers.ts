@@ -1,5 +1,5 @@
 import { pgEnvStores } from "@levelrail/services/env/sources";
-import { IMAGES_KEY, INGRESS_KEY, formatKey } from "@levelrail/spec/keys";
+import { IMAGES_KEY, INGRESS_KEY, formatKey, parseKey } from "@levelrail/spec/keys";
 import { ContainerInformer } from "../containers/informer";
 import { wakeKeys } from "../containers/wake";
 import { httpProber } from "../controllers/application/ports";
@@ -14,12 +14,16 @@ import { txtLookup } from "../controllers/domains/lookup";
 import { DEFAULT_PROOF_POLICY } from "../controllers/domains/plan";
 import { domainsController } from "../controllers/domains/reconcile";
 import { pgProofStore } from "../domain-store";
+import { buildsFor } from "./builds";
 import { imageCleanupController } from "../controllers/image-cleanup/reconcile";
 import { caddyAdmin } from "../controllers/ingress/caddy";
 import type { IngressSettings } from "../controllers/ingress/desired";
 import { ingressController } from "../controllers/ingress/reconcile";
+import { previewsController } from "../controllers/previews/reconcile";
+import { pgPreviewStore, providerStatus } from "../controllers/previews/store";
 import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
 import type { pgDatabaseStore } from "../database-store";
+import type { DesiredSnapshot } from "../desired-snapshot";
 import type { Fence } from "../fence";
 import type { StatePublisher } from "../dataplane/publisher";
 import type { pgFleetStore } from "../fleet-store";
@@ -37,6 +41,8 @@ import type { runnerFactory } from "./runners";
 /** What the controllers share: the stores, the data plane's state, the metrics and a runner factory. */
 export interface Shared {
   store: ReturnType<typeof pgServiceStore>;
+  /** The application controller's reads of desired state: a resync's batched in one query. */
+  desired: DesiredSnapshot;
   databaseStore: ReturnType<typeof pgDatabaseStore>;
   fleet: ReturnType<typeof pgFleetStore>;
   metrics: ReturnType<typeof workerMetrics>;
@@ -86,7 +92,20 @@ export function controllers(o: WorkerOptions, s: Shared) {
     retainMs: 3_600_000,
     wake: (key) => databases.enqueue(key),
   });
-  const application: Runner = s.runner(applicationFor(o, s, { informer, prober, images, attacher: databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id)) }), o.onEvent, serviceTenants((id) => s.store.orgOf(id)));
+  const application: Runner = s.runner(
+    applicationFor(o, s, { informer, prober, images, attacher: databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id)) }),
+    (e) => {
+      // A resync's batched row is taken only by a pass that starts after it was read.
+      const key = parseKey(e.key);
+      if (key?.kind === "service") {
+        if (e.type === "start") s.desired.passStarted(key.id);
+        else s.desired.passEnded(key.id);
+      }
+      o.onEvent?.(e);
+    },
+    // A resync's keys find their organization in its batched read; others ask (each is cached).
+    serviceTenants(async (id) => s.desired.orgOf(id) ?? s.store.orgOf(id)),
+  );
   // Managed databases and their backups: one runner, its keys `database:<id>` and `backup:<id>`.
   const databases: Runner = s.runner(
     databaseController({
@@ -118,7 +137,10 @@ export function controllers(o: WorkerOptions, s: Shared) {
       routesChanged: () => ingress?.enqueue(formatKey(INGRESS_KEY)),
     }),
   );
-  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains };
+  const previews = o.previews ? s.runner(previewsFor(o, o.previews, s)) : null;
+  // Builds of git sources: their own runner (builds never take a deploy's slot), slots fair by organization.
+  const builds = buildsFor(o, s);
+  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, builds: builds.runner, buildParts: builds };
 }
 
 /** The application controller with everything it records to (hooks, deploys, pulls, events). */
@@ -132,7 +154,7 @@ function applicationFor(
     shortName: o.shortName,
     runtime: o.runtime,
     containers: p.informer,
-    store: s.store,
+    store: s.desired,
     status: s.store,
     prober: p.prober,
     probeIntervalMs: o.probeIntervalMs ?? 100,
@@ -155,6 +177,27 @@ function applicationFor(
     pulls: s.fleet,
     databases: p.attacher,
     events: pgServiceEvents(o.db),
+  });
+}
+
+/** The preview controller: the organization's own verbs, run as the worker, and the providers' APIs under the address policy. */
+function previewsFor(o: WorkerOptions, p: NonNullable<WorkerOptions["previews"]>, s: Shared) {
+  const deps = {
+    db: o.db,
+    kit: { keyring: o.keyring, fingerprintKey: p.fingerprintKey },
+    baseDomains: o.domains?.baseDomains ?? [],
+    shortName: o.shortName,
+    panelHost: o.panelHost,
+    runner: s.runnerId,
+  };
+  const call = { policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost }, timeoutMs: p.providerTimeoutMs ?? 10_000 };
+  return previewsController({
+    store: pgPreviewStore(deps, call),
+    status: providerStatus(deps, call),
+    now: () => new Date(),
+    ...(p.sweepEveryMs !== undefined ? { sweepEveryMs: p.sweepEveryMs } : {}),
+    ...(p.pendingRecheckMs !== undefined ? { pendingRecheckMs: p.pendingRecheckMs } : {}),
+    log: o.log,
   });
 }
 

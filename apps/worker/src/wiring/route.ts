@@ -1,9 +1,9 @@
-import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, type ReconcileKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
+import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, PREVIEWS_KEY, type ReconcileKey, buildKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import type { ContainerInformer } from "../containers/informer";
 import type { pgDatabaseStore } from "../database-store";
+import type { DesiredSnapshot } from "../desired-snapshot";
 import type { StatePublisher } from "../dataplane/publisher";
 import type { Runner } from "../reconcile/runner";
-import type { pgServiceStore } from "../store";
 
 export interface Runners {
   application: Runner;
@@ -12,13 +12,22 @@ export interface Runners {
   images: Runner;
   ingress: Runner | null;
   domains: Runner;
+  /** Previews of pull requests; null when the worker runs without them. */
+  previews: Runner | null;
+  builds: Runner;
+  /** A build's key woke: a build running here stops if a cancel was asked (its key is locked while it runs). */
+  buildParts: { running: { poke(id: string): void } };
 }
 
-/** The one routing switch: each reconcile key to its controller's runner (a service also rechecks ingress). */
-export function router(r: Runners) {
+/**
+ * The one routing switch: each reconcile key to its controller's runner (a service also rechecks
+ * ingress). A service's key comes from a change of its desired state: a resync's row of it is stale.
+ */
+export function router(r: Runners, desired: Pick<DesiredSnapshot, "invalidate">) {
   return (key: ReconcileKey) => {
     switch (key.kind) {
       case "service":
+        desired.invalidate(key.id);
         r.application.enqueue(formatKey(key));
         r.ingress?.enqueue(formatKey(INGRESS_KEY)); // domains may have changed
         r.domains.enqueue(formatKey(DOMAINS_KEY)); // a new domain may need a proof
@@ -39,6 +48,14 @@ export function router(r: Runners) {
       case "domains":
         r.domains.enqueue(formatKey(key));
         return;
+      case "previews":
+      case "preview-sweep":
+        r.previews?.enqueue(formatKey(key));
+        return;
+      case "build":
+        r.builds.enqueue(formatKey(key));
+        r.buildParts.running.poke(key.id);
+        return;
       default: {
         const unknown: never = key;
         throw new Error(`no controller for reconcile key ${JSON.stringify(unknown)}`);
@@ -51,11 +68,14 @@ export function router(r: Runners) {
  * The resync: the informer's relist (one engine call; without the engine it throws, so no pass runs
  * on a stale index), then every service (and every container of a service that no longer exists, so
  * it gets removed), every database, the networks and ingress; `passed` is told when it finished.
+ * Every service's desired state is read in one query (`desired.load`), which their passes take.
  */
 export function resyncer(p: {
   informer: ContainerInformer;
-  store: ReturnType<typeof pgServiceStore>;
+  desired: Pick<DesiredSnapshot, "load">;
   databaseStore: ReturnType<typeof pgDatabaseStore>;
+  /** Queued and running builds: a stopped worker's running ones are failed as interrupted. */
+  openBuilds: () => Promise<string[]>;
   dataPlane: StatePublisher;
   application: Runner;
   route: (key: ReconcileKey) => void;
@@ -63,7 +83,7 @@ export function resyncer(p: {
 }) {
   return async () => {
     await p.informer.relist();
-    const known = await p.store.listServiceIds();
+    const known = await p.desired.load();
     // A label that is no id is an earlier version's (by service name): its service's own pass adopts it.
     const ids = new Set([...known, ...[...p.informer.serviceIds()].filter(isServiceId)]);
     // A service deleted while no worker ran: its data-plane entry goes.
@@ -71,9 +91,11 @@ export function resyncer(p: {
     for (const id of ids) p.application.enqueue(formatKey(serviceKey(id)));
     // Every database (and every deleted one still to tear down); their passes wake their open backups.
     for (const id of await p.databaseStore.databaseIds()) p.route(databaseKey(id));
+    for (const id of await p.openBuilds()) p.route(buildKey(id));
     p.route(NETWORKS_KEY);
     p.route(INGRESS_KEY);
     p.route(DOMAINS_KEY);
+    p.route(PREVIEWS_KEY);
     await p.passed();
   };
 }

@@ -6,9 +6,10 @@ import { Runner, type RunnerEvent } from "../reconcile/runner";
 /** Makes runners that log errors, feed the worker's metrics, and are all stopped together. */
 export function runnerFactory(metrics: ReturnType<typeof workerMetrics>, log: (line: string) => void) {
   const runners: Runner[] = [];
-  const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void, tenantOf?: (key: string) => string | Promise<string>) => {
+  const runner = (controller: Controller, extraLog?: (e: RunnerEvent) => void, tenantOf?: (key: string) => string | Promise<string>, concurrency?: number) => {
     const r: Runner = new Runner(controller, {
       ...(tenantOf ? { tenantOf } : {}),
+      ...(concurrency ? { concurrency } : {}),
       log: (e) => {
         extraLog?.(e);
         metrics.observe(controller.name, () => r.depth)(e);

@@ -1,6 +1,8 @@
 import { and, eq, ne } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
+import { notifyDesired } from "@levelrail/db/notify";
 import { build, type BuildTrigger } from "@levelrail/db/schema/git";
+import { buildKey } from "@levelrail/spec/keys";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -20,7 +22,7 @@ export interface BuildRequest {
  * Queues a build of a service. Builds queue per service: a queued build of the same service that has
  * not started is superseded by this one, with a message naming it, never dropped silently (CapRover
  * #266). A running build is left alone; the controller starts this one after it. Run it inside the
- * caller's transaction, which also notifies the build's key.
+ * caller's transaction: the build's key is notified when that transaction commits.
  */
 export async function enqueueBuild(tx: Tx, r: BuildRequest): Promise<typeof build.$inferSelect> {
   const [row] = await tx
@@ -31,5 +33,6 @@ export async function enqueueBuild(tx: Tx, r: BuildRequest): Promise<typeof buil
     .update(build)
     .set({ status: "superseded", finishedAt: new Date(), message: `superseded by build ${row!.id}${r.commit ? ` (${r.commit.slice(0, 12)})` : ""}, queued after it` })
     .where(and(eq(build.serviceId, r.serviceId), eq(build.status, "queued"), eq(build.orgId, r.orgId), ne(build.id, row!.id)));
+  await notifyDesired(tx, buildKey(row!.id));
   return row!;
 }

@@ -3,7 +3,7 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { ZodType } from "zod";
 import type { Db } from "@levelrail/db/client";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, orgWideScope, parse } from "../context";
+import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, orgOf, orgWideScope, parse, uniquely } from "../context";
 import { audit, fieldNames } from "../audit/record";
 import { type Action, authorize } from "../org/permissions";
 
@@ -43,8 +43,17 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
   const type = k.noun.replace(/ /g, "-");
   const named = (r: unknown) => r as { id: string; name: string };
   return {
-    async list({ ctx }: { ctx: Ctx }): Promise<View[]> {
-      const found = rows(await ctx.db.select().from(k.table as PgTable).where(inArray(k.columns.orgId, orgWideScope(ctx))).orderBy(k.columns.name).limit(MAX_LIST_ROWS + 1));
+    /** `orgId`: one organization's only (404 unless the caller holds a role in all of it). */
+    async list({ ctx, orgId }: { ctx: Ctx; orgId?: string }): Promise<View[]> {
+      if (orgId !== undefined && !orgWideScope(ctx).includes(orgId)) throw new LevelrailError("not_found", "organization not found", { field: "orgId" });
+      const found = rows(
+        await ctx.db
+          .select()
+          .from(k.table as PgTable)
+          .where(and(inArray(k.columns.orgId, orgWideScope(ctx)), orgId === undefined ? undefined : eq(k.columns.orgId, orgId)))
+          .orderBy(k.columns.name)
+          .limit(MAX_LIST_ROWS + 1),
+      );
       return bounded(found, k.plural, "delete the ones you no longer use").map(k.view);
     },
     async create({ ctx, input: raw }: { ctx: Ctx; input: unknown }): Promise<View> {
@@ -53,16 +62,25 @@ export function sealedCredentialVerbs<T extends PgTable, Input extends { orgId?:
       const org = orgOf(ctx, orgId);
       authorize(ctx, k.write, { orgId: org });
       const values = { ...k.values(rest, (plain) => ctx.kit.keyring.seal(plain)), orgId: org } as T["$inferInsert"];
-      return ctx.db.transaction(async (tx) => {
-        const [row] = rows(await tx.insert(k.table).values(values).returning());
-        const { id, name } = named(row);
-        await audit(ctx, tx, { orgId: org, action: `${type}.create`, target: { type, id, name }, fields: fieldNames(rest) });
-        return k.view(row!);
-      });
+      // A name unique per organization (where the table says so) is a 409 naming it, not a 500.
+      return uniquely("name", `${k.noun} ${String((rest as { name?: unknown }).name ?? "")}`, () =>
+        ctx.db.transaction(async (tx) => {
+          const [row] = rows(await tx.insert(k.table).values(values).returning());
+          const { id, name } = named(row);
+          await audit(ctx, tx, { orgId: org, action: `${type}.create`, target: { type, id, name }, fields: fieldNames(rest) });
+          return k.view(row!);
+        }),
+      );
     },
-    async remove({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
+    /** `orgId`: the organization the path names; one of another answers 404. */
+    async remove({ ctx, id, orgId }: { ctx: Ctx; id: string; orgId?: string }): Promise<void> {
+      // With the organization in the path: its membership and role first (403 naming the role), like create.
+      if (orgId !== undefined) authorize(ctx, k.write, { orgId });
       if (!isUuid(id)) throw new LevelrailError("not_found", `${k.noun} not found`);
-      const [owner] = await ctx.db.select({ orgId: k.columns.orgId }).from(k.table as PgTable).where(and(eq(k.columns.id, id), inArray(k.columns.orgId, orgWideScope(ctx))));
+      const [owner] = await ctx.db
+        .select({ orgId: k.columns.orgId })
+        .from(k.table as PgTable)
+        .where(and(eq(k.columns.id, id), inArray(k.columns.orgId, orgWideScope(ctx)), orgId === undefined ? undefined : eq(k.columns.orgId, orgId)));
       if (!owner) throw new LevelrailError("not_found", `${k.noun} not found`);
       authorize(ctx, k.write, { orgId: String(owner.orgId) }, new LevelrailError("not_found", `${k.noun} not found`));
       await ctx.db.transaction(async (tx) => {

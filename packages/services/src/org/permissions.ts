@@ -27,6 +27,9 @@ export const PERMISSIONS = {
   "backupTarget.write": "admin",
   "registryCredential.read": "viewer",
   "registryCredential.write": "admin",
+  // Git deploy keys and tokens (CONTRACT §11), like registry logins
+  "gitCredential.read": "viewer",
+  "gitCredential.write": "admin",
   "notificationChannel.read": "viewer",
   "notificationChannel.write": "admin",
   // Projects and environments
@@ -46,6 +49,9 @@ export const PERMISSIONS = {
   "service.read": "viewer",
   "service.write": "developer",
   "service.deploy": "developer",
+  // Builds of a git-sourced service: read them and their logs; build now and cancel (a build deploys).
+  "build.read": "viewer",
+  "build.write": "developer",
   "secret.read": "viewer",
   "secret.write": "developer",
   "log.read": "viewer",
@@ -58,6 +64,9 @@ export const PERMISSIONS = {
   // The environment as a spec (CONTRACT §10): apply changes what each object's own action allows
   "spec.read": "viewer",
   "spec.apply": "developer",
+  // Previews of pull requests (CONTRACT §11): their settings make the worker create and delete environments
+  "preview.read": "viewer",
+  "preview.write": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof PERMISSIONS;

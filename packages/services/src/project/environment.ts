@@ -10,6 +10,7 @@ import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
 import { resourceName } from "@levelrail/spec/rules";
 import { type Ctx, parse, uniquely } from "../context";
 import { insertDatabase, tearDownDatabases } from "../database/write";
+import { copyGitSources } from "../git/source";
 import { assertQuota } from "../org/quota";
 import { deployService } from "../release/deploy";
 import { type EnvironmentView, findEnvironment, getProject, toEnvironmentView } from "./list";
@@ -57,7 +58,7 @@ async function sourceEnvironment(ctx: Ctx, projectId: string, id: string): Promi
   return env;
 }
 
-/** Copies apps, services (config, env, hooks, attachments; never domains), tier vars and re-sealed secrets. */
+/** Copies apps, services (config, env, hooks, attachments, git sources with new webhook secrets; never domains), tier vars and re-sealed secrets. */
 async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: EnvironmentRow): Promise<void> {
   const vars = await tx.select().from(envVar).where(and(eq(envVar.scope, "environment"), eq(envVar.scopeId, from.id), eq(envVar.orgId, from.orgId)));
   if (vars.length) await tx.insert(envVar).values(vars.map((v) => ({ orgId: to.orgId, scope: v.scope, scopeId: to.id, key: v.key, value: v.value })));
@@ -88,6 +89,7 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
     await notifyDesired(tx, serviceKey(copy!.id));
   }
 
+  await copyGitSources(ctx, tx, to.orgId, serviceIds);
   const secrets = services.length
     ? await tx.select().from(secret).where(and(inArray(secret.serviceId, [...serviceIds.keys()]), eq(secret.orgId, from.orgId)))
     : [];

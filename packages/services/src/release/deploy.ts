@@ -68,6 +68,8 @@ export async function deployService({ ctx, envId, name, input }: { ctx: Ctx; env
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     if (!s) throw new LevelrailError("not_found", `service ${name} not found`);
+    // A git-sourced service has no image until its first build: there is nothing to run yet.
+    if (!image && !s.image) throw new LevelrailError("conflict", `service ${name} has no image yet: its git source has not been built; wait for its first build (or deploy with an image)`);
     if (image && image !== s.image) {
       await tx.update(service).set({ image, updatedAt: new Date() }).where(eq(service.id, s.id));
       s.image = image;

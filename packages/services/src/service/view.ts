@@ -2,6 +2,7 @@ import { and, count, desc, eq, ilike, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ingressStatus } from "@levelrail/db/schema/fleet";
 import { serviceEvent } from "@levelrail/db/schema/observability";
+import { gitSource } from "@levelrail/db/schema/git";
 import { environment, project } from "@levelrail/db/schema/orgs";
 import { app, release, service, serviceStatus } from "@levelrail/db/schema/services";
 import type { DomainStatusMap } from "@levelrail/spec/domains";
@@ -11,19 +12,22 @@ import { lastLinesOf } from "@levelrail/spec/service-event";
 import { PHASES, type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope, visibleProjects } from "../context";
 import { domainStatusOf } from "../domain/status";
+import { type GitSourceRow, sourceView } from "../git/source";
 import type { Action } from "../org/permissions";
 import { findEnvironment } from "../project/list";
 
 type ServiceRow = typeof service.$inferSelect;
 type ReleaseRow = typeof release.$inferSelect;
 
-export function serviceView(s: ServiceRow, appName: string): ServiceView {
+/** `git`: the service's git source, if it has one; `secret`: its webhook secret, only in the answer that made it. */
+export function serviceView(s: ServiceRow, appName: string, git: GitSourceRow | null, secret?: string): ServiceView {
   return {
     id: s.id,
     name: s.name,
     app: appName,
     environmentId: s.environmentId,
     image: s.image,
+    source: sourceView(s, git, secret),
     port: s.port,
     healthPath: s.healthPath,
     readyBudgetSeconds: s.readyBudgetSeconds,
@@ -76,9 +80,10 @@ export function releaseView(r: ReleaseRow): ReleaseView {
 export async function findService(ctx: Ctx, envId: string, name: string, action: Action) {
   const env = await findEnvironment(ctx, envId, action);
   const [row] = await ctx.db
-    .select({ service, appName: app.name })
+    .select({ service, appName: app.name, git: gitSource })
     .from(service)
     .innerJoin(app, eq(app.id, service.appId))
+    .leftJoin(gitSource, eq(gitSource.serviceId, service.id))
     .where(and(eq(service.environmentId, env.id), eq(service.name, name), inArray(service.orgId, scope(ctx))));
   if (!row) throw new LevelrailError("not_found", `service ${name} not found`);
   return { ...row, environment: env };
@@ -86,8 +91,8 @@ export async function findService(ctx: Ctx, envId: string, name: string, action:
 
 /** One service, with the ownership status of each of its domains. */
 export async function getService({ ctx, envId, name }: { ctx: Ctx; envId: string; name: string }): Promise<ServiceView & { domainStatus: DomainStatusMap }> {
-  const { service: s, appName } = await findService(ctx, envId, name, "service.read");
-  return { ...serviceView(s, appName), domainStatus: await domainStatusOf(ctx, s) };
+  const { service: s, appName, git } = await findService(ctx, envId, name, "service.read");
+  return { ...serviceView(s, appName, git), domainStatus: await domainStatusOf(ctx, s) };
 }
 
 type ListedRow = {
@@ -97,12 +102,13 @@ type ListedRow = {
   projectId: string;
   project: string;
   status: typeof serviceStatus.$inferSelect | null;
+  git: GitSourceRow | null;
 };
 
 /** A service of a list: its desired state, where it lives (for dashboards), and what the worker last saw. */
 function serviceItem(r: ListedRow) {
   return {
-    ...serviceView(r.service, r.appName),
+    ...serviceView(r.service, r.appName, r.git),
     environment: r.environment,
     projectId: r.projectId,
     project: r.project,
@@ -120,12 +126,13 @@ const visibleEnvironments = (ctx: Ctx) =>
 
 const listed = (ctx: Ctx) =>
   ctx.db
-    .select({ service, appName: app.name, environment: environment.name, projectId: project.id, project: project.name, status: serviceStatus })
+    .select({ service, appName: app.name, environment: environment.name, projectId: project.id, project: project.name, status: serviceStatus, git: gitSource })
     .from(service)
     .innerJoin(app, eq(app.id, service.appId))
     .innerJoin(environment, eq(environment.id, service.environmentId))
     .innerJoin(project, eq(project.id, environment.projectId))
-    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id));
+    .leftJoin(serviceStatus, eq(serviceStatus.serviceId, service.id))
+    .leftJoin(gitSource, eq(gitSource.serviceId, service.id));
 
 /**
  * The services of the caller's organizations by project, environment, app and name; `envId`

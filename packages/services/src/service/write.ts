@@ -5,13 +5,14 @@ import { managedDatabase } from "@levelrail/db/schema/databases";
 import { app, service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { NETWORKS_KEY, serviceKey } from "@levelrail/spec/keys";
-import { type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
+import { type ServiceSource, type ServiceView, serviceCreate, servicePatch } from "@levelrail/spec/service";
 import { findApp } from "../app/app";
 import { claimDomains, claimsWithoutProof, refuseProvenElsewhere } from "../domain/status";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertDomainQuota, assertQuota } from "../org/quota";
 import { wakeDatabases } from "../database/write";
 import { findEnvironment } from "../project/list";
+import { checkGitCredential, writeSource } from "../git/source";
 import { findService, serviceView } from "./view";
 import { audit, fieldNames } from "../audit/record";
 
@@ -73,6 +74,23 @@ async function checkDomains(ctx: Ctx, orgId: string, domains: string[] | undefin
   await refuseProvenElsewhere(ctx, orgId, domains);
 }
 
+const imageField = (message: string) => new LevelrailError("invalid_input", `image: ${message}`, { field: "image" });
+
+/**
+ * A new service's image: `image`, or its `source`'s. A git-sourced one has none ("") until its first
+ * build; giving both an image and a git source, or neither, is a 400 naming `image`.
+ */
+function imageOf(image: string | undefined, source: ServiceSource | undefined): string {
+  if (source?.git) {
+    if (image !== undefined) throw imageField("a git-sourced service's image comes from its builds; leave image out");
+    return "";
+  }
+  if (source?.image !== undefined && image !== undefined && image !== source.image) throw imageField("must be the source's image, or left out");
+  const chosen = image ?? source?.image;
+  if (chosen === undefined) throw imageField('is required (or give source: {"git": {"url": "…"}} to build it from a repository)');
+  return chosen;
+}
+
 /** Creates a service in an environment, in one of that environment's apps. */
 export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: string; input: unknown }): Promise<ServiceView> {
   const env = await findEnvironment(ctx, envId, "service.write");
@@ -87,43 +105,55 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
     throw err;
   });
   const environmentId = env.id;
+  const image = imageOf(spec.image, spec.source);
   await checkAttachments(ctx, { orgId: a.orgId, environmentId }, spec);
+  await checkGitCredential(ctx, a.orgId, spec.source);
   await checkDomains(ctx, a.orgId, spec.domains, null);
-  const { name, app: _app, environmentId: _env, ...fields } = spec;
-  const row = await uniquely("name", `service ${name}`, () =>
+  const { name, app: _app, environmentId: _env, source, image: _image, ...fields } = spec;
+  const { row, written } = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       await assertQuota(ctx, tx, a.orgId, { services: 1, domains: fields.domains?.length ?? 0 });
-      const [r] = await tx.insert(service).values({ ...fields, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
+      const [r] = await tx.insert(service).values({ ...fields, image, name, orgId: a.orgId, appId: a.id, environmentId }).returning();
+      // A git source gets its webhook secret and a first build; nothing deploys before that build.
+      const written = await writeSource(ctx, tx, r!, null, source?.git ? source : undefined);
       await claimDomains(ctx, tx, a.orgId, fields.domains ?? []);
       await notifyDesired(tx, serviceKey(r!.id));
       await wakeDatabases(tx, environmentId, fields.databaseEnv);
       await audit(ctx, tx, { orgId: a.orgId, action: "service.create", target: { type: "service", id: r!.id, name }, fields: fieldNames(spec) });
-      return r!;
+      return { row: r!, written };
     }),
   );
-  return serviceView(row, a.name);
+  return serviceView(row, a.name, written.git, written.secret);
 }
 
 export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ServiceView> {
-  const { service: s, appName } = await findService(ctx, envId, name, "service.write");
-  const patch = parse(servicePatch, input);
+  const { service: s, appName, git } = await findService(ctx, envId, name, "service.write");
+  const { source, ...patch } = parse(servicePatch, input);
+  if (patch.image !== undefined) {
+    if (source?.git) throw imageField("a git-sourced service's image comes from its builds; leave image out");
+    if (!source && git) throw imageField('the service builds from its git source; PATCH source {"image": "…"} to switch it to an image');
+    if (source?.image !== undefined && source.image !== patch.image) throw imageField("must be the source's image, or left out");
+  }
   await checkAttachments(ctx, s, patch);
+  await checkGitCredential(ctx, s.orgId, source);
   await checkDomains(ctx, s.orgId, patch.domains, s.id);
-  const row = await ctx.db.transaction(async (tx) => {
+  const { row, written } = await ctx.db.transaction(async (tx) => {
     if (patch.domains) await assertDomainQuota(ctx, tx, s.orgId, s.id, patch.domains.length);
     if (patch.domains) await claimDomains(ctx, tx, s.orgId, patch.domains);
+    // A switch to git keeps the last image (Deploy and restart still run it) until a build replaces it.
+    const written = await writeSource(ctx, tx, s, git, source);
     const [r] = await tx
       .update(service)
-      .set({ ...patch, updatedAt: new Date() })
+      .set({ ...patch, ...(written.image === undefined ? {} : { image: written.image }), updatedAt: new Date() })
       .where(and(eq(service.id, s.id), inArray(service.orgId, scope(ctx))))
       .returning();
     // Nothing restarts (Deploy applies a change), but routes follow domains at once.
     await notifyDesired(tx, serviceKey(s.id));
     if (patch.databaseEnv) await wakeDatabases(tx, s.environmentId, s.databaseEnv, patch.databaseEnv);
-    await audit(ctx, tx, { orgId: s.orgId, action: "service.update", target: { type: "service", id: s.id, name: s.name }, fields: fieldNames(patch) });
-    return r!;
+    await audit(ctx, tx, { orgId: s.orgId, action: "service.update", target: { type: "service", id: s.id, name: s.name }, fields: fieldNames(source ? { ...patch, source } : patch) });
+    return { row: r!, written };
   });
-  return serviceView(row, appName);
+  return serviceView(row, appName, written.git, written.secret);
 }
 
 /** Deletes the service; the worker removes its containers. */

@@ -44,6 +44,7 @@ export interface ApplyResult {
 export interface Ids {
   target: (name: string | null, path: SpecPath) => string | null;
   credential: (name: string | null, path: SpecPath) => string | null;
+  gitCredential: (name: string | null, path: SpecPath) => string | null;
 }
 
 function idsOf(state: EnvironmentState, locate: Locate): Ids {
@@ -54,7 +55,7 @@ function idsOf(state: EnvironmentState, locate: Locate): Ids {
     const why = found.length ? `${found.length} ${what}s of this organization are named ${name}; rename one` : `no ${what} named ${name} in this organization; create it first (Settings, or the API)`;
     throw new LevelrailError("invalid_input", `${where(locate, path)}: ${why}`, { field: path.join(".") });
   };
-  return { target: pick(state.targets, "backup target"), credential: pick(state.credentials, "registry credential") };
+  return { target: pick(state.targets, "backup target"), credential: pick(state.credentials, "registry credential"), gitCredential: pick(state.gitCredentials, "git credential") };
 }
 
 /** Every reference by name resolves, before anything is planned or written. */
@@ -62,6 +63,7 @@ function checkRefs(doc: EnvironmentSpec, ids: Ids) {
   doc.spec.services.forEach((s: SpecService, i) => {
     ids.target(s.storageTarget, ["spec", "services", i, "storageTarget"]);
     ids.credential(s.registryCredential, ["spec", "services", i, "registryCredential"]);
+    ids.gitCredential(s.source?.git?.credential ?? null, ["spec", "services", i, "source", "git", "credential"]);
   });
   doc.spec.databases.forEach((d, i) => ids.target(d.backupSchedule?.target ?? null, ["spec", "databases", i, "backupSchedule", "target"]));
 }

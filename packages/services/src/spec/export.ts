@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { backupTarget, envVar, registryCredential, secret } from "@levelrail/db/schema/config";
+import { gitCredential, gitSource } from "@levelrail/db/schema/git";
 import { managedDatabase } from "@levelrail/db/schema/databases";
 import { project } from "@levelrail/db/schema/orgs";
 import { app, service, serviceStatus } from "@levelrail/db/schema/services";
 import { type EnvironmentSpec, type SpecBody, type SpecDatabase, type SpecService, SPEC_API_VERSION, SPEC_KIND } from "@levelrail/spec/env-spec";
 import { resourcesOf } from "@levelrail/spec/service";
 import type { Ctx } from "../context";
+import { gitFieldsOf } from "../git/source";
 import { findEnvironment } from "../project/list";
 
 type EnvRow = Awaited<ReturnType<typeof findEnvironment>>;
@@ -23,6 +25,7 @@ export interface EnvironmentState {
   /** Organization-level names and their ids (a name may be used by more than one). */
   targets: { id: string; name: string }[];
   credentials: { id: string; name: string }[];
+  gitCredentials: { id: string; name: string }[];
 }
 
 /** Keys sorted, so a JSON text of a value is one text however it was built. */
@@ -63,13 +66,22 @@ export async function readEnvironment(ctx: Ctx, env: EnvRow): Promise<Environmen
   const statuses = ids.length ? await db.select({ serviceId: serviceStatus.serviceId, image: serviceStatus.image, phase: serviceStatus.phase, active: serviceStatus.activeContainer }).from(serviceStatus).where(inArray(serviceStatus.serviceId, ids)) : [];
   const targets = await db.select({ id: backupTarget.id, name: backupTarget.name }).from(backupTarget).where(eq(backupTarget.orgId, env.orgId));
   const credentials = await db.select({ id: registryCredential.id, name: registryCredential.name }).from(registryCredential).where(eq(registryCredential.orgId, env.orgId));
+  const gitCredentials = await db.select({ id: gitCredential.id, name: gitCredential.name }).from(gitCredential).where(eq(gitCredential.orgId, env.orgId));
+  const sources = ids.length ? await db.select().from(gitSource).where(and(inArray(gitSource.serviceId, ids), eq(gitSource.orgId, env.orgId))) : [];
   const nameOf = (list: { id: string; name: string }[], id: string | null) => (id === null ? null : (list.find((x) => x.id === id)?.name ?? null));
   const appName = new Map(apps.map((a) => [a.id, a.name]));
 
+  const sourceOf = (s: (typeof rows)[number]): Pick<SpecService, "image" | "source"> => {
+    const g = sources.find((x) => x.serviceId === s.id);
+    // A git-sourced service's image is whatever its last build made: not declared, so not exported.
+    if (!g) return { image: s.image };
+    const { credentialId: _id, ...fields } = gitFieldsOf(g);
+    return { source: { git: { ...fields, credential: nameOf(gitCredentials, g.credentialId) } } };
+  };
   const services: SpecService[] = rows.map((s) => ({
     name: s.name,
     app: appName.get(s.appId) ?? "",
-    image: s.image,
+    ...sourceOf(s),
     port: s.port,
     healthPath: s.healthPath,
     readyBudgetSeconds: s.readyBudgetSeconds,
@@ -102,7 +114,7 @@ export async function readEnvironment(ctx: Ctx, env: EnvRow): Promise<Environmen
     .update(JSON.stringify([env.id, canonical(body), stamp]))
     .digest("hex")
     .slice(0, 24);
-  return { env, project: p?.name ?? "", body, resourceVersion, running, targets, credentials };
+  return { env, project: p?.name ?? "", body, resourceVersion, running, targets, credentials, gitCredentials };
 }
 
 /** The document `export` prints. */

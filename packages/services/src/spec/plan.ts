@@ -54,9 +54,17 @@ const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.s
 /** A database's image when the file leaves it out: what the API gives it. */
 export const databaseImage = (d: SpecDatabase): string => d.image ?? `postgres:${d.version}`;
 
-const SERVICE_FIELDS = ["app", "image", "port", "healthPath", "readyBudgetSeconds", "strategy", "env", "databaseEnv", "storageTarget", "registryCredential", "hooks", "domains", "resources"] as const;
+/** The image a spec's service declares: its `image` or `source.image`; null for a git-sourced one (its builds make it). */
+export const declaredImage = (s: SpecService): string | null => (s.source?.git ? null : (s.source?.image ?? s.image ?? null));
 
-function serviceFields(from: SpecService, to: SpecService): FieldChange[] {
+/** A service as the plan compares it: `image` and `source` each said one way only. */
+const comparable = (s: SpecService) => ({ ...s, image: declaredImage(s), source: s.source?.git ?? null });
+
+const SERVICE_FIELDS = ["app", "image", "source", "port", "healthPath", "readyBudgetSeconds", "strategy", "env", "databaseEnv", "storageTarget", "registryCredential", "hooks", "domains", "resources"] as const;
+
+function serviceFields(fromSpec: SpecService, toSpec: SpecService): FieldChange[] {
+  const from = comparable(fromSpec);
+  const to = comparable(toSpec);
   return SERVICE_FIELDS.filter((f) => !same(from[f], to[f])).map((f) => ({ field: f, from: from[f], to: to[f] }));
 }
 
@@ -127,7 +135,8 @@ export function planSpec({ current, desired, running, secretKeys, prune }: PlanI
   // What runs against what the file declares (a service it leaves out: against what the environment declares).
   for (const s of [...desired.services, ...current.services.filter((c) => !desiredServices.has(c.name))]) {
     const image = running[s.name];
-    if (image !== undefined && image !== s.image) drift.push({ service: s.name, declared: s.image, running: image });
+    const declared = declaredImage(s);
+    if (image !== undefined && declared !== null && image !== declared) drift.push({ service: s.name, declared, running: image });
   }
   return { changes, left, missingSecrets, drift };
 }

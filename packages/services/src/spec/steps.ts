@@ -10,10 +10,10 @@ import { deployService } from "../release/deploy";
 import { createService, deleteService, patchService } from "../service/write";
 import type { ApplyOptions, Ids } from "./apply";
 import type { EnvironmentState } from "./export";
-import type { Plan, PlanItem } from "./plan";
+import { type Plan, type PlanItem, declaredImage } from "./plan";
 
 /** The API's field names for the spec's names (an error of a verb is put back at the file's field). */
-const SPEC_FIELD: Record<string, string> = { storageTargetId: "storageTarget", registryCredentialId: "registryCredential", targetId: "target" };
+const SPEC_FIELD: Record<string, string> = { storageTargetId: "storageTarget", registryCredentialId: "registryCredential", targetId: "target", credentialId: "credential" };
 
 /** Runs a verb; its error names the object's place in the file (line and column) and the file's field. */
 async function at<T>(locate: Locate, path: SpecPath, run: () => Promise<T>): Promise<T> {
@@ -30,9 +30,15 @@ async function at<T>(locate: Locate, path: SpecPath, run: () => Promise<T>): Pro
 
 /** The API's service body for a spec's service: names of organization-level objects as ids. */
 function serviceInput(s: SpecService, path: SpecPath, ids: Ids): Record<string, unknown> {
-  const { storageTarget, registryCredential, secrets: _secrets, ...rest } = s;
+  const { storageTarget, registryCredential, secrets: _secrets, image: _image, source: _source, ...rest } = s;
+  const image = declaredImage(s);
+  const git = s.source?.git;
+  const { credential, ...fields } = git ?? { credential: null };
+  // The API's `source`, its git credential as an id; a service declaring neither is the API's 400 naming `image`.
+  const source = git ? { git: { ...fields, credentialId: ids.gitCredential(credential, [...path, "source", "git", "credential"]) } } : image === null ? undefined : { image };
   return {
     ...rest,
+    ...(source ? { source } : {}),
     storageTargetId: ids.target(storageTarget, [...path, "storageTarget"]),
     registryCredentialId: ids.credential(registryCredential, [...path, "registryCredential"]),
   };
@@ -84,7 +90,7 @@ export async function runSteps({ ctx, envId, doc, state, plan, ids, locate, secr
     if (c.action === "create") {
       await at(locate, path, () => createService({ ctx, envId, input }));
     } else {
-      const apiField = (f: string) => (f === "storageTarget" ? "storageTargetId" : f === "registryCredential" ? "registryCredentialId" : f);
+      const apiField = (f: string) => (f === "storageTarget" ? "storageTargetId" : f === "registryCredential" ? "registryCredentialId" : f === "image" ? "source" : f);
       const patch = Object.fromEntries(c.fields.map((f) => [apiField(f.field), input[apiField(f.field)]]));
       await at(locate, path, () => patchService({ ctx, envId, name: s.name, input: patch }));
     }

@@ -3,10 +3,13 @@ import Link from "next/link";
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listRegistryCredentials } from "@levelrail/services/config/registry-credentials";
 import { getTierEnv } from "@levelrail/services/env/vars";
+import { listGitCredentials } from "@levelrail/services/git/credentials";
 import { listChannels } from "@levelrail/services/notifications/channels";
 import { listOrgs } from "@levelrail/services/org/list";
 import { getQuotas } from "@levelrail/services/org/quota";
+import { getProjectPreviews } from "@levelrail/services/preview/settings";
 import { listEnvironments, listProjects } from "@levelrail/services/project/list";
+import { GitCredentialsCard } from "@/components/git-credentials-card";
 import { NotificationsCard } from "@/components/notifications-card";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
@@ -31,8 +34,10 @@ export default async function SettingsPage() {
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.notificationChannels(), queryFn: () => listChannels({ ctx }) }),
     org && qc.prefetchQuery({ queryKey: keys.tierEnv("organization", org.id), queryFn: () => getTierEnv({ ctx, tier: "organization", id: org.id }) }),
+    org && qc.prefetchQuery({ queryKey: keys.gitCredentials(org.id), queryFn: () => listGitCredentials({ ctx, orgId: org.id }) }),
     org && qc.prefetchQuery({ queryKey: keys.quotas(org.id), queryFn: () => getQuotas({ ctx, orgId: org.id }) }),
     project && qc.prefetchQuery({ queryKey: keys.tierEnv("project", project.id), queryFn: () => getTierEnv({ ctx, tier: "project", id: project.id }) }),
+    project && qc.prefetchQuery({ queryKey: keys.previews(project.id), queryFn: () => getProjectPreviews({ ctx, projectId: project.id }) }),
     project &&
       (async () => {
         const environments = await listEnvironments({ ctx, projectId: project.id });
@@ -62,6 +67,7 @@ export default async function SettingsPage() {
       <ProjectEnvSettings />
       <BackupTargets />
       <RegistryCredentials />
+      <GitCredentialsCard />
       <NotificationsCard />
       <section className="card" aria-labelledby="audit-link-title">
         <h2 id="audit-link-title">Audit log</h2>

@@ -41,6 +41,8 @@ export interface DesiredService {
   release: DesiredRelease | null;
   /** The kind of its last `service_event` (a crash loop's start or end); absent or null: none. */
   lastEvent?: ServiceEventKind | null;
+  /** The status row as stored when the service was read (null: none yet; absent: unknown), so a pass writes only a status that changed. */
+  storedStatus?: ObservedStatus | null;
 }
 
 /**

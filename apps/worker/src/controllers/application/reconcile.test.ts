@@ -351,6 +351,38 @@ describe("application controller: nothing to run", () => {
   });
 });
 
+describe("application controller: a pass with nothing to do", () => {
+  it("writes no status when the stored one says the same, and writes one that changed", async () => {
+    const t = testbed();
+    await t.converge();
+    const written = t.store.statuses.length;
+    await t.pass();
+    await t.pass();
+    expect(t.store.statuses).toHaveLength(written);
+    // The engine restarted the live container: the status changes, and is written once.
+    t.engine.restart(NEW, 1);
+    await t.pass();
+    await t.pass();
+    expect(t.store.statuses).toHaveLength(written + 1);
+    expect(t.store.status).toMatchObject({ phase: "running", restarts: 1 });
+  });
+
+  it("writes every status when the stored one is unknown (a store that does not read it)", async () => {
+    const t = testbed({ release: undefined });
+    t.store.service = { ...t.store.service!, release: null };
+    const read = t.store.getDesiredService.bind(t.store);
+    t.store.getDesiredService = async (id) => {
+      const s = await read(id);
+      if (!s) return null;
+      const { storedStatus: _unknown, ...rest } = s;
+      return rest;
+    };
+    await t.pass();
+    await t.pass();
+    expect(t.store.statuses.map((s) => s.phase)).toEqual(["stopped", "stopped"]);
+  });
+});
+
 describe("application controller: the container index", () => {
   it("is kept current by the executor itself: with every engine event lost, a deploy over a live release converges, nothing left behind", async () => {
     const t = testbed({ drainMs: 0 });

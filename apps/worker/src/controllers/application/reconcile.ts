@@ -10,7 +10,7 @@ import { execute } from "./execute";
 import type { HookRecorder } from "./hooks";
 import { observe, serviceRedactor } from "./observe";
 import { passRuntime } from "./pass-runtime";
-import { redactingHooks, redactingStatus } from "./redacting";
+import { changedStatusOnly, redactingHooks, redactingStatus } from "./redacting";
 import { plan } from "./plan";
 import type { ApplicationEngine, ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
@@ -80,9 +80,11 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       const { desired, observed, redact } = await observe(deps, key.id);
       // A crash loop's start and end become events, once per transition.
       const svc = desired.service;
+      // Only a status that differs from the stored one is written (compared after redaction, as stored).
+      const writes = changedStatusOnly(deps.status, svc?.storedStatus);
       const status =
         deps.events && svc
-          ? crashLoopRecording(redactingStatus(deps.status, redact), {
+          ? crashLoopRecording(redactingStatus(writes, redact), {
               orgId: svc.orgId,
               last: svc.lastEvent ?? null,
               containers: observed.containers,
@@ -90,7 +92,7 @@ export function applicationController(o: ApplicationControllerOptions): Controll
               events: deps.events,
               redactor: (c) => serviceRedactor(deps, svc, c),
             })
-          : redactingStatus(deps.status, redact);
+          : redactingStatus(writes, redact);
       // What the pass stores (statuses, release messages, hook output) or throws (logged by the
       // runner) never holds the service's secret values.
       // Waiting on a hook or a pull gives the runner's slot up meanwhile; a pull has a deadline.

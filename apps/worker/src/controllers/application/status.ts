@@ -60,3 +60,17 @@ export function failed(image: string, active: ManagedContainer | null, message: 
 export function stopped(): ObservedStatus {
   return { phase: "stopped", step: null, image: null, activeContainer: null, message: "not deployed yet", ...NO_RESTARTS };
 }
+
+/** Pure: whether two statuses say the same (a pass writes only one that changed). */
+export function sameStatus(a: ObservedStatus, b: ObservedStatus): boolean {
+  return (
+    a.phase === b.phase &&
+    a.step === b.step &&
+    a.image === b.image &&
+    a.activeContainer === b.activeContainer &&
+    a.message === b.message &&
+    a.crashLooping === b.crashLooping &&
+    a.restarts === b.restarts &&
+    (a.lastExit === null || b.lastExit === null ? a.lastExit === b.lastExit : a.lastExit.code === b.lastExit.code && a.lastExit.at === b.lastExit.at)
+  );
+}

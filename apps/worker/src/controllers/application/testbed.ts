@@ -68,8 +68,9 @@ export class MemoryStore implements ServiceStore, StatusWriter {
     this.releases.set(rel.id, rel);
     if (this.service) this.service = { ...this.service, release: rel };
   }
-  async getDesiredService(id: string) {
-    return this.service?.id === id ? structuredClone(this.service) : null;
+  /** As the real store reads it: with the status row as last written (null: none yet). */
+  async getDesiredService(id: string): Promise<DesiredService | null> {
+    return this.service?.id === id ? structuredClone({ ...this.service, storedStatus: this.statuses.at(-1) ?? null }) : null;
   }
   async setStatus(serviceId: string, st: ObservedStatus) {
     if (serviceId === this.service?.id) this.statuses.push(st);

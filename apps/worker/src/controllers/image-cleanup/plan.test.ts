@@ -29,6 +29,19 @@ describe("image collection plan", () => {
     expect(p.remove.map((r) => r.id)).toEqual(removed);
   });
 
+  // A build records its image like a pull (`<short>/<serviceId>:<commit>`): kept while a kept release needs it, removed after.
+  const BUILT = "lrt/3c9d7e21-5b4a-4f6e-8d2c-1a2b3c4d5e6f:0123456789abcdef0123456789abcdef01234567";
+  const built = [{ imageId: "sha256:b", ref: BUILT, pulledAt: OLD }];
+  it.each<Row>([
+    ["a built image no kept release needs goes", { pulled: built }, { images: [img("sha256:b", [BUILT])] }, ["sha256:b"]],
+    ["a built image a kept release pins stays (rollback, promote)", { pulled: built, needed: { ids: new Set(["sha256:b"]), refs: new Set() } }, { images: [img("sha256:b", [BUILT])] }, []],
+    ["a built image a pending release names stays", { pulled: built, needed: { ids: new Set(), refs: new Set([BUILT]) } }, { images: [img("sha256:b", [BUILT])] }, []],
+    ["a build of the same commit again (cached: same id) within the grace period stays", { pulled: [{ ...built[0]!, pulledAt: NOW - 1000 }] }, { images: [img("sha256:b", [BUILT])] }, []],
+  ])("%s", (_, d, o, removed) => {
+    const p = plan({ needed: none(), pulled: [], ...d }, { images: [], inUse: new Set(), now: NOW, ...o }, GRACE);
+    expect(p.remove.map((r) => r.id)).toEqual(removed);
+  });
+
   it("forgets the records of images the engine no longer has", () => {
     const p = plan({ needed: none(), pulled: pulledA }, { images: [], inUse: new Set(), now: NOW }, GRACE);
     expect(p.forget).toEqual([{ imageId: "sha256:a", ref: "reg:5000/shop/web:1" }]);

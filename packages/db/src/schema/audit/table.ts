@@ -1,7 +1,7 @@
 import { bigint, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
-/** Who made a change: a signed-in user, an API token, the operator CLI on the host, or the worker on its own (a schedule). */
-export const AUDIT_ACTOR_TYPES = ["user", "token", "cli", "worker"] as const;
+/** Who made a change: a signed-in user, an API token, the operator CLI on the host, the worker on its own (a schedule), or a git provider's webhook (`webhook:github`). */
+export const AUDIT_ACTOR_TYPES = ["user", "token", "cli", "worker", "webhook"] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
 /**
@@ -18,7 +18,7 @@ export const auditEntry = pgTable(
     /** Null for a change of no organization's (an operator's own API token). */
     orgId: uuid("org_id"),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
-    actorType: text("actor_type", { enum: ["user", "token", "cli", "worker"] }).notNull(),
+    actorType: text("actor_type", { enum: ["user", "token", "cli", "worker", "webhook"] }).notNull(),
     /** The user's id, the token's id, the CLI's operator (or null), the worker's runner id. */
     actorId: text("actor_id"),
     /** An email, a token's name and its owner, `cli`, `worker`. */

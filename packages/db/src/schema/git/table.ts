@@ -57,11 +57,20 @@ export const gitSource = pgTable(
     lastSeenCommit: text("last_seen_commit"),
     /** The last failure to reach the repository (a ref or repository that does not exist, a refused key); "" once it is reached. */
     lastError: text("last_error").notNull().default(""),
+    /** The provider's API (optional): the preview sweep lists its open requests there, statuses go there. */
+    apiProvider: text("api_provider").$type<GitProvider>(),
+    /** The API's base URL (`https://api.github.com`, `https://gitea.example.com/api/v1`, `https://gitlab.example.com/api/v4`). */
+    apiUrl: text("api_url"),
+    /** A token credential sent to that API; null: calls without one (a public repository's list). */
+    apiCredentialId: uuid("api_credential_id").references(() => gitCredential.id, { onDelete: "restrict" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("git_source_org").on(t.orgId)],
 );
+
+/** Where a webhook or a provider API comes from. */
+export type GitProvider = "github" | "gitea" | "gitlab";
 
 export type BuildStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled" | "superseded";
 export type BuildTrigger = "push" | "poll" | "manual" | "preview";
@@ -146,7 +155,8 @@ export const previewSettings = pgTable("preview_settings", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-export type PreviewState = "open" | "closed";
+/** `refused`: the request is open but the project's `max` previews were open already (the message says so). */
+export type PreviewState = "open" | "closed" | "refused";
 
 /**
  * A pull or merge request's preview: reconciled state, not an event. The sweep deletes the environment
@@ -171,6 +181,10 @@ export const preview = pgTable(
     state: text("state").$type<PreviewState>().notNull().default("open"),
     /** Where the provider takes the outcome (a commit status URL), when it gave one. */
     statusUrl: text("status_url"),
+    /** The head commit whose builds were queued for this preview (a new head commit queues again). */
+    builtCommit: text("built_commit"),
+    /** The last outcome posted to the status URL, `<state> <commit>`; null: none yet. */
+    reported: text("reported"),
     message: text("message").notNull().default(""),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),

@@ -5,24 +5,30 @@ import { listRegistryCredentials } from "@levelrail/services/config/registry-cre
 import { listDatabases } from "@levelrail/services/database/view";
 import { configDrift, effectiveEnv } from "@levelrail/services/env/effective";
 import { listSecrets } from "@levelrail/services/env/secrets";
+import { listGitCredentials } from "@levelrail/services/git/credentials";
 import { listHookRuns } from "@levelrail/services/hooks/list";
 import { listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
-import { Attachments } from "@/components/attachments";
-import { DatabaseAttachments } from "@/components/database-attachments";
 import { DeployControls } from "@/components/deploy-controls";
-import { EffectiveEnv } from "@/components/effective-env";
+// Parts of tabs other than Overview, and the charts: their own chunks (components/service-lazy.tsx).
+import {
+  Attachments,
+  DatabaseAttachments,
+  EffectiveEnv,
+  HooksDomainsCard,
+  SecretsCard,
+  ServiceConfig,
+  ServiceEnv,
+  ServiceHookRuns,
+  ServiceLogs,
+  BuildsCard,
+  SourceCard,
+  ServiceMetrics,
+} from "@/components/service-lazy";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
-import { ServiceHookRuns } from "@/components/hook-runs";
-import { ServiceLogs } from "@/components/service-logs";
 import { PromoteControl } from "@/components/promote-control";
 import { ReleaseHistory } from "@/components/release-history";
-import { SecretsCard } from "@/components/secrets-card";
-import { ServiceConfig } from "@/components/service-config";
-import { HooksDomainsCard } from "@/components/hooks-domains-card";
-import { ServiceEnv } from "@/components/service-env";
 import { ServiceTabs } from "@/components/service-tabs";
-import { ServiceMetrics } from "@/components/service-metrics";
 import { StatusCard } from "@/components/status-card";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
@@ -51,6 +57,7 @@ export default async function ServicePage({ params }: Props) {
   qc.setQueryData(keys.environments(project.id), siblings);
   const input = { ctx, envId, name };
   const deployDenied = deniedBecause(ctx, environment, "service.deploy");
+  const writeDenied = deniedBecause(ctx, environment, "service.write");
   await Promise.all([
     qc.prefetchQuery({ queryKey: keys.status(ref), queryFn: () => getStatus(input) }),
     qc.prefetchQuery({ queryKey: keys.deploys(ref), queryFn: () => listReleases(input) }),
@@ -60,6 +67,7 @@ export default async function ServicePage({ params }: Props) {
     qc.prefetchQuery({ queryKey: keys.backupTargets(), queryFn: () => listBackupTargets({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.registryCredentials(), queryFn: () => listRegistryCredentials({ ctx }) }),
     qc.prefetchQuery({ queryKey: keys.databases(envId), queryFn: () => listDatabases({ ctx, envId }) }),
+    qc.prefetchQuery({ queryKey: keys.gitCredentials(environment.orgId), queryFn: () => listGitCredentials({ ctx, orgId: environment.orgId }) }),
     qc.prefetchInfiniteQuery({
       queryKey: keys.serviceHookRuns(ref),
       queryFn: () => listHookRuns({ ctx, envId, app: service.app, input: { service: name, limit: HOOK_RUNS_PAGE } }),
@@ -87,6 +95,7 @@ export default async function ServicePage({ params }: Props) {
             </>
           ),
           deploys: <ReleaseHistory service={ref} />,
+          builds: <BuildsCard service={ref} denied={deniedBecause(ctx, environment, "build.write")} />,
           logs: <ServiceLogs service={ref} />,
           environment: (
             <>
@@ -103,6 +112,7 @@ export default async function ServicePage({ params }: Props) {
           ),
           settings: (
             <>
+              <SourceCard service={ref} publicUrl={server().publicUrl} denied={writeDenied} />
               <ServiceConfig service={ref} />
               <Attachments service={ref} />
               <DatabaseAttachments service={ref} />

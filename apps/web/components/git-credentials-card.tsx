@@ -1,0 +1,145 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import type { GitCredentialView } from "@levelrail/spec/git";
+import { ApiError, api } from "@/lib/fetcher";
+import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { keys } from "@/lib/keys";
+import { useCurrentEnvironment, useGitCredentials, useOrgs } from "@/lib/queries";
+import { Alert } from "./alert";
+import { Copyable } from "./copyable";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+import { ACTIONS, ListCard } from "./list-card";
+import { Timestamp } from "./timestamp";
+
+/**
+ * An organization's git credentials (CONTRACT §11): deploy keys the panel generates, whose public
+ * half is shown to add to the repository, and HTTPS tokens, write-only. Next to registry credentials.
+ */
+export function GitCredentialsCard() {
+  const orgs = useOrgs();
+  const current = useCurrentEnvironment().data;
+  const org = orgs.data?.find((o) => o.id === current?.project.orgId) ?? orgs.data?.[0];
+  const list = useGitCredentials(org?.id);
+  const queryKey = keys.gitCredentials(org?.id ?? "");
+  return (
+    <ListCard<GitCredentialView>
+      id="git-credentials"
+      title="Git credentials"
+      before={
+        <p className="muted">
+          What a git source fetches with{org ? ` in ${org.name}` : ""}: a deploy key (add its public key to the repository, read-only) or an HTTPS token. The
+          private key and the token are never shown.
+        </p>
+      }
+      source={{ data: list.data, error: orgs.error ?? list.error, isPending: list.isPending }}
+      empty="No git credentials yet. A public repository needs none."
+      headers={["Name", "Kind", "Public key or user", "Added", ACTIONS]}
+      rowKey={(c) => c.id}
+      row={(c) => (
+        <tr>
+          <td>{c.name}</td>
+          <td>{c.kind === "ssh" ? "deploy key" : "token"}</td>
+          <td className="mono">{c.publicKey ? <Copyable label="" text={c.publicKey} copyLabel={`Copy the public key of ${c.name}`} /> : (c.username ?? "token only")}</td>
+          <td>
+            <Timestamp iso={c.createdAt} />
+          </td>
+          <td>{org && <DeleteCredential orgId={org.id} credential={c} queryKey={queryKey} />}</td>
+        </tr>
+      )}
+    >
+      {org && <NewCredential orgId={org.id} queryKey={queryKey} />}
+    </ListCard>
+  );
+}
+
+function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly unknown[] }) {
+  const qc = useQueryClient();
+  const [kind, setKind] = useState<"ssh" | "token">("ssh");
+  const [name, setName] = useState("");
+  const [token, setToken] = useState("");
+  const [username, setUsername] = useState("");
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [made, setMade] = useState<GitCredentialView | null>(null);
+  const create = useMutation({
+    mutationFn: (input: unknown) => api<GitCredentialView>(`/orgs/${encodeURIComponent(orgId)}/git-credentials`, { method: "POST", body: input }),
+    onSuccess: async (c) => {
+      setName("");
+      setToken("");
+      setUsername("");
+      setMade(c);
+      await qc.invalidateQueries({ queryKey });
+    },
+    onError: (err) => {
+      setToken("");
+      setErrors(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: "could not add the git credential" });
+    },
+  });
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setMade(null);
+    const input = kind === "ssh" ? { kind, name } : { kind, name, token, ...(username ? { username } : {}) };
+    // The API's own schema, loaded on submit (zod stays out of the page's first load).
+    const { gitCredentialInput } = await import("@levelrail/spec/git");
+    const parsed = gitCredentialInput.safeParse(input);
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error));
+    setErrors({});
+    create.mutate(parsed.data);
+  }
+  return (
+    <form className="stack" onSubmit={submit} aria-labelledby="git-credentials-form-title" noValidate>
+      <h3 id="git-credentials-form-title">New git credential</h3>
+      <div className="row">
+        <Field id="git-credential-name" label="Name" error={errors.name}>
+          {(a11y) => <input {...a11y} value={name} onChange={(e) => setName(e.target.value)} placeholder="shop-deploy" autoComplete="off" spellCheck={false} />}
+        </Field>
+        <Field id="git-credential-kind" label="Kind" error={errors.kind}>
+          {(a11y) => (
+            <select {...a11y} value={kind} onChange={(e) => setKind(e.target.value === "token" ? "token" : "ssh")}>
+              <option value="ssh">Deploy key (generated)</option>
+              <option value="token">HTTPS token</option>
+            </select>
+          )}
+        </Field>
+        {kind === "token" && (
+          <>
+            <Field id="git-credential-token" label="Token" error={errors.token}>
+              {(a11y) => <input {...a11y} type="password" value={token} onChange={(e) => setToken(e.target.value)} autoComplete="new-password" spellCheck={false} />}
+            </Field>
+            <Field id="git-credential-username" label="User name" error={errors.username} hint="GitHub: x-access-token; GitLab: oauth2">
+              {(a11y) => <input {...a11y} value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" spellCheck={false} />}
+            </Field>
+          </>
+        )}
+      </div>
+      <FormMessages error={errors.form} done={made ? `Added git credential ${made.name}` : null} />
+      {made?.publicKey && (
+        <p>
+          <Copyable label="Add this public key to the repository (read-only):" text={made.publicKey} copyLabel={`Copy the public key of ${made.name}`} />
+        </p>
+      )}
+      <div className="buttons">
+        <button type="submit" disabled={create.isPending}>
+          {kind === "ssh" ? "Generate deploy key" : "Add token"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function DeleteCredential({ orgId, credential, queryKey }: { orgId: string; credential: GitCredentialView; queryKey: readonly unknown[] }) {
+  const qc = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => api(`/orgs/${encodeURIComponent(orgId)}/git-credentials/${encodeURIComponent(credential.id)}`, { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey }),
+  });
+  return (
+    <span className="inline">
+      <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete git credential ${credential.name}`}>
+        Delete
+      </button>
+      <Alert inline error={remove.error} />
+    </span>
+  );
+}

@@ -1,0 +1,145 @@
+"use client";
+import { useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { type FormEvent, useState } from "react";
+import { ApiError, api } from "@/lib/fetcher";
+import { keys } from "@/lib/keys";
+import { usePreviews } from "@/lib/queries";
+import type { EnvironmentItem, ProjectItem, ProjectPreviews } from "@/lib/types";
+import { Alert } from "./alert";
+import { Field } from "./field";
+import { FormMessages } from "./form-messages";
+
+/**
+ * A project's previews of pull and merge requests (CONTRACT §11): the settings (the environment each
+ * preview is cloned from, the domain `pr-<n>.<domain>` routes under, at most how many are open and
+ * their time to live) and the previews with their state and the last thing that happened to each.
+ */
+export function PreviewsCard({ project, environments }: { project: ProjectItem; environments: EnvironmentItem[] }) {
+  const previews = usePreviews(project.id);
+  return (
+    <section className="card" aria-labelledby="previews-title">
+      <h2 id="previews-title">Previews</h2>
+      <p className="muted">
+        Each pull or merge request of a repository the project builds from gets an environment <code>pr-&lt;number&gt;</code>, cloned from the
+        base environment (no domains copied), built at its head commit and routed at <code>pr-&lt;number&gt;.&lt;domain&gt;</code>. Closing the
+        request deletes it; so does the sweep, for a request no longer open or a preview past its time to live.
+      </p>
+      <Alert error={previews.error} />
+      {!previews.data && !previews.isError && <p className="muted">Loading…</p>}
+      {previews.data && <PreviewSettingsForm key={`${project.id}-${previews.data.settings?.updatedAt ?? ""}`} project={project} environments={environments} current={previews.data.settings} />}
+      {previews.data && <PreviewList previews={previews.data.previews} />}
+    </section>
+  );
+}
+
+function PreviewSettingsForm({ project, environments, current }: { project: ProjectItem; environments: EnvironmentItem[]; current: ProjectPreviews["settings"] }) {
+  const qc = useQueryClient();
+  const [base, setBase] = useState(current?.baseEnvironmentId ?? environments.find((e) => e.name === "production")?.id ?? environments[0]?.id ?? "");
+  const [domain, setDomain] = useState(current?.domain ?? "");
+  const [max, setMax] = useState(String(current?.max ?? 5));
+  const [ttl, setTtl] = useState(String(current?.ttlHours ?? 168));
+  const [errors, setErrors] = useState<{ field?: string; message: string } | null>(null);
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const fieldError = (f: string) => (errors?.field === f ? errors.message : undefined);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setDone(false);
+    const input = { baseEnvironmentId: base, domain: domain.trim(), max: Number(max), ttlHours: Number(ttl) };
+    // The same schema the API parses with, loaded on submit: the wrong field is named before anything is sent.
+    const { previewSettingsInput } = await import("@levelrail/spec/preview");
+    const parsed = previewSettingsInput.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.map(String).join(".") ?? "";
+      setErrors({ field, message: `${field}: ${issue?.message ?? "invalid"}` });
+      return;
+    }
+    setBusy(true);
+    try {
+      await api<ProjectPreviews>(`/projects/${encodeURIComponent(project.id)}/previews`, { method: "PUT", body: parsed.data });
+      setErrors(null);
+      setDone(true);
+      await qc.invalidateQueries({ queryKey: keys.previews(project.id) });
+    } catch (err) {
+      setErrors(err instanceof ApiError ? { ...(err.field ? { field: err.field } : {}), message: err.message } : { message: String(err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="stack" aria-label="Preview settings">
+      <div className="row narrow-row">
+        <Field id="preview-base" label="Base environment" error={fieldError("baseEnvironmentId")}>
+          {(a) => (
+            <select {...a} value={base} onChange={(e) => setBase(e.target.value)}>
+              {environments.map((env) => (
+                <option key={env.id} value={env.id}>
+                  {env.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field id="preview-domain" label="Preview domain" error={fieldError("domain")} hint="A base domain of this installation, or under one">
+          {(a) => <input {...a} value={domain} onChange={(e) => setDomain(e.target.value)} placeholder="preview.example.com" />}
+        </Field>
+        <Field id="preview-max" label="Most open" error={fieldError("max")}>
+          {(a) => <input {...a} type="number" min={0} value={max} onChange={(e) => setMax(e.target.value)} />}
+        </Field>
+        <Field id="preview-ttl" label="Time to live (hours)" error={fieldError("ttlHours")}>
+          {(a) => <input {...a} type="number" min={1} value={ttl} onChange={(e) => setTtl(e.target.value)} />}
+        </Field>
+      </div>
+      <FormMessages error={errors && !errors.field ? errors.message : undefined} done={done ? "Saved." : null} />
+      <div>
+        <button type="submit" disabled={busy || !environments.length}>
+          {current ? "Save previews" : "Set up previews"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function PreviewList({ previews }: { previews: ProjectPreviews["previews"] }) {
+  if (!previews.length) return <p className="muted">No previews yet: they open when a pull or merge request webhook arrives.</p>;
+  return (
+    <table aria-label="Previews">
+      <thead>
+        <tr>
+          <th scope="col">Request</th>
+          <th scope="col">Head commit</th>
+          <th scope="col">Environment</th>
+          <th scope="col">State</th>
+          <th scope="col">Message</th>
+        </tr>
+      </thead>
+      <tbody>
+        {previews.map((p) => (
+          <tr key={p.id}>
+            <th scope="row">
+              #{p.number} <span className="muted">{p.headRef}</span>
+            </th>
+            <td>
+              <code title={p.headCommit}>{p.headCommit.slice(0, 12)}</code>
+            </td>
+            <td>{p.environmentId ? <Link href={`/environments/${p.environmentId}`}>{p.environmentName ?? "environment"}</Link> : <span className="muted">none</span>}</td>
+            <td className={p.state === "refused" ? "error" : undefined}>
+              {p.state}
+              {p.url && p.state === "open" ? (
+                <>
+                  {" "}
+                  <a href={p.url}>{new URL(p.url).host}</a>
+                </>
+              ) : null}
+            </td>
+            <td>{p.message}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

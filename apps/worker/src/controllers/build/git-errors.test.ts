@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { gitFailure, publicUrl, safeRef, safeUrl } from "./git-errors";
+
+describe("git errors and inputs", () => {
+  it.each([
+    ["remote: Repository not found.\nfatal: repository 'https://h/x.git/' not found", "the repository does not exist or the credential cannot read it"],
+    ["fatal: Authentication failed for 'https://h/x.git/'", "the repository does not exist or the credential cannot read it"],
+    ["git@h: Permission denied (publickey).\nfatal: Could not read from remote repository.", "the server refused the deploy key"],
+    ["Host key verification failed.", "the server's host key is not the one first seen for this source"],
+    ["fatal: transport 'file' not allowed", "only https, http and ssh repository URLs are allowed"],
+    ["fatal: unable to access 'https://h/': Could not resolve host: h", "cannot reach the repository's host"],
+  ])("%s", (stderr, message) => {
+    expect(gitFailure(stderr, []).message).toBe(message);
+  });
+
+  it("an unknown failure keeps its last line, without a secret or a URL's password", () => {
+    const m = gitFailure("warning: x\nfatal: odd thing tok-SECRET-123 at https://u:pw@h/x.git", ["tok-SECRET-123"]).message;
+    expect(m).not.toContain("tok-SECRET-123");
+    expect(m).not.toContain("pw@");
+  });
+
+  it("refuses URLs and refs that are not plain https/ssh and branch names", () => {
+    for (const url of ["ext::sh -c touch% /tmp/x", "file:///etc", "/srv/repo.git", "-uhttps://h/x", "https://h/x y"]) expect(safeUrl(url).ok, url).toBe(false);
+    for (const url of ["https://github.com/a/b.git", "ssh://git@h:22/a/b.git", "git@github.com:a/b.git"]) expect(safeUrl(url).ok, url).toBe(true);
+    for (const ref of ["--upload-pack=x", "a..b", "a b", "x.lock", "/x"]) expect(safeRef(ref).ok, ref).toBe(false);
+    for (const ref of ["main", "release/1.2", "v1.0.0"]) expect(safeRef(ref).ok, ref).toBe(true);
+    expect(publicUrl("https://user:tok@h/a.git")).toBe("https://h/a.git");
+  });
+});

@@ -1,0 +1,147 @@
+import { mkdir, mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
+import { isAbsolute, join, relative, sep } from "node:path";
+import type { ImageBuilder } from "@levelrail/docker/build";
+import { builtImageLabels, builtImageName } from "@levelrail/spec/naming";
+import { type Redactor, redactor } from "@levelrail/spec/redact";
+import { type GitAccess, type GitClient, GitError } from "./git";
+import { publicUrl } from "./git-errors";
+import { BuildLogWriter } from "./log";
+import type { BuildEnv, BuildRecord, BuildStore, BuiltDeployer, SourceRecord } from "./ports";
+import { INTERRUPTED } from "./plan";
+import type { RunningBuilds } from "./running";
+
+export interface RunDeps {
+  shortName: string;
+  store: BuildStore;
+  env: BuildEnv;
+  git: GitClient;
+  /** The engine's builder; null: this worker cannot build (every build fails saying so). */
+  builder: ImageBuilder | null;
+  deployer: BuiltDeployer;
+  /** Built images are recorded like pulled ones, so image cleanup keeps them only while kept releases need them. */
+  images: { recordPull(imageId: string, ref: string): Promise<void> };
+  runner: string;
+  /** A build's deadline (ms), fetch included. */
+  timeoutMs: number;
+  /** Where checkouts go (removed after each build) and each source's known-hosts file lives. */
+  workDir: string;
+  running: RunningBuilds;
+  now: () => Date;
+}
+
+/** Why a run stopped early. */
+class Stopped extends Error {
+  constructor(readonly why: "deadline" | "cancelled" | "stopping") {
+    super(why);
+  }
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * One build from start to end: resolve the ref, fetch exactly that commit, build it with BuildKit,
+ * deploy it when asked. Every outcome is written on the build (succeeded, failed with its step,
+ * cancelled); a failure never touches the running release. Throws only for the store or the engine
+ * being unreachable (the runner retries, and the retry starts over).
+ */
+export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Promise<void> {
+  const started = x.now();
+  // Superseded or cancelled since it was observed: it never starts (its next pass says so).
+  if (!(await x.store.startBuild(b.id, x.runner, started, `fetching ${b.ref}`))) return;
+  await x.store.clearLog(b.id);
+  const controller = new AbortController();
+  const deadline = setTimeout(() => controller.abort(new Stopped("deadline")), x.timeoutMs);
+  const unregister = x.running.register(b.id, (why) => controller.abort(new Stopped(why)));
+  const checkout = await mkdtemp(join(x.workDir, `checkout-${b.id.slice(0, 8)}-`));
+  let redact: Redactor = redactor([]);
+  let log: BuildLogWriter | null = null;
+  const finish = (update: Parameters<BuildStore["updateBuild"]>[1]) => x.store.updateBuild(b.id, { finishedAt: x.now(), ...update, ...(update.message ? { message: redact(update.message) } : {}) });
+  try {
+    const credential = s.credentialId ? await x.store.credential(s.orgId, s.credentialId) : null;
+    if (s.credentialId && !credential) return void (await finish({ status: "failed", step: "fetching", message: "the source's git credential was deleted" }));
+    const env = await x.env.buildEnv(s.serviceId, s.buildArgs);
+    if (!env.ok) return void (await finish({ status: "failed", step: "fetching", message: `the build args cannot be resolved: ${env.problem}` }));
+    const gitSecrets = credential ? [credential.kind === "token" ? credential.token : credential.privateKey] : [];
+    redact = redactor([...env.secrets, ...gitSecrets]);
+    log = new BuildLogWriter(x.store, b.id, redact);
+    const access: GitAccess = { url: s.url, credential, knownHostsFile: join(x.workDir, "known_hosts", s.id) };
+
+    // The ref's head now (a manual build, a poll's commit gone stale is still built as asked).
+    let commit = b.commit;
+    try {
+      if (!commit) {
+        commit = await x.git.resolve(access, b.ref, controller.signal);
+        await x.store.updateBuild(b.id, { commit });
+      }
+      log.line(`fetching ${publicUrl(s.url)} at ${commit} (${b.ref})`);
+      await x.git.checkout(access, commit, checkout, controller.signal);
+      await x.store.sourceSeen(s.id, { error: "", ...(b.commit ? {} : { commit }) });
+    } catch (err) {
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (!(err instanceof GitError)) throw err;
+      await x.store.sourceSeen(s.id, { error: err.message });
+      return void (await finish({ status: "failed", step: "fetching", message: err.message }));
+    }
+
+    const context = await contextDir(checkout, s.path, s.dockerfile);
+    if (!context.ok) return void (await finish({ status: "failed", step: "fetching", message: context.message }));
+    if (!x.builder) return void (await finish({ status: "failed", step: "building", message: "this worker has no image builder configured" }));
+    const image = builtImageName(x.shortName, s.serviceId, commit);
+    await x.store.updateBuild(b.id, { step: "building", message: `building ${commit.slice(0, 12)}` });
+    const result = await x.builder.build(
+      { contextDir: context.dir, dockerfile: s.dockerfile, target: s.target, buildArgs: env.args, labels: builtImageLabels(x.shortName, { serviceId: s.serviceId, commit, source: publicUrl(s.url) }), tag: image },
+      (line) => log?.line(line),
+      controller.signal,
+    );
+    await log.close();
+    if (!result.ok) return void (await finish({ status: "failed", step: result.step ?? "building", message: result.message }));
+    await x.images.recordPull(result.imageId, image);
+    const took = seconds(x.now().getTime() - started.getTime());
+    const cached = `${result.cachedSteps} of ${result.steps} steps cached`;
+    if (!b.deploy) return void (await finish({ status: "succeeded", step: null, imageId: result.imageId, image, message: `built in ${took} (${cached})` }));
+    await x.store.updateBuild(b.id, { step: "deploying", imageId: result.imageId, image, message: `built in ${took} (${cached}); deploying` });
+    const releaseId = await x.deployer.deployBuilt({ buildId: b.id, orgId: b.orgId, serviceId: s.serviceId, image, imageId: result.imageId });
+    await finish({ status: "succeeded", step: null, message: `built in ${took} (${cached}); deploying as release ${releaseId}` });
+  } catch (err) {
+    const why = err instanceof Stopped ? err.why : controller.signal.reason instanceof Stopped ? controller.signal.reason.why : null;
+    if (why === null) throw err;
+    await log?.close().catch(() => {});
+    if (why === "stopping") return void (await finish({ status: "failed", message: INTERRUPTED }));
+    if (why === "cancelled") return void (await finish({ status: "cancelled", message: "cancelled while it ran; the running release is untouched" }));
+    return void (await finish({ status: "failed", message: `the build took longer than ${Math.round(x.timeoutMs / 1000)} s (LEVELRAIL_BUILD_TIMEOUT_SECONDS) and was stopped` }));
+  } finally {
+    clearTimeout(deadline);
+    unregister();
+    await log?.close().catch(() => {});
+    await rm(checkout, { recursive: true, force: true });
+  }
+}
+
+/** The build context `path` inside the checkout (no symlink may lead out of it), with its Dockerfile in it. */
+async function contextDir(checkout: string, path: string, dockerfile: string): Promise<{ ok: true; dir: string } | { ok: false; message: string }> {
+  const root = await realpath(checkout);
+  const inside = (p: string) => {
+    const rel = relative(root, p);
+    return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+  };
+  let dir: string;
+  try {
+    dir = await realpath(join(root, path));
+  } catch {
+    return { ok: false, message: `the build context ${path} does not exist in the repository` };
+  }
+  if (!inside(dir) || !(await stat(dir)).isDirectory()) return { ok: false, message: `the build context ${path} is not a directory inside the repository` };
+  try {
+    const file = await realpath(join(dir, dockerfile));
+    if (!inside(file) || !(await stat(file)).isFile()) throw new Error("outside");
+  } catch {
+    return { ok: false, message: `${dockerfile} does not exist in the build context ${path}` };
+  }
+  return { ok: true, dir };
+}
+
+/** Makes the work directory (checkouts, known-hosts files) private to the worker; checkouts a killed worker left go. */
+export async function ensureWorkDir(dir: string): Promise<void> {
+  await mkdir(join(dir, "known_hosts"), { recursive: true, mode: 0o700 });
+  for (const name of await readdir(dir)) if (name.startsWith("checkout-")) await rm(join(dir, name), { recursive: true, force: true });
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { PayloadError, parseGitea, parseGitHub, parseGitLab, payloadOf, tracks } from "./parse";
+import { deliveryOf, hmacHex, providerOf, verifySignature } from "./signature";
+
+const A = "a".repeat(40);
+const B = "b".repeat(40);
+const ZERO = "0".repeat(40);
+const SECRET = "s3cret-of-the-source";
+const headers = (h: Record<string, string>) => new Headers(h);
+const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+
+// Shaped like each provider's documented payloads (trimmed to what is read, plus some of what is not).
+const githubPush = { ref: "refs/heads/main", before: A, after: B, deleted: false, created: false, repository: { full_name: "acme/shop", clone_url: "https://github.com/acme/shop.git" }, head_commit: { id: B, message: "fix" } };
+const githubPr = (action: string) => ({
+  action,
+  number: 12,
+  pull_request: {
+    number: 12,
+    state: action === "closed" ? "closed" : "open",
+    merged: false,
+    statuses_url: `https://api.github.com/repos/acme/shop/statuses/${B}`,
+    head: { ref: "feature/x", sha: B, repo: { full_name: "acme/shop", statuses_url: "https://api.github.com/repos/acme/shop/statuses/{sha}" } },
+    base: { ref: "main", sha: A },
+  },
+  repository: { full_name: "acme/shop" },
+});
+const giteaPr = (action: string) => ({
+  action,
+  number: 7,
+  pull_request: { id: 99, number: 7, state: "open", head: { ref: "topic", sha: B, repo_id: 1 }, base: { ref: "main", sha: A } },
+  repository: { full_name: "acme/shop" },
+});
+const gitlabMr = (action: string, oldrev?: string) => ({
+  object_kind: "merge_request",
+  event_type: "merge_request",
+  project: { id: 15, path_with_namespace: "acme/shop" },
+  object_attributes: { iid: 3, id: 301, action, state: "opened", source_branch: "topic", target_branch: "main", last_commit: { id: B }, ...(oldrev ? { oldrev } : {}) },
+});
+
+describe("signatures", () => {
+  it("GitHub: sha256=<hmac of the raw body>; anything else is refused", () => {
+    const body = bytes(githubPush);
+    const good = headers({ "x-github-event": "push", "x-hub-signature-256": `sha256=${hmacHex(SECRET, body)}` });
+    expect(providerOf(good)).toBe("github");
+    expect(verifySignature("github", good, body, SECRET)).toBe(true);
+    expect(verifySignature("github", good, body, "another secret")).toBe(false);
+    expect(verifySignature("github", good, bytes({ ...githubPush, after: A }), SECRET)).toBe(false);
+    expect(verifySignature("github", headers({ "x-hub-signature-256": hmacHex(SECRET, body) }), body, SECRET)).toBe(false);
+    expect(verifySignature("github", headers({ "x-hub-signature-256": "sha256=zz" }), body, SECRET)).toBe(false);
+    expect(verifySignature("github", headers({}), body, SECRET)).toBe(false);
+  });
+  it("Gitea: hex hmac in X-Gitea-Signature; Gitea is told apart though it sends X-GitHub-Event too", () => {
+    const body = bytes(giteaPr("opened"));
+    const h = headers({ "x-gitea-event": "pull_request", "x-github-event": "pull_request", "x-gitea-signature": hmacHex(SECRET, body), "x-gitea-delivery": "d-1" });
+    expect(providerOf(h)).toBe("gitea");
+    expect(verifySignature("gitea", h, body, SECRET)).toBe(true);
+    expect(verifySignature("gitea", headers({ "x-gitea-signature": hmacHex("x", body) }), body, SECRET)).toBe(false);
+    expect(deliveryOf("gitea", h)).toBe("d-1");
+  });
+  it("GitLab: X-Gitlab-Token equal to the secret", () => {
+    const h = headers({ "x-gitlab-event": "Push Hook", "x-gitlab-token": SECRET, "x-gitlab-event-uuid": "u-1" });
+    expect(providerOf(h)).toBe("gitlab");
+    expect(verifySignature("gitlab", h, new Uint8Array(), SECRET)).toBe(true);
+    expect(verifySignature("gitlab", headers({ "x-gitlab-token": `${SECRET}x` }), new Uint8Array(), SECRET)).toBe(false);
+    expect(verifySignature("gitlab", headers({ "x-gitlab-token": "" }), new Uint8Array(), SECRET)).toBe(false);
+    expect(deliveryOf("gitlab", h)).toBe("u-1");
+    expect(providerOf(headers({ "content-type": "application/json" }))).toBeNull();
+  });
+});
+
+describe("parsers", () => {
+  it("push: ref and commit; a deletion (all-zero after) is marked", () => {
+    expect(parseGitHub("push", githubPush)).toEqual({ kind: "push", ref: "refs/heads/main", commit: B, deleted: false });
+    expect(parseGitHub("push", { ...githubPush, after: ZERO, deleted: true })).toMatchObject({ kind: "push", deleted: true });
+    expect(parseGitea("push", { ref: "refs/heads/main", before: A, after: B })).toEqual({ kind: "push", ref: "refs/heads/main", commit: B, deleted: false });
+    expect(parseGitLab("Push Hook", { object_kind: "push", ref: "refs/heads/main", before: A, after: ZERO, checkout_sha: null })).toMatchObject({ deleted: true });
+    expect(parseGitLab("Tag Push Hook", { object_kind: "tag_push", ref: "refs/tags/v1", before: ZERO, after: B })).toMatchObject({ ref: "refs/tags/v1", commit: B });
+    expect(() => parseGitHub("push", { ref: "refs/heads/main", after: "nope" })).toThrow(PayloadError);
+  });
+  it("pull and merge requests: the action in the product's words, number, head, base and status URL", () => {
+    expect(parseGitHub("pull_request", githubPr("opened"))).toEqual({
+      kind: "pr",
+      action: "opened",
+      providerAction: "opened",
+      number: 12,
+      headRef: "feature/x",
+      headCommit: B,
+      baseRef: "main",
+      statusUrl: `https://api.github.com/repos/acme/shop/statuses/${B}`,
+      repoPath: "acme/shop",
+    });
+    const actions = (f: (a: string) => ReturnType<typeof parseGitHub>) => ["opened", "reopened", "synchronize", "synchronized", "closed", "labeled"].map((a) => (f(a) as { action: string }).action);
+    expect(actions((a) => parseGitHub("pull_request", githubPr(a)))).toEqual(["opened", "opened", "synchronize", "ignored", "closed", "ignored"]);
+    expect(actions((a) => parseGitea("pull_request", giteaPr(a)))).toEqual(["opened", "opened", "ignored", "synchronize", "closed", "ignored"]);
+    expect(parseGitea("pull_request", giteaPr("opened"))).toMatchObject({ number: 7, headRef: "topic", headCommit: B, baseRef: "main" });
+    expect(parseGitLab("Merge Request Hook", gitlabMr("open"))).toMatchObject({ action: "opened", number: 3, headRef: "topic", headCommit: B, baseRef: "main", repoPath: "acme/shop" });
+    expect(parseGitLab("Merge Request Hook", gitlabMr("update", A))).toMatchObject({ action: "synchronize" });
+    expect(parseGitLab("Merge Request Hook", gitlabMr("update"))).toMatchObject({ action: "ignored" });
+    expect(parseGitLab("Merge Request Hook", gitlabMr("merge"))).toMatchObject({ action: "closed" });
+    expect(parseGitHub("ping", { zen: "Keep it logically awesome.", hook_id: 1 })).toEqual({ kind: "ping" });
+    expect(parseGitHub("issues", {})).toEqual({ kind: "other", event: "issues" });
+    expect(() => parseGitHub("pull_request", { action: "opened", pull_request: { head: { sha: B } } })).toThrow(PayloadError);
+  });
+  it("bodies: JSON, or GitHub's form encoding; the tracked branch", () => {
+    expect(payloadOf(new TextEncoder().encode(`payload=${encodeURIComponent(JSON.stringify({ a: 1 }))}`), "application/x-www-form-urlencoded")).toEqual({ a: 1 });
+    expect(() => payloadOf(new TextEncoder().encode("[1]"), "application/json")).toThrow(PayloadError);
+    expect(() => payloadOf(new TextEncoder().encode("nope"), "application/json")).toThrow(PayloadError);
+    expect(tracks("main", "refs/heads/main")).toBe(true);
+    expect(tracks("main", "refs/heads/main2")).toBe(false);
+    expect(tracks("main", "refs/tags/main")).toBe(false);
+    expect(tracks("refs/tags/v1", "refs/tags/v1")).toBe(true);
+  });
+});

@@ -1,0 +1,111 @@
+import type { GitProvider } from "@levelrail/db/schema/git";
+
+/** What a pull or merge request event asks of its preview: open (or reopen), a new head commit, closed (or merged), or nothing. */
+export type PrAction = "opened" | "synchronize" | "closed" | "ignored";
+
+/** A provider's event in the product's words; providers differ only in how they spell it. */
+export type HookEvent =
+  | { kind: "ping" }
+  | { kind: "push"; ref: string; commit: string; deleted: boolean }
+  | {
+      kind: "pr";
+      action: PrAction;
+      providerAction: string;
+      number: number;
+      headRef: string;
+      headCommit: string;
+      baseRef: string;
+      /** Where the outcome goes, when the payload names it (GitHub's `pull_request.statuses_url`, Gitea's when present). */
+      statusUrl?: string;
+      /** The repository as the provider's API names it (`owner/repo`, GitLab's `path_with_namespace`). */
+      repoPath: string;
+    }
+  | { kind: "other"; event: string };
+
+const ZERO = /^0+$/;
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+const int = (v: unknown): number => (typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : 0);
+
+/** A payload that is not what its event header says: a 400 naming what is missing. */
+export class PayloadError extends Error {
+  override name = "PayloadError";
+}
+
+/**
+ * The body as JSON: `application/json`, or GitHub's `application/x-www-form-urlencoded` (`payload=<json>`).
+ * Throws a PayloadError for anything else.
+ */
+export function payloadOf(body: Uint8Array, contentType: string | null): Obj {
+  let text = Buffer.from(body).toString("utf8");
+  if ((contentType ?? "").startsWith("application/x-www-form-urlencoded")) text = new URLSearchParams(text).get("payload") ?? "";
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v === null || typeof v !== "object" || Array.isArray(v)) throw new PayloadError("the body is not a JSON object");
+    return v as Obj;
+  } catch (err) {
+    if (err instanceof PayloadError) throw err;
+    throw new PayloadError("the body is not JSON (send application/json)");
+  }
+}
+
+function push(ref: string, after: string, deletedFlag: boolean): HookEvent {
+  if (!ref) throw new PayloadError("a push without a ref");
+  const deleted = deletedFlag || ZERO.test(after);
+  if (!deleted && !SHA.test(after)) throw new PayloadError("a push without its commit (after)");
+  return { kind: "push", ref, commit: deleted ? "" : after, deleted };
+}
+
+function pr(p: { action: PrAction; providerAction: string; number: number; headRef: string; headCommit: string; baseRef: string; statusUrl: string; repoPath: string }): HookEvent {
+  if (!p.number) throw new PayloadError("a request without its number");
+  if (p.action !== "closed" && p.action !== "ignored" && !SHA.test(p.headCommit)) throw new PayloadError("a request without its head commit");
+  const { statusUrl, ...rest } = p;
+  return statusUrl ? { kind: "pr", ...rest, statusUrl } : { kind: "pr", ...rest };
+}
+
+/** GitHub: `push`, `pull_request` (opened, reopened, synchronize, closed), `ping`. */
+export function parseGitHub(event: string, body: Obj): HookEvent {
+  if (event === "ping") return { kind: "ping" };
+  if (event === "push") return push(str(body.ref), str(body.after), body.deleted === true);
+  if (event !== "pull_request") return { kind: "other", event };
+  const a = str(body.action);
+  const p = obj(body.pull_request);
+  const head = obj(p.head);
+  const action: PrAction = a === "opened" || a === "reopened" ? "opened" : a === "synchronize" ? "synchronize" : a === "closed" ? "closed" : "ignored";
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(obj(body.repository).full_name) });
+}
+
+/** Gitea: `push`, `pull_request` (opened, reopened, synchronized, closed). */
+export function parseGitea(event: string, body: Obj): HookEvent {
+  if (event === "push") return push(str(body.ref), str(body.after), false);
+  if (event !== "pull_request") return { kind: "other", event };
+  const a = str(body.action);
+  const p = obj(body.pull_request);
+  const head = obj(p.head);
+  const action: PrAction = a === "opened" || a === "reopened" ? "opened" : a === "synchronized" ? "synchronize" : a === "closed" ? "closed" : "ignored";
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(obj(body.repository).full_name) });
+}
+
+/** GitLab: `Push Hook`, `Tag Push Hook`, `Merge Request Hook` (open, reopen, update with new commits, close, merge). */
+export function parseGitLab(event: string, body: Obj): HookEvent {
+  if (event === "Push Hook" || event === "Tag Push Hook") return push(str(body.ref), str(body.after), false);
+  if (event !== "Merge Request Hook") return { kind: "other", event };
+  const m = obj(body.object_attributes);
+  const a = str(m.action);
+  // An update without `oldrev` changed the title, labels or reviewers, not the commits.
+  const action: PrAction =
+    a === "open" || a === "reopen" ? "opened" : a === "update" && str(m.oldrev) ? "synchronize" : a === "close" || a === "merge" ? "closed" : "ignored";
+  return pr({ action, providerAction: a, number: int(m.iid), headRef: str(m.source_branch), headCommit: str(obj(m.last_commit).id), baseRef: str(m.target_branch), statusUrl: "", repoPath: str(obj(body.project).path_with_namespace) });
+}
+
+export function parseEvent(provider: GitProvider, event: string, body: Obj): HookEvent {
+  return provider === "github" ? parseGitHub(event, body) : provider === "gitea" ? parseGitea(event, body) : parseGitLab(event, body);
+}
+
+/** Whether a pushed ref is the source's tracked branch (`main` tracks `refs/heads/main`; a full ref is compared as is). */
+export function tracks(sourceRef: string, pushedRef: string): boolean {
+  return sourceRef.startsWith("refs/") ? pushedRef === sourceRef : pushedRef === `refs/heads/${sourceRef}`;
+}

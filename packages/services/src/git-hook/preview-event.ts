@@ -1,0 +1,67 @@
+import { and, count, eq, ne } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { preview, previewSettings } from "@levelrail/db/schema/git";
+import { normalizeRepo } from "@levelrail/spec/preview";
+import type { HookEvent } from "./parse";
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+type PreviewRow = typeof preview.$inferSelect;
+
+export type PreviewOutcome =
+  | { kind: "ignored"; reason: string }
+  /** `opened`: the preview was not open before this event (new, closed or refused). */
+  | { kind: "open"; preview: PreviewRow; opened: boolean }
+  | { kind: "refused"; preview: PreviewRow };
+
+/**
+ * What a pull or merge request event does to its preview, in the webhook's transaction. The project's
+ * preview settings row is locked first, so events of one project are serialized: two webhooks racing
+ * for one request make one preview (the row is also unique per project, repository and number), and
+ * two requests racing for the last place under `max` get one place. Over `max` the preview is recorded
+ * `refused` with the reason; a later event of the request tries again.
+ */
+export async function upsertPreview(
+  tx: Tx,
+  p: { orgId: string; projectId: string; repoUrl: string; event: Extract<HookEvent, { kind: "pr" }> },
+): Promise<PreviewOutcome> {
+  const e = p.event;
+  const [settings] = await tx
+    .select()
+    .from(previewSettings)
+    .where(and(eq(previewSettings.projectId, p.projectId), eq(previewSettings.orgId, p.orgId)))
+    .for("update");
+  if (!settings) return { kind: "ignored", reason: "previews are not set up for this project (PUT /api/v1/projects/{id}/previews)" };
+  const repo = normalizeRepo(p.repoUrl);
+  const mine = and(eq(preview.projectId, p.projectId), eq(preview.repo, repo), eq(preview.number, e.number), eq(preview.orgId, p.orgId));
+  const now = new Date();
+  if (e.action === "closed") {
+    const [row] = await tx
+      .update(preview)
+      .set({ state: "closed", closedAt: now, updatedAt: now, message: `request ${e.providerAction === "merge" || e.providerAction === "merged" ? "merged" : "closed"}; deleting its environment` })
+      .where(and(mine, ne(preview.state, "closed")))
+      .returning();
+    return row ? { kind: "open", preview: row, opened: false } : { kind: "ignored", reason: `no open preview of request ${e.number}` };
+  }
+  const [existing] = await tx.select().from(preview).where(mine);
+  const head = { headRef: e.headRef, headCommit: e.headCommit, statusUrl: e.statusUrl ?? null, updatedAt: now };
+  if (existing?.state === "open") {
+    const [row] = await tx.update(preview).set(head).where(eq(preview.id, existing.id)).returning();
+    return { kind: "open", preview: row!, opened: false };
+  }
+  const [used] = await tx
+    .select({ n: count() })
+    .from(preview)
+    .where(and(eq(preview.projectId, p.projectId), eq(preview.orgId, p.orgId), eq(preview.state, "open")));
+  const full = (used?.n ?? 0) >= settings.max;
+  const state = full ? ("refused" as const) : ("open" as const);
+  const message = full ? `quota_exceeded: the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum` : "";
+  const [row] = await tx
+    .insert(preview)
+    .values({ orgId: p.orgId, projectId: p.projectId, repo, number: e.number, ...head, state, message })
+    .onConflictDoUpdate({
+      target: [preview.projectId, preview.repo, preview.number],
+      set: { ...head, state, message, closedAt: null, builtCommit: null, reported: null },
+    })
+    .returning();
+  return full ? { kind: "refused", preview: row! } : { kind: "open", preview: row!, opened: true };
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from "node:crypto";
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "@levelrail/db/client";
+import { gitCredential, gitSource } from "@levelrail/db/schema/git";
+import { service } from "@levelrail/db/schema/services";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { type GitSourceInput, type GitSourceView, type SourceView, webhookPath } from "@levelrail/spec/git";
+import type { ServiceSource } from "@levelrail/spec/service";
+import { enqueueBuild } from "../build/enqueue";
+import { type Ctx, scope } from "../context";
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type GitSourceRow = typeof gitSource.$inferSelect;
+type ServiceRow = typeof service.$inferSelect;
+
+/** A webhook secret: 32 random bytes, hex. Sealed before it is stored; shown once. */
+export const newWebhookSecret = () => randomBytes(32).toString("hex");
+
+/** The source a service shows: its git source (never its secret, but `secret` once), or its image. */
+export function sourceView(s: Pick<ServiceRow, "image">, git: GitSourceRow | null, secret?: string): SourceView {
+  if (!git) return { image: s.image };
+  const view: GitSourceView = {
+    ...gitFieldsOf(git),
+    sourceId: git.id,
+    webhookPath: webhookPath(git.id),
+    lastError: git.lastError,
+    lastSeenCommit: git.lastSeenCommit,
+  };
+  if (secret !== undefined) view.webhookSecret = secret;
+  return { git: view };
+}
+
+/** The operator's fields of a stored source, as the API takes them. */
+export function gitFieldsOf(git: GitSourceRow): GitSourceInput {
+  return {
+    url: git.url,
+    ref: git.ref,
+    path: git.path,
+    dockerfile: git.dockerfile,
+    credentialId: git.credentialId,
+    buildArgs: git.buildArgs,
+    target: git.target,
+    pollIntervalSeconds: git.pollIntervalSeconds,
+  };
+}
+
+/** The git sources of these services, by service id (scoped to the caller's organizations). */
+export async function gitSourcesOf(db: Ctx["db"] | Tx, ctx: Ctx, serviceIds: string[]): Promise<Map<string, GitSourceRow>> {
+  if (!serviceIds.length) return new Map();
+  const rows = await db.select().from(gitSource).where(and(inArray(gitSource.serviceId, serviceIds), inArray(gitSource.orgId, scope(ctx))));
+  return new Map(rows.map((r) => [r.serviceId, r]));
+}
+
+const credentialField = (message: string) => new LevelrailError("invalid_input", `source.git.credentialId: ${message}`, { field: "source.git.credentialId" });
+
+/**
+ * A credential must be one of the service's own organization, and fit the URL: a deploy key goes
+ * over SSH (`ssh://`, `user@host:path`), a token over HTTP(S). 400 naming the field otherwise.
+ */
+export async function checkGitCredential(ctx: Ctx, orgId: string, source: ServiceSource | undefined): Promise<void> {
+  const git = source?.git;
+  if (!git?.credentialId) return;
+  const [c] = await ctx.db.select({ kind: gitCredential.kind }).from(gitCredential).where(and(eq(gitCredential.id, git.credentialId), eq(gitCredential.orgId, orgId)));
+  if (!c) throw credentialField("no such git credential in this organization");
+  const overHttp = /^https?:\/\//i.test(git.url);
+  if (c.kind === "ssh" && overHttp) throw credentialField("a deploy key needs an SSH URL (ssh://… or git@host:path); for an https:// URL use a token");
+  if (c.kind === "token" && !overHttp) throw credentialField("a token goes over HTTPS; use the repository's https:// URL, or a deploy key for this SSH one");
+}
+
+/** What a build reads: a change of any of these builds again. */
+const BUILD_FIELDS = ["url", "ref", "path", "dockerfile", "credentialId", "buildArgs", "target"] as const;
+const buildChanged = (a: GitSourceInput, b: GitSourceInput) => BUILD_FIELDS.some((f) => JSON.stringify(a[f]) !== JSON.stringify(b[f]));
+
+/**
+ * Queues a build of the service's source (trigger `manual`, the ref resolved when it starts). The
+ * build's own key is woken by the builds controller's resync; its NOTIFY (`build:<id>`) is added
+ * where the build keys live (packages/spec/src/keys.ts, the builds work).
+ */
+export async function queueSourceBuild(ctx: Ctx, tx: Tx, s: Pick<ServiceRow, "id" | "orgId">, ref: string) {
+  return enqueueBuild(tx, { orgId: s.orgId, serviceId: s.id, commit: null, ref, trigger: "manual", createdBy: ctx.actor.email });
+}
+
+export interface SourceWrite {
+  git: GitSourceRow | null;
+  /** The new webhook secret, when this write made one (shown once). */
+  secret?: string;
+  /** The image the service takes (a switch to `{image}`), if any. */
+  image?: string;
+}
+
+/**
+ * Makes the service's source `next` inside the caller's transaction: `{image}` deletes any git
+ * source; `{git}` creates one (a new webhook secret, a first build queued) or updates the one there
+ * (its id and secret kept; a build queued when something a build reads changed). `next` undefined
+ * leaves it as it is.
+ */
+export async function writeSource(ctx: Ctx, tx: Tx, s: Pick<ServiceRow, "id" | "orgId">, current: GitSourceRow | null, next: ServiceSource | undefined): Promise<SourceWrite> {
+  if (!next) return { git: current };
+  if (next.git === undefined) {
+    if (current) await tx.delete(gitSource).where(and(eq(gitSource.id, current.id), eq(gitSource.orgId, s.orgId)));
+    return { git: null, ...(next.image === undefined ? {} : { image: next.image }) };
+  }
+  const fields = next.git;
+  if (current) {
+    const [row] = await tx
+      .update(gitSource)
+      .set({ ...fields, updatedAt: new Date() })
+      .where(and(eq(gitSource.id, current.id), eq(gitSource.orgId, s.orgId)))
+      .returning();
+    if (buildChanged(gitFieldsOf(current), fields)) await queueSourceBuild(ctx, tx, s, fields.ref);
+    return { git: row! };
+  }
+  const secret = newWebhookSecret();
+  const [row] = await tx
+    .insert(gitSource)
+    .values({ ...fields, orgId: s.orgId, serviceId: s.id, webhookSecretSealed: ctx.kit.keyring.seal(secret) })
+    .returning();
+  await queueSourceBuild(ctx, tx, s, fields.ref);
+  return { git: row!, secret };
+}
+
+/** Gives the source a new webhook secret (the old one stops working at once); answers it once. */
+export async function rotateSecret(ctx: Ctx, tx: Tx, git: GitSourceRow): Promise<string> {
+  const secret = newWebhookSecret();
+  await tx
+    .update(gitSource)
+    .set({ webhookSecretSealed: ctx.kit.keyring.seal(secret), updatedAt: new Date() })
+    .where(and(eq(gitSource.id, git.id), eq(gitSource.orgId, git.orgId)));
+  return secret;
+}
+
+/**
+ * An environment's clone copies its services' git sources (`ids`: source service id → copy's id),
+ * each with a new webhook secret (a provider's hook for the original must not build the copy), no
+ * last error and no commit seen yet. Nothing is built: the clone runs the images it copied until asked.
+ */
+export async function copyGitSources(ctx: Ctx, tx: Tx, orgId: string, ids: Map<string, string>): Promise<void> {
+  if (!ids.size) return;
+  const rows = await tx.select().from(gitSource).where(and(inArray(gitSource.serviceId, [...ids.keys()]), eq(gitSource.orgId, orgId)));
+  for (const g of rows) {
+    await tx.insert(gitSource).values({ ...gitFieldsOf(g), orgId, serviceId: ids.get(g.serviceId)!, webhookSecretSealed: ctx.kit.keyring.seal(newWebhookSecret()) });
+  }
+}

@@ -1,0 +1,103 @@
+import { and, desc, eq } from "drizzle-orm";
+import { notifyDesired } from "@levelrail/db/notify";
+import { preview, previewSettings } from "@levelrail/db/schema/git";
+import { environment } from "@levelrail/db/schema/orgs";
+import { LevelrailError } from "@levelrail/spec/errors";
+import { PREVIEWS_KEY } from "@levelrail/spec/keys";
+import { previewDomainProblem, previewSettingsInput, previewUrl } from "@levelrail/spec/preview";
+import { audit, fieldNames } from "../audit/record";
+import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
+import { getProject } from "../project/list";
+
+export interface PreviewSettingsView {
+  baseEnvironmentId: string;
+  domain: string;
+  max: number;
+  ttlHours: number;
+  updatedAt: string;
+}
+
+/** One pull or merge request's preview, as the API and the project page show it. */
+export interface PreviewView {
+  id: string;
+  number: number;
+  repo: string;
+  headRef: string;
+  headCommit: string;
+  state: "open" | "closed" | "refused";
+  message: string;
+  environmentId: string | null;
+  environmentName: string | null;
+  /** Where it routes (`pr-<n>.<domain>`), while it is open. */
+  url: string | null;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+}
+
+export interface ProjectPreviews {
+  settings: PreviewSettingsView | null;
+  previews: PreviewView[];
+}
+
+/** `GET /api/v1/projects/{id}/previews`: the project's preview settings (null: not set up) and its previews, newest first. */
+export async function getProjectPreviews({ ctx, projectId }: { ctx: Ctx; projectId: string }): Promise<ProjectPreviews> {
+  const p = await getProject(ctx, projectId, "preview.read");
+  const [s] = await ctx.db.select().from(previewSettings).where(and(eq(previewSettings.projectId, p.id), eq(previewSettings.orgId, p.orgId)));
+  const rows = await ctx.db
+    .select({ p: preview, envName: environment.name })
+    .from(preview)
+    .leftJoin(environment, eq(environment.id, preview.environmentId))
+    .where(and(eq(preview.projectId, p.id), eq(preview.orgId, p.orgId)))
+    .orderBy(desc(preview.updatedAt))
+    .limit(MAX_LIST_ROWS + 1);
+  const settings = s ? { baseEnvironmentId: s.baseEnvironmentId, domain: s.domain, max: s.max, ttlHours: s.ttlHours, updatedAt: s.updatedAt.toISOString() } : null;
+  return {
+    settings,
+    previews: bounded(rows, "previews", "close old ones").map(({ p: r, envName }) => ({
+      id: r.id,
+      number: r.number,
+      repo: r.repo,
+      headRef: r.headRef,
+      headCommit: r.headCommit,
+      state: r.state,
+      message: r.message,
+      environmentId: r.environmentId,
+      environmentName: envName,
+      url: r.state === "open" && settings ? previewUrl(r.number, settings.domain) : null,
+      createdAt: r.createdAt.toISOString(),
+      updatedAt: r.updatedAt.toISOString(),
+      closedAt: r.closedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+/**
+ * `PUT /api/v1/projects/{id}/previews`: which environment previews are cloned from, the domain they
+ * route under (a base domain of the installation, checked without connecting), at most how many are
+ * open, and their time to live. Replaces the whole set.
+ */
+export async function putPreviewSettings({ ctx, projectId, input }: { ctx: Ctx; projectId: string; input: unknown }): Promise<ProjectPreviews> {
+  const p = await getProject(ctx, projectId, "preview.write");
+  const s = parse(previewSettingsInput, input);
+  const [base] = await ctx.db
+    .select({ id: environment.id })
+    .from(environment)
+    .where(and(eq(environment.id, s.baseEnvironmentId), eq(environment.projectId, p.id), eq(environment.orgId, p.orgId)));
+  if (!base) throw new LevelrailError("invalid_input", "baseEnvironmentId: no such environment in this project", { field: "baseEnvironmentId" });
+  const problem = previewDomainProblem(s.domain, ctx.baseDomains ?? []);
+  if (problem) throw new LevelrailError("invalid_input", `domain: ${problem}`, { field: "domain" });
+  await ctx.db.transaction(async (tx) => {
+    const values = { ...s, updatedAt: new Date() };
+    await tx
+      .insert(previewSettings)
+      .values({ projectId: p.id, orgId: p.orgId, ...values })
+      .onConflictDoUpdate({ target: previewSettings.projectId, set: values });
+    await notifyDesired(tx, PREVIEWS_KEY);
+    await audit(ctx, tx, { orgId: p.orgId, action: "preview.settings", target: { type: "project", id: p.id, name: p.name }, fields: fieldNames(s) });
+  });
+  return getProjectPreviews({ ctx, projectId: p.id });
+}
+
+/** For the OpenAPI document (apps/web/lib/openapi): the schema the PUT parses its input with. */
+export { previewSettingsInput };

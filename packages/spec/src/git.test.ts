@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { gitCredentialInput, gitSourceInput } from "./git";
+import { serviceSource } from "./service";
+
+/** The first issue's path, joined like the service layer names a field (undefined: accepted). */
+const fieldOf = (input: unknown): string | undefined => {
+  const r = gitSourceInput.safeParse(input);
+  if (r.success) return undefined;
+  return r.error.issues[0]?.path.map(String).join(".");
+};
+
+const URL_OK = "https://git.example.com/team/shop.git";
+
+describe("gitSourceInput: urls", () => {
+  it.each([
+    URL_OK,
+    "http://127.0.0.1:8418/shop.git",
+    "https://github.com/acme/shop",
+    "ssh://git@git.example.com:2222/team/shop.git",
+    "ssh://git.example.com/team/shop.git",
+    "git@github.com:acme/shop.git",
+    "deploy@10.0.0.5:repos/shop",
+    "git@[::1]:shop.git",
+  ])("accepts %s", (url) => {
+    expect(fieldOf({ url })).toBeUndefined();
+  });
+
+  it.each([
+    ["ext::sh -c touch% /tmp/pwned", "transport helpers"],
+    ["ext::ssh -oProxyCommand=x", "transport helpers"],
+    ["fd::3", "transport helpers"],
+    ["file:///etc/passwd", "file:// is not allowed"],
+    ["/srv/git/shop.git", "local path"],
+    ["./shop", "local path"],
+    ["../shop", "local path"],
+    ["~/shop", "local path"],
+    ["C:\\repos\\shop", "local path"],
+    ["-uhttps://x", "must not start with '-'"],
+    ["--upload-pack=touch /tmp/x", "must not start with '-'"],
+    ["https://user:secret@git.example.com/shop.git", "must not carry a password"],
+    ["https://ghp_token@github.com/acme/shop.git", "must not carry a user name or token"],
+    ["ssh://git:pw@git.example.com/shop.git", "must not carry a password"],
+    ["git@host:-oProxyCommand=x", "path starting with '-'"],
+    ["ftp://git.example.com/shop.git", "ftp:// is not allowed"],
+    ["git://git.example.com/shop.git", "git:// is not allowed"],
+    ["https://git.example.com/", "repository path"],
+    ["https://git.example.com/a b", "spaces"],
+    ["https://git.example.com/a\nb", "control"],
+    ["shop", "must be https://"],
+    ["", "is required"],
+  ])("refuses %j (%s)", (url, why) => {
+    const r = gitSourceInput.safeParse({ url });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path).toEqual(["url"]);
+    expect(r.error?.issues[0]?.message).toContain(why);
+  });
+});
+
+describe("gitSourceInput: refs", () => {
+  it.each(["main", "release/1.4", "v1.4.2", "feature/a-b_c", "HEAD-ish", "x@y"])("accepts %s", (ref) => {
+    expect(fieldOf({ url: URL_OK, ref })).toBeUndefined();
+  });
+
+  it.each(["", "-main", "a..b", "a b", "a\tb", "a~1", "a^", "a:b", "a?", "a*", "a[b", "a\\b", "a@{1}", "@", "/main", "main/", "a//b", "main.", ".hidden", "a/.b", "x.lock", "a/b.lock", "a\u0000b", "a\u007fb"])("refuses %j", (ref) => {
+    expect(fieldOf({ url: URL_OK, ref })).toBe("ref");
+  });
+});
+
+describe("gitSourceInput: path and dockerfile", () => {
+  it.each([".", "services/web", "./web", "a/b/c", "web..old"])("accepts %s", (p) => {
+    expect(fieldOf({ url: URL_OK, path: p, dockerfile: `${p}/Dockerfile` })).toBeUndefined();
+  });
+
+  it.each(["/etc", "../up", "a/../../b", "..", "a\\..\\b", "\\abs", "C:/x", "-x", "", "a\nb"])("refuses %j as path and as dockerfile", (p) => {
+    expect(fieldOf({ url: URL_OK, path: p })).toBe("path");
+    expect(fieldOf({ url: URL_OK, dockerfile: p })).toBe("dockerfile");
+  });
+});
+
+describe("gitSourceInput: the other fields", () => {
+  it("fills the defaults", () => {
+    expect(gitSourceInput.parse({ url: URL_OK })).toEqual({
+      url: URL_OK,
+      ref: "main",
+      path: ".",
+      dockerfile: "Dockerfile",
+      credentialId: null,
+      buildArgs: [],
+      target: null,
+      pollIntervalSeconds: null,
+    });
+  });
+
+  it.each([
+    [{ buildArgs: ["NODE_ENV", "_X"] }, undefined],
+    [{ buildArgs: ["1BAD"] }, "buildArgs.0"],
+    [{ buildArgs: ["A-B"] }, "buildArgs.0"],
+    [{ buildArgs: ["A", "A"] }, "buildArgs"],
+    [{ pollIntervalSeconds: null }, undefined],
+    [{ pollIntervalSeconds: 60 }, undefined],
+    [{ pollIntervalSeconds: 86400 }, undefined],
+    [{ pollIntervalSeconds: 59 }, "pollIntervalSeconds"],
+    [{ pollIntervalSeconds: 86401 }, "pollIntervalSeconds"],
+    [{ pollIntervalSeconds: 90.5 }, "pollIntervalSeconds"],
+    [{ pollIntervalSeconds: "60" }, "pollIntervalSeconds"],
+    [{ target: "build-stage" }, undefined],
+    [{ target: "-x" }, "target"],
+    [{ target: "a b" }, "target"],
+    [{ credentialId: "not-a-uuid" }, "credentialId"],
+    [{ credentialId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70" }, undefined],
+    [{ branch: "main" }, ""],
+  ])("%j → %s", (extra, field) => {
+    const r = gitSourceInput.safeParse({ url: URL_OK, ...extra });
+    if (field === undefined) expect(r.success).toBe(true);
+    else expect(r.error?.issues[0]?.path.map(String).join(".")).toBe(field);
+  });
+});
+
+describe("serviceSource", () => {
+  it("takes an image or a git source, not both, not neither", () => {
+    expect(serviceSource.safeParse({ image: "nginx:1" }).success).toBe(true);
+    expect(serviceSource.safeParse({ git: { url: URL_OK } }).success).toBe(true);
+    expect(serviceSource.safeParse({}).success).toBe(false);
+    expect(serviceSource.safeParse({ image: "nginx:1", git: { url: URL_OK } }).success).toBe(false);
+    expect(serviceSource.safeParse({ git: { url: "file:///x" } }).error?.issues[0]?.path).toEqual(["git", "url"]);
+  });
+});
+
+describe("gitCredentialInput", () => {
+  it.each([
+    [{ kind: "ssh", name: "deploy" }, undefined],
+    [{ kind: "token", name: "gh", token: "ghp_abc123" }, undefined],
+    [{ kind: "token", name: "gl", token: "glpat-x", username: "oauth2" }, undefined],
+    [{ kind: "ssh", name: "Deploy Key" }, "name"],
+    [{ kind: "ssh" }, "name"],
+    [{ kind: "token", name: "gh" }, "token"],
+    [{ kind: "token", name: "gh", token: "a b" }, "token"],
+    [{ kind: "token", name: "gh", token: "t", username: "a:b" }, "username"],
+    [{ kind: "ssh", name: "k", token: "t" }, ""],
+    [{ kind: "password", name: "k" }, "kind"],
+    [{ name: "k" }, "kind"],
+  ])("%j → %s", (input, field) => {
+    const r = gitCredentialInput.safeParse(input);
+    if (field === undefined) expect(r.success).toBe(true);
+    else expect(r.error?.issues[0]?.path.map(String).join(".")).toBe(field);
+  });
+});

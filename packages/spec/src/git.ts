@@ -1,0 +1,193 @@
+import { z } from "zod";
+import { envKey, resourceName } from "./rules";
+
+/**
+ * A service's git source and the credentials that reach it (CONTRACT §11), checked without
+ * connecting anywhere: every value here ends up in an argument array of a git or BuildKit call, so
+ * nothing that git would read as an option, a transport helper or a local path gets through.
+ */
+
+/** Why `url` is not a repository URL the product fetches from, or null when it is. */
+export function badRepositoryUrl(url: string): string | null {
+  if (url.startsWith("-")) return "must not start with '-'";
+  // `ext::cmd`, `fd::3`, any `<transport>::<address>`: git runs a remote helper (its test, transport.c).
+  if (/^[A-Za-z0-9._~-]*::/.test(url)) return "transport helpers (ext::, fd::, …) are not allowed; use https://, http://, ssh:// or user@host:path";
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\x00-\x1f\x7f]/.test(url)) return "must not contain spaces or control characters";
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== undefined) {
+    if (!["https", "http", "ssh"].includes(scheme)) return `${scheme}:// is not allowed; use https://, http://, ssh:// or user@host:path`;
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return "must be a URL like https://git.example.com/team/shop.git";
+    }
+    if (!u.hostname) return "must name a host";
+    if (u.password) return "must not carry a password; add a git credential and name it in credentialId";
+    // A user name alone is how ssh:// says who to log in as (git@…); over http(s) it is a token in disguise.
+    if (u.username && scheme !== "ssh") return "must not carry a user name or token; add a git credential and name it in credentialId";
+    if (u.pathname === "/" || u.pathname === "") return "must name a repository path";
+    return null;
+  }
+  // scp-like: user@host:path (git reads `host:path` as ssh only before the first slash).
+  const scp = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(.+)$/.exec(url);
+  if (scp) {
+    const path = scp[3] ?? "";
+    if (path.startsWith("-")) return "must not have a path starting with '-'";
+    return null;
+  }
+  if (url.startsWith("/") || url.startsWith(".") || url.startsWith("~") || /^[a-z]:[\\/]/i.test(url)) return "a local path is not a repository the product can fetch; use https://, http://, ssh:// or user@host:path";
+  return "must be https://…, http://…, ssh://… or user@host:path";
+}
+
+export const repositoryUrl = z
+  .string({ error: "must be a string" })
+  .trim()
+  .min(1, "is required")
+  .max(2048, "must be at most 2048 characters")
+  .superRefine((url, c) => {
+    const why = badRepositoryUrl(url);
+    if (why) c.addIssue({ code: "custom", message: why });
+  });
+
+/** Why `ref` is not a name `git check-ref-format --allow-onelevel` accepts (or starts with '-'), or null. */
+export function badRef(ref: string): string | null {
+  if (ref.startsWith("-")) return "must not start with '-'";
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref)) return "must not contain spaces, control characters or any of ~ ^ : ? * [ \\";
+  if (ref.includes("..")) return "must not contain '..'";
+  if (ref.includes("@{")) return "must not contain '@{'";
+  if (ref === "@") return "must not be '@'";
+  if (ref.startsWith("/") || ref.endsWith("/") || ref.includes("//")) return "must not start or end with '/' or contain '//'";
+  if (ref.endsWith(".")) return "must not end with '.'";
+  for (const part of ref.split("/")) {
+    if (part.startsWith(".")) return "no part may start with '.'";
+    if (part.endsWith(".lock")) return "no part may end with '.lock'";
+  }
+  return null;
+}
+
+export const gitRef = z
+  .string({ error: "must be a string" })
+  .min(1, "is required")
+  .max(255, "must be at most 255 characters")
+  .superRefine((ref, c) => {
+    const why = badRef(ref);
+    if (why) c.addIssue({ code: "custom", message: `must be a branch or tag name: ${why}` });
+  });
+
+/** Why `p` is not a relative path inside the repository, or null. */
+export function badRelativePath(p: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(p)) return "must not contain control characters";
+  if (p.startsWith("/") || p.startsWith("\\") || /^[a-z]:/i.test(p)) return "must be relative to the repository's root";
+  if (p.startsWith("-")) return "must not start with '-'";
+  if (p.split(/[\\/]/).includes("..")) return "must not contain '..' segments";
+  return null;
+}
+
+const relativePath = (what: string) =>
+  z
+    .string({ error: "must be a string" })
+    .min(1, "is required")
+    .max(1024, "must be at most 1024 characters")
+    .superRefine((p, c) => {
+      const why = badRelativePath(p);
+      if (why) c.addIssue({ code: "custom", message: `${why} (${what})` });
+    });
+
+export const MIN_POLL_SECONDS = 60;
+export const MAX_POLL_SECONDS = 86_400;
+
+/** A Dockerfile stage name (`FROM … AS <target>`). */
+const stageName = z
+  .string({ error: "must be a string" })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "must be a Dockerfile stage name (letters, digits, '.', '_' or '-')");
+
+/** A service's git source as the API, the form and the spec take it; fields left out get their defaults. */
+export const gitSourceInput = z
+  .object({
+    url: repositoryUrl,
+    ref: gitRef.default("main"),
+    path: relativePath("the build context, like . or services/web").default("."),
+    dockerfile: relativePath("the Dockerfile inside the context, like Dockerfile").default("Dockerfile"),
+    credentialId: z.string({ error: "must be a git credential id" }).uuid("must be a git credential id").nullable().default(null),
+    /** Environment keys passed as build args: opt-in, so nothing per build reaches the cache key. */
+    buildArgs: z
+      .array(envKey)
+      .max(100, "must list at most 100 keys")
+      .refine((ks) => new Set(ks).size === ks.length, "must not list a key twice")
+      .default([]),
+    target: stageName.nullable().default(null),
+    pollIntervalSeconds: z
+      .number({ error: "must be a number of seconds or null" })
+      .int("must be a whole number of seconds")
+      .min(MIN_POLL_SECONDS, `must be at least ${MIN_POLL_SECONDS} seconds (or null: webhooks only)`)
+      .max(MAX_POLL_SECONDS, `must be at most ${MAX_POLL_SECONDS} seconds (one day)`)
+      .nullable()
+      .default(null),
+  })
+  .strict();
+export type GitSourceInput = z.infer<typeof gitSourceInput>;
+
+/** The webhook route of a git source (CONTRACT §5): providers post pushes and pull requests here. */
+export const webhookPath = (sourceId: string) => `/api/v1/hooks/git/${sourceId}`;
+
+/** A service's git source as the API answers it: never its webhook secret, except once in `webhookSecret`. */
+export interface GitSourceView extends GitSourceInput {
+  sourceId: string;
+  /** `/api/v1/hooks/git/<sourceId>`, to put after the panel's public URL. */
+  webhookPath: string;
+  /** The last failure to reach the repository, written by the build controller; "" once reached. */
+  lastError: string;
+  lastSeenCommit: string | null;
+  /** Only in the answer that made it (create, a switch to git, a rotation): shown once, never again. */
+  webhookSecret?: string;
+}
+
+export type SourceView = { image: string } | { git: GitSourceView };
+
+export const GIT_CREDENTIAL_KINDS = ["ssh", "token"] as const;
+export type GitCredentialKind = (typeof GIT_CREDENTIAL_KINDS)[number];
+
+const credentialName = resourceName;
+
+/** A new git credential: a deploy key the product generates, or an HTTPS token it seals. */
+export const gitCredentialInput = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({ kind: z.literal("ssh"), name: credentialName, orgId: z.string().uuid().optional() }).strict(),
+    z
+      .object({
+        kind: z.literal("token"),
+        name: credentialName,
+        token: z
+          .string({ error: "is required" })
+          .min(1, "is required")
+          .max(4096, "must be at most 4096 characters")
+          // eslint-disable-next-line no-control-regex
+          .refine((t) => !/[\s\x00-\x1f\x7f]/.test(t), "must not contain spaces or control characters"),
+        /** Sent with the token over HTTPS; GitHub takes `x-access-token`, GitLab `oauth2`, Gitea any user. */
+        username: z
+          .string({ error: "must be a string" })
+          .regex(/^[A-Za-z0-9._@+-]{1,255}$/, "must be a user name (letters, digits, '.', '_', '@', '+' or '-')")
+          .optional(),
+        orgId: z.string().uuid().optional(),
+      })
+      .strict(),
+  ],
+  { error: "must be ssh (a generated deploy key) or token (an HTTPS token)" },
+);
+export type GitCredentialInput = z.infer<typeof gitCredentialInput>;
+
+/** A git credential as the API answers it: never the private key or the token. */
+export interface GitCredentialView {
+  id: string;
+  name: string;
+  kind: GitCredentialKind;
+  /** `ssh-ed25519 AAAA… levelrail-<name>` for a deploy key, to add to the repository; null for a token. */
+  publicKey: string | null;
+  username: string | null;
+  createdAt: string;
+}
