@@ -17,7 +17,7 @@ import { DataPlaneRoles, Labels, databaseFilter, instanceFilter, isDataPlaneCont
 import { POSTGRES_TEST_IMAGE, ensurePostgresImage } from "@levelrail/testkit/postgres-image";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { type RunningLoad, startLoad } from "@levelrail/testkit/load";
-import { freePort, freePortPair } from "@levelrail/testkit/registry";
+import { freePorts } from "@levelrail/testkit/registry";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
 import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./panel";
@@ -132,8 +132,9 @@ async function survive(fault: (requestDeploy: () => Promise<string>) => Promise<
 
 beforeAll(async () => {
   for (const img of [V1, V2, CALLER]) await ensureTestImage(runtime.docker, img);
-  const [web, pg, caddy, mesh, metrics] = [await freePort(), await freePort(), await freePort(), await freePortPair(), await freePort()];
-  ingressPort = await freePort();
+  // Held together: two separate picks can return the same port (or one the other's P+1).
+  const [web, pg, caddy, mesh, metrics, ingress] = await freePorts(["one", "one", "one", "pair", "one", "one"]);
+  ingressPort = ingress!;
   panelEnv = {
     ...process.env,
     DATABASE_URL: "",

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { type AddressInfo, type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "./wait";
@@ -27,6 +27,47 @@ export async function freePortPair(): Promise<number> {
       srv.listen(p + 1, "127.0.0.1", () => srv.close(() => resolve(true)));
     });
     if (free) return p;
+  }
+}
+
+/** Listens on `port` (0: any) on loopback; the server, or null when the port is taken. */
+const hold = (port: number) =>
+  new Promise<Server | null>((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(null));
+    srv.listen(port, "127.0.0.1", () => resolve(srv));
+  });
+
+/**
+ * Distinct ports free on loopback, one per entry of `kinds` ("pair": P with P+1 free too, for the
+ * two mesh DNS replicas). Every port is held until all are found, so no two entries get the same
+ * port, nor one the other's P+1 (separate `freePort` calls can).
+ */
+export async function freePorts(kinds: readonly ("one" | "pair")[]): Promise<number[]> {
+  const held: Server[] = [];
+  try {
+    const out: number[] = [];
+    for (const kind of kinds) {
+      for (;;) {
+        const srv = await hold(0);
+        if (!srv) continue;
+        held.push(srv);
+        const p = (srv.address() as AddressInfo).port;
+        if (kind === "one") {
+          out.push(p);
+          break;
+        }
+        const next = p < 65535 ? await hold(p + 1) : null;
+        if (next) {
+          held.push(next);
+          out.push(p);
+          break;
+        }
+      }
+    }
+    return out;
+  } finally {
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
   }
 }
 

@@ -11,7 +11,7 @@ import { createService, deleteService, patchService } from "@levelrail/services/
 import { type TestCaddy, startCaddy } from "@levelrail/testkit/caddy";
 import { type LoadResult, startLoad } from "@levelrail/testkit/load";
 import { getByHost } from "@levelrail/testkit/http";
-import { freePort } from "@levelrail/testkit/registry";
+import { freePorts } from "@levelrail/testkit/registry";
 import { waitFor } from "@levelrail/testkit/wait";
 import { caddyAdminConfig } from "@levelrail/spec/caddy-admin";
 import { INGRESS_KEY, formatKey, serviceKey } from "@levelrail/spec/keys";
@@ -34,7 +34,7 @@ const idOf = async (name: string) => (await getService({ ctx: s.ctx, envId: s.ct
 beforeAll(async () => {
   s = await setupSuite("ingress");
   caddy = await startCaddy();
-  [ingressPort, foreignPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  [ingressPort, foreignPort, metricsPort] = (await freePorts(["one", "one", "one"])) as [number, number, number];
   web = `web-${s.shortName}.localhost`;
   apiDomain = `api-${s.shortName}.localhost`;
   // A server of someone else's, there before the worker: it must survive every change we make.
