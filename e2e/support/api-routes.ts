@@ -20,6 +20,8 @@ export interface Ids {
   /** A database's name, one of its backups and a volume it keeps. */
   database: string;
   backupId: string;
+  /** A finished build of the service. */
+  buildId: string;
   volume: string;
   notificationChannelId: string;
   /** The service's id (metrics filter by it; the services list pages from one). */
@@ -217,8 +219,7 @@ function restFor(path: string, ids: Ids): string {
 /** Which id fills `{id}` on a path (the folder is called `[id]` whatever it names). */
 function idFor(path: string, ids: Ids): string {
   if (path.includes("/backups/{id}")) return ids.backupId;
-  // No build is seeded: a build id of nobody's (the service's 404 comes first for another organization).
-  if (path.includes("/builds/{id}")) return "00000000-0000-4000-8000-00000000b01d";
+  if (path.includes("/builds/{id}")) return ids.buildId;
   if (path.startsWith("/api/v1/orgs/")) return ids.orgId;
   if (path.startsWith("/api/v1/projects/")) return ids.projectId;
   if (path.startsWith("/api/v1/hook-runs/")) return ids.hookRunId;

@@ -42,6 +42,7 @@ export const BODY_ID_CASES: BodyIdCase[] = [
   { method: "POST", path: `${D}/restore`, field: "backupId", body: (r) => ({ backupId: r.backupId, replace: true }) },
   { method: "POST", path: "/api/v1/projects", field: "orgId", body: (r) => ({ name: "intruder", orgId: r.orgId }) },
   { method: "PUT", path: "/api/v1/me/environment", field: "environmentId", body: (r) => ({ environmentId: r.envId }) },
+  { method: "PUT", path: "/api/v1/projects/{id}/previews", field: "baseEnvironmentId", body: (r) => ({ baseEnvironmentId: r.envId, domain: "preview.localhost", max: 2, ttlHours: 24 }) },
 ];
 
 /** Fields named in input schemas that are not a request's: why each is left out. */

@@ -73,7 +73,7 @@ test("Settings › Audit log shows the entries, filters them and pages", async (
 test("every write route writes exactly one entry when it succeeds and none when it is refused", async ({ stack, operator, bearer }) => {
   test.setTimeout(120_000);
   const ids = await seedResources(operator, LOCAL_SEED);
-  const nothing: Ids = { ...ids, orgId: randomUUID(), projectId: randomUUID(), envId: randomUUID(), backupTargetId: randomUUID(), registryCredentialId: randomUUID(), gitCredentialId: randomUUID(), tokenId: randomUUID(), backupId: randomUUID(), notificationChannelId: randomUUID(), app: "nope", service: "nope", database: "nope" };
+  const nothing: Ids = { ...ids, orgId: randomUUID(), projectId: randomUUID(), envId: randomUUID(), backupTargetId: randomUUID(), registryCredentialId: randomUUID(), gitCredentialId: randomUUID(), tokenId: randomUUID(), backupId: randomUUID(), buildId: randomUUID(), notificationChannelId: randomUUID(), app: "nope", service: "nope", database: "nope" };
   // Refused: ids of nothing answer 400 or 404 and write nothing.
   for (const route of writeRoutes) {
     if (route.path === "/api/v1/orgs") continue; // names nothing: it creates

@@ -58,7 +58,7 @@ test("connect a repository, watch its first build and deploy, then a push builds
   const ref = { environmentId: operator.environmentId, name };
   await openService(page, ref, "builds");
   const builds = page.getByRole("table");
-  await expect(builds.getByText(first.slice(0, 12))).toBeVisible({ timeout: BUILD_TIMEOUT });
+  await expect(builds.getByText(first.slice(0, 12), { exact: true })).toBeVisible({ timeout: BUILD_TIMEOUT });
   await expect(page.getByTestId("build-status").first()).toHaveText(/succeeded/i, { timeout: BUILD_TIMEOUT });
   await expect(page.getByText("COPY www /www").first()).toBeVisible();
   await expect
@@ -72,7 +72,7 @@ test("connect a repository, watch its first build and deploy, then a push builds
   expect(wrong.status()).toBe(401);
   const answered = await page.request.post(webhookPath, { data: push.body, headers: push.headers });
   expect(answered.status()).toBe(202);
-  await expect(builds.getByText(second.slice(0, 12))).toBeVisible({ timeout: BUILD_TIMEOUT });
+  await expect(builds.getByText(second.slice(0, 12), { exact: true })).toBeVisible({ timeout: BUILD_TIMEOUT });
   await expect(page.getByTestId("build-status").first()).toHaveText(/succeeded/i, { timeout: BUILD_TIMEOUT });
   await expect
     .poll(async () => (await (await bearer.get(serviceApiPath(ref, "/status"))).json()) as { phase: string; image: string | null }, { timeout: BUILD_TIMEOUT })

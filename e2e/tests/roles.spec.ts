@@ -33,7 +33,7 @@ async function call(api: APIRequestContext, route: ApiRoute, ids: Ids) {
 
 const randomIds = (like: Ids): Ids => ({
   ...like,
-  ...Object.fromEntries(["orgId", "projectId", "envId", "hookRunId", "backupTargetId", "registryCredentialId", "gitCredentialId", "tokenId", "backupId", "notificationChannelId", "serviceId"].map((k) => [k, randomUUID()])),
+  ...Object.fromEntries(["orgId", "projectId", "envId", "hookRunId", "backupTargetId", "registryCredentialId", "gitCredentialId", "tokenId", "backupId", "buildId", "notificationChannelId", "serviceId"].map((k) => [k, randomUUID()])),
 });
 
 /** The routes that act on an organization's resources through the permission table, each with its action. */

@@ -39,7 +39,7 @@ async function seedOwn(op: Operator): Promise<Ids> {
     database: "b-db",
     volume: "v",
     serviceId: web.id,
-    ...{ hookRunId: unused, backupTargetId: unused, registryCredentialId: unused, gitCredentialId: unused, tokenId: unused, backupId: unused, notificationChannelId: unused },
+    ...{ hookRunId: unused, backupTargetId: unused, registryCredentialId: unused, gitCredentialId: unused, tokenId: unused, backupId: unused, buildId: unused, notificationChannelId: unused },
   };
 }
 
@@ -54,6 +54,7 @@ const randomIds = (like: Ids): Ids => ({
   gitCredentialId: randomUUID(),
   tokenId: randomUUID(),
   backupId: randomUUID(),
+  buildId: randomUUID(),
   notificationChannelId: randomUUID(),
   serviceId: randomUUID(),
 });
@@ -141,7 +142,7 @@ test("another organization's resources answer exactly like ones that do not exis
 });
 
 test("every id-bearing field of an input schema has a case in the body walk", () => {
-  const probe = randomIds({ orgId: "", projectId: "", envId: "", app: "shop", service: "web", key: "K", hookRunId: "", backupTargetId: "", registryCredentialId: "", gitCredentialId: "", tokenId: "", database: "db", backupId: "", volume: "v", notificationChannelId: "", serviceId: "" });
+  const probe = randomIds({ orgId: "", projectId: "", envId: "", app: "shop", service: "web", key: "K", hookRunId: "", backupTargetId: "", registryCredentialId: "", gitCredentialId: "", tokenId: "", database: "db", backupId: "", buildId: "", volume: "v", notificationChannelId: "", serviceId: "" });
   const covered = coveredIdFields(probe);
   const missing = [...idFieldsInSchemas(repoRoot)].filter((f) => !covered.has(f)).sort();
   expect(missing, "id-bearing input fields without a case in e2e/support/body-ids.ts").toEqual([]);
@@ -172,7 +173,7 @@ test("another organization's ids inside a body, on the caller's own resources, a
       expect(JSON.stringify(theirs.body), `${label} leaks nothing of A`).not.toContain("a-secret-of-a");
     }
     // The caller's own routes (lists, preferences), plain and with A's ids in the query: nothing of A.
-    const secrets = [a.orgId, a.projectId, a.envId, a.serviceId, a.backupTargetId, a.registryCredentialId, a.gitCredentialId, a.notificationChannelId, a.tokenId, a.hookRunId, a.backupId, "a-secret-of-a", operator.email];
+    const secrets = [a.orgId, a.projectId, a.envId, a.serviceId, a.backupTargetId, a.registryCredentialId, a.gitCredentialId, a.notificationChannelId, a.tokenId, a.hookRunId, a.backupId, a.buildId, "a-secret-of-a", operator.email];
     for (const route of API_ROUTES.filter((r) => r.kind === "own")) {
       for (const query of [{}, { orgId: a.orgId, environmentId: a.envId, projectId: a.projectId }] as Record<string, string>[]) {
         const url = `${urlOf(route, mine)}${Object.keys(query).length ? `?${new URLSearchParams(query).toString()}` : ""}`;
