@@ -96,6 +96,8 @@ describe("gitSourceInput: the other fields", () => {
     [{ buildArgs: ["1BAD"] }, "buildArgs.0"],
     [{ buildArgs: ["A-B"] }, "buildArgs.0"],
     [{ buildArgs: ["A", "A"] }, "buildArgs"],
+    [{ buildArgs: ["NODE_ENV", "BUILDKIT_CACHE_MOUNT_NS"] }, "buildArgs"],
+    [{ buildArgs: ["BUILDKIT_SYNTAX"] }, "buildArgs"],
     [{ pollIntervalSeconds: null }, undefined],
     [{ pollIntervalSeconds: 60 }, undefined],
     [{ pollIntervalSeconds: 86400 }, undefined],

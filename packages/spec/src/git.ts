@@ -105,6 +105,13 @@ const stageName = z
   .string({ error: "must be a string" })
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "must be a Dockerfile stage name (letters, digits, '.', '_' or '-')");
 
+/**
+ * Build args the engine's Dockerfile frontend reads as its own options (`BUILDKIT_CACHE_MOUNT_NS`,
+ * which walls each service's cache mounts off; `BUILDKIT_SYNTAX`, which picks another frontend; …):
+ * never a tenant's.
+ */
+export const reservedBuildArg = (key: string) => /^BUILDKIT_/i.test(key);
+
 /** A service's git source as the API, the form and the spec take it; fields left out get their defaults. */
 export const gitSourceInput = z
   .object({
@@ -118,6 +125,10 @@ export const gitSourceInput = z
       .array(envKey)
       .max(100, "must list at most 100 keys")
       .refine((ks) => new Set(ks).size === ks.length, "must not list a key twice")
+      .superRefine((ks, c) => {
+        const reserved = ks.find(reservedBuildArg);
+        if (reserved) c.addIssue({ code: "custom", message: `must not list ${reserved}: BUILDKIT_* build args are the build engine's own options` });
+      })
       .default([]),
     target: stageName.nullable().default(null),
     pollIntervalSeconds: z
