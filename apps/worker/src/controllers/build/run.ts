@@ -146,7 +146,7 @@ const MAX_DOCKERFILE_BYTES = 1024 * 1024;
  * in it, read. The Dockerfile's own path has no symlink at all: the engine resolves one inside the
  * context's root, this disk inside the checkout's, and the file checked must be the file built.
  */
-async function contextDir(checkout: string, path: string, dockerfile: string): Promise<{ ok: true; dir: string; dockerfileText: string } | { ok: false; message: string }> {
+export async function contextDir(checkout: string, path: string, dockerfile: string): Promise<{ ok: true; dir: string; dockerfileText: string } | { ok: false; message: string }> {
   const root = await realpath(checkout);
   const inside = (p: string) => {
     const rel = relative(root, p);
