@@ -92,7 +92,7 @@ try {
   const tag = `${s.shortName}/bench-baseline:1`;
   for (let i = 0; i < ROUNDS; i++) {
     const t0 = performance.now();
-    const r = await builder.build({ contextDir: ctxDir, dockerfile: "Dockerfile", target: null, buildArgs: {}, labels: { [Labels.instance]: s.shortName }, tag }, () => {}, new AbortController().signal);
+    const r = await builder.build({ contextDir: ctxDir, dockerfile: "Dockerfile", target: null, buildArgs: {}, cacheNamespace: `${s.shortName}-bench-baseline`, labels: { [Labels.instance]: s.shortName }, tag }, () => {}, new AbortController().signal);
     if (!r.ok) throw new Error(r.message);
     baseline.push(performance.now() - t0);
   }

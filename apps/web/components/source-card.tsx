@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { GitCredentialView, GitSourceView } from "@levelrail/spec/git";
+import { GIT_PROVIDERS } from "@levelrail/spec/lists";
 import type { ServiceView } from "@levelrail/spec/service";
 import type { WebhookSecretView } from "@levelrail/services/service/source";
 import { ApiError, api } from "@/lib/fetcher";
@@ -73,7 +74,9 @@ export function SourceCard({ service: ref, publicUrl, denied = null }: { service
 }
 
 function GitFacts({ git, image, credentials, publicUrl }: { git: GitSourceView; image: string; credentials: GitCredentialView[] | undefined; publicUrl: string }) {
-  const credential = git.credentialId === null ? "none (a public repository)" : (credentials?.find((c) => c.id === git.credentialId)?.name ?? git.credentialId);
+  const nameOf = (id: string) => credentials?.find((c) => c.id === id)?.name ?? id;
+  const credential = git.credentialId === null ? "none (a public repository)" : nameOf(git.credentialId);
+  const api = git.apiProvider === null ? "none" : `${git.apiProvider} at ${git.apiUrl ?? ""}${git.apiCredentialId ? ` (token ${nameOf(git.apiCredentialId)})` : ""}`;
   return (
     <>
       <dl className="facts">
@@ -93,6 +96,8 @@ function GitFacts({ git, image, credentials, publicUrl }: { git: GitSourceView; 
         <dd className="mono">{git.target ?? "the last one"}</dd>
         <dt>Polling</dt>
         <dd>{git.pollIntervalSeconds === null ? "off (webhooks only)" : `every ${git.pollIntervalSeconds} s`}</dd>
+        <dt>Provider API</dt>
+        <dd className="mono">{api}</dd>
         <dt>Last commit seen</dt>
         <dd className="mono">{git.lastSeenCommit?.slice(0, 12) ?? "none yet"}</dd>
         <dt>Image</dt>
@@ -128,6 +133,7 @@ const FIELDS: { name: keyof SourceFormValues; label: string; placeholder?: strin
   { name: "buildArgs", label: "Build args", hint: "env keys, space-separated: their values come from the environment" },
   { name: "target", label: "Target stage", hint: "empty: the last stage" },
   { name: "pollIntervalSeconds", label: "Poll every (seconds)", hint: "empty: webhooks only; 60 to 86400" },
+  { name: "apiUrl", label: "Provider API URL", placeholder: "https://api.github.com", hint: "for previews: open requests and commit statuses" },
 ];
 
 function GitSourceForm({ service, credentials, onDone }: { service: ServiceView; credentials: GitCredentialView[]; onDone: (secret: string | null) => void }) {
@@ -167,6 +173,32 @@ function GitSourceForm({ service, credentials, onDone }: { service: ServiceView;
                   {c.name} ({c.kind === "ssh" ? "deploy key" : "token"})
                 </option>
               ))}
+            </select>
+          )}
+        </Field>
+        <Field id="source-apiProvider" label="Provider API" error={errors.apiProvider}>
+          {(a11y) => (
+            <select {...a11y} value={values.apiProvider} onChange={(e) => set("apiProvider", e.target.value)}>
+              <option value="">none</option>
+              {GIT_PROVIDERS.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field id="source-apiCredentialId" label="Provider API token" error={errors.apiCredentialId}>
+          {(a11y) => (
+            <select {...a11y} value={values.apiCredentialId} onChange={(e) => set("apiCredentialId", e.target.value)}>
+              <option value="">none</option>
+              {credentials
+                .filter((c) => c.kind === "token")
+                .map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
             </select>
           )}
         </Field>

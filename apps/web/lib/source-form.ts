@@ -11,6 +11,10 @@ export interface SourceFormValues {
   buildArgs: string;
   target: string;
   pollIntervalSeconds: string;
+  /** The provider API previews use; empty: none. */
+  apiProvider: string;
+  apiUrl: string;
+  apiCredentialId: string;
 }
 
 /** The form filled from a service's source: its git source's fields, or the defaults for a service on an image. */
@@ -25,6 +29,9 @@ export function sourceFormValues(source: SourceView): SourceFormValues {
     buildArgs: g?.buildArgs.join(" ") ?? "",
     target: g?.target ?? "",
     pollIntervalSeconds: g?.pollIntervalSeconds === null || g?.pollIntervalSeconds === undefined ? "" : String(g.pollIntervalSeconds),
+    apiProvider: g?.apiProvider ?? "",
+    apiUrl: g?.apiUrl ?? "",
+    apiCredentialId: g?.apiCredentialId ?? "",
   };
 }
 
@@ -41,6 +48,9 @@ export function sourceFormInput(v: SourceFormValues): { input: GitSourceInput } 
     target: v.target.trim() === "" ? null : v.target.trim(),
     // Not a number: passed as typed, so the schema says what is wrong with it.
     pollIntervalSeconds: poll === "" ? null : /^\d+$/.test(poll) ? Number(poll) : poll,
+    apiProvider: v.apiProvider === "" ? null : v.apiProvider,
+    apiUrl: v.apiUrl.trim() === "" ? null : v.apiUrl.trim(),
+    apiCredentialId: v.apiCredentialId === "" ? null : v.apiCredentialId,
   };
   const parsed = gitSourceInput.safeParse(raw);
   return parsed.success ? { input: parsed.data } : { errors: fieldErrors(parsed.error) };

@@ -7,11 +7,22 @@ import type { Keyring } from "@levelrail/secrets";
 import { isServiceId } from "@levelrail/spec/keys";
 import type { GitCredentialSecret } from "./controllers/build/git";
 import type { BuildRecord, BuildStore, SourceRecord } from "./controllers/build/ports";
+import { type Fence, LostLeadError, assertLeads, leads } from "./fence";
 
 const isId = isServiceId; // every id is a uuid
 
-/** The PostgreSQL side of the build controller's and the poller's ports. */
-export function pgBuildStore(db: Db, keyring: Keyring) {
+/**
+ * The PostgreSQL side of the build controller's and the poller's ports. With a `fence`, a build's
+ * writes (its start, status, step and outcome, its log, what its source saw) land only while that
+ * worker leads; otherwise they change nothing and throw `LostLeadError`, so a deposed leader's
+ * build cannot write over the next leader's "interrupted" (as `database-store.ts` and `hook-store.ts`).
+ */
+export function pgBuildStore(db: Db, keyring: Keyring, fence?: Fence) {
+  /** A fenced write that changed no row: refused if this worker no longer leads (else its row is gone). */
+  const changed = async (rows: unknown[]) => {
+    if (rows.length === 0) await assertLeads(db, fence);
+    return rows.length > 0;
+  };
   const store: BuildStore & {
     orgOfBuild(id: string): Promise<string | null>;
     /** Builds a worker should look at after a start: queued ones and running ones (a stopped worker's are interrupted). */
@@ -70,15 +81,15 @@ export function pgBuildStore(db: Db, keyring: Keyring) {
       return r?.id ?? null;
     },
     async updateBuild(id, update) {
-      await db.update(build).set(update).where(eq(build.id, id));
+      await changed(await db.update(build).set(update).where(and(eq(build.id, id), leads(fence))).returning({ id: build.id }));
     },
     async startBuild(id, runner, at, message) {
       const rows = await db
         .update(build)
         .set({ status: "running", runner, startedAt: at, step: "fetching", message })
-        .where(and(eq(build.id, id), isNull(build.cancelRequestedAt), or(eq(build.status, "queued"), and(eq(build.status, "running"), eq(build.runner, runner)))))
+        .where(and(eq(build.id, id), isNull(build.cancelRequestedAt), or(eq(build.status, "queued"), and(eq(build.status, "running"), eq(build.runner, runner))), leads(fence)))
         .returning({ id: build.id });
-      return rows.length > 0;
+      return changed(rows);
     },
     async cancelRequested(id) {
       const [r] = await db.select({ id: build.id }).from(build).where(and(eq(build.id, id), isNotNull(build.cancelRequestedAt)));
@@ -86,13 +97,25 @@ export function pgBuildStore(db: Db, keyring: Keyring) {
     },
     async appendLog(id, seq, lines) {
       if (!lines.length) return;
-      await db
-        .insert(buildLog)
-        .values(lines.map((line, i) => ({ buildId: id, seq: seq + i, line })))
-        .onConflictDoNothing();
+      if (!fence) {
+        await db
+          .insert(buildLog)
+          .values(lines.map((line, i) => ({ buildId: id, seq: seq + i, line })))
+          .onConflictDoNothing();
+        return;
+      }
+      // One statement, so the lines land only while the fence holds (a retried batch conflicts and changes nothing).
+      const values = sql.join(
+        lines.map((line, i) => sql`(${id}::uuid, ${seq + i}::integer, ${line}::text)`),
+        sql`, `,
+      );
+      const rows = await db.execute<{ seq: number }>(
+        sql`insert into ${buildLog} (build_id, seq, line) select v.build_id, v.seq, v.line from (values ${values}) as v(build_id, seq, line) where ${leads(fence)} on conflict do nothing returning seq`,
+      );
+      await changed([...rows]);
     },
     async clearLog(id) {
-      await db.delete(buildLog).where(eq(buildLog.buildId, id));
+      await changed(await db.delete(buildLog).where(and(eq(buildLog.buildId, id), leads(fence))).returning({ seq: buildLog.seq }));
     },
     async credential(orgId, id): Promise<GitCredentialSecret | null> {
       const [c] = await db.select().from(gitCredential).where(and(eq(gitCredential.id, id), eq(gitCredential.orgId, orgId)));
@@ -113,7 +136,9 @@ export function pgBuildStore(db: Db, keyring: Keyring) {
           ...(seen.commit ? { lastSeenCommit: seen.commit } : {}),
           ...(seen.polled ? { lastPolledAt: new Date() } : {}),
         })
-        .where(eq(gitSource.id, sourceId));
+        .where(and(eq(gitSource.id, sourceId), leads(fence)))
+        .returning({ id: gitSource.id })
+        .then(changed);
     },
     async orgOfBuild(id) {
       if (!isId(id)) return null;
@@ -128,14 +153,16 @@ export function pgBuildStore(db: Db, keyring: Keyring) {
   return store;
 }
 
-/** Sources that poll, with when they last did: the poller's view, and its way to queue a build. */
-export function pgPollStore(db: Db) {
+/** Sources that poll, with when they last did: the poller's view, and its way to queue a build (fenced as the build store). */
+export function pgPollStore(db: Db, fence?: Fence) {
   return {
     /** Queues a build of a polled commit (deployed once built) unless that commit was built or queued already. */
     async enqueue(s: { orgId: string; serviceId: string; ref: string }, commit: string): Promise<boolean> {
       return db.transaction(async (tx) => {
         // One poll at a time per service: the row lock orders two workers' (or a webhook's) checks.
         await tx.select({ id: service.id }).from(service).where(eq(service.id, s.serviceId)).for("update");
+        const [lead] = await tx.execute<{ ok: boolean }>(sql`select ${leads(fence)} as ok`);
+        if (!lead?.ok) throw new LostLeadError();
         const seen = await tx
           .select({ id: build.id })
           .from(build)

@@ -13,6 +13,12 @@ export interface ImageBuildRequest {
   /** A stage to build; null: the last one. */
   target: string | null;
   buildArgs: Record<string, string>;
+  /**
+   * Prefixes every cache mount's id (`RUN --mount=type=cache`): the engine's BuildKit keeps cache
+   * mounts for every build it runs, so each service's get a namespace of their own
+   * (`BUILDKIT_CACHE_MOUNT_NS`, read by the engine's Dockerfile frontend).
+   */
+  cacheNamespace: string;
   labels: Record<string, string>;
   /** The name the image gets (`<short>/<serviceId>:<commit>`). */
   tag: string;
@@ -59,13 +65,17 @@ export function dockerImageBuilder(docker: Docker): ImageBuilder {
   return {
     async build(req, onLine, signal) {
       signal.throwIfAborted();
+      // The frontend's own options ride on build args: a caller's may never override the namespace.
+      const reserved = Object.keys(req.buildArgs).find((k) => /^BUILDKIT_/i.test(k));
+      if (reserved) throw new Error(`build arg ${reserved} is the build engine's own option`);
+      if (!req.cacheNamespace || req.cacheNamespace.includes("/")) throw new Error("a build needs a cache namespace without '/'");
       const progress = new BuildProgress(onLine);
       const opts = {
         t: req.tag,
         version: "2" as const,
         dockerfile: req.dockerfile,
         ...(req.target ? { target: req.target } : {}),
-        buildargs: req.buildArgs,
+        buildargs: { ...req.buildArgs, BUILDKIT_CACHE_MOUNT_NS: req.cacheNamespace },
         labels: req.labels,
         rm: true,
         forcerm: true,

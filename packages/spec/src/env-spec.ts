@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { backupTargetInput } from "./config";
 import { backupScheduleInput, databaseInput } from "./database";
-import { gitSourceInput } from "./git";
+import { gitSourceFields, providerApiIssues } from "./git";
 import { envKey, envMap, resourceName } from "./rules";
 import { imageRef, serviceCreate } from "./service";
 
@@ -25,11 +25,14 @@ const uniqueKeys = z
   .max(1000)
   .refine((ks) => new Set(ks).size === ks.length, "must not list a secret twice");
 
-/** A git source: the API's, its credential by name (a git credential of the organization). */
-export const specGitSource = gitSourceInput
-  .omit({ credentialId: true })
-  .extend({ credential: resourceName.nullable().default(null) })
-  .strict();
+/** A git source: the API's, its credentials by name (git credentials of the organization). */
+export const specGitSource = gitSourceFields
+  .omit({ credentialId: true, apiCredentialId: true })
+  .extend({ credential: resourceName.nullable().default(null), apiCredential: resourceName.nullable().default(null) })
+  .strict()
+  .superRefine((g, c) => {
+    for (const i of providerApiIssues(g)) c.addIssue({ code: "custom", path: [i.path], message: i.message });
+  });
 export type SpecGitSource = z.infer<typeof specGitSource>;
 
 /** `{image}` or `{git}` (with its credential by name), as the API's `source`. */

@@ -88,6 +88,9 @@ describe("gitSourceInput: the other fields", () => {
       buildArgs: [],
       target: null,
       pollIntervalSeconds: null,
+      apiProvider: null,
+      apiUrl: null,
+      apiCredentialId: null,
     });
   });
 
@@ -96,6 +99,8 @@ describe("gitSourceInput: the other fields", () => {
     [{ buildArgs: ["1BAD"] }, "buildArgs.0"],
     [{ buildArgs: ["A-B"] }, "buildArgs.0"],
     [{ buildArgs: ["A", "A"] }, "buildArgs"],
+    [{ buildArgs: ["NODE_ENV", "BUILDKIT_CACHE_MOUNT_NS"] }, "buildArgs"],
+    [{ buildArgs: ["BUILDKIT_SYNTAX"] }, "buildArgs"],
     [{ pollIntervalSeconds: null }, undefined],
     [{ pollIntervalSeconds: 60 }, undefined],
     [{ pollIntervalSeconds: 86400 }, undefined],
@@ -109,6 +114,25 @@ describe("gitSourceInput: the other fields", () => {
     [{ credentialId: "not-a-uuid" }, "credentialId"],
     [{ credentialId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70" }, undefined],
     [{ branch: "main" }, ""],
+    // The provider API: all or nothing, a supported provider, a plain base URL (the address policy is the verb's).
+    [{ apiProvider: "github", apiUrl: "https://api.github.com" }, undefined],
+    [{ apiProvider: "gitea", apiUrl: "https://gitea.example.com/api/v1", apiCredentialId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70" }, undefined],
+    [{ apiProvider: "gitlab", apiUrl: "http://127.0.0.1:8080/api/v4" }, undefined],
+    [{ apiProvider: null, apiUrl: null, apiCredentialId: null }, undefined],
+    [{ apiProvider: "bitbucket", apiUrl: "https://api.bitbucket.org" }, "apiProvider"],
+    [{ apiProvider: "GitHub", apiUrl: "https://api.github.com" }, "apiProvider"],
+    [{ apiProvider: "github" }, "apiUrl"],
+    [{ apiUrl: "https://api.github.com" }, "apiProvider"],
+    [{ apiCredentialId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70" }, "apiCredentialId"],
+    [{ apiProvider: "github", apiUrl: "api.github.com" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "ftp://api.github.com" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "file:///etc/passwd" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "https://user:tok@api.github.com" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "https://api.github.com/?x=1" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "https://api.github.com/#f" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "" }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: `https://a.example/${"x".repeat(2048)}` }, "apiUrl"],
+    [{ apiProvider: "github", apiUrl: "https://api.github.com", apiCredentialId: "tok" }, "apiCredentialId"],
   ])("%j → %s", (extra, field) => {
     const r = gitSourceInput.safeParse({ url: URL_OK, ...extra });
     if (field === undefined) expect(r.success).toBe(true);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GIT_PROVIDERS } from "./lists";
 import { envKey, resourceName } from "./rules";
 
 /**
@@ -105,8 +106,56 @@ const stageName = z
   .string({ error: "must be a string" })
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "must be a Dockerfile stage name (letters, digits, '.', '_' or '-')");
 
-/** A service's git source as the API, the form and the spec take it; fields left out get their defaults. */
-export const gitSourceInput = z
+/**
+ * Build args the engine's Dockerfile frontend reads as its own options (`BUILDKIT_CACHE_MOUNT_NS`,
+ * which walls each service's cache mounts off; `BUILDKIT_SYNTAX`, which picks another frontend; …):
+ * never a tenant's.
+ */
+export const reservedBuildArg = (key: string) => /^BUILDKIT_/i.test(key);
+
+export { GIT_PROVIDERS };
+export type GitProviderName = (typeof GIT_PROVIDERS)[number];
+
+/**
+ * Why `url` is not a provider API's base URL as written, or null (the installation's address policy,
+ * and plain http only where it allows private targets, are the service layer's: `providerApiProblem`).
+ */
+export function badApiUrl(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return "must be the API's base URL, like https://api.github.com or https://gitea.example.com/api/v1";
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") return "must be an https:// URL";
+  if (u.username || u.password) return "must not carry credentials; name a token in apiCredentialId";
+  if (u.search || u.hash) return "must not have a query or fragment";
+  return null;
+}
+
+const apiUrl = z
+  .string({ error: "must be a URL" })
+  .trim()
+  .min(1, "is required")
+  .max(2048, "must be at most 2048 characters")
+  .superRefine((url, c) => {
+    const why = badApiUrl(url);
+    if (why) c.addIssue({ code: "custom", message: why });
+  });
+
+/** A source's provider API is all or nothing: a provider needs its URL, a URL or a token needs a provider. */
+export function providerApiIssues(g: { apiProvider: string | null; apiUrl: string | null; apiCredentialId?: string | null; apiCredential?: string | null }): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  if (g.apiProvider !== null && g.apiUrl === null) out.push({ path: "apiUrl", message: `is required with apiProvider ${g.apiProvider}: the API's base URL` });
+  if (g.apiProvider === null && g.apiUrl !== null) out.push({ path: "apiProvider", message: `is required with apiUrl: one of ${GIT_PROVIDERS.join(", ")}` });
+  const credentialKey = g.apiCredential !== undefined ? "apiCredential" : "apiCredentialId";
+  const credential = g.apiCredential !== undefined ? g.apiCredential : g.apiCredentialId;
+  if (g.apiProvider === null && credential !== null && credential !== undefined) out.push({ path: credentialKey, message: "needs apiProvider and apiUrl: the token is sent to that API" });
+  return out;
+}
+
+/** The fields of a service's git source, before the check across them (the spec swaps ids for names). */
+export const gitSourceFields = z
   .object({
     url: repositoryUrl,
     ref: gitRef.default("main"),
@@ -118,6 +167,10 @@ export const gitSourceInput = z
       .array(envKey)
       .max(100, "must list at most 100 keys")
       .refine((ks) => new Set(ks).size === ks.length, "must not list a key twice")
+      .superRefine((ks, c) => {
+        const reserved = ks.find(reservedBuildArg);
+        if (reserved) c.addIssue({ code: "custom", message: `must not list ${reserved}: BUILDKIT_* build args are the build engine's own options` });
+      })
       .default([]),
     target: stageName.nullable().default(null),
     pollIntervalSeconds: z
@@ -127,8 +180,19 @@ export const gitSourceInput = z
       .max(MAX_POLL_SECONDS, `must be at most ${MAX_POLL_SECONDS} seconds (one day)`)
       .nullable()
       .default(null),
+    /** The provider's API (optional): previews list the repository's open requests there and post commit statuses. */
+    apiProvider: z.enum(GIT_PROVIDERS, { error: `must be ${GIT_PROVIDERS.join(", ")} or null (no provider API)` }).nullable().default(null),
+    /** Its base URL: `https://api.github.com`, `https://gitea.example.com/api/v1`, `https://gitlab.example.com/api/v4`. */
+    apiUrl: apiUrl.nullable().default(null),
+    /** A token credential of the organization sent to that API; null: calls without one. */
+    apiCredentialId: z.string({ error: "must be a git credential id" }).uuid("must be a git credential id").nullable().default(null),
   })
   .strict();
+
+/** A service's git source as the API, the form and the spec take it; fields left out get their defaults. */
+export const gitSourceInput = gitSourceFields.superRefine((g, c) => {
+  for (const i of providerApiIssues(g)) c.addIssue({ code: "custom", path: [i.path], message: i.message });
+});
 export type GitSourceInput = z.infer<typeof gitSourceInput>;
 
 /** The webhook route of a git source (CONTRACT §5): providers post pushes and pull requests here. */

@@ -35,3 +35,6 @@ export const NOTIFICATION_EVENT_LABELS: Record<NotificationEvent, string> = {
 export const DEFAULT_POSTGRES_VERSION = "18";
 /** The most backups a schedule may keep. */
 export const MAX_KEEP = 100;
+
+/** Git providers whose API previews use (a source's `apiProvider`; see ./git). */
+export const GIT_PROVIDERS = ["github", "gitea", "gitlab"] as const;

@@ -199,6 +199,16 @@ export function builtImageName(shortName: string, serviceId: string, commit: str
   return `${shortName}/${serviceId}:${commit}`;
 }
 
+/**
+ * The namespace of a service's BuildKit cache mounts (`RUN --mount=type=cache`): the engine's
+ * Dockerfile frontend prefixes every cache mount's id with it (`BUILDKIT_CACHE_MOUNT_NS`), so a
+ * build reaches only its own service's caches, never another organization's. No `/` in it: the
+ * frontend joins `<namespace>/<id>`, so one namespace can never be a prefix of another.
+ */
+export function buildCacheNamespace(shortName: string, b: { orgId: string; serviceId: string }): string {
+  return `${shortName}-org-${b.orgId}-service-${b.serviceId}`.replaceAll("/", "-");
+}
+
 /** The labels of a built image: the installation's, its service, the commit and the source (no credentials). */
 export function builtImageLabels(shortName: string, b: { serviceId: string; commit: string; source: string }): Record<string, string> {
   return {

@@ -3,7 +3,7 @@
 // one answer that shows a new webhook secret.
 import { z } from "zod";
 import type { WebhookSecretView } from "@levelrail/services/service/source";
-import { GIT_CREDENTIAL_KINDS, type GitCredentialView, type SourceView } from "@levelrail/spec/git";
+import { GIT_CREDENTIAL_KINDS, GIT_PROVIDERS, type GitCredentialView, type SourceView } from "@levelrail/spec/git";
 
 /** True only when A and B are the same type (each assignable to the other). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -20,6 +20,9 @@ export const gitSourceViewSchema = z.strictObject({
   buildArgs: z.array(z.string()),
   target: z.string().nullable(),
   pollIntervalSeconds: z.number().int().nullable(),
+  apiProvider: z.enum(GIT_PROVIDERS).nullable().describe("the provider's API previews use (open requests, commit statuses); null: none"),
+  apiUrl: z.string().nullable().describe("its base URL: https://api.github.com, https://<gitea>/api/v1, https://<gitlab>/api/v4"),
+  apiCredentialId: id.nullable().describe("a token credential of the organization sent to that API; null: none"),
   sourceId: id.describe("the `{sourceId}` of the webhook route"),
   webhookPath: z.string().describe("`/api/v1/hooks/git/<sourceId>`, after the panel's public URL"),
   lastError: z.string().describe("the last failure to reach the repository (\"\" once reached)"),

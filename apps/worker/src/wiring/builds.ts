@@ -8,6 +8,7 @@ import { buildEnvFrom } from "../controllers/build/env";
 import { gitClient } from "../controllers/build/git";
 import { SourcePoller } from "../controllers/build/poll";
 import { buildController } from "../controllers/build/reconcile";
+import { assertLeads } from "../fence";
 import { RunningBuilds } from "../controllers/build/running";
 import type { Runner } from "../reconcile/runner";
 import { keyTenants } from "../reconcile/tenants";
@@ -23,7 +24,9 @@ const GIT_TIMEOUT_MS = 120_000;
  * (`LEVELRAIL_BUILD_SLOTS`) go fairly by organization, apart from the deploy runner's.
  */
 export function buildsFor(o: WorkerOptions, s: Shared) {
-  const store = pgBuildStore(o.db, o.keyring);
+  // A deposed leader's builds write nothing more (their rows are the next leader's to mark interrupted).
+  const store = pgBuildStore(o.db, o.keyring, s.fence);
+  const polls = pgPollStore(o.db, s.fence);
   const workDir = o.builds?.workDir ?? join(tmpdir(), `levelrail-builds-${o.shortName}`);
   const git = gitClient({ timeoutMs: GIT_TIMEOUT_MS });
   const running = new RunningBuilds((id) => store.cancelRequested(id), o.log);
@@ -37,8 +40,9 @@ export function buildsFor(o: WorkerOptions, s: Shared) {
       git,
       builder: o.builds?.builder ?? null,
       deployer: {
-        deployBuilt: (b) => {
+        deployBuilt: async (b) => {
           if (!fingerprintKey) throw new Error("this worker has no fingerprint key to deploy a build with");
+          await assertLeads(o.db, s.fence);
           return deployBuilt(o.db, { keyring: o.keyring, fingerprintKey }, b);
         },
       },
@@ -55,10 +59,10 @@ export function buildsFor(o: WorkerOptions, s: Shared) {
     o.builds?.slots ?? 2,
   );
   const poller = new SourcePoller({
-    sources: pgPollStore(o.db),
+    sources: polls,
     store,
     git,
-    enqueue: (src, commit) => pgPollStore(o.db).enqueue(src, commit),
+    enqueue: (src, commit) => polls.enqueue(src, commit),
     knownHostsFile: (id) => join(workDir, "known_hosts", id),
     now: () => Date.now(),
     log: o.log,

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, or } from "drizzle-orm";
 import { gitCredential, gitSource } from "@levelrail/db/schema/git";
 import { service } from "@levelrail/db/schema/services";
 import { type GitCredentialInput, type GitCredentialView, gitCredentialInput } from "@levelrail/spec/git";
@@ -37,7 +37,7 @@ const verbs = sealedCredentialVerbs({
       .select({ name: service.name })
       .from(gitSource)
       .innerJoin(service, eq(service.id, gitSource.serviceId))
-      .where(and(eq(gitSource.credentialId, id), inArray(gitSource.orgId, scope(ctx))));
+      .where(and(or(eq(gitSource.credentialId, id), eq(gitSource.apiCredentialId, id)), inArray(gitSource.orgId, scope(ctx))));
     return users.length ? `git credential is used by the source of ${users.map((u) => u.name).join(", ")}; change those services' source first` : null;
   },
 });

@@ -7,7 +7,8 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { type GitSourceInput, type GitSourceView, type SourceView, webhookPath } from "@levelrail/spec/git";
 import type { ServiceSource } from "@levelrail/spec/service";
 import { enqueueBuild } from "../build/enqueue";
-import { type Ctx, scope } from "../context";
+import { type Ctx, scope, targetPolicy } from "../context";
+import { type TargetPolicy, policyProblem } from "../notifications/address";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type GitSourceRow = typeof gitSource.$inferSelect;
@@ -41,6 +42,9 @@ export function gitFieldsOf(git: GitSourceRow): GitSourceInput {
     buildArgs: git.buildArgs,
     target: git.target,
     pollIntervalSeconds: git.pollIntervalSeconds,
+    apiProvider: git.apiProvider,
+    apiUrl: git.apiUrl,
+    apiCredentialId: git.apiCredentialId,
   };
 }
 
@@ -51,20 +55,45 @@ export async function gitSourcesOf(db: Ctx["db"] | Tx, ctx: Ctx, serviceIds: str
   return new Map(rows.map((r) => [r.serviceId, r]));
 }
 
-const credentialField = (message: string) => new LevelrailError("invalid_input", `source.git.credentialId: ${message}`, { field: "source.git.credentialId" });
+const sourceField = (field: string, message: string) => new LevelrailError("invalid_input", `source.git.${field}: ${message}`, { field: `source.git.${field}` });
+const credentialField = (message: string) => sourceField("credentialId", message);
+
+/**
+ * Why a provider API's base URL is refused by the installation, as written (no connection): HTTPS,
+ * plain HTTP only where private targets are allowed (a test's API on loopback), and a host the
+ * address policy allows, as an OpenID issuer's or a webhook's. Null: allowed.
+ */
+export function providerApiProblem(url: string, policy: TargetPolicy): string | null {
+  const u = new URL(url);
+  if (u.protocol !== "https:" && !(u.protocol === "http:" && policy.allowPrivate)) return "must be an https:// URL";
+  return policyProblem(u.hostname, policy);
+}
 
 /**
  * A credential must be one of the service's own organization, and fit the URL: a deploy key goes
- * over SSH (`ssh://`, `user@host:path`), a token over HTTP(S). 400 naming the field otherwise.
+ * over SSH (`ssh://`, `user@host:path`), a token over HTTP(S). The provider API's URL must be one the
+ * installation lets the panel call, and its credential a token of the same organization. 400 naming
+ * the field otherwise.
  */
-export async function checkGitCredential(ctx: Ctx, orgId: string, source: ServiceSource | undefined): Promise<void> {
+export async function checkGitSource(ctx: Ctx, orgId: string, source: ServiceSource | undefined): Promise<void> {
   const git = source?.git;
-  if (!git?.credentialId) return;
-  const [c] = await ctx.db.select({ kind: gitCredential.kind }).from(gitCredential).where(and(eq(gitCredential.id, git.credentialId), eq(gitCredential.orgId, orgId)));
-  if (!c) throw credentialField("no such git credential in this organization");
-  const overHttp = /^https?:\/\//i.test(git.url);
-  if (c.kind === "ssh" && overHttp) throw credentialField("a deploy key needs an SSH URL (ssh://… or git@host:path); for an https:// URL use a token");
-  if (c.kind === "token" && !overHttp) throw credentialField("a token goes over HTTPS; use the repository's https:// URL, or a deploy key for this SSH one");
+  if (!git) return;
+  if (git.credentialId) {
+    const [c] = await ctx.db.select({ kind: gitCredential.kind }).from(gitCredential).where(and(eq(gitCredential.id, git.credentialId), eq(gitCredential.orgId, orgId)));
+    if (!c) throw credentialField("no such git credential in this organization");
+    const overHttp = /^https?:\/\//i.test(git.url);
+    if (c.kind === "ssh" && overHttp) throw credentialField("a deploy key needs an SSH URL (ssh://… or git@host:path); for an https:// URL use a token");
+    if (c.kind === "token" && !overHttp) throw credentialField("a token goes over HTTPS; use the repository's https:// URL, or a deploy key for this SSH one");
+  }
+  if (git.apiUrl) {
+    const why = providerApiProblem(git.apiUrl, targetPolicy(ctx));
+    if (why) throw sourceField("apiUrl", why);
+  }
+  if (git.apiCredentialId) {
+    const [c] = await ctx.db.select({ kind: gitCredential.kind }).from(gitCredential).where(and(eq(gitCredential.id, git.apiCredentialId), eq(gitCredential.orgId, orgId)));
+    if (!c) throw sourceField("apiCredentialId", "no such git credential in this organization");
+    if (c.kind !== "token") throw sourceField("apiCredentialId", "must be a token (a deploy key cannot call the provider's API)");
+  }
 }
 
 /** What a build reads: a change of any of these builds again. */

@@ -12,7 +12,7 @@ import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertDomainQuota, assertQuota } from "../org/quota";
 import { wakeDatabases } from "../database/write";
 import { findEnvironment } from "../project/list";
-import { checkGitCredential, writeSource } from "../git/source";
+import { checkGitSource, writeSource } from "../git/source";
 import { findService, serviceView } from "./view";
 import { audit, fieldNames } from "../audit/record";
 
@@ -107,7 +107,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
   const environmentId = env.id;
   const image = imageOf(spec.image, spec.source);
   await checkAttachments(ctx, { orgId: a.orgId, environmentId }, spec);
-  await checkGitCredential(ctx, a.orgId, spec.source);
+  await checkGitSource(ctx, a.orgId, spec.source);
   await checkDomains(ctx, a.orgId, spec.domains, null);
   const { name, app: _app, environmentId: _env, source, image: _image, ...fields } = spec;
   const { row, written } = await uniquely("name", `service ${name}`, () =>
@@ -135,7 +135,7 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
     if (source?.image !== undefined && source.image !== patch.image) throw imageField("must be the source's image, or left out");
   }
   await checkAttachments(ctx, s, patch);
-  await checkGitCredential(ctx, s.orgId, source);
+  await checkGitSource(ctx, s.orgId, source);
   await checkDomains(ctx, s.orgId, patch.domains, s.id);
   const { row, written } = await ctx.db.transaction(async (tx) => {
     if (patch.domains) await assertDomainQuota(ctx, tx, s.orgId, s.id, patch.domains.length);

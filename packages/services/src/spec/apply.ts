@@ -64,6 +64,7 @@ function checkRefs(doc: EnvironmentSpec, ids: Ids) {
     ids.target(s.storageTarget, ["spec", "services", i, "storageTarget"]);
     ids.credential(s.registryCredential, ["spec", "services", i, "registryCredential"]);
     ids.gitCredential(s.source?.git?.credential ?? null, ["spec", "services", i, "source", "git", "credential"]);
+    ids.gitCredential(s.source?.git?.apiCredential ?? null, ["spec", "services", i, "source", "git", "apiCredential"]);
   });
   doc.spec.databases.forEach((d, i) => ids.target(d.backupSchedule?.target ?? null, ["spec", "databases", i, "backupSchedule", "target"]));
 }

@@ -75,8 +75,8 @@ export async function readEnvironment(ctx: Ctx, env: EnvRow): Promise<Environmen
     const g = sources.find((x) => x.serviceId === s.id);
     // A git-sourced service's image is whatever its last build made: not declared, so not exported.
     if (!g) return { image: s.image };
-    const { credentialId: _id, ...fields } = gitFieldsOf(g);
-    return { source: { git: { ...fields, credential: nameOf(gitCredentials, g.credentialId) } } };
+    const { credentialId: _id, apiCredentialId: _apiId, ...fields } = gitFieldsOf(g);
+    return { source: { git: { ...fields, credential: nameOf(gitCredentials, g.credentialId), apiCredential: nameOf(gitCredentials, g.apiCredentialId) } } };
   };
   const services: SpecService[] = rows.map((s) => ({
     name: s.name,

@@ -13,7 +13,7 @@ import type { EnvironmentState } from "./export";
 import { type Plan, type PlanItem, declaredImage } from "./plan";
 
 /** The API's field names for the spec's names (an error of a verb is put back at the file's field). */
-const SPEC_FIELD: Record<string, string> = { storageTargetId: "storageTarget", registryCredentialId: "registryCredential", targetId: "target", credentialId: "credential" };
+const SPEC_FIELD: Record<string, string> = { storageTargetId: "storageTarget", registryCredentialId: "registryCredential", targetId: "target", credentialId: "credential", apiCredentialId: "apiCredential" };
 
 /** Runs a verb; its error names the object's place in the file (line and column) and the file's field. */
 async function at<T>(locate: Locate, path: SpecPath, run: () => Promise<T>): Promise<T> {
@@ -33,9 +33,19 @@ function serviceInput(s: SpecService, path: SpecPath, ids: Ids): Record<string, 
   const { storageTarget, registryCredential, secrets: _secrets, image: _image, source: _source, ...rest } = s;
   const image = declaredImage(s);
   const git = s.source?.git;
-  const { credential, ...fields } = git ?? { credential: null };
-  // The API's `source`, its git credential as an id; a service declaring neither is the API's 400 naming `image`.
-  const source = git ? { git: { ...fields, credentialId: ids.gitCredential(credential, [...path, "source", "git", "credential"]) } } : image === null ? undefined : { image };
+  const { credential, apiCredential, ...fields } = git ?? { credential: null, apiCredential: null };
+  // The API's `source`, its git credentials as ids; a service declaring neither is the API's 400 naming `image`.
+  const source = git
+    ? {
+        git: {
+          ...fields,
+          credentialId: ids.gitCredential(credential, [...path, "source", "git", "credential"]),
+          apiCredentialId: ids.gitCredential(apiCredential, [...path, "source", "git", "apiCredential"]),
+        },
+      }
+    : image === null
+      ? undefined
+      : { image };
   return {
     ...rest,
     ...(source ? { source } : {}),

@@ -1,8 +1,10 @@
-import { mkdir, mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, stat } from "node:fs/promises";
+import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import type { ImageBuilder } from "@levelrail/docker/build";
-import { builtImageLabels, builtImageName } from "@levelrail/spec/naming";
+import { reservedBuildArg } from "@levelrail/spec/git";
+import { buildCacheNamespace, builtImageLabels, builtImageName } from "@levelrail/spec/naming";
 import { type Redactor, redactor } from "@levelrail/spec/redact";
+import { checkDockerfile } from "./dockerfile";
 import { type GitAccess, type GitClient, GitError } from "./git";
 import { publicUrl } from "./git-errors";
 import { BuildLogWriter } from "./log";
@@ -59,6 +61,9 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
   try {
     const credential = s.credentialId ? await x.store.credential(s.orgId, s.credentialId) : null;
     if (s.credentialId && !credential) return void (await finish({ status: "failed", step: "fetching", message: "the source's git credential was deleted" }));
+    // A source saved before BUILDKIT_* keys were refused: the engine's own options are never a tenant's.
+    const reserved = s.buildArgs.find(reservedBuildArg);
+    if (reserved) return void (await finish({ status: "failed", step: "fetching", message: `build arg ${reserved} is the build engine's own option; remove it from the source's buildArgs` }));
     const env = await x.env.buildEnv(s.serviceId, s.buildArgs);
     if (!env.ok) return void (await finish({ status: "failed", step: "fetching", message: `the build args cannot be resolved: ${env.problem}` }));
     const gitSecrets = credential ? [credential.kind === "token" ? credential.token : credential.privateKey] : [];
@@ -85,11 +90,27 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
 
     const context = await contextDir(checkout, s.path, s.dockerfile);
     if (!context.ok) return void (await finish({ status: "failed", step: "fetching", message: context.message }));
+    // What the Dockerfile may ask of the shared engine (its frontend, secret and SSH mounts), before anything is sent.
+    const checked = checkDockerfile(context.dockerfileText);
+    if (!checked.ok) {
+      const where = `${s.dockerfile} line ${checked.line}`;
+      log.line(`${where}: ${checked.message}`);
+      await log.close();
+      return void (await finish({ status: "failed", step: where, message: `${where}: ${checked.message}` }));
+    }
     if (!x.builder) return void (await finish({ status: "failed", step: "building", message: "this worker has no image builder configured" }));
     const image = builtImageName(x.shortName, s.serviceId, commit);
     await x.store.updateBuild(b.id, { step: "building", message: `building ${commit.slice(0, 12)}` });
     const result = await x.builder.build(
-      { contextDir: context.dir, dockerfile: s.dockerfile, target: s.target, buildArgs: env.args, labels: builtImageLabels(x.shortName, { serviceId: s.serviceId, commit, source: publicUrl(s.url) }), tag: image },
+      {
+        contextDir: context.dir,
+        dockerfile: s.dockerfile,
+        target: s.target,
+        buildArgs: env.args,
+        cacheNamespace: buildCacheNamespace(x.shortName, { orgId: s.orgId, serviceId: s.serviceId }),
+        labels: builtImageLabels(x.shortName, { serviceId: s.serviceId, commit, source: publicUrl(s.url) }),
+        tag: image,
+      },
       (line) => log?.line(line),
       controller.signal,
     );
@@ -117,8 +138,15 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
   }
 }
 
-/** The build context `path` inside the checkout (no symlink may lead out of it), with its Dockerfile in it. */
-async function contextDir(checkout: string, path: string, dockerfile: string): Promise<{ ok: true; dir: string } | { ok: false; message: string }> {
+/** A Dockerfile is read whole before the build (BuildKit's frontend refuses larger ones too). */
+const MAX_DOCKERFILE_BYTES = 1024 * 1024;
+
+/**
+ * The build context `path` inside the checkout (no symlink may lead out of it), with its Dockerfile
+ * in it, read. The Dockerfile's own path has no symlink at all: the engine resolves one inside the
+ * context's root, this disk inside the checkout's, and the file checked must be the file built.
+ */
+export async function contextDir(checkout: string, path: string, dockerfile: string): Promise<{ ok: true; dir: string; dockerfileText: string } | { ok: false; message: string }> {
   const root = await realpath(checkout);
   const inside = (p: string) => {
     const rel = relative(root, p);
@@ -131,13 +159,16 @@ async function contextDir(checkout: string, path: string, dockerfile: string): P
     return { ok: false, message: `the build context ${path} does not exist in the repository` };
   }
   if (!inside(dir) || !(await stat(dir)).isDirectory()) return { ok: false, message: `the build context ${path} is not a directory inside the repository` };
+  let file: string;
   try {
-    const file = await realpath(join(dir, dockerfile));
+    file = await realpath(join(dir, dockerfile));
     if (!inside(file) || !(await stat(file)).isFile()) throw new Error("outside");
   } catch {
     return { ok: false, message: `${dockerfile} does not exist in the build context ${path}` };
   }
-  return { ok: true, dir };
+  if (file !== join(dir, normalize(dockerfile))) return { ok: false, message: `${dockerfile} is a symbolic link (or lies under one); the Dockerfile must be a plain file` };
+  if ((await stat(file)).size > MAX_DOCKERFILE_BYTES) return { ok: false, message: `${dockerfile} is larger than 1 MiB` };
+  return { ok: true, dir, dockerfileText: await readFile(file, "utf8") };
 }
 
 /** Makes the work directory (checkouts, known-hosts files) private to the worker; checkouts a killed worker left go. */
