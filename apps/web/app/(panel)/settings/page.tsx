@@ -12,7 +12,7 @@ import { listEnvironments, listProjects } from "@levelrail/services/project/list
 import { GitCredentialsCard } from "@/components/git-credentials-card";
 import { NotificationsCard } from "@/components/notifications-card";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
-import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-settings";
+import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-scopes";
 import { currentEnvironment } from "@/lib/environment";
 import { keys } from "@/lib/keys";
 import { requireCtx } from "@/lib/session";
