@@ -237,9 +237,9 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
   }
 }
 
-/** Sends a one-off request from inside a node's namespace; resolves with the body (`wget -qO-` of the host's busybox). */
+/** Sends a one-off request from inside a node's namespace; resolves with the body (the host's busybox wget, under busybox's `timeout`: its `wget -T` crashes). */
 export function fetchFromNode(node: SwarmNode, url: string, timeoutSeconds = 5): Promise<string> {
-  return node.exec(["busybox", "wget", "-qO-", "-T", String(timeoutSeconds), url]);
+  return node.exec(["busybox", "timeout", String(timeoutSeconds), "busybox", "wget", "-qO-", url]);
 }
 
 /** What of a harness is still on the host (its base dir, namespaces, bridge): empty after `stop()`. */

@@ -106,7 +106,10 @@ export function engineKind(info: EngineInfo): EngineKind {
 }
 
 /** `GET /api/v1/nodes`: one engine answers itself as its one node; a swarm its node list. */
-export type NodesView = { engine: "single"; nodes: NodeView[] } | { engine: "swarm"; nodes: NodeView[] };
+export interface NodesView {
+  engine: "single" | "swarm";
+  nodes: NodeView[];
+}
 
 /** One engine (no swarm) as a node: always a ready, active manager of itself. */
 export function singleEngineNode(info: EngineInfo): NodeView {

@@ -50,8 +50,15 @@ export interface SwarmServiceSpec {
   /** At most this many of its tasks on one node (0 or unset: no limit). */
   maxReplicasPerNode?: number;
   secrets: readonly SecretMount[];
+  /** How long a task's container gets between SIGTERM and SIGKILL (unset: the engine's 10 s). */
+  stopGraceSeconds?: number;
   /** How a change rolls out: the new task first (blue-green) or the old one stopped first. */
   updateOrder: "start-first" | "stop-first";
+  /**
+   * How its name resolves on its networks: `dnsrr`, to the addresses of its running tasks; `vip`, to
+   * one virtual address the engine balances with IPVS (which needs the engine's iptables rules).
+   */
+  endpointMode: "vip" | "dnsrr";
   /** Sent as the registry login with the create or update, so every node can pull (`--with-registry-auth`). */
   registryAuth?: RegistryAuth | null;
 }

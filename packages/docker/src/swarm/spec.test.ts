@@ -17,6 +17,8 @@ const full: SwarmServiceSpec = {
   maxReplicasPerNode: 1,
   secrets: [{ secretId: "s1", secretName: "lrsw-secret-x", file: "db_password" }],
   updateOrder: "start-first",
+  stopGraceSeconds: 3,
+  endpointMode: "dnsrr",
   registryAuth: { username: "u", password: "p", serveraddress: "10.231.0.1:56110" },
 };
 
@@ -32,6 +34,7 @@ describe("serviceSpecBody", () => {
           Labels: full.containerLabels,
           Env: ["PORT=8080", "EMPTY="],
           Args: ["/bin/busybox", "httpd", "-f"],
+          StopGracePeriod: 3_000_000_000,
           Secrets: [{ SecretID: "s1", SecretName: "lrsw-secret-x", File: { Name: "db_password", UID: "0", GID: "0", Mode: 0o400 } }],
         },
         Placement: {
@@ -45,14 +48,15 @@ describe("serviceSpecBody", () => {
       },
       Mode: { Replicated: { Replicas: 2 } },
       UpdateConfig: { Parallelism: 1, Order: "start-first", FailureAction: "pause", Monitor: 5_000_000_000 },
-      EndpointSpec: { Mode: "vip" },
+      EndpointSpec: { Mode: "dnsrr" },
     });
     expect(JSON.stringify(body)).not.toContain('"p"');
   });
 
   it("leaves the image's command alone, and sets no per-node limit, when none is given", () => {
-    const body = serviceSpecBody({ ...full, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
+    const body = serviceSpecBody({ ...full, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined, stopGraceSeconds: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
     expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("Args");
+    expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("StopGracePeriod");
     expect(body.TaskTemplate.Placement).toEqual({ Constraints: ["node.labels.lrsw.zone==a"], Preferences: [] });
   });
 });

@@ -18,6 +18,7 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
         Labels: { ...spec.containerLabels },
         Env: env,
         ...(spec.command ? { Args: [...spec.command] } : {}),
+        ...(spec.stopGraceSeconds !== undefined ? { StopGracePeriod: spec.stopGraceSeconds * 1e9 } : {}),
         Secrets: spec.secrets.map((s) => ({
           SecretID: s.secretId,
           SecretName: s.secretName,
@@ -36,8 +37,7 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
     },
     Mode: { Replicated: { Replicas: spec.replicas } },
     UpdateConfig: { Parallelism: 1, Order: spec.updateOrder, FailureAction: "pause", Monitor: 5_000_000_000 },
-    // VIP: one address per service on each network, balanced over its running tasks.
-    EndpointSpec: { Mode: "vip" },
+    EndpointSpec: { Mode: spec.endpointMode },
   };
 }
 
