@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import Docker from "dockerode";
 import { ensureTestImage, type TestImage } from "./images";
 import {
@@ -51,6 +52,10 @@ export interface SwarmHarness {
   registry: string;
   /** Joins node `index` as a worker (when started with `join: false`). */
   join(index: number): Promise<void>;
+  /** Cuts node `index` off the others (its veth on the bridge down): to the swarm, a lost node. */
+  partition(index: number): Promise<void>;
+  /** Brings a partitioned node back. */
+  heal(index: number): Promise<void>;
   /** Builds a test image on the manager, pushes it to the registry and answers its reference there. */
   pushTestImage(img: TestImage): Promise<string>;
   /** Timings of the start, in ms. */
@@ -71,6 +76,13 @@ export interface SwarmOptions {
   join?: boolean;
   /** eth0 MTU per node index (1-based), default the kernel's 1500. */
   mtu?: Record<number, number>;
+  /**
+   * Let each engine keep iptables rules (in its own namespace only; the host's tables are not its).
+   * Off by default: then a service's VIP (IPVS) and encrypted overlays do not work, dnsrr and plain overlays do.
+   */
+  iptables?: boolean;
+  /** How often workers report to the manager (the engine's default: 5 s); a node is down after a few missed. */
+  heartbeatSeconds?: number;
 }
 
 /** The address pool overlay networks get their subnets from (apart from the bridge's /24). */
@@ -123,7 +135,7 @@ async function startRegistry(l: HostLayout, port: number): Promise<string> {
   return addr;
 }
 
-async function startEngine(l: HostLayout, n: number, registry: string): Promise<SwarmNode> {
+async function startEngine(l: HostLayout, n: number, registry: string, iptables: boolean): Promise<SwarmNode> {
   const dir = nodeDir(l, n);
   mkdirSync(dir, { recursive: true });
   // Its own (empty) config file: the host's /etc/docker/daemon.json turns on live-restore, which swarm mode refuses.
@@ -137,7 +149,7 @@ async function startEngine(l: HostLayout, n: number, registry: string): Promise<
     "-H", `unix://${socket}`,
     "--pidfile", join(dir, "d.pid"),
     "--bridge", "none",
-    "--iptables=false",
+    `--iptables=${iptables}`,
     "--insecure-registry", registry,
   ]);
   const log = openSync(join(dir, "dockerd.log"), "a");
@@ -181,7 +193,7 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
       for (let n = 1; n <= opts.nodes; n++) await createNode(l, n, opts.mtu?.[n]);
     });
     const registry = await time("registry", () => startRegistry(l, opts.registryPort ?? 56110));
-    const nodes = await time("engines", () => Promise.all(Array.from({ length: opts.nodes }, (_, i) => startEngine(l, i + 1, registry))));
+    const nodes = await time("engines", () => Promise.all(Array.from({ length: opts.nodes }, (_, i) => startEngine(l, i + 1, registry, opts.iptables === true))));
     const manager = nodes[0] as SwarmNode;
     await time("init", () =>
       manager.docker.swarmInit({
@@ -189,6 +201,7 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
         AdvertiseAddr: `${manager.address}:2377`,
         DefaultAddrPool: [SWARM_ADDRESS_POOL],
         SubnetSize: 24,
+        ...(opts.heartbeatSeconds ? { Spec: { Dispatcher: { HeartbeatPeriod: opts.heartbeatSeconds * 1e9 } } } : {}),
       }),
     );
     const join = async (index: number) => {
@@ -215,6 +228,8 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
       registry,
       join,
       timings,
+      partition: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "down"]).then(() => undefined),
+      heal: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "up"]).then(() => undefined),
       async pushTestImage(img) {
         const ref = `${registry}/${img.tag.replace(/^[^/]*\//, `${l.prefix}/`)}`;
         await ensureTestImage(manager.docker, { ...img, tag: ref });
@@ -253,3 +268,20 @@ export const swarmLeftovers = async (opts: Pick<SwarmOptions, "shortName"> = {})
   if (br) found.push(`bridge ${l.bridge}`);
   return found;
 };
+
+/**
+ * Which of the kernel options a swarm feature needs this kernel lacks (from /proc/config.gz; unknown
+ * there: assumed present). Encrypted overlays need ESP and GCM (IPsec); a service's VIP needs IPVS.
+ */
+export function missingKernelOptions(options: readonly string[]): string[] {
+  let config: string;
+  try {
+    config = gunzipSync(readFileSync("/proc/config.gz")).toString("utf8");
+  } catch {
+    return [];
+  }
+  return options.filter((o) => !new RegExp(`^${o}=[ym]$`, "m").test(config));
+}
+
+export const ENCRYPTED_OVERLAY_OPTIONS = ["CONFIG_INET_ESP", "CONFIG_CRYPTO_GCM", "CONFIG_XFRM_USER"] as const;
+export const VIP_OPTIONS = ["CONFIG_IP_VS"] as const;
