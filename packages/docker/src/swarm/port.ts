@@ -86,6 +86,8 @@ export interface SwarmTask {
   /** Null until the scheduler placed it. */
   nodeId: string | null;
   slot: number | null;
+  /** The image its spec names (as the service's spec named it when the task was made). */
+  image: string;
   desiredState: string;
   /** `new`, `pending`, `assigned`, `preparing`, `starting`, `running`, `complete`, `failed`, `rejected`, `shutdown`, … */
   state: string;

@@ -85,15 +85,16 @@ describe("taskInfo", () => {
     Slot: 1,
     DesiredState: "running",
     UpdatedAt: "2026-12-02T13:00:00.5Z",
+    Spec: { ContainerSpec: { Image: "10.231.0.1:56110/lrsw/web:v1@sha256:abc" } },
     Status: { State: "running", Message: "started", ContainerStatus: { ContainerID: "c1" } },
     NetworksAttachments: [{ Network: { ID: "net1" }, Addresses: ["10.232.5.7/26"] }],
   };
   it.each([
-    ["running and meant to: ready", base, { ready: true, state: "running", nodeId: "n1", containerId: "c1", addresses: { net1: "10.232.5.7" }, updatedAt: Date.parse("2026-12-02T13:00:00.5Z") }],
+    ["running and meant to: ready", base, { ready: true, state: "running", image: "10.231.0.1:56110/lrsw/web:v1@sha256:abc", nodeId: "n1", containerId: "c1", addresses: { net1: "10.232.5.7" }, updatedAt: Date.parse("2026-12-02T13:00:00.5Z") }],
     ["starting (its health check not passed yet)", { ...base, Status: { State: "starting" } }, { ready: false, state: "starting", containerId: null }],
     ["running but being shut down", { ...base, DesiredState: "shutdown" }, { ready: false }],
     ["failed, with the engine's error", { ...base, Status: { State: "failed", Err: "task: non-zero exit (1)" } }, { ready: false, error: "task: non-zero exit (1)" }],
-    ["not placed yet", { ID: "t2", ServiceID: "s1", NodeID: "", Status: { State: "pending", Message: "no suitable node" } }, { nodeId: null, slot: null, state: "pending", message: "no suitable node", updatedAt: 0, addresses: {} }],
+    ["not placed yet", { ID: "t2", ServiceID: "s1", NodeID: "", Status: { State: "pending", Message: "no suitable node" } }, { nodeId: null, slot: null, image: "", state: "pending", message: "no suitable node", updatedAt: 0, addresses: {} }],
   ] as const)("%s", (_, task, want) => {
     expect(taskInfo(task)).toMatchObject(want);
   });

@@ -99,6 +99,7 @@ export interface EngineTask {
   Slot?: number;
   DesiredState?: string;
   UpdatedAt?: string;
+  Spec?: { ContainerSpec?: { Image?: string } };
   Status?: { State?: string; Message?: string; Err?: string; ContainerStatus?: { ContainerID?: string } };
   NetworksAttachments?: { Network?: { ID?: string }; Addresses?: string[] }[] | null;
 }
@@ -116,6 +117,7 @@ export function taskInfo(t: EngineTask): SwarmTask {
     serviceId: t.ServiceID ?? "",
     nodeId: t.NodeID || null,
     slot: t.Slot ?? null,
+    image: t.Spec?.ContainerSpec?.Image ?? "",
     desiredState: t.DesiredState ?? "",
     state,
     ready: state === "running" && t.DesiredState === "running",
