@@ -71,12 +71,14 @@ function spec(image: string): SwarmServiceSpec {
     updateOrder: "start-first",
     stopGraceSeconds: 1,
     endpointMode: "dnsrr",
+    // The registry wants a login: sent with the create and update, the engine hands it to the nodes that pull.
+    registryAuth: h.registryAuth,
   };
 }
 
 beforeAll(async () => {
   const t0 = Date.now();
-  h = await startSwarm({ shortName: short, nodes: 3, heartbeatSeconds: 1, iptables: process.env.LRSW_IPTABLES === "1" });
+  h = await startSwarm({ shortName: short, nodes: 3, heartbeatSeconds: 1, registryLogin: true, iptables: process.env.LRSW_IPTABLES === "1" });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
   v1 = await h.pushTestImage({ tag: `${short}-test/web:v1`, body: "v1\n", healthy: true });
   v2 = await h.pushTestImage({ tag: `${short}-test/web:v2`, body: "v2\n", healthy: true });
@@ -90,6 +92,22 @@ afterAll(async () => {
 }, 120_000);
 
 describe("three engines", () => {
+  it("without the registry's login the workers cannot pull (the manager built the image itself)", async () => {
+    const sid = await swarm.createService({ ...spec(v1), name: `${short}-nologin-${run}`, registryAuth: null, networks: [], maxReplicasPerNode: 1 });
+    if (!sid) throw new Error("name taken");
+    try {
+      const errors = await waitFor("the workers' pulls to fail", async () => {
+        const tasks = await swarm.listTasks(sid);
+        const failed = tasks.filter((t) => t.state === "rejected" || t.state === "failed");
+        const nodes = new Set(await Promise.all(failed.map((t) => addressOf(t.nodeId))));
+        return nodes.has("10.231.0.12") && nodes.has("10.231.0.13") ? failed.map((t) => t.error) : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 250, describe: async () => JSON.stringify((await swarm.listTasks(sid)).map((t) => [t.state, t.error])) });
+      expect(errors.join("\n")).toMatch(/no basic auth credentials|unauthorized|No such image/i);
+    } finally {
+      await swarm.removeService(sid);
+    }
+  });
+
   it("3 replicas on the app's overlay, one per node, each answering from node 1", async () => {
     expect(await swarm.createOverlayNetwork({ name: networkName(short, app), labels: networkLabels(short, app), subnet: "10.232.201.0/26", gateway: "10.232.201.1", encrypted: false, mtu: 1450 })).toBe(true);
     const t0 = Date.now();

@@ -39,13 +39,14 @@ const nodeIdOf = async (n: SwarmNode) => {
   return v.id;
 };
 
-/** Running tasks of a service by node address, once `want` of them run. */
-async function runningOn(serviceId: string, want: number): Promise<string[]> {
+/** The node addresses of a service's running tasks (sorted), once they are exactly `want`. */
+async function runningOn(serviceId: string, want: string[]): Promise<string[]> {
   const nodes = await swarm.listNodes();
-  return waitFor(`${want} running tasks of ${serviceId}`, async () => {
+  return waitFor(`tasks of ${serviceId} running on ${want.join(", ")}`, async () => {
     const ready = (await swarm.listTasks(serviceId)).filter((t) => t.ready);
-    return ready.length === want ? ready.map((t) => nodes.find((n) => n.id === t.nodeId)?.address ?? "?").sort() : undefined;
-  }, { timeoutMs: 90_000, intervalMs: 250, describe: async () => JSON.stringify(await swarm.listTasks(serviceId)) });
+    const on = ready.map((t) => nodes.find((n) => n.id === t.nodeId)?.address ?? "?").sort();
+    return JSON.stringify(on) === JSON.stringify(want) ? on : undefined;
+  }, { timeoutMs: 90_000, intervalMs: 250, describe: async () => JSON.stringify((await swarm.listTasks(serviceId)).map((t) => [t.state, t.desiredState, t.nodeId])) });
 }
 
 /** A long-lived client container on `network`, on node `n` (through that node's own engine), to send requests from. */
@@ -169,7 +170,7 @@ describe("a swarm on real engines", () => {
         }),
       );
       if (!sid) throw new Error("name taken");
-      expect(await runningOn(sid, 2)).toEqual(["10.231.0.11", "10.231.0.12"]);
+      await runningOn(sid, ["10.231.0.11", "10.231.0.12"]);
       return sid;
     });
     expect(await swarm.createService(spec(appA, "web"))).toBeNull();
@@ -210,12 +211,16 @@ describe("a swarm on real engines", () => {
     const [svc] = await swarm.listServices([`${Labels.app}=${appA}`]);
     if (!svc) throw new Error("no service");
     const node2 = await nodeIdOf(node(2));
-    await timed("drain node 2 until both tasks run on node 1", async () => {
-      await swarm.updateNode(node2, { availability: "drain" });
-      expect(await runningOn(svc.id, 2)).toEqual(["10.231.0.11", "10.231.0.11"]);
-    });
-    expect((await swarm.listNodes()).find((n) => n.id === node2)?.availability).toBe("drain");
-    await swarm.updateNode(node2, { availability: "active" });
+    try {
+      await timed("drain node 2 until both tasks run on node 1", async () => {
+        await swarm.updateNode(node2, { availability: "drain" });
+        // Waits until the running tasks are exactly these: right after the drain, node 2's still run.
+        await runningOn(svc.id, ["10.231.0.11", "10.231.0.11"]);
+      });
+      expect((await swarm.listNodes()).find((n) => n.id === node2)?.availability).toBe("drain");
+    } finally {
+      await swarm.updateNode(node2, { availability: "active" });
+    }
     expect((await swarm.listNodes()).find((n) => n.id === node2)).toMatchObject({ availability: "active", labels: { [`${short}.zone`]: "z2" } });
   });
 
@@ -223,7 +228,7 @@ describe("a swarm on real engines", () => {
     expect(await swarm.createOverlayNetwork({ name: networkName(short, appB), labels: networkLabels(short, appB), subnet: "10.232.200.64/26", gateway: "10.232.200.65", encrypted: false, mtu: 1450 })).toBe(true);
     const other = await swarm.createService(spec(appB, "api"));
     if (!other) throw new Error("name taken");
-    await runningOn(other, 1);
+    await waitFor("the other app's task", async () => ((await swarm.listTasks(other)).some((t) => t.ready) ? true : undefined), { timeoutMs: 90_000, intervalMs: 250 });
     const [task] = (await swarm.listTasks(other)).filter((t) => t.ready);
     const addrB = Object.values(task?.addresses ?? {}).find((a) => a.startsWith("10.232.200."));
     expect(addrB).toMatch(/^10\.232\.200\.(6[5-9]|[7-9]\d|1[01]\d|12[0-6])$/);

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -50,6 +51,8 @@ export interface SwarmHarness {
   manager: SwarmNode;
   /** `host:port` of the registry on the bridge (insecure on every node). */
   registry: string;
+  /** Its login when started with `registryLogin` (else null): what a service passes so that every node can pull. */
+  registryAuth: { username: string; password: string; serveraddress: string } | null;
   /** Joins node `index` as a worker (when started with `join: false`). */
   join(index: number): Promise<void>;
   /** Cuts node `index` off the others (its veth on the bridge down): to the swarm, a lost node. */
@@ -72,6 +75,8 @@ export interface SwarmOptions {
   net?: string;
   /** Registry port on the bridge address. Default 56110. */
   registryPort?: number;
+  /** The registry wants a login (htpasswd): pulls without one are refused. */
+  registryLogin?: boolean;
   /** Join the workers at start (default true). */
   join?: boolean;
   /** eth0 MTU per node index (1-based), default the kernel's 1500. */
@@ -116,13 +121,22 @@ export async function cleanupSwarm(opts: Pick<SwarmOptions, "shortName" | "net">
   rmSync(base, { recursive: true, force: true });
 }
 
-async function startRegistry(l: HostLayout, port: number): Promise<string> {
+async function startRegistry(l: HostLayout, port: number, login: boolean): Promise<{ addr: string; auth: SwarmHarness["registryAuth"] }> {
   const dir = join(baseDir(l), "registry");
   mkdirSync(dir, { recursive: true });
   const addr = `${bridgeAddress(l)}:${port}`;
+  const auth = login ? { username: l.prefix, password: `pw-${randomBytes(8).toString("hex")}`, serveraddress: addr } : null;
+  if (auth) writeFileSync(join(dir, "htpasswd"), execFileSync("htpasswd", ["-Bbn", auth.username, auth.password], { encoding: "utf8" }));
   writeFileSync(
     join(dir, "config.yml"),
-    ["version: 0.1", "log: { level: error }", `storage: { filesystem: { rootdirectory: ${join(dir, "data")} } }`, `http: { addr: ${addr} }`, ""].join("\n"),
+    [
+      "version: 0.1",
+      "log: { level: error }",
+      `storage: { filesystem: { rootdirectory: ${join(dir, "data")} } }`,
+      `http: { addr: ${addr} }`,
+      ...(auth ? [`auth: { htpasswd: { realm: ${l.prefix}-swarm, path: ${join(dir, "htpasswd")} } }`] : []),
+      "",
+    ].join("\n"),
   );
   const log = openSync(join(dir, "registry.log"), "a");
   const proc = spawn("docker-registry", ["serve", join(dir, "config.yml")], { stdio: ["ignore", log, log], detached: true });
@@ -130,9 +144,9 @@ async function startRegistry(l: HostLayout, port: number): Promise<string> {
   writeFileSync(join(baseDir(l), "registry.pid"), String(proc.pid));
   await waitFor("the swarm registry to answer", async () => {
     const res = await fetch(`http://${addr}/v2/`).catch(() => null);
-    return res?.status === 200 ? true : undefined;
+    return res?.status === (auth ? 401 : 200) ? true : undefined;
   }, { timeoutMs: 20_000 });
-  return addr;
+  return { addr, auth };
 }
 
 async function startEngine(l: HostLayout, n: number, registry: string, iptables: boolean): Promise<SwarmNode> {
@@ -192,7 +206,7 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
       await createBridge(l);
       for (let n = 1; n <= opts.nodes; n++) await createNode(l, n, opts.mtu?.[n]);
     });
-    const registry = await time("registry", () => startRegistry(l, opts.registryPort ?? 56110));
+    const { addr: registry, auth: registryAuth } = await time("registry", () => startRegistry(l, opts.registryPort ?? 56110, opts.registryLogin === true));
     const nodes = await time("engines", () => Promise.all(Array.from({ length: opts.nodes }, (_, i) => startEngine(l, i + 1, registry, opts.iptables === true))));
     const manager = nodes[0] as SwarmNode;
     await time("init", () =>
@@ -226,6 +240,7 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
       nodes,
       manager,
       registry,
+      registryAuth,
       join,
       timings,
       partition: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "down"]).then(() => undefined),
@@ -234,7 +249,7 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
         const ref = `${registry}/${img.tag.replace(/^[^/]*\//, `${l.prefix}/`)}`;
         await ensureTestImage(manager.docker, { ...img, tag: ref });
         // The engine wants an X-Registry-Auth header even for a registry without a login.
-        const stream = await manager.docker.getImage(ref).push({ authconfig: { serveraddress: registry } });
+        const stream = await manager.docker.getImage(ref).push({ authconfig: registryAuth ?? { serveraddress: registry } });
         await new Promise<void>((resolve, reject) =>
           manager.docker.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => {
             const bad = out?.find((o) => o.error);
