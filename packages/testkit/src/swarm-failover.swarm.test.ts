@@ -3,7 +3,7 @@ import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, type SwarmServiceSpec, dockerSwarm } from "@levelrail/docker/swarm";
 import { Labels, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENCRYPTED_OVERLAY_OPTIONS, type SwarmHarness, type SwarmNode, missingKernelOptions, startSwarm } from "./swarm";
+import { ENCRYPTED_OVERLAY_OPTIONS, type SwarmHarness, type SwarmNode, missingKernelOptions, startClient, startSwarm } from "./swarm";
 import { waitFor } from "./wait";
 
 // Three engines: an overlay across all of them (and an encrypted one where the kernel has IPsec), a
@@ -23,27 +23,18 @@ let serviceId: string;
 const node = (i: number) => h.nodes[i - 1] as SwarmNode;
 const noIpsec = missingKernelOptions(ENCRYPTED_OVERLAY_OPTIONS);
 
-/** A client container on `network` on node `n`, GETting `url` once. */
+/** GETs each of `urls` once from a client container on `network` on node `n`. */
 async function getFrom(n: SwarmNode, network: string, urls: string[]): Promise<{ exitCode: number; out: string }[]> {
-  const rt = dockerRuntime({ dockerHost: n.dockerHost });
-  const id = await rt.createContainer({
-    name: `${short}-client-${randomBytes(3).toString("hex")}`,
-    Image: v1,
-    Cmd: ["/bin/busybox", "sleep", "3600"],
-    Labels: { [Labels.managed]: "true", [Labels.instance]: short, [Labels.role]: "test-client" },
-    HostConfig: { NetworkMode: network },
-  });
-  if (!id) throw new Error("client exists");
-  await rt.startContainer(id);
-  const answers: { exitCode: number; out: string }[] = [];
-  for (const url of urls) {
-    let out = "";
-    const { exitCode } = await rt.exec(id, ["/bin/busybox", "timeout", "5", "/bin/busybox", "wget", "-q", "-O", "-", url], (t) => (out += t));
-    answers.push({ exitCode, out });
+  const c = await startClient(n, { network, image: v1, shortName: short });
+  try {
+    const answers: { exitCode: number; out: string }[] = [];
+    for (const url of urls) answers.push(await c.get(url, 5));
+    return answers;
+  } finally {
+    await c.remove();
   }
-  await rt.removeContainer(id);
-  return answers;
 }
+
 const addressOf = async (nodeId: string | null) => (await swarm.listNodes()).find((n) => n.id === nodeId)?.address ?? "?";
 
 async function running(want: number, image?: string): Promise<string[]> {

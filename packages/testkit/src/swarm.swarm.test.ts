@@ -5,7 +5,7 @@ import { type SwarmPort, type SwarmServiceSpec, dockerSwarm } from "@levelrail/d
 import { overlayMtu, runJoinPreflight } from "@levelrail/docker/swarm/preflight";
 import { Labels, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SwarmHarness, type SwarmNode, startSwarm, swarmLeftovers } from "./swarm";
+import { type SwarmHarness, type SwarmNode, startClient, startSwarm, swarmLeftovers } from "./swarm";
 import { netnsProber } from "./swarm-probe";
 import { waitFor } from "./wait";
 
@@ -47,27 +47,6 @@ async function runningOn(serviceId: string, want: string[]): Promise<string[]> {
     const on = ready.map((t) => nodes.find((n) => n.id === t.nodeId)?.address ?? "?").sort();
     return JSON.stringify(on) === JSON.stringify(want) ? on : undefined;
   }, { timeoutMs: 90_000, intervalMs: 250, describe: async () => JSON.stringify((await swarm.listTasks(serviceId)).map((t) => [t.state, t.desiredState, t.nodeId])) });
-}
-
-/** A long-lived client container on `network`, on node `n` (through that node's own engine), to send requests from. */
-async function client(n: SwarmNode, network: string, name: string): Promise<{ get(url: string): Promise<{ exitCode: number; out: string }> }> {
-  const rt = dockerRuntime({ dockerHost: n.dockerHost });
-  const id = await rt.createContainer({
-    name,
-    Image: image,
-    Cmd: ["/bin/busybox", "sleep", "3600"],
-    Labels: { [Labels.managed]: "true", [Labels.instance]: short, [Labels.role]: "test-client" },
-    HostConfig: { NetworkMode: network },
-  });
-  if (!id) throw new Error(`${name} exists`);
-  await rt.startContainer(id);
-  return {
-    async get(url) {
-      let out = "";
-      const { exitCode } = await rt.exec(id, ["/bin/busybox", "timeout", "4", "/bin/busybox", "wget", "-q", "-O", "-", url], (t) => (out += t));
-      return { exitCode, out };
-    },
-  };
 }
 
 function spec(app: string, name: string, over: Partial<SwarmServiceSpec> = {}): SwarmServiceSpec {
@@ -176,7 +155,7 @@ describe("a swarm on real engines", () => {
     expect(await swarm.createService(spec(appA, "web"))).toBeNull();
 
     // Across nodes: a client on node 1 reaches each task by its address (one of them on node 2) and the service by its name.
-    const c = await client(node(1), networkName(short, appA), `${short}-client-a-${run}`);
+    const c = await startClient(node(1), { network: networkName(short, appA), image, shortName: short });
     const tasks = (await swarm.listTasks(id)).filter((t) => t.ready);
     const netId = net.id;
     for (const t of tasks) {
@@ -233,9 +212,9 @@ describe("a swarm on real engines", () => {
     const addrB = Object.values(task?.addresses ?? {}).find((a) => a.startsWith("10.232.200."));
     expect(addrB).toMatch(/^10\.232\.200\.(6[5-9]|[7-9]\d|1[01]\d|12[0-6])$/);
 
-    const fromB = await client(node(1), networkName(short, appB), `${short}-client-b-${run}`);
+    const fromB = await startClient(node(1), { network: networkName(short, appB), image, shortName: short });
     expect(await fromB.get(`http://${addrB}:8080/`)).toEqual({ exitCode: 0, out: "served\n" });
-    const fromA = await client(node(2), networkName(short, appA), `${short}-client-a2-${run}`);
+    const fromA = await startClient(node(2), { network: networkName(short, appA), image, shortName: short });
     const started = Date.now();
     expect((await fromA.get(`http://${addrB}:8080/`)).exitCode).not.toBe(0);
     expect((await fromA.get("http://api:8080/")).exitCode).not.toBe(0);

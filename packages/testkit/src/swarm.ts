@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { dockerRuntime } from "@levelrail/docker";
+import { Labels } from "@levelrail/spec/naming";
 import Docker from "dockerode";
 import { ensureTestImage, type TestImage } from "./images";
 import {
@@ -265,6 +267,38 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
     await stop().catch(() => undefined);
     throw err;
   }
+}
+
+export interface SwarmClient {
+  id: string;
+  /** GET `url` from inside (busybox wget under busybox's `timeout`: its own `wget -T` crashes). */
+  get(url: string, timeoutSeconds?: number): Promise<{ exitCode: number; out: string }>;
+  remove(): Promise<void>;
+}
+
+/** A container of `image` (one with busybox) on `network`, on `node` through that node's own engine: to send requests from. */
+export async function startClient(node: SwarmNode, opts: { network: string; image: string; shortName?: string }): Promise<SwarmClient> {
+  const short = opts.shortName ?? "lrsw";
+  const rt = dockerRuntime({ dockerHost: node.dockerHost });
+  const name = `${short}-client-${randomBytes(4).toString("hex")}`;
+  const id = await rt.createContainer({
+    name,
+    Image: opts.image,
+    Cmd: ["/bin/busybox", "sleep", "3600"],
+    Labels: { [Labels.managed]: "true", [Labels.instance]: short, [Labels.role]: "test-client" },
+    HostConfig: { NetworkMode: opts.network },
+  });
+  if (!id) throw new Error(`${name} exists`);
+  await rt.startContainer(id);
+  return {
+    id,
+    async get(url, timeoutSeconds = 4) {
+      let out = "";
+      const { exitCode } = await rt.exec(id, ["/bin/busybox", "timeout", String(timeoutSeconds), "/bin/busybox", "wget", "-q", "-O", "-", url], (t) => (out += t));
+      return { exitCode, out };
+    },
+    remove: () => rt.removeContainer(id),
+  };
 }
 
 /** Sends a one-off request from inside a node's namespace; resolves with the body (the host's busybox wget, under busybox's `timeout`: its `wget -T` crashes). */
