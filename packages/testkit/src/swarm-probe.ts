@@ -61,12 +61,13 @@ function start(ns: string, code: string, args: string[]): Proc {
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
+  let done = false;
   const exit = new Promise<number>((resolve) => child.on("close", (code) => {
+    // Before the waiters look again: one that finds no line must see the process is gone.
+    done = true;
     resolve(code ?? 1);
     for (const w of waiters.splice(0)) w();
   }));
-  let done = false;
-  void exit.then(() => (done = true));
   return {
     lines,
     exit,

@@ -92,6 +92,7 @@ describe("a swarm on real engines", () => {
     const ok = await timed("preflight", () => runJoinPreflight(candidate, [manager], prober));
     expect(ok.failed).toEqual([]);
     expect(ok.ok).toBe(true);
+    console.log(`preflight node2 → node1: ${ok.passed.length} passed, ${ok.unverified.length} unverified (${ok.unverified.map((u) => u.id).join("; ")})`);
 
     await node(2).exec(["iptables", "-I", "INPUT", "-p", "udp", "--dport", "4789", "-j", "DROP"]);
     try {
