@@ -10,7 +10,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["**/*.test.ts"],
-          exclude: [...outside, "**/*.int.test.ts"],
+          exclude: [...outside, "**/*.int.test.ts", "**/*.swarm.test.ts"],
         },
       },
       {
@@ -26,6 +26,18 @@ export default defineConfig({
           // In CI a test that fails is run once more; `npm test` names every test that needed it
           // ("passed on a retry"), so a flake is seen and fixed, not hidden.
           retry: process.env.CI ? 1 : 0,
+        },
+      },
+      {
+        // Against a Docker Swarm of real engines that each file makes itself (@levelrail/testkit/swarm:
+        // dockerd in network namespaces, as root); run by `npm run test:swarm`, not by `npm test`.
+        test: {
+          name: "swarm",
+          include: ["**/*.swarm.test.ts"],
+          exclude: outside,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
         },
       },
     ],

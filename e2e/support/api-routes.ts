@@ -207,6 +207,8 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ environmentId: i.envId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
   { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ serviceId: i.serviceId, since: "2026-01-01T00:00:00Z" }) },
   { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ serviceId: i.serviceId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
+  // The installation's nodes: no organization's own (an admin of any whole organization reads them).
+  { method: "GET", path: "/api/v1/nodes", kind: "own" },
 ];
 
 /** What a catch-all's `{...rest}` is filled with: a path under it that names the ids' resources. */

@@ -130,6 +130,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "DELETE /api/v1/tokens/{id}": "own",
   "GET /api/v1/metrics/deploys": "metrics.read",
   "GET /api/v1/metrics/dora": "metrics.read",
+  "GET /api/v1/nodes": "node.read",
   ...Object.fromEntries(
     (["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const).flatMap((m) => [
       [`${m} /api/v1/{...rest}`, "none"],

@@ -137,3 +137,23 @@ export async function ensureTestTools() {
   if (missing.length) await aptInstall(missing.map((t) => t.pkg), missing.map((t) => t.why).join("; "));
   return "/usr/bin/chromium";
 }
+
+/**
+ * What `npm run test:swarm` needs besides the npm packages: the engine's binary (its engines run in
+ * network namespaces; the host's own engine is not used), ip, nsenter, iptables, a registry and busybox.
+ */
+const SWARM_TOOLS = [
+  { pkg: "docker.io", file: "/usr/sbin/dockerd", why: "dockerd for the swarm's engines" },
+  { pkg: "iproute2", file: "/usr/sbin/ip", why: "ip for the swarm's network namespaces" },
+  { pkg: "util-linux", file: "/usr/bin/nsenter", why: "nsenter to start an engine in a namespace" },
+  { pkg: "iptables", file: "/usr/sbin/iptables", why: "iptables to let the swarm's bridge forward and to block a port in a test" },
+  { pkg: "docker-registry", file: "/usr/bin/docker-registry", why: "the registry the swarm's nodes pull from" },
+  { pkg: "busybox-static", file: "/bin/busybox", why: "busybox for the test images" },
+];
+
+/** Installs whichever swarm test tools are missing, in one apt-get call (root only; the harness needs root anyway). */
+export async function ensureSwarmTools() {
+  if (!isRoot()) throw new Fatal("npm run test:swarm makes network namespaces and starts dockerd in them: run it as root");
+  const missing = SWARM_TOOLS.filter((t) => !installed(t));
+  if (missing.length) await aptInstall(missing.map((t) => t.pkg), missing.map((t) => t.why).join("; "));
+}

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { envDocument } from "@levelrail/spec/rules";
 import { type Operation, pascal, pathParams } from "./operation";
 import { CONFIG_ROUTES } from "./routes/config";
+import { NODE_ROUTES } from "./routes/nodes";
 import { DATABASE_ROUTES } from "./routes/databases";
 import { GIT_SOURCE_ROUTES } from "./routes/git-sources";
 import { ORG_ROUTES } from "./routes/orgs";
@@ -19,7 +20,7 @@ import * as org from "./schemas-org";
 export { OPENAPI_PATH } from "./operation";
 
 /** Every documented operation. A new route is one `op({...})` entry in its resource's file under ./routes. */
-export const OPERATIONS: readonly Operation[] = [...ORG_ROUTES, ...PROJECT_ROUTES, ...SERVICE_ROUTES, ...BUILD_ROUTES, ...DATABASE_ROUTES, ...CONFIG_ROUTES, ...GIT_SOURCE_ROUTES, ...PREVIEW_ROUTES];
+export const OPERATIONS: readonly Operation[] = [...ORG_ROUTES, ...PROJECT_ROUTES, ...SERVICE_ROUTES, ...BUILD_ROUTES, ...DATABASE_ROUTES, ...CONFIG_ROUTES, ...GIT_SOURCE_ROUTES, ...PREVIEW_ROUTES, ...NODE_ROUTES];
 
 type JsonSchema = Record<string, unknown>;
 type Registry = ReturnType<typeof z.registry<{ id: string }>>;

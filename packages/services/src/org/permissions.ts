@@ -67,6 +67,8 @@ export const PERMISSIONS = {
   // Previews of pull requests (CONTRACT §11): their settings make the worker create and delete environments
   "preview.read": "viewer",
   "preview.write": "admin",
+  // The installation's nodes (CONTRACT §12): no organization's own, so an admin of any whole organization reads them
+  "node.read": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof PERMISSIONS;

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import type { SwarmServiceSpec } from "./port";
+import { overlayNetworkBody, serviceInfo, serviceSpecBody, taskInfo } from "./spec";
+
+// Every field set, so a new one cannot be forgotten in the body.
+const full: SwarmServiceSpec = {
+  name: "lrsw-web-1",
+  image: "10.231.0.1:56110/lrsw/web:v1",
+  replicas: 2,
+  labels: { "levelrail.managed": "true", "levelrail.instance": "lrsw" },
+  containerLabels: { "levelrail.role": "service" },
+  env: { PORT: "8080", EMPTY: "" },
+  command: ["/bin/busybox", "httpd", "-f"],
+  networks: [{ target: "lrsw-app-a", aliases: ["web"] }],
+  constraints: ["node.labels.lrsw.zone==a"],
+  spreadOver: ["node.labels.lrsw.zone"],
+  maxReplicasPerNode: 1,
+  secrets: [{ secretId: "s1", secretName: "lrsw-secret-x", file: "db_password" }],
+  updateOrder: "start-first",
+  stopGraceSeconds: 3,
+  endpointMode: "dnsrr",
+  registryAuth: { username: "u", password: "p", serveraddress: "10.231.0.1:56110" },
+};
+
+describe("serviceSpecBody", () => {
+  it("carries every field of the spec into the engine's ServiceSpec; the login never goes in the body", () => {
+    const body = serviceSpecBody(full);
+    expect(body).toEqual({
+      Name: "lrsw-web-1",
+      Labels: full.labels,
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: full.image,
+          Labels: full.containerLabels,
+          Env: ["PORT=8080", "EMPTY="],
+          Args: ["/bin/busybox", "httpd", "-f"],
+          StopGracePeriod: 3_000_000_000,
+          Secrets: [{ SecretID: "s1", SecretName: "lrsw-secret-x", File: { Name: "db_password", UID: "0", GID: "0", Mode: 0o400 } }],
+        },
+        Placement: {
+          Constraints: ["node.labels.lrsw.zone==a"],
+          Preferences: [{ Spread: { SpreadDescriptor: "node.labels.lrsw.zone" } }],
+          MaxReplicas: 1,
+        },
+        Networks: [{ Target: "lrsw-app-a", Aliases: ["web"] }],
+        RestartPolicy: { Condition: "any", Delay: 1_000_000_000, MaxAttempts: 0 },
+        ForceUpdate: 0,
+      },
+      Mode: { Replicated: { Replicas: 2 } },
+      UpdateConfig: { Parallelism: 1, Order: "start-first", FailureAction: "pause", Monitor: 5_000_000_000 },
+      EndpointSpec: { Mode: "dnsrr" },
+    });
+    expect(JSON.stringify(body)).not.toContain('"p"');
+  });
+
+  it("leaves the image's command alone, and sets no per-node limit, when none is given", () => {
+    const body = serviceSpecBody({ ...full, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined, stopGraceSeconds: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
+    expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("Args");
+    expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("StopGracePeriod");
+    expect(body.TaskTemplate.Placement).toEqual({ Constraints: ["node.labels.lrsw.zone==a"], Preferences: [] });
+  });
+});
+
+describe("overlayNetworkBody", () => {
+  it.each([
+    [
+      "encrypted, a subnet from the pool, the nodes' MTU",
+      { encrypted: true, subnet: "10.232.5.0/26", gateway: "10.232.5.1", mtu: 1450 },
+      { Options: { encrypted: "", "com.docker.network.driver.mtu": "1450" }, IPAM: { Driver: "default", Config: [{ Subnet: "10.232.5.0/26", Gateway: "10.232.5.1" }] } },
+    ],
+    ["plain, the swarm's pool picks the subnet", { encrypted: false, subnet: null, gateway: null, mtu: null }, { Options: {} }],
+    ["a subnet without a gateway", { encrypted: false, subnet: "10.232.6.0/26", gateway: null, mtu: null }, { IPAM: { Driver: "default", Config: [{ Subnet: "10.232.6.0/26" }] } }],
+  ] as const)("%s", (_, opts, want) => {
+    const body = overlayNetworkBody({ name: "lrsw-app-a", labels: { "levelrail.app": "a" }, ...opts });
+    expect(body).toMatchObject({ Name: "lrsw-app-a", Driver: "overlay", Attachable: true, CheckDuplicate: true, Labels: { "levelrail.app": "a" }, ...want });
+    if (!opts.subnet) expect(body).not.toHaveProperty("IPAM");
+  });
+});
+
+describe("taskInfo", () => {
+  const base = {
+    ID: "t1",
+    ServiceID: "s1",
+    NodeID: "n1",
+    Slot: 1,
+    DesiredState: "running",
+    UpdatedAt: "2026-12-02T13:00:00.5Z",
+    Spec: { ContainerSpec: { Image: "10.231.0.1:56110/lrsw/web:v1@sha256:abc" } },
+    Status: { State: "running", Message: "started", ContainerStatus: { ContainerID: "c1" } },
+    NetworksAttachments: [{ Network: { ID: "net1" }, Addresses: ["10.232.5.7/26"] }],
+  };
+  it.each([
+    ["running and meant to: ready", base, { ready: true, state: "running", image: "10.231.0.1:56110/lrsw/web:v1@sha256:abc", nodeId: "n1", containerId: "c1", addresses: { net1: "10.232.5.7" }, updatedAt: Date.parse("2026-12-02T13:00:00.5Z") }],
+    ["starting (its health check not passed yet)", { ...base, Status: { State: "starting" } }, { ready: false, state: "starting", containerId: null }],
+    ["running but being shut down", { ...base, DesiredState: "shutdown" }, { ready: false }],
+    ["failed, with the engine's error", { ...base, Status: { State: "failed", Err: "task: non-zero exit (1)" } }, { ready: false, error: "task: non-zero exit (1)" }],
+    ["not placed yet", { ID: "t2", ServiceID: "s1", NodeID: "", Status: { State: "pending", Message: "no suitable node" } }, { nodeId: null, slot: null, image: "", state: "pending", message: "no suitable node", updatedAt: 0, addresses: {} }],
+  ] as const)("%s", (_, task, want) => {
+    expect(taskInfo(task)).toMatchObject(want);
+  });
+});
+
+describe("serviceInfo", () => {
+  it("reads references to secrets, never a value, and the rollout state", () => {
+    expect(
+      serviceInfo({
+        ID: "s1",
+        Version: { Index: 42 },
+        Spec: {
+          Name: "lrsw-web-1",
+          Labels: { a: "b" },
+          TaskTemplate: {
+            ContainerSpec: { Image: "img", Secrets: [{ SecretID: "x", SecretName: "lrsw-secret-x", File: { Name: "pw" } }] },
+            Placement: { Constraints: ["node.role==worker"] },
+            Networks: [{ Target: "net1" }],
+          },
+          Mode: { Replicated: { Replicas: 3 } },
+        },
+        UpdateStatus: { State: "completed" },
+      }),
+    ).toEqual({
+      id: "s1", name: "lrsw-web-1", version: 42, labels: { a: "b" }, image: "img", replicas: 3, constraints: ["node.role==worker"],
+      secrets: [{ secretId: "x", secretName: "lrsw-secret-x", file: "pw" }], networks: ["net1"], updateState: "completed",
+    });
+    expect(serviceInfo({ ID: "s2" })).toMatchObject({ name: "", version: 0, replicas: 0, secrets: [], updateState: null });
+  });
+});
