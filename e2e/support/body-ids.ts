@@ -21,6 +21,8 @@ const S = "/api/v1/environments/{envId}/services/{service}";
 const D = "/api/v1/environments/{envId}/databases/{db}";
 const newService = { name: "intruder", app: "shop", image: "nginx:1", port: 80 };
 const gitService = { name: "intruder", app: "shop", port: 80 };
+/** A source whose provider API names `r`'s git credential as its token (checked as written: no connection). */
+const providerApi = (r: Ids) => ({ url: "https://git.example.com/x.git", apiProvider: "github", apiUrl: "https://api.github.com", apiCredentialId: r.gitCredentialId });
 const schedule = (targetId: string) => ({ cron: "0 3 * * *", targetId, keep: 3 });
 
 export const BODY_ID_CASES: BodyIdCase[] = [
@@ -31,6 +33,8 @@ export const BODY_ID_CASES: BodyIdCase[] = [
   { method: "PATCH", path: S, field: "registryCredentialId", body: (r) => ({ registryCredentialId: r.registryCredentialId }) },
   { method: "POST", path: "/api/v1/environments/{envId}/services", field: "source.git.credentialId", body: (r) => ({ ...gitService, source: { git: { url: "git@git.example.com:x.git", credentialId: r.gitCredentialId } } }) },
   { method: "PATCH", path: S, field: "source.git.credentialId", body: (r) => ({ source: { git: { url: "git@git.example.com:x.git", credentialId: r.gitCredentialId } } }) },
+  { method: "POST", path: "/api/v1/environments/{envId}/services", field: "source.git.apiCredentialId", body: (r) => ({ ...gitService, source: { git: providerApi(r) } }) },
+  { method: "PATCH", path: S, field: "source.git.apiCredentialId", body: (r) => ({ source: { git: providerApi(r) } }) },
   { method: "PATCH", path: S, field: "storageTargetId", body: (r) => ({ storageTargetId: r.backupTargetId }) },
   { method: "PATCH", path: S, field: "databaseEnv", body: (r) => ({ databaseEnv: { DATABASE_URL: { from: r.database } } }) },
   { method: "POST", path: `${S}/promote`, field: "to", body: (r) => ({ to: r.envId }) },
