@@ -39,10 +39,14 @@ test("the Resources charts draw their lines, read at body size at 360 and 1280 p
   const service = await seedService(operator, { prefix: "charts", deployed: true });
   await openService(page, service);
   const cpu = page.getByTestId("metrics-cpu");
-  // The sampler's first reading of a container gives no sample yet; a line needs two samples.
+  // The sampler's first reading of a container gives no sample yet; a line needs two samples. The
+  // network chart draws rates (the difference of two readings), so its line comes one sample after
+  // the others: wait for every chart's, not only the CPU's.
   await expect(async () => {
     await page.reload();
-    await expect(cpu.locator("path.line-a")).toHaveAttribute("d", /^M[^M]*L/, { timeout: 2_000 });
+    for (const id of ["metrics-cpu", "metrics-memory", "metrics-network"]) {
+      await expect(page.getByTestId(id).locator("path.line-a")).toHaveAttribute("d", /^M[^M]*L/, { timeout: 2_000 });
+    }
   }).toPass({ timeout: 120_000, intervals: [2_000, 5_000] });
 
   for (const width of WIDTHS) {
