@@ -78,6 +78,22 @@ try {
   await busy.successes(100);
   const busyResult = await busy.stop();
   const idleAfter = await idleRun();
+
+  // The same engine work with no switch: a container of the same image created, started, left a
+  // second (a cutover's drain) and removed, as often as the cutovers. What the host's 2 cores lose
+  // to the engine starting a container, apart from anything the product does at a switch.
+  const engineWindows: { from: number; to: number }[] = [];
+  const noise = load(CUTOVERS * 60_000);
+  await noise.successes(100);
+  for (let i = 0; i < CUTOVERS; i++) {
+    const from = performance.now();
+    const c = await s.runtime.docker.createContainer({ Image: images[i % 2]!.tag, name: `${shortName}-bench-noise-${i}` });
+    await c.start();
+    await new Promise((r) => setTimeout(r, 1000));
+    await c.remove({ force: true });
+    engineWindows.push({ from, to: performance.now() });
+  }
+  const noiseResult = await noise.stop();
   const idleResult = { failed: idleBefore.failed + idleAfter.failed, total: idleBefore.total + idleAfter.total, samples: [...idleBefore.samples, ...idleAfter.samples] };
   if (busyResult.hitBound) throw new Error("the load hit its bound before the cutovers finished");
   const [latest] = await listReleases({ ctx, envId: ctx.envId, name: service });
@@ -93,6 +109,10 @@ try {
   console.log(`p99 through Caddy, idle: ${fmt(idleP99)} (${idleResult.samples.length} requests)`);
   console.log(`p99 through Caddy, during cutovers: ${fmt(cutoverP99)} (${busyResult.samples.filter(during).length} requests)`);
   console.log(`p99 cutover/idle ratio: ${(cutoverP99 / idleP99).toFixed(2)}`);
+  const inEngine = (x: Sample) => engineWindows.some((w) => x.at >= w.from && x.at <= w.to);
+  const engineP99 = percentile(noiseResult.samples.filter((x) => x.ok && inEngine(x)).map((x) => x.ms), 99);
+  console.log(`p99 through Caddy, while the engine starts and removes a container (no switch): ${fmt(engineP99)} (${noiseResult.samples.filter(inEngine).length} requests, ${noiseResult.failed} failed)`);
+  console.log(`p99 engine-work/idle ratio: ${(engineP99 / idleP99).toFixed(2)}`);
   if (busyResult.failed > 0 || idleResult.failed > 0) process.exitCode = 1;
 } finally {
   await s.teardown();
