@@ -39,6 +39,10 @@ const USAGE = `usage: levelrail <command>
   install                                   (root) install the whole panel as containers the engine restarts after a
                                             crash or a reboot; run again from a newer checkout to upgrade
   uninstall                                 (root) remove the installation's containers, keep its data
+  node join --engine DOCKER_HOST --address IP [--name N] [--role worker|manager]
+                                            add a host's engine to the swarm this engine manages, after checking
+                                            what the overlay needs (2377/tcp, 7946/tcp+udp, 4789/udp both ways,
+                                            the MTU); a failed check names itself and its fix, and joins nothing
   quota set --org ID [--apps N] [--services N] [--databases N] [--domains N] [--channels N] [--reset]
                                             set an organization's own quotas (N or \`default\`); --reset: all back to
                                             the installation defaults (LEVELRAIL_QUOTA_*)
@@ -298,6 +302,9 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   "rotate-key": rotateKey,
   "quota show": quotaShow,
   "quota set": quotaSet,
+  "node join": async (args) => {
+    process.exitCode = await (await import("./node-join")).nodeJoinCommand(args);
+  },
   install: async (args) => (await import("./install/command")).installCommand(args),
   uninstall: async (args) => (await import("./install/command")).uninstallCommand(args),
 };

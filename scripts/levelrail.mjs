@@ -26,7 +26,7 @@ await runMain(async () => {
   const cli = nodeArgs((await bundle(BUNDLES.cli)).outfile);
   // Every command but help, install and uninstall works on the database: an installation's
   // (`levelrail install`), else the embedded one of `npm start`; doctor only looks for the one that runs.
-  const needsDb = args.length > 0 && !["help", "--help", "-h", "doctor", "install", "uninstall", "login", "export", "diff", "apply"].includes(args[0]);
+  const needsDb = args.length > 0 && !["help", "--help", "-h", "doctor", "install", "uninstall", "node", "login", "export", "diff", "apply"].includes(args[0]);
   const installed = (needsDb || args[0] === "doctor") && !env.DATABASE_URL ? installedDatabase(dataDir) : null;
   if (installed) Object.assign(env, installed);
   if (args[0] === "doctor" && !env.DATABASE_URL) {
