@@ -10,6 +10,11 @@ export type NodeAvailabilityInput = (typeof NODE_AVAILABILITIES)[number];
 /** The product's own node labels start with this; an operator's may not (placement of databases will use them). */
 export const RESERVED_NODE_LABEL_PREFIX = "levelrail.";
 export const MAX_NODE_LABELS = 64;
+/**
+ * The MTU of the interface a node talks to the others on, set by `levelrail node join` when it
+ * measured it: an app's overlay network is made at the smallest of them less VXLAN's 50 bytes.
+ */
+export const NODE_MTU_LABEL = `${RESERVED_NODE_LABEL_PREFIX}mtu`;
 
 /**
  * A label key an operator may set: letters, digits, `.`, `_`, `-` and `/`, starting and ending with

@@ -69,6 +69,9 @@ describe("joining a node through the engines' APIs", () => {
       return list.find((n) => n.ID === nodeId)?.Status?.State === "ready" ? true : undefined;
     }, { timeoutMs: 60_000, intervalMs: 250 });
     expect(lines.join("\n")).toContain("joined as a worker");
+    // Each node's measured MTU is its label now: the app overlays' MTU comes from them.
+    const labels = ((await h.manager.docker.listNodes()) as { Spec?: { Labels?: Record<string, string> } }[]).map((n) => n.Spec?.Labels?.["levelrail.mtu"]);
+    expect(labels).toEqual(["1500", "1500"]);
     expect(lines.join("\n")).not.toMatch(/SWMTKN/); // the join token is never logged
     expect(await probesLeft()).toBe(0);
   });

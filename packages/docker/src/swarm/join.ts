@@ -1,6 +1,8 @@
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
 import { Labels } from "@levelrail/spec/naming";
+import { NODE_MTU_LABEL } from "@levelrail/spec/nodes";
+import { swarmCalls } from "./engine";
 import { statusOf } from "../engine-errors";
 import { type EngineInfo, type EngineNode, engineKind, nodeView } from "./nodes";
 import { type JoinCandidate, type JoinVerdict, type PortCheck, type PortProber, type ProbeOutcome, type SwarmMember, runJoinPreflight } from "./preflight";
@@ -207,5 +209,12 @@ export async function joinNode(o: {
   });
   const nodeId = ((await o.candidate.docker.info()) as EngineInfo).Swarm?.NodeID ?? "";
   log(`${candidate.name} joined as a ${o.role} (node ${nodeId})`);
+  // Each measured MTU as the node's own label: app overlays are made at the smallest, less 50.
+  const swarm = swarmCalls(o.manager.docker);
+  const measured = [...members.map((m) => ({ address: m.address, mtu: m.mtu })), { address: candidate.address, mtu: candidate.mtu }];
+  for (const n of await swarm.listNodes()) {
+    const mtu = n.id === nodeId ? candidate.mtu : measured.find((m) => m.address === n.address)?.mtu;
+    if (mtu && n.labels[NODE_MTU_LABEL] !== String(mtu)) await swarm.updateNode(n.id, { labels: { ...n.labels, [NODE_MTU_LABEL]: String(mtu) } });
+  }
   return { joined: true, nodeId, verdict };
 }
