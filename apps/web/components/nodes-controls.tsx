@@ -70,7 +70,7 @@ export function NodeControls({
           </button>
         ))}
         {!editing && (
-          <button type="button" className="secondary" onClick={() => setEditing(true)}>
+          <button type="button" className="secondary" onClick={() => (setError(null), setEditing(true))}>
             Edit labels
           </button>
         )}

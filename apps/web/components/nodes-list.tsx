@@ -47,12 +47,13 @@ function ChangeStatus({ change }: { change: NodeChangeView }) {
   const badge = { pending: "phase-pending", applied: "phase-running", failed: "phase-failed" }[change.state];
   return (
     <span data-testid="node-change">
-      {askedText(change)}: <span className={`badge ${badge}`}>{change.state}</span>
+      <span className={`badge ${badge}`}>{change.state}</span>
       {change.state === "pending" && ` ${progressText(change)}`}
-      {change.state === "failed" && `: ${change.error ?? "the swarm refused it"}`}{" "}
+      {change.state === "failed" && `: ${change.error ?? "the swarm refused it"}`}
       <span className="muted">
-        (asked <Timestamp iso={change.requestedAt} />
-        {change.requestedBy ? ` by ${change.requestedBy}` : ""})
+        {" "}
+        — {askedText(change)}, asked <Timestamp iso={change.requestedAt} />
+        {change.requestedBy ? ` by ${change.requestedBy}` : ""}
       </span>
     </span>
   );
