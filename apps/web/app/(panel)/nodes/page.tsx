@@ -1,3 +1,4 @@
+import type { Ctx } from "@levelrail/services/context";
 import { listNodes } from "@levelrail/services/node/list";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { RESERVED_NODE_LABEL_PREFIX } from "@levelrail/spec/nodes";
@@ -12,7 +13,7 @@ export const metadata = { title: "Nodes · Levelrail" };
 type Loaded = { view: { engine: "single" | "swarm"; nodes: NodeItem[] } } | { error: string };
 
 /** The nodes through the same verb as `GET /api/v1/nodes`: its refusal (a 403 for a non-admin) is the page's error. */
-async function load(ctx: Awaited<ReturnType<typeof requireCtx>>): Promise<Loaded> {
+async function load(ctx: Ctx): Promise<Loaded> {
   try {
     return { view: await listNodes({ ctx, reader: nodesReader() }) };
   } catch (err) {
