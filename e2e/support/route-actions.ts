@@ -131,6 +131,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "GET /api/v1/metrics/deploys": "metrics.read",
   "GET /api/v1/metrics/dora": "metrics.read",
   "GET /api/v1/nodes": "node.read",
+  "PATCH /api/v1/nodes/{id}": "node.write",
   ...Object.fromEntries(
     (["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const).flatMap((m) => [
       [`${m} /api/v1/{...rest}`, "none"],

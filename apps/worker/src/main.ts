@@ -2,6 +2,7 @@ import { DEFAULT_NETWORK_POOL, databaseUrl, envSchema, parseEnv, publicUrl, requ
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
+import { dockerSwarm } from "@levelrail/docker/swarm";
 import { dockerImageBuilder } from "@levelrail/docker/build";
 import { join } from "node:path";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
@@ -69,6 +70,7 @@ const options = {
   db,
   sql,
   runtime,
+  swarm: dockerSwarm({ dockerHost: env.DOCKER_HOST }),
   shortName: env.LEVELRAIL_SHORT_NAME,
   resyncMs: env.LEVELRAIL_RESYNC_SECONDS * 1000,
   networkPool: { pool: env.LEVELRAIL_NETWORK_POOL, bits: APP_SUBNET_BITS },

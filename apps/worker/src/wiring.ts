@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Db, Sql } from "@levelrail/db/client";
 import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
+import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ImageBuilder } from "@levelrail/docker/build";
 import type { Keyring } from "@levelrail/secrets";
 import { IMAGES_KEY, PREVIEW_SWEEP_KEY } from "@levelrail/spec/keys";
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   db: Db;
   sql: Sql;
   runtime: Runtime;
+  /** The same engine's swarm calls (CONTRACT §12): nodes as operators asked. Absent: no node controller. */
+  swarm?: SwarmPort;
   shortName: string;
   keyring: Keyring;
   resyncMs: number;
@@ -147,6 +150,7 @@ export async function startWorker(given: WorkerOptions) {
     domains: c.domains,
     previews: c.previews,
     builds: c.builds,
+    nodes: c.nodes,
     poller: c.buildParts.poller,
     dataPlane: shared.dataPlane,
     metrics,

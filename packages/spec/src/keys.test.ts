@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DOMAINS_KEY, IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, PREVIEWS_KEY, PREVIEW_SWEEP_KEY, type ReconcileKey, backupKey, buildKey, databaseKey, formatKey, parseKey, serviceKey } from "./keys";
+import { DOMAINS_KEY, IMAGES_KEY, INGRESS_KEY, NETWORKS_KEY, NODES_KEY, PREVIEWS_KEY, PREVIEW_SWEEP_KEY, type ReconcileKey, backupKey, buildKey, databaseKey, formatKey, parseKey, serviceKey } from "./keys";
 
 describe("reconcile keys", () => {
   it.each<[ReconcileKey, string]>([
@@ -13,6 +13,7 @@ describe("reconcile keys", () => {
     [DOMAINS_KEY, "domains"],
     [PREVIEWS_KEY, "previews"],
     [PREVIEW_SWEEP_KEY, "preview-sweep"],
+    [NODES_KEY, "nodes"],
   ])("%j is %s on the wire and back", (key, wire) => {
     expect(formatKey(key)).toBe(wire);
     expect(parseKey(wire)).toEqual(key);

@@ -13,7 +13,8 @@ export type ReconcileKey =
   | { kind: "images" }
   | { kind: "domains" }
   | { kind: "previews" }
-  | { kind: "preview-sweep" };
+  | { kind: "preview-sweep" }
+  | { kind: "nodes" };
 
 export const serviceKey = (id: string): ReconcileKey => ({ kind: "service", id });
 /** A managed database: its container, volumes, attachments, schedule and restores. */
@@ -32,7 +33,10 @@ export const PREVIEWS_KEY: ReconcileKey = { kind: "previews" };
 /** The previews' sweep: time to live and the providers' open requests; on a schedule. */
 export const PREVIEW_SWEEP_KEY: ReconcileKey = { kind: "preview-sweep" };
 
-/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `build:<id>`, `ingress`, `networks`, `images`, `domains`, `previews`, `preview-sweep`. */
+/** The swarm's nodes: what operators asked of them (availability, labels), applied and kept (CONTRACT §12). */
+export const NODES_KEY: ReconcileKey = { kind: "nodes" };
+
+/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `build:<id>`, `ingress`, `networks`, `images`, `domains`, `previews`, `preview-sweep`, `nodes`. */
 export function formatKey(key: ReconcileKey): string {
   switch (key.kind) {
     case "service":
@@ -46,6 +50,7 @@ export function formatKey(key: ReconcileKey): string {
     case "domains":
     case "previews":
     case "preview-sweep":
+    case "nodes":
       return key.kind;
   }
 }
@@ -58,6 +63,7 @@ export function parseKey(text: string): ReconcileKey | null {
   if (text === "domains") return DOMAINS_KEY;
   if (text === "previews") return PREVIEWS_KEY;
   if (text === "preview-sweep") return PREVIEW_SWEEP_KEY;
+  if (text === "nodes") return NODES_KEY;
   const m = /^(service|database|backup|build):([A-Za-z0-9_-]{1,64})$/.exec(text);
   if (!m) return null;
   const id = m[2]!;

@@ -22,6 +22,8 @@ import { ingressController } from "../controllers/ingress/reconcile";
 import { previewsController } from "../controllers/previews/reconcile";
 import { pgPreviewStore, providerStatus } from "../controllers/previews/store";
 import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
+import { nodesController } from "../controllers/nodes/reconcile";
+import { pgNodeChangeStore } from "../node-store";
 import type { pgDatabaseStore } from "../database-store";
 import type { DesiredSnapshot } from "../desired-snapshot";
 import type { Fence } from "../fence";
@@ -138,9 +140,11 @@ export function controllers(o: WorkerOptions, s: Shared) {
     }),
   );
   const previews = o.previews ? s.runner(previewsFor(o, o.previews, s)) : null;
+  // What operators asked of the swarm's nodes (drain, labels): only with a swarm port to apply it through.
+  const nodes = o.swarm ? s.runner(nodesController({ swarm: o.swarm, store: pgNodeChangeStore(o.db), log: o.log })) : null;
   // Builds of git sources: their own runner (builds never take a deploy's slot), slots fair by organization.
   const builds = buildsFor(o, s);
-  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, builds: builds.runner, buildParts: builds };
+  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, nodes, builds: builds.runner, buildParts: builds };
 }
 
 /** The application controller with everything it records to (hooks, deploys, pulls, events). */

@@ -1,4 +1,4 @@
-import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, PREVIEWS_KEY, type ReconcileKey, buildKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
+import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, NODES_KEY, PREVIEWS_KEY, type ReconcileKey, buildKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
 import type { ContainerInformer } from "../containers/informer";
 import type { pgDatabaseStore } from "../database-store";
 import type { DesiredSnapshot } from "../desired-snapshot";
@@ -15,6 +15,8 @@ export interface Runners {
   /** Previews of pull requests; null when the worker runs without them. */
   previews: Runner | null;
   builds: Runner;
+  /** The swarm's nodes as operators asked; null when the worker drives no swarm port. */
+  nodes: Runner | null;
   /** A build's key woke: a build running here stops if a cancel was asked (its key is locked while it runs). */
   buildParts: { running: { poke(id: string): void } };
 }
@@ -51,6 +53,9 @@ export function router(r: Runners, desired: Pick<DesiredSnapshot, "invalidate">)
       case "previews":
       case "preview-sweep":
         r.previews?.enqueue(formatKey(key));
+        return;
+      case "nodes":
+        r.nodes?.enqueue(formatKey(key));
         return;
       case "build":
         r.builds.enqueue(formatKey(key));
@@ -96,6 +101,7 @@ export function resyncer(p: {
     p.route(INGRESS_KEY);
     p.route(DOMAINS_KEY);
     p.route(PREVIEWS_KEY);
+    p.route(NODES_KEY); // a node changed by hand on the engine is put back as asked
     await p.passed();
   };
 }

@@ -1,21 +1,63 @@
+import { nodeChange } from "@levelrail/db/schema/nodes";
 import { LevelrailError } from "@levelrail/spec/errors";
+import type { NodeChangeState, NodeChangeView } from "@levelrail/spec/nodes";
 import type { Ctx } from "../context";
 import { allows, requiredRole } from "../org/permissions";
 
+/** What the engine says of the installation's nodes: one engine as its one node, or a swarm's node list. */
+export interface EngineNodes<N extends { id: string }> {
+  engine: "single" | "swarm";
+  nodes: N[];
+}
+
 /** Where the node list comes from: the engine, read-only (`@levelrail/docker/nodes-read` in the web app). */
-export interface NodesReader<T> {
-  nodes(): Promise<T>;
+export interface NodesReader<N extends { id: string }> {
+  nodes(): Promise<EngineNodes<N>>;
+}
+
+/** A node as the API shows it: the engine's view and the change last asked of it. */
+export type NodeWithChange<N> = N & { change: NodeChangeView | null };
+
+/**
+ * The installation's nodes are no organization's own: an action on them needs its role on a whole
+ * organization (a role limited to one project does not count). Resolves to the organization whose
+ * membership allows it (the audit log's), else throws the 403 naming the role.
+ */
+export function nodeAuthority(ctx: Pick<Ctx, "actor">, action: "node.read" | "node.write", doing: string): string {
+  const { orgIds, memberships } = ctx.actor;
+  const m = memberships.find((x) => orgIds.includes(x.orgId) && x.projectId === null && allows(x.role, action));
+  if (!m) throw new LevelrailError("forbidden", `${doing} needs the ${requiredRole(action)} role in an organization`);
+  return m.orgId;
+}
+
+type Row = typeof nodeChange.$inferSelect;
+
+export function changeState(r: Pick<Row, "error" | "generation" | "appliedGeneration">): NodeChangeState {
+  if (r.error !== null) return "failed";
+  return r.appliedGeneration < r.generation ? "pending" : "applied";
+}
+
+export function changeView(r: Row): NodeChangeView {
+  return {
+    availability: r.availability,
+    labels: r.labels ?? null,
+    state: changeState(r),
+    error: r.error,
+    requestedAt: r.requestedAt.toISOString(),
+    requestedBy: r.requestedBy,
+  };
 }
 
 /**
  * `GET /api/v1/nodes` (CONTRACT §12): the installation's nodes, one engine answering itself as its
- * one node, a swarm its node list. The nodes are the installation's, not an organization's: the
- * caller must hold `node.read` (admin) on a whole organization (a role limited to one project does
- * not count); anyone else gets the 403 naming the role.
+ * one node, a swarm its node list, each with the change an operator last asked of it (null when
+ * none). Needs `node.read` (admin) on a whole organization.
  */
-export async function listNodes<T>({ ctx, reader }: { ctx: Pick<Ctx, "actor">; reader: NodesReader<T> }): Promise<T> {
-  const { orgIds, memberships } = ctx.actor;
-  const may = memberships.some((m) => orgIds.includes(m.orgId) && m.projectId === null && allows(m.role, "node.read"));
-  if (!may) throw new LevelrailError("forbidden", `listing the installation's nodes needs the ${requiredRole("node.read")} role in an organization`);
-  return reader.nodes();
+export async function listNodes<N extends { id: string }>({ ctx, reader }: { ctx: Pick<Ctx, "actor" | "db">; reader: NodesReader<N> }): Promise<EngineNodes<NodeWithChange<N>>> {
+  nodeAuthority(ctx, "node.read", "listing the installation's nodes");
+  const view = await reader.nodes();
+  // One engine has no node to change: no request can exist for it.
+  const rows = view.engine === "swarm" ? await ctx.db.select().from(nodeChange) : [];
+  const byId = new Map(rows.map((r) => [r.nodeId, changeView(r)]));
+  return { engine: view.engine, nodes: view.nodes.map((n) => ({ ...n, change: byId.get(n.id) ?? null })) };
 }

@@ -69,6 +69,8 @@ export const PERMISSIONS = {
   "preview.write": "admin",
   // The installation's nodes (CONTRACT §12): no organization's own, so an admin of any whole organization reads them
   "node.read": "admin",
+  // Drain, pause, activate and label them: the worker applies it to the swarm
+  "node.write": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Action = keyof typeof PERMISSIONS;

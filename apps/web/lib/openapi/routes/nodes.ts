@@ -1,11 +1,23 @@
 // The installation's nodes (CONTRACT §12): one engine, or the nodes of a Docker Swarm.
 import { z } from "zod";
 import type { NodesView } from "@levelrail/docker/nodes-read";
+import { type NodeChangeView, nodePatchInput } from "@levelrail/spec/nodes";
 import { op } from "../operation";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
-const nodeSchema = z.strictObject({
+const changeSchema = z
+  .strictObject({
+    availability: z.enum(["active", "pause", "drain"]).nullable().describe("the availability asked for; null: not asked"),
+    labels: z.record(z.string(), z.string()).nullable().describe("the operator's labels asked for (the product's own `levelrail.*` are kept besides); null: not asked"),
+    state: z.enum(["pending", "applied", "failed"]).describe("`pending`: not yet on the swarm; `applied`: on it (and kept so); `failed`: refused, `error` says why"),
+    error: z.string().nullable(),
+    requestedAt: z.string().describe("ISO 8601"),
+    requestedBy: z.string().nullable(),
+  })
+  .describe("the change last asked of the node (`PATCH /api/v1/nodes/{id}`)");
+
+const engineNodeSchema = z.strictObject({
   id: z.string().describe("the engine's node id (one engine: its engine id)"),
   name: z.string(),
   hostname: z.string(),
@@ -22,14 +34,25 @@ const nodeSchema = z.strictObject({
   engineVersion: z.string(),
 });
 
+const nodeSchema = engineNodeSchema.extend({ change: changeSchema.nullable() });
+
 export const nodesSchema = z.strictObject({
   engine: z.enum(["single", "swarm"]).describe("`single`: one Docker engine (the default); `swarm`: a Docker Swarm whose manager the panel drives"),
   nodes: z.array(nodeSchema).describe("managers first (the leader first), then by name"),
 });
 
-const checks: [Same<z.output<typeof nodesSchema>, NodesView>] = [true];
+const checks: [Same<z.output<typeof engineNodeSchema>, NodesView["nodes"][number]>, Same<z.output<typeof changeSchema>, NodeChangeView>] = [true, true];
 void checks;
 
 export const NODE_ROUTES = [
   op({ method: "get", path: "/api/v1/nodes", id: "listNodes", tag: "Nodes", summary: "The installation's nodes: role, state, availability, labels, resources (an admin of an organization)", ok: { status: 200, description: "the engine kind and its nodes", schema: nodesSchema } }),
+  op({
+    method: "patch",
+    path: "/api/v1/nodes/{id}",
+    id: "changeNode",
+    tag: "Nodes",
+    summary: "Drain, pause or activate a swarm node and set its labels (an admin of an organization); the worker applies it. 409 on one engine",
+    body: nodePatchInput,
+    ok: { status: 202, description: "recorded; the node with its change, pending", schema: z.strictObject({ node: nodeSchema }) },
+  }),
 ];
