@@ -26,8 +26,8 @@ async function load(ctx: Ctx): Promise<Loaded> {
 
 /**
  * The installation's nodes (CONTRACT §12; admins of a whole organization): read-only facts rendered
- * here on the server, the controls that change a node a small client component. Re-rendered on a
- * timer (NodesRefresh) so a pending change is seen to land.
+ * here on the server, the controls that change a node a small client component. A swarm's page is
+ * re-rendered on a timer (NodesRefresh) so a pending change is seen to land.
  */
 export default async function NodesPage() {
   const ctx = await requireCtx();
@@ -49,7 +49,8 @@ export default async function NodesPage() {
     <>
       <h1>Nodes</h1>
       <NodesList engine={engine} nodes={cards} />
-      <NodesRefresh pending={nodes.some((n) => n.change?.state === "pending")} />
+      {/* One engine answers itself, always ready, and takes no change: nothing to follow. */}
+      {engine === "swarm" && <NodesRefresh pending={nodes.some((n) => n.change?.state === "pending")} />}
     </>
   );
 }
