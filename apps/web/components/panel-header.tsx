@@ -28,6 +28,7 @@ export async function PanelHeader({ ctx }: { ctx: Ctx }) {
       </div>
       <nav className="topbar-right" aria-label="Main">
         <Link href="/deploys">Deploys</Link>
+        <Link href="/nodes">Nodes</Link>
         <Link href="/settings">Settings</Link>
         <Link href="/account">Account</Link>
         <span className="muted topbar-email" title={ctx.actor.email}>
