@@ -105,6 +105,7 @@ async function everyPage(browser: Browser, baseURL: string, session: Session, se
     { route: "/settings/audit", path: "/settings/audit", ready: "Audit log" },
     { route: "/settings/api", path: "/settings/api", ready: "API reference" },
     { route: "/account", path: "/account", ready: "Account" },
+    { route: "/nodes", path: "/nodes", ready: "Nodes" },
     { route: "/login", path: "/login", ready: "Sign in", signedOut: true },
     { route: "/invite/[token]", path: null, ready: "" },
   ];
