@@ -1,10 +1,10 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, Suspense, lazy, useState } from "react";
 import type { BackupSchedule } from "@levelrail/spec/database";
 import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
-import { scheduleText } from "@/lib/database-format";
+import { scheduleText } from "@/lib/schedule-text";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, issueErrors, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
@@ -16,7 +16,13 @@ import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { ListTable } from "./list-card";
 import { PhaseBadge } from "./phase-badge";
-import { ScheduleFields } from "./schedule-fields";
+
+/**
+ * The schedule's controls, in their own chunk: the form shows them once "Back up on a schedule" is
+ * ticked. React.lazy, not next/dynamic: the server never renders them, and next/dynamic's own
+ * runtime would cost this page more than the chunk saves.
+ */
+const ScheduleFields = lazy(() => import("./schedule-fields").then((m) => ({ default: m.ScheduleFields })));
 
 /** An environment's managed databases (phase, message, schedule) and the form that adds one. */
 export function DatabasesSection({ envId }: { envId: string }) {
@@ -47,7 +53,7 @@ export function DatabasesSection({ envId }: { envId: string }) {
                 <PhaseBadge phase={d.phase} testId={`database-phase-${d.name}`} />
                 {d.message && <div className="muted message">{d.message}</div>}
               </td>
-              <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId))}</td>
+              <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId), d.nextBackupAt)}</td>
             </tr>
           )}
         />
@@ -126,13 +132,15 @@ function NewDatabaseForm({ envId }: { envId: string }) {
         <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} /> Back up on a schedule
       </label>
       {scheduled && (
-        <ScheduleFields
-          idPrefix="new-database"
-          values={schedule}
-          errors={errors}
-          targets={targets}
-          onChange={(key, value) => setSchedule((s) => ({ ...s, [key]: value }))}
-        />
+        <Suspense fallback={null}>
+          <ScheduleFields
+            idPrefix="new-database"
+            values={schedule}
+            errors={errors}
+            targets={targets}
+            onChange={(key, value) => setSchedule((s) => ({ ...s, [key]: value }))}
+          />
+        </Suspense>
       )}
       <FormMessages error={errors.form} />
       {created && (

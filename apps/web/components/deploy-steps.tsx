@@ -19,7 +19,7 @@ const HOOK_PHASE_OF: Partial<Record<DeployStep, "pre" | "post">> = { "pre-deploy
 /**
  * The steps of the deploy in progress with the current one highlighted,
  * following the polled status; in a hook step, a link to that hook run's
- * live output.
+ * live output. The status card loads it (next/dynamic) only while a deploy runs.
  */
 export function DeploySteps({ service, status }: { service: Scoped; status: StatusView }) {
   const hookRuns = useServiceHookRuns(service);

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { checkedName } from "@/lib/form";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
@@ -17,8 +17,10 @@ import { RoleNote } from "./role-note";
 /**
  * "Clone environment": a new environment of the same project with this one's apps, services, env
  * vars and secrets (no domains); with "deploy everything", every cloned service deploys at once.
+ * `children`: the card's heading (id `clone-title`) and text, rendered on the server
+ * (CloneEnvironmentCard, environment-cards.tsx).
  */
-export function CloneEnvironmentForm({ environment, denied = null }: { environment: EnvironmentItem; denied?: string | null }) {
+export function CloneEnvironmentForm({ environment, denied = null, children }: { environment: EnvironmentItem; denied?: string | null; children: ReactNode }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [name, setName] = useState("");
@@ -45,11 +47,7 @@ export function CloneEnvironmentForm({ environment, denied = null }: { environme
 
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="clone-title" noValidate>
-      <h2 id="clone-title">Clone environment</h2>
-      <p className="muted">
-        Copies {environment.name}&apos;s apps, services, env vars and secrets into a new environment of this project. Domains are not
-        copied; nothing deploys unless you ask.
-      </p>
+      {children}
       <Field id="clone-name" label="New environment name" error={error}>
         {(a11y) => <input {...a11y} value={name} onChange={(e) => setName(e.target.value)} placeholder="staging" autoComplete="off" />}
       </Field>

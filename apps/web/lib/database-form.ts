@@ -1,4 +1,3 @@
-import { cronProblem } from "@levelrail/spec/cron";
 import type { BackupSchedule, backupScheduleInput } from "@levelrail/spec/database";
 import type { ServiceView } from "@levelrail/spec/service";
 import { type FieldErrors, numberOrUndefined } from "./form";
@@ -22,8 +21,12 @@ export const DEFAULT_SCHEDULE: ScheduleValues = { cron: "0 3 * * *", targetId: "
 export const scheduleValues = (s: BackupSchedule | null | undefined): ScheduleValues =>
   s ? { cron: s.cron, targetId: s.targetId, keep: String(s.keep) } : DEFAULT_SCHEDULE;
 
-/** The cron field's problem while it is typed (empty says nothing until submit). */
-export const cronHint = (cron: string): string | undefined => (cron.trim() === "" ? undefined : (cronProblem(cron) ?? undefined));
+/** `cronProblem` of `@levelrail/spec/cron`: a form loads it when a cron is first typed (croner is about 10 kB gzip). */
+export type CronCheck = (expr: string) => string | null;
+
+/** The cron field's problem while it is typed (empty says nothing until submit; nor does a form whose `check` has not loaded). */
+export const cronHint = (cron: string, check: CronCheck | null): string | undefined =>
+  cron.trim() === "" || check === null ? undefined : (check(cron) ?? undefined);
 
 /** The schedule as the API takes it, or each field's first problem (`schema`: the API's, which a form loads on submit). */
 export function scheduleInput(v: ScheduleValues, schema: typeof backupScheduleInput): { schedule: BackupSchedule } | { errors: FieldErrors } {

@@ -4,7 +4,8 @@ import { listDatabases } from "@levelrail/services/database/view";
 import { getTierEnv } from "@levelrail/services/env/vars";
 import { DatabasesSection } from "@/components/databases-section";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
-import { CloneEnvironmentForm, DeleteEnvironment } from "@/components/environment-actions";
+import { DeleteEnvironment } from "@/components/environment-actions";
+import { CloneEnvironmentCard } from "@/components/environment-cards";
 import { EnvironmentFleet } from "@/components/environment-fleet";
 import { TierEnvEditor } from "@/components/tier-env-settings";
 import { environmentOf, prefetchFleet } from "@/lib/environment";
@@ -35,7 +36,7 @@ export default async function EnvironmentPage({ params }: Props) {
       <EnvironmentCrumbs project={project} environment={environment} />
       <h1>{environment.name}</h1>
       <div className="columns">
-        <CloneEnvironmentForm environment={environment} denied={deniedBecause(ctx, environment, "environment.create")} />
+        <CloneEnvironmentCard environment={environment} denied={deniedBecause(ctx, environment, "environment.create")} />
         <DeleteEnvironment environment={environment} denied={deniedBecause(ctx, environment, "environment.delete")} />
       </div>
       <TierEnvEditor
