@@ -2,15 +2,15 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, Suspense, lazy, useState } from "react";
-import type { BackupSchedule } from "@levelrail/spec/database";
 import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
 import { scheduleText } from "@/lib/schedule-text";
-import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, issueErrors, topField } from "@/lib/form";
+import { api } from "@/lib/fetcher";
+import type { FieldErrors } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { databaseHref, envApi } from "@/lib/paths";
 import { useEnvironmentBackupTargets, useDatabases } from "@/lib/queries";
-import { DEFAULT_SCHEDULE, type ScheduleValues, scheduleApiError, scheduleInput } from "@/lib/database-form";
+import type { NewDatabaseValues } from "@/lib/new-database-input";
+import { DEFAULT_SCHEDULE, type ScheduleValues } from "@/lib/schedule-values";
 import type { DatabaseView } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
@@ -63,19 +63,8 @@ export function DatabasesSection({ envId }: { envId: string }) {
   );
 }
 
-const EMPTY = { name: "", version: DEFAULT_POSTGRES_VERSION, image: "" };
-type Values = typeof EMPTY;
-const FIELDS = new Set(["name", "version", "image", "cron", "targetId", "keep"]);
-
-/** The form's values as the API takes them, checked with the API's own schemas (`spec`, loaded on submit: zod stays out of the page). */
-function toInput(v: Values, scheduled: boolean, schedule: ScheduleValues, spec: typeof import("@levelrail/spec/database")): { input: unknown } | { errors: FieldErrors } {
-  const s = scheduled ? scheduleInput(schedule, spec.backupScheduleInput) : { schedule: null };
-  const parsed = spec.databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim() });
-  const errors: FieldErrors = { ...(parsed.success ? {} : issueErrors(parsed.error.issues)), ...("errors" in s ? s.errors : {}) };
-  if (!parsed.success || "errors" in s) return { errors };
-  const backupSchedule: BackupSchedule | null = s.schedule;
-  return { input: { ...parsed.data, ...(backupSchedule ? { backupSchedule } : {}) } };
-}
+const EMPTY: NewDatabaseValues = { name: "", version: DEFAULT_POSTGRES_VERSION, image: "" };
+type Values = NewDatabaseValues;
 
 /** Creates a PostgreSQL database in environment `envId`, optionally with a backup schedule. */
 function NewDatabaseForm({ envId }: { envId: string }) {
@@ -95,23 +84,18 @@ function NewDatabaseForm({ envId }: { envId: string }) {
       setCreated(d);
       await qc.invalidateQueries({ queryKey: keys.databases(envId) });
     },
-    onError: (err) => {
-      if (!(err instanceof ApiError)) return setErrors({ form: "could not create the database" });
-      const placed = scheduleApiError(err.field, err.message);
-      if (placed) return setErrors({ [placed.field]: placed.message });
-      const field = topField(err.field);
-      setErrors({ [FIELDS.has(field) ? field : "form"]: FIELDS.has(field) ? bareMessage(err.message, err.field) : err.message });
-    },
   });
   const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    const result = toInput(values, scheduled, schedule, await import("@levelrail/spec/database"));
+    // The API's schemas and the form's checks, loaded when it is sent: they stay out of the page's first load.
+    const [spec, check] = await Promise.all([import("@levelrail/spec/database"), import("@/lib/new-database-input")]);
+    const result = check.toInput(values, scheduled, schedule, spec);
     if ("errors" in result) return setErrors(result.errors);
     setErrors({});
-    create.mutate(result.input);
+    create.mutate(result.input, { onError: (err) => setErrors(check.apiErrors(err)) });
   }
 
   return (

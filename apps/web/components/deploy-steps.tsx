@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { DEPLOY_STEPS, type DeployStep } from "@levelrail/spec/service-lists";
 import type { StatusView } from "@levelrail/spec/service";
-import { useServiceHookRuns } from "@/lib/queries";
+import { useServiceHookRuns } from "@/lib/hook-run-queries";
 import type { Scoped } from "@/lib/paths";
 
 export const STEP_LABELS: Record<DeployStep, string> = {

@@ -1,21 +1,16 @@
 import type { BackupSchedule, backupScheduleInput } from "@levelrail/spec/database";
 import type { ServiceView } from "@levelrail/spec/service";
 import { type FieldErrors, numberOrUndefined } from "./form";
+import { DEFAULT_SCHEDULE, type ScheduleValues } from "./schedule-values";
 
 // The forms of managed databases: a backup schedule (new database, schedule card) and a service's attachments.
+// A schedule's values and defaults are in schedule-values.ts: the New database form loads this on submit.
+export { DEFAULT_SCHEDULE, type ScheduleValues } from "./schedule-values";
 
-/** A backup schedule as its form holds it: text, checked with the API's own schema on submit. */
-export interface ScheduleValues {
-  cron: string;
-  targetId: string;
-  keep: string;
-}
 
 export const SCHEDULE_FIELDS = ["cron", "targetId", "keep"] as const;
 export type ScheduleField = (typeof SCHEDULE_FIELDS)[number];
 
-/** A new schedule's starting point: every day at 03:00 UTC, a week of backups kept. */
-export const DEFAULT_SCHEDULE: ScheduleValues = { cron: "0 3 * * *", targetId: "", keep: "7" };
 
 /** The form's values of an existing schedule (or the defaults). */
 export const scheduleValues = (s: BackupSchedule | null | undefined): ScheduleValues =>
