@@ -6,8 +6,8 @@ import type { GitCredentialView } from "@levelrail/spec/git";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
 import { type FleetFilter, filterParams } from "./natural-sort";
-import { type Scoped, appApi, databaseApi, envApi, serviceApi } from "./paths";
-import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, METRICS_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
+import { type Scoped, databaseApi, envApi, serviceApi } from "./paths";
+import { FLEET_INTERVAL_MS, LIVE_INTERVAL_MS, METRICS_INTERVAL_MS, SERVICES_PAGE, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
