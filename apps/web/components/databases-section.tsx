@@ -2,7 +2,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { type FormEvent, Suspense, lazy, useState } from "react";
-import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
 import { scheduleText } from "@/lib/schedule-text";
 import { api } from "@/lib/fetcher";
 import type { FieldErrors } from "@/lib/form";
@@ -24,8 +23,12 @@ import { PhaseBadge } from "./phase-badge";
  */
 const ScheduleFields = lazy(() => import("./schedule-fields").then((m) => ({ default: m.ScheduleFields })));
 
-/** An environment's managed databases (phase, message, schedule) and the form that adds one. */
-export function DatabasesSection({ envId }: { envId: string }) {
+/**
+ * An environment's managed databases (phase, message, schedule) and the form that adds one.
+ * `defaultVersion`: DEFAULT_POSTGRES_VERSION, passed by the server page so the lists module of
+ * @levelrail/spec stays out of this page's JavaScript.
+ */
+export function DatabasesSection({ envId, defaultVersion }: { envId: string; defaultVersion: string }) {
   const databases = useDatabases(envId);
   const targets = useEnvironmentBackupTargets(envId);
   const targetName = (id: string | undefined) => targets?.find((t) => t.id === id)?.name;
@@ -58,16 +61,16 @@ export function DatabasesSection({ envId }: { envId: string }) {
           )}
         />
       </div>
-      <NewDatabaseForm envId={envId} />
+      <NewDatabaseForm envId={envId} defaultVersion={defaultVersion} />
     </section>
   );
 }
 
-const EMPTY: NewDatabaseValues = { name: "", version: DEFAULT_POSTGRES_VERSION, image: "" };
 type Values = NewDatabaseValues;
 
 /** Creates a PostgreSQL database in environment `envId`, optionally with a backup schedule. */
-function NewDatabaseForm({ envId }: { envId: string }) {
+function NewDatabaseForm({ envId, defaultVersion }: { envId: string; defaultVersion: string }) {
+  const EMPTY: Values = { name: "", version: defaultVersion, image: "" };
   const qc = useQueryClient();
   const targets = useEnvironmentBackupTargets(envId);
   const [values, setValues] = useState<Values>(EMPTY);
@@ -110,7 +113,7 @@ function NewDatabaseForm({ envId }: { envId: string }) {
         </Field>
       </div>
       <Field id="database-image" label="Image (optional)" error={errors.image} hint="An image that follows the official postgres image's conventions.">
-        {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder={`postgres:${values.version.trim() || DEFAULT_POSTGRES_VERSION}`} autoComplete="off" />}
+        {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder={`postgres:${values.version.trim() || defaultVersion}`} autoComplete="off" />}
       </Field>
       <label className="check">
         <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} /> Back up on a schedule

@@ -1,20 +1,22 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, Suspense, lazy, useState } from "react";
 import type { ServiceCreate, ServiceView } from "@levelrail/spec/service";
-import { STRATEGIES } from "@levelrail/spec/service-lists";
+import type { Strategy } from "@levelrail/spec/service-lists";
 import { api } from "@/lib/fetcher";
 import type { FieldErrors } from "@/lib/form";
 import { EMPTY_HOOK_DOMAINS } from "@/lib/hook-domain-values";
 import { keys } from "@/lib/keys";
 import type { NewServiceValues } from "@/lib/new-service-input";
 import { useApps } from "@/lib/queries";
-import { Copyable } from "./copyable";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
 import { envApi, serviceHref } from "@/lib/paths";
+
+/** The webhook secret's copy control, in its own chunk: only a service created from git shows it. */
+const Copyable = lazy(() => import("./copyable").then((m) => ({ default: m.Copyable })));
 
 const EMPTY: NewServiceValues = {
   name: "",
@@ -33,8 +35,8 @@ const EMPTY: NewServiceValues = {
 };
 type Values = NewServiceValues;
 
-/** Creates a service in one of the apps of environment `envId`. */
-export function NewServiceForm({ envId }: { envId: string }) {
+/** Creates a service in one of the apps of environment `envId`; `strategies` (STRATEGIES) come from the server page, so the lists module stays out of the page's JavaScript. */
+export function NewServiceForm({ envId, strategies }: { envId: string; strategies: readonly Strategy[] }) {
   const qc = useQueryClient();
   const apps = useApps(envId);
   const [values, setValues] = useState<Values>(EMPTY);
@@ -107,7 +109,7 @@ export function NewServiceForm({ envId }: { envId: string }) {
         <Field id="service-strategy" label="Strategy" error={errors.strategy}>
           {(a) => (
             <select {...a} value={values.strategy} onChange={set("strategy")}>
-              {STRATEGIES.map((s) => (
+              {strategies.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
@@ -143,7 +145,11 @@ export function NewServiceForm({ envId }: { envId: string }) {
             Created <Link href={serviceHref(created)}>{created.name}</Link>; its first build is queued. Point the repository&apos;s push webhook at{" "}
             <code className="mono">{created.source.git.webhookPath}</code> on this panel, with this secret (shown once):
           </p>
-          {created.source.git.webhookSecret && <Copyable label="Secret" text={created.source.git.webhookSecret} copyLabel="Copy the webhook secret" />}
+          {created.source.git.webhookSecret && (
+            <Suspense fallback={null}>
+              <Copyable label="Secret" text={created.source.git.webhookSecret} copyLabel="Copy the webhook secret" />
+            </Suspense>
+          )}
         </div>
       )}
       <button type="submit" disabled={create.isPending}>

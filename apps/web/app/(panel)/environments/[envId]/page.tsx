@@ -2,6 +2,7 @@ import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listDatabases } from "@levelrail/services/database/view";
 import { getTierEnv } from "@levelrail/services/env/vars";
+import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
 import { DatabasesSection } from "@/components/databases-section";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
 import { DeleteEnvironment } from "@/components/environment-actions";
@@ -47,7 +48,7 @@ export default async function EnvironmentPage({ params }: Props) {
       />
       <h2>Apps and services</h2>
       <EnvironmentFleet envId={envId} />
-      <DatabasesSection envId={envId} />
+      <DatabasesSection envId={envId} defaultVersion={DEFAULT_POSTGRES_VERSION} />
     </HydrationBoundary>
   );
 }
