@@ -15,11 +15,8 @@ export function formatSpan(ms: number | null): string {
   return `${(hours / 24).toFixed(1)} days`;
 }
 
-/** A time as the tables show it, in UTC (the same text as <Timestamp>). */
-export function formatTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
-}
+// formatTime lives in time-format.ts: <Timestamp> is on most pages, the rest of this module is not.
+export { formatTime } from "./time-format";
 
 export const HOOK_PHASE_LABELS: Record<HookRunItem["phase"], string> = { pre: "pre-deploy", post: "post-deploy" };
 

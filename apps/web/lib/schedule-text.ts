@@ -1,5 +1,5 @@
 import type { BackupSchedule } from "@levelrail/spec/database";
-import { formatTime } from "./format";
+import { formatTime } from "./time-format";
 
 // Apart from database-format.ts: the environment page's database list shows schedules, not backups.
 
