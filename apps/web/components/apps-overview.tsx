@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
-import { PHASES } from "@levelrail/spec/service-lists";
+import type { Phase } from "@levelrail/spec/service-lists";
 import { groupByApp, pageRange } from "@/lib/fleet-page";
 import { type FleetFilter, NO_FILTER, byName, filtering } from "@/lib/natural-sort";
 import { SERVICES_PAGE, keys } from "@/lib/keys";
@@ -18,7 +18,7 @@ import { Alert } from "./alert";
  * page), grouped into their apps' cards, with the apps that have no service yet ahead of them.
  * One environment's: its apps and services.
  */
-export function AppsOverview({ envId }: { envId: string }) {
+export function AppsOverview({ envId, phases }: { envId: string; phases: readonly Phase[] }) {
   const apps = useApps(envId);
   const [filter, setFilter] = useState<FleetFilter>(NO_FILTER);
   // The cursors of the pages walked through, "" for the first: "Newer" goes back one.
@@ -45,7 +45,7 @@ export function AppsOverview({ envId }: { envId: string }) {
   };
   return (
     <div className="stack">
-      <FleetFilterForm filter={filter} onChange={change} />
+      <FleetFilterForm filter={filter} phases={phases} onChange={change} />
       <Alert error={page.error} />
       {narrowed && page.data && services.length === 0 && <p className="muted">No service matches the filter.</p>}
       {groups.map((g) => (
@@ -72,7 +72,7 @@ export function AppsOverview({ envId }: { envId: string }) {
 }
 
 /** Narrows the dashboard to services whose name contains some text, and to one phase. */
-function FleetFilterForm({ filter, onChange }: { filter: FleetFilter; onChange: (f: Partial<FleetFilter>) => void }) {
+function FleetFilterForm({ filter, phases, onChange }: { filter: FleetFilter; phases: readonly Phase[]; onChange: (f: Partial<FleetFilter>) => void }) {
   return (
     <search className="row narrow-row" aria-label="Filter services">
       <div className="field">
@@ -81,9 +81,9 @@ function FleetFilterForm({ filter, onChange }: { filter: FleetFilter; onChange: 
       </div>
       <div className="field">
         <label htmlFor="fleet-filter-phase">Phase</label>
-        <select id="fleet-filter-phase" value={filter.phase} onChange={(e) => onChange({ phase: PHASES.find((p) => p === e.target.value) ?? "" })}>
+        <select id="fleet-filter-phase" value={filter.phase} onChange={(e) => onChange({ phase: phases.find((p) => p === e.target.value) ?? "" })}>
           <option value="">Any phase</option>
-          {PHASES.map((p) => (
+          {phases.map((p) => (
             <option key={p} value={p}>
               {p}
             </option>

@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { BackupSchedule } from "@levelrail/spec/database";
-import { scheduleText } from "@/lib/database-format";
+import { scheduleText } from "@/lib/schedule-text";
 import { ApiError, api } from "@/lib/fetcher";
 import type { FieldErrors } from "@/lib/form";
 import { keys } from "@/lib/keys";
@@ -18,10 +18,10 @@ export function BackupScheduleCard({ database }: { database: Scoped }) {
   const d = useDatabase(database);
   if (!d.data) return null;
   // Remounted when the saved schedule changes, so the form starts from what is saved.
-  return <ScheduleForm key={JSON.stringify(d.data.backupSchedule)} database={database} saved={d.data.backupSchedule} />;
+  return <ScheduleForm key={JSON.stringify(d.data.backupSchedule)} database={database} saved={d.data.backupSchedule} nextAt={d.data.nextBackupAt} />;
 }
 
-function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSchedule | null }) {
+function ScheduleForm({ database, saved, nextAt }: { database: Scoped; saved: BackupSchedule | null; nextAt: string | null }) {
   const qc = useQueryClient();
   const targets = useEnvironmentBackupTargets(database.environmentId);
   const [values, setValues] = useState<ScheduleValues>(scheduleValues(saved));
@@ -55,7 +55,7 @@ function ScheduleForm({ database, saved }: { database: Scoped; saved: BackupSche
     <form className="card stack" onSubmit={submit} aria-labelledby="schedule-title" noValidate>
       <h2 id="schedule-title">Backup schedule</h2>
       <p className="muted" data-testid="schedule-summary">
-        {saved ? `${scheduleText(saved, targetName)}.` : "No schedule: back up now below, or set one here."} Every backup is restored
+        {saved ? `${scheduleText(saved, targetName, nextAt)}.` : "No schedule: back up now below, or set one here."} Every backup is restored
         into a throwaway copy and compared before it counts as verified.
       </p>
       <ScheduleFields

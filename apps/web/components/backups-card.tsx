@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, Suspense, lazy, useState } from "react";
 import { backupBadge, backupDetail, backupDuration, backupReadable, formatBytes, shortSha } from "@/lib/database-format";
 import { ApiError, api } from "@/lib/fetcher";
 import { bareMessage } from "@/lib/form";
@@ -12,8 +12,14 @@ import { Alert } from "./alert";
 import { Field } from "./field";
 import { ACTIONS, ListCard } from "./list-card";
 import { FormMessages } from "./form-messages";
-import { RestoreForm } from "./restore-form";
 import { Timestamp } from "./timestamp";
+
+/**
+ * The restore form, in its own chunk: a first load shows none (it opens from a backup's
+ * "Restore…"). React.lazy, not next/dynamic: the server never renders it, and next/dynamic's own
+ * runtime would cost this page more than the chunk saves.
+ */
+const RestoreForm = lazy(() => import("./restore-form").then((m) => ({ default: m.RestoreForm })));
 
 /** The database's backups, newest first, with "Back up now", and per backup "Verify again" and "Restore…". */
 export function BackupsCard({ database }: { database: Scoped }) {
@@ -34,7 +40,11 @@ export function BackupsCard({ database }: { database: Scoped }) {
         <BackupRow database={database} backup={b} selected={b.id === restoring?.id} onRestore={() => setRestoring((r) => ({ id: b.id, opened: (r?.opened ?? 0) + 1 }))} />
       )}
     >
-      {chosen && restoring && <RestoreForm key={`${chosen.id}-${restoring.opened}`} database={database} backup={chosen} onClose={() => setRestoring(null)} />}
+      {chosen && restoring && (
+        <Suspense fallback={null}>
+          <RestoreForm key={`${chosen.id}-${restoring.opened}`} database={database} backup={chosen} onClose={() => setRestoring(null)} />
+        </Suspense>
+      )}
     </ListCard>
   );
 }

@@ -1,17 +1,18 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, Suspense, lazy, useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
 import { bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
-import { type Scoped, databaseApi, environmentHref } from "@/lib/paths";
-import { useDatabase, withQuery } from "@/lib/queries";
+import { type Scoped, databaseApi } from "@/lib/paths";
+import { useDatabase } from "@/lib/queries";
 import type { RestoreView } from "@/lib/types";
 import { Field } from "./field";
-import { FormMessages } from "./form-messages";
 import { ListTable } from "./list-card";
 import { Timestamp } from "./timestamp";
+
+/** The delete's form, in its own chunk: it opens from the "Delete database" button. */
+const DeleteDatabaseForm = lazy(() => import("./delete-database-form").then((m) => ({ default: m.DeleteDatabaseForm })));
 
 const RESTORE_CLASSES: Record<RestoreView["status"], string> = {
   running: "outcome-running",
@@ -115,30 +116,12 @@ function KeptVolume({ database, name, retiredAt, removing }: { database: Scoped;
 
 /** "Delete database": its name typed to confirm; its data volume is kept unless "also delete its data" is ticked. */
 export function DeleteDatabase({ database }: { database: Scoped }) {
-  const router = useRouter();
-  const qc = useQueryClient();
   const d = useDatabase(database);
   const [armed, setArmed] = useState(false);
   const [confirm, setConfirm] = useState("");
   const [dropData, setDropData] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const remove = useMutation({
-    mutationFn: () => api(withQuery(databaseApi(database), { dropData: dropData ? "true" : null }), { method: "DELETE" }),
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: keys.databases(database.environmentId) });
-      qc.removeQueries({ queryKey: keys.database(database) });
-      router.push(environmentHref(database.environmentId));
-    },
-    onError: (err) => setError(err instanceof ApiError ? err.message : "could not delete the database"),
-  });
   const attached = d.data?.attachedBy ?? [];
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    if (confirm !== database.name) return setError(`type ${database.name} to delete it`);
-    setError(undefined);
-    remove.mutate();
-  }
 
   return (
     <section className="card stack" aria-labelledby="delete-database-title">
@@ -155,26 +138,18 @@ export function DeleteDatabase({ database }: { database: Scoped }) {
           </button>
         </div>
       ) : (
-        <form className="warning stack" onSubmit={submit} aria-label={`Delete ${database.name}`} noValidate>
-          <p>
-            Its container goes. Its data volume is kept unless you tick “also delete its data”.
-          </p>
-          <Field id="delete-database-confirm" label={`Type ${database.name} to confirm`} error={undefined}>
-            {(a) => <input {...a} value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="off" />}
-          </Field>
-          <label className="check">
-            <input type="checkbox" checked={dropData} onChange={(e) => setDropData(e.target.checked)} /> Also delete its data
-          </label>
-          <FormMessages error={error} />
-          <div className="buttons">
-            <button type="submit" className="danger" disabled={remove.isPending}>
-              Delete {database.name}
-            </button>
-            <button type="button" className="secondary" onClick={() => setArmed(false)}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <Suspense fallback={null}>
+          <DeleteDatabaseForm
+            database={database}
+            confirm={confirm}
+            onConfirm={setConfirm}
+            dropData={dropData}
+            onDropData={setDropData}
+            error={error}
+            onError={setError}
+            onCancel={() => setArmed(false)}
+          />
+        </Suspense>
       )}
     </section>
   );

@@ -38,58 +38,32 @@ export function DatabaseStatusCard({ database }: { database: Scoped }) {
   );
 }
 
-/** How attached services reach the database (never its password), and which services attach it under which key. */
-export function ConnectionCard({ database }: { database: Scoped }) {
+/** Which services attach the database under which key (polled with the database); ConnectionCard (connection-card.tsx) holds it. */
+export function AttachedBy({ database }: { database: Scoped }) {
   const d = useDatabase(database);
   if (!d.data) return null;
-  const c = d.data.connection;
-  return (
-    <section className="card stack" aria-labelledby="connection-title">
-      <h2 id="connection-title">Connection</h2>
-      <dl className="facts">
-        <dt>Host</dt>
-        <dd className="mono">{c.host}</dd>
-        <dt>Port</dt>
-        <dd className="mono">{c.port}</dd>
-        <dt>User</dt>
-        <dd className="mono">{c.user}</dd>
-        <dt>Database</dt>
-        <dd className="mono">{c.database}</dd>
-        <dt>Password</dt>
-        <dd className="muted">generated and sealed; never shown</dd>
-      </dl>
-      <p className="muted">
-        A service attaches it from its own page (Databases): its container gets{" "}
-        <span className="mono">
-          postgres://{c.user}:…@{c.host}:{c.port}/{c.database}
-        </span>{" "}
-        under the key you choose, and the host resolves on that service&apos;s app network.
-      </p>
-      <h3 id="attached-by-title">Attached by</h3>
-      {d.data.attachedBy.length === 0 ? (
-        <p className="muted">No service attaches it yet.</p>
-      ) : (
-        <table aria-labelledby="attached-by-title">
-          <thead>
-            <tr>
-              <th scope="col">Service</th>
-              <th scope="col">App</th>
-              <th scope="col">Key</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.data.attachedBy.map((a) => (
-              <tr key={`${a.service}/${a.key}`}>
-                <td>
-                  <Link href={serviceHref({ environmentId: database.environmentId, name: a.service }, "settings")}>{a.service}</Link>
-                </td>
-                <td>{a.app}</td>
-                <td className="key-cell">{a.key}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+  return d.data.attachedBy.length === 0 ? (
+    <p className="muted">No service attaches it yet.</p>
+  ) : (
+    <table aria-labelledby="attached-by-title">
+      <thead>
+        <tr>
+          <th scope="col">Service</th>
+          <th scope="col">App</th>
+          <th scope="col">Key</th>
+        </tr>
+      </thead>
+      <tbody>
+        {d.data.attachedBy.map((a) => (
+          <tr key={`${a.service}/${a.key}`}>
+            <td>
+              <Link href={serviceHref({ environmentId: database.environmentId, name: a.service }, "settings")}>{a.service}</Link>
+            </td>
+            <td>{a.app}</td>
+            <td className="key-cell">{a.key}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

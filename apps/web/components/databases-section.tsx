@@ -1,25 +1,34 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
-import type { BackupSchedule } from "@levelrail/spec/database";
-import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
-import { scheduleText } from "@/lib/database-format";
-import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, issueErrors, topField } from "@/lib/form";
+import { type FormEvent, Suspense, lazy, useState } from "react";
+import { scheduleText } from "@/lib/schedule-text";
+import { api } from "@/lib/fetcher";
+import type { FieldErrors } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { databaseHref, envApi } from "@/lib/paths";
 import { useEnvironmentBackupTargets, useDatabases } from "@/lib/queries";
-import { DEFAULT_SCHEDULE, type ScheduleValues, scheduleApiError, scheduleInput } from "@/lib/database-form";
+import type { NewDatabaseValues } from "@/lib/new-database-input";
+import { DEFAULT_SCHEDULE, type ScheduleValues } from "@/lib/schedule-values";
 import type { DatabaseView } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { ListTable } from "./list-card";
 import { PhaseBadge } from "./phase-badge";
-import { ScheduleFields } from "./schedule-fields";
 
-/** An environment's managed databases (phase, message, schedule) and the form that adds one. */
-export function DatabasesSection({ envId }: { envId: string }) {
+/**
+ * The schedule's controls, in their own chunk: the form shows them once "Back up on a schedule" is
+ * ticked. React.lazy, not next/dynamic: the server never renders them, and next/dynamic's own
+ * runtime would cost this page more than the chunk saves.
+ */
+const ScheduleFields = lazy(() => import("./schedule-fields").then((m) => ({ default: m.ScheduleFields })));
+
+/**
+ * An environment's managed databases (phase, message, schedule) and the form that adds one.
+ * `defaultVersion`: DEFAULT_POSTGRES_VERSION, passed by the server page so the lists module of
+ * @levelrail/spec stays out of this page's JavaScript.
+ */
+export function DatabasesSection({ envId, defaultVersion }: { envId: string; defaultVersion: string }) {
   const databases = useDatabases(envId);
   const targets = useEnvironmentBackupTargets(envId);
   const targetName = (id: string | undefined) => targets?.find((t) => t.id === id)?.name;
@@ -47,32 +56,21 @@ export function DatabasesSection({ envId }: { envId: string }) {
                 <PhaseBadge phase={d.phase} testId={`database-phase-${d.name}`} />
                 {d.message && <div className="muted message">{d.message}</div>}
               </td>
-              <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId))}</td>
+              <td className="muted">{scheduleText(d.backupSchedule, targetName(d.backupSchedule?.targetId), d.nextBackupAt)}</td>
             </tr>
           )}
         />
       </div>
-      <NewDatabaseForm envId={envId} />
+      <NewDatabaseForm envId={envId} defaultVersion={defaultVersion} />
     </section>
   );
 }
 
-const EMPTY = { name: "", version: DEFAULT_POSTGRES_VERSION, image: "" };
-type Values = typeof EMPTY;
-const FIELDS = new Set(["name", "version", "image", "cron", "targetId", "keep"]);
-
-/** The form's values as the API takes them, checked with the API's own schemas (`spec`, loaded on submit: zod stays out of the page). */
-function toInput(v: Values, scheduled: boolean, schedule: ScheduleValues, spec: typeof import("@levelrail/spec/database")): { input: unknown } | { errors: FieldErrors } {
-  const s = scheduled ? scheduleInput(schedule, spec.backupScheduleInput) : { schedule: null };
-  const parsed = spec.databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim() });
-  const errors: FieldErrors = { ...(parsed.success ? {} : issueErrors(parsed.error.issues)), ...("errors" in s ? s.errors : {}) };
-  if (!parsed.success || "errors" in s) return { errors };
-  const backupSchedule: BackupSchedule | null = s.schedule;
-  return { input: { ...parsed.data, ...(backupSchedule ? { backupSchedule } : {}) } };
-}
+type Values = NewDatabaseValues;
 
 /** Creates a PostgreSQL database in environment `envId`, optionally with a backup schedule. */
-function NewDatabaseForm({ envId }: { envId: string }) {
+function NewDatabaseForm({ envId, defaultVersion }: { envId: string; defaultVersion: string }) {
+  const EMPTY: Values = { name: "", version: defaultVersion, image: "" };
   const qc = useQueryClient();
   const targets = useEnvironmentBackupTargets(envId);
   const [values, setValues] = useState<Values>(EMPTY);
@@ -89,23 +87,18 @@ function NewDatabaseForm({ envId }: { envId: string }) {
       setCreated(d);
       await qc.invalidateQueries({ queryKey: keys.databases(envId) });
     },
-    onError: (err) => {
-      if (!(err instanceof ApiError)) return setErrors({ form: "could not create the database" });
-      const placed = scheduleApiError(err.field, err.message);
-      if (placed) return setErrors({ [placed.field]: placed.message });
-      const field = topField(err.field);
-      setErrors({ [FIELDS.has(field) ? field : "form"]: FIELDS.has(field) ? bareMessage(err.message, err.field) : err.message });
-    },
   });
   const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    const result = toInput(values, scheduled, schedule, await import("@levelrail/spec/database"));
+    // The API's schemas and the form's checks, loaded when it is sent: they stay out of the page's first load.
+    const [spec, check] = await Promise.all([import("@levelrail/spec/database"), import("@/lib/new-database-input")]);
+    const result = check.toInput(values, scheduled, schedule, spec);
     if ("errors" in result) return setErrors(result.errors);
     setErrors({});
-    create.mutate(result.input);
+    create.mutate(result.input, { onError: (err) => setErrors(check.apiErrors(err)) });
   }
 
   return (
@@ -120,19 +113,21 @@ function NewDatabaseForm({ envId }: { envId: string }) {
         </Field>
       </div>
       <Field id="database-image" label="Image (optional)" error={errors.image} hint="An image that follows the official postgres image's conventions.">
-        {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder={`postgres:${values.version.trim() || DEFAULT_POSTGRES_VERSION}`} autoComplete="off" />}
+        {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder={`postgres:${values.version.trim() || defaultVersion}`} autoComplete="off" />}
       </Field>
       <label className="check">
         <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} /> Back up on a schedule
       </label>
       {scheduled && (
-        <ScheduleFields
-          idPrefix="new-database"
-          values={schedule}
-          errors={errors}
-          targets={targets}
-          onChange={(key, value) => setSchedule((s) => ({ ...s, [key]: value }))}
-        />
+        <Suspense fallback={null}>
+          <ScheduleFields
+            idPrefix="new-database"
+            values={schedule}
+            errors={errors}
+            targets={targets}
+            onChange={(key, value) => setSchedule((s) => ({ ...s, [key]: value }))}
+          />
+        </Suspense>
       )}
       <FormMessages error={errors.form} />
       {created && (

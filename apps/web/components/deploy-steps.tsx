@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { DEPLOY_STEPS, type DeployStep } from "@levelrail/spec/service-lists";
 import type { StatusView } from "@levelrail/spec/service";
-import { useServiceHookRuns } from "@/lib/queries";
+import { useServiceHookRuns } from "@/lib/hook-run-queries";
 import type { Scoped } from "@/lib/paths";
 
 export const STEP_LABELS: Record<DeployStep, string> = {
@@ -19,7 +19,7 @@ const HOOK_PHASE_OF: Partial<Record<DeployStep, "pre" | "post">> = { "pre-deploy
 /**
  * The steps of the deploy in progress with the current one highlighted,
  * following the polled status; in a hook step, a link to that hook run's
- * live output.
+ * live output. The status card loads it (next/dynamic) only while a deploy runs.
  */
 export function DeploySteps({ service, status }: { service: Scoped; status: StatusView }) {
   const hookRuns = useServiceHookRuns(service);

@@ -1,24 +1,27 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
 import { checkedName } from "@/lib/form";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { removalText } from "@/lib/format";
 import { environmentHref } from "@/lib/paths";
 import { useApps, useDatabases, useEnvironmentServices, withQuery } from "@/lib/queries";
 import type { EnvironmentItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
-import { Alert } from "./alert";
 import { RoleNote } from "./role-note";
+
+/** The delete's confirmation, in its own chunk: it opens from the "Delete environment" button. */
+const DeleteEnvironmentConfirm = lazy(() => import("./delete-environment-confirm").then((m) => ({ default: m.DeleteEnvironmentConfirm })));
 
 /**
  * "Clone environment": a new environment of the same project with this one's apps, services, env
  * vars and secrets (no domains); with "deploy everything", every cloned service deploys at once.
+ * `children`: the card's heading (id `clone-title`) and text, rendered on the server
+ * (CloneEnvironmentCard, environment-cards.tsx).
  */
-export function CloneEnvironmentForm({ environment, denied = null }: { environment: EnvironmentItem; denied?: string | null }) {
+export function CloneEnvironmentForm({ environment, denied = null, children }: { environment: EnvironmentItem; denied?: string | null; children: ReactNode }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [name, setName] = useState("");
@@ -45,11 +48,7 @@ export function CloneEnvironmentForm({ environment, denied = null }: { environme
 
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="clone-title" noValidate>
-      <h2 id="clone-title">Clone environment</h2>
-      <p className="muted">
-        Copies {environment.name}&apos;s apps, services, env vars and secrets into a new environment of this project. Domains are not
-        copied; nothing deploys unless you ask.
-      </p>
+      {children}
       <Field id="clone-name" label="New environment name" error={error}>
         {(a11y) => <input {...a11y} value={name} onChange={(e) => setName(e.target.value)} placeholder="staging" autoComplete="off" />}
       </Field>
@@ -84,7 +83,6 @@ export function DeleteEnvironment({ environment, denied = null }: { environment:
       router.refresh();
     },
   });
-  const ready = apps.data && services.data && databases.data;
   return (
     <section className="card stack" aria-labelledby="delete-env-title">
       <h2 id="delete-env-title">Delete environment</h2>
@@ -96,32 +94,19 @@ export function DeleteEnvironment({ environment, denied = null }: { environment:
           <RoleNote id="delete-env-denied" denied={denied} />
         </div>
       ) : (
-        <Alert warning>
-          <p>
-            {ready
-              ? removalText(
-                  environment.name,
-                  apps.data.map((a) => a.name),
-                  services.data.map((s) => s.name),
-                  databases.data.map((d) => d.name),
-                  dropData,
-                )
-              : "Loading what it holds…"}
-          </p>
-          {databases.data && databases.data.length > 0 && (
-            <label className="check">
-              <input type="checkbox" checked={dropData} onChange={(e) => setDropData(e.target.checked)} /> Also delete the databases&apos; data
-            </label>
-          )}
-          <div className="buttons">
-            <button type="button" className="danger" disabled={!ready || remove.isPending} onClick={() => remove.mutate()}>
-              Delete {environment.name}
-            </button>
-            <button type="button" className="secondary" onClick={() => setArmed(false)}>
-              Cancel
-            </button>
-          </div>
-        </Alert>
+        <Suspense fallback={null}>
+          <DeleteEnvironmentConfirm
+            environment={environment}
+            apps={apps.data}
+            services={services.data}
+            databases={databases.data}
+            dropData={dropData}
+            onDropData={setDropData}
+            pending={remove.isPending}
+            onDelete={() => remove.mutate()}
+            onCancel={() => setArmed(false)}
+          />
+        </Suspense>
       )}
       <FormMessages error={remove.isError ? remove.error.message : (apps.error?.message ?? services.error?.message ?? databases.error?.message)} />
     </section>

@@ -1,15 +1,20 @@
+import { PHASES, STRATEGIES } from "@levelrail/spec/service-lists";
 import { AppsOverview } from "./apps-overview";
 import { NewAppForm } from "./new-app-form";
 import { NewServiceForm } from "./new-service-form";
 
-/** An environment's apps with their services, and the forms that add to them. */
+/**
+ * An environment's apps with their services, and the forms that add to them. A server component:
+ * the phase and strategy lists reach the client components as props (in the page's data), not as
+ * the lists module in their JavaScript.
+ */
 export function EnvironmentFleet({ envId }: { envId: string }) {
   return (
     <>
-      <AppsOverview envId={envId} />
+      <AppsOverview envId={envId} phases={PHASES} />
       <div className="columns">
         <NewAppForm envId={envId} />
-        <NewServiceForm envId={envId} />
+        <NewServiceForm envId={envId} strategies={STRATEGIES} />
       </div>
     </>
   );

@@ -1,6 +1,6 @@
 "use client";
 import type { FieldErrors } from "@/lib/form";
-import { ARGV_HINT, DOMAINS_HINT, type HookDomainValues } from "@/lib/hooks-form";
+import { ARGV_HINT, DOMAINS_HINT, type HookDomainValues } from "@/lib/hook-domain-values";
 import { Field } from "./field";
 
 /** Pre- and post-deploy commands, the hook timeout and the domains: the same controls on the create and edit forms. */

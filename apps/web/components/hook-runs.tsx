@@ -2,7 +2,7 @@
 import type { InfiniteData, UseInfiniteQueryResult } from "@tanstack/react-query";
 import { type ReactNode, useId, useState } from "react";
 import { HOOK_PHASE_LABELS, commandText, formatDuration } from "@/lib/format";
-import { useAppHookRuns, useServiceHookRuns } from "@/lib/queries";
+import { useAppHookRuns, useServiceHookRuns } from "@/lib/hook-run-queries";
 import type { HookRunPage } from "@/lib/types";
 import { HookOutcomeBadge, HookRunView } from "./hook-run-view";
 import { Timestamp } from "./timestamp";

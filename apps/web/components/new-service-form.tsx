@@ -1,22 +1,24 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
-import type { ServiceCreate, ServiceView, serviceCreate } from "@levelrail/spec/service";
-import { STRATEGIES } from "@levelrail/spec/service-lists";
-import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, issueErrors, numberOrUndefined, parseEnvLines, topField } from "@/lib/form";
-import { EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, hookDomainApiError, hookDomainErrors, hookDomainInput } from "@/lib/hooks-form";
+import { type FormEvent, Suspense, lazy, useState } from "react";
+import type { ServiceCreate, ServiceView } from "@levelrail/spec/service";
+import type { Strategy } from "@levelrail/spec/service-lists";
+import { api } from "@/lib/fetcher";
+import type { FieldErrors } from "@/lib/form";
+import { EMPTY_HOOK_DOMAINS } from "@/lib/hook-domain-values";
 import { keys } from "@/lib/keys";
-import { limitApiError, limitErrors, limitInput } from "@/lib/limits-form";
+import type { NewServiceValues } from "@/lib/new-service-input";
 import { useApps } from "@/lib/queries";
-import { Copyable } from "./copyable";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
 import { envApi, serviceHref } from "@/lib/paths";
 
-const EMPTY = {
+/** The webhook secret's copy control, in its own chunk: only a service created from git shows it. */
+const Copyable = lazy(() => import("./copyable").then((m) => ({ default: m.Copyable })));
+
+const EMPTY: NewServiceValues = {
   name: "",
   app: "",
   image: "",
@@ -31,55 +33,10 @@ const EMPTY = {
   cpus: "",
   ...EMPTY_HOOK_DOMAINS,
 };
-type Values = typeof EMPTY;
-const SHOWN = new Set<string>([...Object.keys(EMPTY), ...HOOK_DOMAIN_FIELDS]);
-/** An error of a field the form has no control for (e.g. `body`) shows under the form. */
-const placed = (errors: FieldErrors): FieldErrors =>
-  Object.fromEntries(Object.entries(errors).map(([k, v]) => [SHOWN.has(k) ? k : "form", v]));
+type Values = NewServiceValues;
 
-/** The memory and CPU limits as `resources` (the rest at their defaults), or nothing when both are empty. */
-function createLimits(v: Values) {
-  if (v.memoryMb.trim() === "" && v.cpus.trim() === "") return {};
-  const { memoryMb, cpus } = limitInput({ memoryMb: v.memoryMb, cpus: v.cpus, pids: "", capAdd: [] }).resources;
-  return { resources: { memoryMb, cpus } };
-}
-
-/** `image`, or a git source (`gitUrl`, `gitRef`) whose first build makes the image. */
-function sourceInput(v: Values): { image: string } | { source: { git: { url: string; ref: string } } } {
-  return v.gitUrl.trim() === "" ? { image: v.image } : { source: { git: { url: v.gitUrl.trim(), ref: v.gitRef.trim() || "main" } } };
-}
-
-/** An API error about the git source lands on its field (`source.git.url` → `gitUrl`). */
-const GIT_FIELDS: Record<string, string> = { "source.git.url": "gitUrl", "source.git.ref": "gitRef" };
-
-/** The form's values as the API takes them, checked with the API's own schema (loaded on submit: zod stays out of the page). */
-function toInput(v: Values, schema: typeof serviceCreate): { input: ServiceCreate } | { errors: FieldErrors } {
-  if (v.image.trim() !== "" && v.gitUrl.trim() !== "") return { errors: { image: "leave it empty to build the image from the git repository" } };
-  const env = parseEnvLines(v.env);
-  if ("error" in env) return { errors: { env: env.error } };
-  const { input: hooksAndDomains, unreadable } = hookDomainInput(v);
-  const parsed = schema.safeParse({
-    name: v.name,
-    app: v.app,
-    ...sourceInput(v),
-    port: numberOrUndefined(v.port),
-    healthPath: v.healthPath,
-    strategy: v.strategy,
-    readyBudgetSeconds: numberOrUndefined(v.readyBudgetSeconds),
-    env: env.env,
-    ...createLimits(v),
-    ...hooksAndDomains,
-  });
-  if (parsed.success && Object.keys(unreadable).length === 0) return { input: parsed.data };
-  const git = parsed.success ? undefined : parsed.error.issues.find((i) => i.path[0] === "source");
-  if (git) return { errors: { [GIT_FIELDS[git.path.join(".")] ?? "gitUrl"]: git.message } };
-  const { errors, rest } = parsed.success ? { errors: {}, rest: [] } : hookDomainErrors(parsed.error, hooksAndDomains.domains);
-  const limits = limitErrors({ issues: rest });
-  return { errors: placed({ ...issueErrors(limits.rest), ...limits.errors, ...errors, ...unreadable }) };
-}
-
-/** Creates a service in one of the apps of environment `envId`. */
-export function NewServiceForm({ envId }: { envId: string }) {
+/** Creates a service in one of the apps of environment `envId`; `strategies` (STRATEGIES) come from the server page, so the lists module stays out of the page's JavaScript. */
+export function NewServiceForm({ envId, strategies }: { envId: string; strategies: readonly Strategy[] }) {
   const qc = useQueryClient();
   const apps = useApps(envId);
   const [values, setValues] = useState<Values>(EMPTY);
@@ -92,13 +49,6 @@ export function NewServiceForm({ envId }: { envId: string }) {
       setCreated(service);
       await Promise.all([qc.invalidateQueries({ queryKey: keys.services() }), qc.invalidateQueries({ queryKey: keys.apps(envId) })]);
     },
-    onError: (err) => {
-      if (!(err instanceof ApiError)) return setErrors({ form: "could not create the service" });
-      const gitField = err.field === undefined ? undefined : GIT_FIELDS[err.field];
-      if (gitField) return setErrors({ [gitField]: bareMessage(err.message, err.field) });
-      const placedError = hookDomainApiError(err.field, err.message) ?? limitApiError(err.field, err.message);
-      setErrors(placed(placedError ? { [placedError.field]: placedError.message } : { [topField(err.field)]: err.message }));
-    },
   });
 
   const set = (key: keyof Values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
@@ -106,14 +56,15 @@ export function NewServiceForm({ envId }: { envId: string }) {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    const spec = await import("@levelrail/spec/service");
-    const result = toInput(values, spec.serviceCreate);
+    // The API's schema and the form's checks, loaded when it is sent: they stay out of the page's first load.
+    const [spec, check] = await Promise.all([import("@levelrail/spec/service"), import("@/lib/new-service-input")]);
+    const result = check.toInput(values, spec.serviceCreate);
     if ("errors" in result) {
       setErrors(result.errors);
       return;
     }
     setErrors({});
-    create.mutate(result.input);
+    create.mutate(result.input, { onError: (err) => setErrors(check.apiErrors(err, values)) });
   }
 
   const appNames = (apps.data ?? []).map((a) => a.name);
@@ -158,7 +109,7 @@ export function NewServiceForm({ envId }: { envId: string }) {
         <Field id="service-strategy" label="Strategy" error={errors.strategy}>
           {(a) => (
             <select {...a} value={values.strategy} onChange={set("strategy")}>
-              {STRATEGIES.map((s) => (
+              {strategies.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
@@ -194,7 +145,11 @@ export function NewServiceForm({ envId }: { envId: string }) {
             Created <Link href={serviceHref(created)}>{created.name}</Link>; its first build is queued. Point the repository&apos;s push webhook at{" "}
             <code className="mono">{created.source.git.webhookPath}</code> on this panel, with this secret (shown once):
           </p>
-          {created.source.git.webhookSecret && <Copyable label="Secret" text={created.source.git.webhookSecret} copyLabel="Copy the webhook secret" />}
+          {created.source.git.webhookSecret && (
+            <Suspense fallback={null}>
+              <Copyable label="Secret" text={created.source.git.webhookSecret} copyLabel="Copy the webhook secret" />
+            </Suspense>
+          )}
         </div>
       )}
       <button type="submit" disabled={create.isPending}>

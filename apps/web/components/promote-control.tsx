@@ -20,7 +20,8 @@ function blocked(service: Scoped, deploys: ReleaseView[] | undefined, targets: E
 
 /**
  * "Promote to <environment>" for every other environment of the project: the same-named service
- * there deploys the exact image id this one runs.
+ * there deploys the exact image id this one runs. The buttons and what they say, inside
+ * PromoteCard (promote-card.tsx), whose heading and text render on the server.
  */
 export function PromoteControl({ service, projectId, denied = null }: { service: Scoped; projectId: string; denied?: string | null }) {
   const qc = useQueryClient();
@@ -45,9 +46,7 @@ export function PromoteControl({ service, projectId, denied = null }: { service:
     </>
   );
   return (
-    <section className="card stack" aria-labelledby="promote-title">
-      <h2 id="promote-title">Promote</h2>
-      <p className="muted">Deploys the exact image running here (by id, not by tag) to the same-named service of another environment.</p>
+    <>
       <div className="buttons">
         {targets.map((to) => (
           <button
@@ -68,6 +67,6 @@ export function PromoteControl({ service, projectId, denied = null }: { service:
         </p>
       )}
       <FormMessages error={promote.isError ? promote.error.message : undefined} done={done} />
-    </section>
+    </>
   );
 }

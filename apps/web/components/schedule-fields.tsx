@@ -1,10 +1,25 @@
 "use client";
 import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
 import { MAX_KEEP } from "@levelrail/spec/lists";
 import type { FieldErrors } from "@/lib/form";
-import { type ScheduleValues, cronHint } from "@/lib/database-form";
+import { type CronCheck, type ScheduleValues, cronHint } from "@/lib/database-form";
 import type { BackupTargetItem } from "@/lib/types";
 import { Field } from "./field";
+
+/**
+ * The cron checker, loaded once the cron differs from what the form started with (a saved
+ * schedule or the default, both valid): croner stays out of the page's first load.
+ */
+function useCronCheck(cron: string): CronCheck | null {
+  const [check, setCheck] = useState<CronCheck | null>(null);
+  const first = useRef(cron);
+  const typed = cron !== first.current;
+  useEffect(() => {
+    if (typed && check === null) void import("@levelrail/spec/cron").then((m) => setCheck(() => m.cronProblem));
+  }, [typed, check]);
+  return check;
+}
 
 /** A backup schedule's controls: cron (checked as it is typed), the backup target and how many backups to keep. */
 export function ScheduleFields({
@@ -21,7 +36,8 @@ export function ScheduleFields({
   targets: BackupTargetItem[] | undefined;
   onChange: (key: keyof ScheduleValues, value: string) => void;
 }) {
-  const cronError = errors.cron ?? cronHint(values.cron);
+  const check = useCronCheck(values.cron);
+  const cronError = errors.cron ?? cronHint(values.cron, check);
   return (
     <>
       <Field id={`${idPrefix}-cron`} label="Cron" error={cronError} hint="minute hour day-of-month month day-of-week, in UTC (0 3 * * *: every day at 03:00)">

@@ -1,7 +1,6 @@
 "use client";
 import dynamic from "next/dynamic";
 import { useStatus } from "@/lib/queries";
-import { DeploySteps } from "./deploy-steps";
 import { PhaseBadge } from "./phase-badge";
 import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";
@@ -10,6 +9,8 @@ import { Alert } from "./alert";
 
 /** The ANSI renderer, in its own chunk: only a crash-looping service shows its last lines. */
 const AnsiText = dynamic(() => import("./ansi-text").then((m) => m.AnsiText), { loading: () => null });
+/** The deploy's steps, in their own chunk too: only a service that is deploying shows them. */
+const DeploySteps = dynamic(() => import("./deploy-steps").then((m) => m.DeploySteps), { loading: () => null });
 
 /**
  * What the worker last observed, polled every second: phase, the image that serves (and while a
@@ -98,7 +99,7 @@ export function StatusCard({ service, ingressPort }: { service: Scoped; ingressP
       )}
       {status.data && (
         <div className="section">
-          <DeploySteps service={service} status={status.data} />
+          {(status.data.phase === "deploying" || status.data.step !== null) && <DeploySteps service={service} status={status.data} />}
         </div>
       )}
     </section>

@@ -1,4 +1,4 @@
-import { formatTime } from "@/lib/format";
+import { formatTime } from "@/lib/time-format";
 
 /** A timestamp shown in UTC, with the exact ISO time on hover. */
 export function Timestamp({ iso }: { iso: string }) {

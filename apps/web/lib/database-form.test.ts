@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cronProblem } from "@levelrail/spec/cron";
 import { MAX_KEEP, backupScheduleInput } from "@levelrail/spec/database";
 import { DEFAULT_SCHEDULE, attached, cronHint, detached, scheduleApiError, scheduleInput, scheduleValues } from "./database-form";
 
@@ -22,10 +23,11 @@ describe("backup schedule form", () => {
   });
 
   it("the cron is checked as it is typed, and an empty one says nothing until submit", () => {
-    expect(cronHint("")).toBeUndefined();
-    expect(cronHint("0 3 * * *")).toBeUndefined();
-    expect(cronHint("0 3 * *")).toMatch(/5 fields/);
-    expect(cronHint("99 3 * * *")).toMatch(/cron/);
+    expect(cronHint("", cronProblem)).toBeUndefined();
+    expect(cronHint("0 3 * * *", cronProblem)).toBeUndefined();
+    expect(cronHint("0 3 * *", cronProblem)).toMatch(/5 fields/);
+    expect(cronHint("99 3 * * *", cronProblem)).toMatch(/cron/);
+    expect(cronHint("0 3 * *", null)).toBeUndefined();
   });
 
   it("an API error of the schedule lands on its field, without the field's prefix; others are not the schedule's", () => {

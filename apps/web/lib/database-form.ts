@@ -1,29 +1,27 @@
-import { cronProblem } from "@levelrail/spec/cron";
 import type { BackupSchedule, backupScheduleInput } from "@levelrail/spec/database";
 import type { ServiceView } from "@levelrail/spec/service";
 import { type FieldErrors, numberOrUndefined } from "./form";
+import { DEFAULT_SCHEDULE, type ScheduleValues } from "./schedule-values";
 
 // The forms of managed databases: a backup schedule (new database, schedule card) and a service's attachments.
+// A schedule's values and defaults are in schedule-values.ts: the New database form loads this on submit.
+export { DEFAULT_SCHEDULE, type ScheduleValues } from "./schedule-values";
 
-/** A backup schedule as its form holds it: text, checked with the API's own schema on submit. */
-export interface ScheduleValues {
-  cron: string;
-  targetId: string;
-  keep: string;
-}
 
 export const SCHEDULE_FIELDS = ["cron", "targetId", "keep"] as const;
 export type ScheduleField = (typeof SCHEDULE_FIELDS)[number];
 
-/** A new schedule's starting point: every day at 03:00 UTC, a week of backups kept. */
-export const DEFAULT_SCHEDULE: ScheduleValues = { cron: "0 3 * * *", targetId: "", keep: "7" };
 
 /** The form's values of an existing schedule (or the defaults). */
 export const scheduleValues = (s: BackupSchedule | null | undefined): ScheduleValues =>
   s ? { cron: s.cron, targetId: s.targetId, keep: String(s.keep) } : DEFAULT_SCHEDULE;
 
-/** The cron field's problem while it is typed (empty says nothing until submit). */
-export const cronHint = (cron: string): string | undefined => (cron.trim() === "" ? undefined : (cronProblem(cron) ?? undefined));
+/** `cronProblem` of `@levelrail/spec/cron`: a form loads it when a cron is first typed (croner is about 10 kB gzip). */
+export type CronCheck = (expr: string) => string | null;
+
+/** The cron field's problem while it is typed (empty says nothing until submit; nor does a form whose `check` has not loaded). */
+export const cronHint = (cron: string, check: CronCheck | null): string | undefined =>
+  cron.trim() === "" || check === null ? undefined : (check(cron) ?? undefined);
 
 /** The schedule as the API takes it, or each field's first problem (`schema`: the API's, which a form loads on submit). */
 export function scheduleInput(v: ScheduleValues, schema: typeof backupScheduleInput): { schedule: BackupSchedule } | { errors: FieldErrors } {

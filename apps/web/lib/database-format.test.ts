@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backupBadge, backupDetail, backupDuration, backupReadable, formatBytes, scheduleText, shortSha } from "./database-format";
+import { backupBadge, backupDetail, backupDuration, backupReadable, formatBytes, shortSha } from "./database-format";
 import type { BackupView } from "./types";
 
 const backup = (over: Partial<BackupView>): BackupView => ({
@@ -59,11 +59,5 @@ describe("backup formatting", () => {
     expect(backupReadable(backup({ status: "running" }))).toBe(false);
     expect(backupReadable(backup({ prunedAt: "2026-12-02T00:00:00.000Z" }))).toBe(false);
     expect(backupReadable(backup({ targetId: null }))).toBe(false);
-  });
-
-  it("a schedule in one line, with its next run", () => {
-    const now = new Date("2026-12-01T10:00:00Z");
-    expect(scheduleText(null, undefined, now)).toBe("no schedule");
-    expect(scheduleText({ cron: "0 3 * * *", targetId: "t1", keep: 7 }, "s3-main", now)).toBe("0 3 * * * (UTC) to s3-main, keep 7; next 2026-12-02 03:00:00 UTC");
   });
 });

@@ -1,6 +1,4 @@
-import type { BackupSchedule } from "@levelrail/spec/database";
-import { nextDue } from "@levelrail/spec/cron";
-import { formatDuration, formatTime } from "./format";
+import { formatDuration } from "./format";
 import type { BackupView } from "./types";
 
 const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"] as const;
@@ -24,14 +22,6 @@ export const shortSha = (sha: string) => sha.slice(0, 12);
 export function backupDuration(b: Pick<BackupView, "startedAt" | "finishedAt">): string {
   if (!b.startedAt || !b.finishedAt) return "—";
   return formatDuration(Math.max(0, Date.parse(b.finishedAt) - Date.parse(b.startedAt)));
-}
-
-/** A schedule in one line: the cron, where to, how many kept and when it fires next. */
-export function scheduleText(schedule: BackupSchedule | null, targetName: string | undefined, now = new Date()): string {
-  if (!schedule) return "no schedule";
-  const next = nextDue(schedule.cron, now);
-  const to = targetName ?? "a backup target";
-  return `${schedule.cron} (UTC) to ${to}, keep ${schedule.keep}${next ? `; next ${formatTime(next.toISOString())}` : ""}`;
 }
 
 /** The label of a backup's status badge and its class (the badge colours of phases and outcomes). */

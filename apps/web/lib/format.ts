@@ -15,11 +15,8 @@ export function formatSpan(ms: number | null): string {
   return `${(hours / 24).toFixed(1)} days`;
 }
 
-/** A time as the tables show it, in UTC (the same text as <Timestamp>). */
-export function formatTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
-}
+// formatTime lives in time-format.ts: <Timestamp> is on most pages, the rest of this module is not.
+export { formatTime } from "./time-format";
 
 export const HOOK_PHASE_LABELS: Record<HookRunItem["phase"], string> = { pre: "pre-deploy", post: "post-deploy" };
 
@@ -41,24 +38,3 @@ export const commandText = (argv: readonly string[]) => argv.map((a) => (a === "
 /** What started a release, as the history shows it; a promote says where it came from. */
 export const releaseKindText = (r: Pick<ReleaseView, "kind" | "promotedFrom">) =>
   r.kind === "promote" && r.promotedFrom ? `promoted from ${r.promotedFrom.environment}` : r.kind;
-
-/** "a", "a and b", "a, b and c". */
-const listed = (names: readonly string[]) => (names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`);
-
-/** What deleting a database removes, in words: its container, and its data only when `dropData`. */
-function databasesText(databases: readonly string[], dropData: boolean): string | null {
-  if (!databases.length) return null;
-  if (databases.length === 1) return `database ${listed(databases)} with its container${dropData ? " and its data" : " (its data volume is kept)"}`;
-  return `databases ${listed(databases)} with their containers${dropData ? " and their data" : " (their data volumes are kept)"}`;
-}
-
-/** What deleting an environment removes, in words, naming its apps, services and databases. */
-export function removalText(environment: string, apps: readonly string[], services: readonly string[], databases: readonly string[] = [], dropData = false): string {
-  const parts = [
-    apps.length ? `app${apps.length === 1 ? "" : "s"} ${listed(apps)}` : null,
-    services.length ? `service${services.length === 1 ? ` ${listed(services)} with its container and secrets` : `s ${listed(services)} with their containers and secrets`}` : null,
-    databasesText(databases, dropData),
-    "the environment's env vars",
-  ].filter((p): p is string => p !== null);
-  return `Deleting ${environment} removes ${parts.join("; ")}. This cannot be undone.`;
-}

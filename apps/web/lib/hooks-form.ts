@@ -1,29 +1,12 @@
 import type { ZodError } from "zod";
 import type { Hooks } from "@levelrail/spec/service";
 import { type FieldErrors, bareMessage, numberOrUndefined } from "./form";
+import { HOOK_DOMAIN_FIELDS, type HookDomainValues } from "./hook-domain-values";
 
-/**
- * The hooks and domains of a service as the form edits them. A hook command
- * is typed one argument per line: nothing to quote or escape, and what is on
- * a line is exactly one argument (no shell splits it). Lines are trimmed and
- * blank ones skipped; an argument that needs a line break or surrounding
- * spaces can be written as a JSON array of strings instead.
- */
-export interface HookDomainValues {
-  preDeploy: string;
-  postDeploy: string;
-  timeoutSeconds: string;
-  domains: string;
-}
-
-/** The form fields these values fill; API and schema errors are shown next to them. */
-export const HOOK_DOMAIN_FIELDS = ["preDeploy", "postDeploy", "timeoutSeconds", "domains"] as const;
+// The values, field names and hints (what a form shows before it is sent) are in
+// hook-domain-values.ts, apart from the parsing and error placing here, which the create form loads on submit.
+export { ARGV_HINT, DOMAINS_HINT, EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, type HookDomainValues } from "./hook-domain-values";
 type HookDomainField = (typeof HOOK_DOMAIN_FIELDS)[number];
-
-export const ARGV_HINT = 'One argument per line, run without a shell (for a shell: sh, -c, then the script). Or a JSON array like ["npm","run","migrate"]. Empty: no hook.';
-export const DOMAINS_HINT = "One domain per line, e.g. shop.example.com.";
-
-export const EMPTY_HOOK_DOMAINS: HookDomainValues = { preDeploy: "", postDeploy: "", timeoutSeconds: "300", domains: "" };
 
 /**
  * A command's arguments, or why the text is not one. Text starting with `[`

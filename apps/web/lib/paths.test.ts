@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { releaseKindText, removalText } from "./format";
+import { releaseKindText } from "./format";
+import { removalText } from "./removal-text";
 import { keys } from "./keys";
 import { appApi, appHref, envApi, environmentHref, serviceApi, serviceHref } from "./paths";
 

@@ -1,13 +1,13 @@
 "use client";
-import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import type { DomainStatusMap } from "@levelrail/spec/domains";
 import type { GitCredentialView } from "@levelrail/spec/git";
 import type { ReleaseView, ServiceView, StatusView } from "@levelrail/spec/service";
 import { api } from "./fetcher";
 import { type FleetFilter, filterParams } from "./natural-sort";
-import { type Scoped, appApi, databaseApi, envApi, serviceApi } from "./paths";
-import { FLEET_INTERVAL_MS, HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, METRICS_INTERVAL_MS, SERVICES_PAGE, hookRunPaging, keys, metricsSince } from "./keys";
+import { type Scoped, databaseApi, envApi, serviceApi } from "./paths";
+import { FLEET_INTERVAL_MS, LIVE_INTERVAL_MS, METRICS_INTERVAL_MS, SERVICES_PAGE, keys, metricsSince } from "./keys";
 import type {
   AppItem,
   BackupTargetItem,
@@ -22,7 +22,6 @@ import type {
   EffectiveEnvEntry,
   EnvironmentItem,
   HookRunDetail,
-  HookRunPage,
   NotificationChannelItem,
   OrgItem,
   OrgQuotas,
@@ -83,7 +82,7 @@ export const liveInterval = (status: StatusView | undefined) =>
   status?.phase === "pending" || status?.phase === "deploying" ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS;
 
 /** The interval of a query about service `s`, following that service's last known status. */
-function useServiceInterval(s: Scoped) {
+export function useServiceInterval(s: Scoped) {
   const qc = useQueryClient();
   return () => liveInterval(qc.getQueryData<StatusView>(keys.status(s)));
 }
@@ -223,24 +222,6 @@ export function withQuery(path: string, params: Record<string, string | number |
   const text = q.toString();
   return text ? `${path}?${text}` : path;
 }
-
-/** Hook runs newest first, a page at a time ("Load more" fetches the next); every loaded page is polled. */
-const useHookRuns = (queryKey: readonly unknown[], path: string, refetchInterval: number | (() => number), service?: string) =>
-  useInfiniteQuery({
-    queryKey,
-    queryFn: ({ pageParam }) => api<HookRunPage>(withQuery(path, { service, limit: HOOK_RUNS_PAGE, before: pageParam })),
-    ...hookRunPaging,
-    refetchInterval,
-    // A changed filter keeps showing the previous runs until the new ones arrive.
-    placeholderData: keepPreviousData,
-  });
-
-/** A service's hook runs, polled every second while it deploys (its hooks run then). */
-export const useServiceHookRuns = (s: Scoped) => useHookRuns(keys.serviceHookRuns(s), serviceApi(s, "/hook-runs"), useServiceInterval(s));
-
-/** `service` "" for every service of the app. */
-export const useAppHookRuns = (app: Scoped, service: string) =>
-  useHookRuns(keys.appHookRuns(app, service), appApi(app, "/hook-runs"), LIVE_INTERVAL_MS, service);
 
 /** One run with its output, polled while it runs so the output streams in. */
 export const useHookRun = (id: string) =>

@@ -143,6 +143,7 @@ export const databaseSchema = z.strictObject({
   phase: z.enum(DATABASE_PHASES),
   message: z.string(),
   backupSchedule: backupScheduleSchema.nullable(),
+  nextBackupAt: time.nullable().describe("when the backup schedule fires next (UTC); null without a schedule"),
   createdAt: time,
   connection: z.strictObject({ host: z.string(), port: z.number().int(), user: z.string(), database: z.string() }).describe("never the password"),
   volume: z.string(),

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { backup, databaseRestore, databaseStatus, databaseVolume, managedDatabase } from "@levelrail/db/schema/databases";
 import { app, service } from "@levelrail/db/schema/services";
 import type { BackupSchedule, BackupStatus, BackupStep, BackupVerification, DatabasePhase, RestoreMode, RestoreStatus } from "@levelrail/spec/database";
+import { nextDue } from "@levelrail/spec/cron";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { DEFAULT_SHORT_NAME } from "@levelrail/spec/naming";
 import { type Ctx, MAX_LIST_ROWS, bounded, scope } from "../context";
@@ -25,6 +26,11 @@ export interface DatabaseView {
   phase: DatabasePhase;
   message: string;
   backupSchedule: BackupSchedule | null;
+  /**
+   * When the schedule fires next (UTC), null without one. Worked out here, with the same cron
+   * library the scheduler uses, so the panel's pages need not ship it (about 10 kB gzip).
+   */
+  nextBackupAt: string | null;
   createdAt: string;
   /** How attached services reach it: host (on their app network), port, user and database; the password is never shown. */
   connection: { host: string; port: number; user: string; database: string };
@@ -84,6 +90,7 @@ export function databaseView(d: DatabaseRow, status: { phase: DatabasePhase; mes
     phase: status?.phase ?? "pending",
     message: status?.message ?? "",
     backupSchedule: d.backupSchedule ?? null,
+    nextBackupAt: d.backupSchedule ? iso(nextDue(d.backupSchedule.cron, new Date())) : null,
     createdAt: d.createdAt.toISOString(),
     connection: { host: d.name, port: 5432, user: d.username, database: d.name },
     volume: d.volume,

@@ -2,9 +2,11 @@ import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query
 import { listBackupTargets } from "@levelrail/services/config/backup-targets";
 import { listDatabases } from "@levelrail/services/database/view";
 import { getTierEnv } from "@levelrail/services/env/vars";
+import { DEFAULT_POSTGRES_VERSION } from "@levelrail/spec/lists";
 import { DatabasesSection } from "@/components/databases-section";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
-import { CloneEnvironmentForm, DeleteEnvironment } from "@/components/environment-actions";
+import { DeleteEnvironment } from "@/components/environment-actions";
+import { CloneEnvironmentCard } from "@/components/environment-cards";
 import { EnvironmentFleet } from "@/components/environment-fleet";
 import { TierEnvEditor } from "@/components/tier-env-settings";
 import { environmentOf, prefetchFleet } from "@/lib/environment";
@@ -35,7 +37,7 @@ export default async function EnvironmentPage({ params }: Props) {
       <EnvironmentCrumbs project={project} environment={environment} />
       <h1>{environment.name}</h1>
       <div className="columns">
-        <CloneEnvironmentForm environment={environment} denied={deniedBecause(ctx, environment, "environment.create")} />
+        <CloneEnvironmentCard environment={environment} denied={deniedBecause(ctx, environment, "environment.create")} />
         <DeleteEnvironment environment={environment} denied={deniedBecause(ctx, environment, "environment.delete")} />
       </div>
       <TierEnvEditor
@@ -46,7 +48,7 @@ export default async function EnvironmentPage({ params }: Props) {
       />
       <h2>Apps and services</h2>
       <EnvironmentFleet envId={envId} />
-      <DatabasesSection envId={envId} />
+      <DatabasesSection envId={envId} defaultVersion={DEFAULT_POSTGRES_VERSION} />
     </HydrationBoundary>
   );
 }

@@ -4,7 +4,8 @@ import { getDatabase, listBackups } from "@levelrail/services/database/view";
 import { BackupScheduleCard } from "@/components/backup-schedule-form";
 import { BackupsCard } from "@/components/backups-card";
 import { DeleteDatabase, RestoresCard } from "@/components/database-history";
-import { ConnectionCard, DatabaseStatusCard } from "@/components/database-status";
+import { ConnectionCard } from "@/components/connection-card";
+import { DatabaseStatusCard } from "@/components/database-status";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
@@ -41,7 +42,7 @@ export default async function DatabasePage({ params }: Props) {
       <h1>{name}</h1>
       <div className="columns">
         <DatabaseStatusCard database={ref} />
-        <ConnectionCard database={ref} />
+        <ConnectionCard database={ref} connection={database.connection} />
       </div>
       <BackupScheduleCard database={ref} />
       <BackupsCard database={ref} />

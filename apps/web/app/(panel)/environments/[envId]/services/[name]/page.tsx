@@ -11,23 +11,10 @@ import { listReleases } from "@levelrail/services/release/deploy";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { DeployControls } from "@/components/deploy-controls";
 // Parts of tabs other than Overview, and the charts: their own chunks (components/service-lazy.tsx).
-import {
-  Attachments,
-  DatabaseAttachments,
-  EffectiveEnv,
-  HooksDomainsCard,
-  SecretsCard,
-  ServiceConfig,
-  ServiceEnv,
-  ServiceHookRuns,
-  ServiceLogs,
-  BuildsCard,
-  SourceCard,
-  ServiceMetrics,
-} from "@/components/service-lazy";
+import { BuildsCard, EnvironmentTab, HooksTab, ServiceLogs, ServiceMetrics, SettingsTab } from "@/components/service-lazy";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
-import { PromoteControl } from "@/components/promote-control";
-import { ReleaseHistory } from "@/components/release-history";
+import { PromoteCard } from "@/components/promote-card";
+import { ReleaseHistory } from "@/components/release-history-card";
 import { ServiceTabs } from "@/components/service-tabs";
 import { StatusCard } from "@/components/status-card";
 import { environmentOf } from "@/lib/environment";
@@ -90,34 +77,16 @@ export default async function ServicePage({ params }: Props) {
                 <DeployControls service={ref} denied={deployDenied} />
               </div>
               <ServiceMetrics service={ref} />
-              <PromoteControl service={ref} projectId={project.id} denied={deployDenied} />
+              <PromoteCard service={ref} projectId={project.id} denied={deployDenied} />
               <ReleaseHistory service={ref} recent={5} />
             </>
           ),
           deploys: <ReleaseHistory service={ref} />,
           builds: <BuildsCard service={ref} denied={deniedBecause(ctx, environment, "build.write")} />,
           logs: <ServiceLogs service={ref} />,
-          environment: (
-            <>
-              <ServiceEnv service={ref} />
-              <SecretsCard service={ref} />
-              <EffectiveEnv service={ref} />
-            </>
-          ),
-          hooks: (
-            <>
-              <HooksDomainsCard service={ref} />
-              <ServiceHookRuns service={ref} />
-            </>
-          ),
-          settings: (
-            <>
-              <SourceCard service={ref} publicUrl={server().publicUrl} denied={writeDenied} />
-              <ServiceConfig service={ref} />
-              <Attachments service={ref} />
-              <DatabaseAttachments service={ref} />
-            </>
-          ),
+          environment: <EnvironmentTab service={ref} />,
+          hooks: <HooksTab service={ref} />,
+          settings: <SettingsTab service={ref} publicUrl={server().publicUrl} denied={writeDenied} />,
         }}
       />
     </HydrationBoundary>
