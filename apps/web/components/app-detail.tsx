@@ -1,5 +1,5 @@
 "use client";
-import { useAppServices, useApps } from "@/lib/queries";
+import { useAppServices, useApps } from "@/lib/fleet-queries";
 import { AppCard } from "./apps-overview";
 import { AppHookRuns } from "./hook-runs";
 import type { Scoped } from "@/lib/paths";

@@ -7,7 +7,7 @@ import type { Phase } from "@levelrail/spec/service-lists";
 import { groupByApp, pageRange } from "@/lib/fleet-page";
 import { type FleetFilter, NO_FILTER, byName, filtering } from "@/lib/natural-sort";
 import { SERVICES_PAGE, keys } from "@/lib/keys";
-import { useApps, useServicesPage } from "@/lib/queries";
+import { useApps, useServicesPage } from "@/lib/fleet-queries";
 import type { AppItem, ServiceItem } from "@/lib/types";
 import { PhaseBadge } from "./phase-badge";
 import { type Scoped, appApi, appHref, serviceHref } from "@/lib/paths";

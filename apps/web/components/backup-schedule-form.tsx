@@ -7,7 +7,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import type { FieldErrors } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { type Scoped, databaseApi } from "@/lib/paths";
-import { useEnvironmentBackupTargets, useDatabase } from "@/lib/queries";
+import { useEnvironmentBackupTargets, useDatabase } from "@/lib/database-queries";
 import { type ScheduleValues, scheduleApiError, scheduleInput, scheduleValues } from "@/lib/database-form";
 import type { DatabaseView } from "@/lib/types";
 import { FormMessages } from "./form-messages";

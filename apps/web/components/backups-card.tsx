@@ -6,7 +6,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { type Scoped, databaseApi } from "@/lib/paths";
-import { useEnvironmentBackupTargets, useBackups, useDatabase } from "@/lib/queries";
+import { useEnvironmentBackupTargets, useBackups, useDatabase } from "@/lib/database-queries";
 import type { BackupView } from "@/lib/types";
 import { Alert } from "./alert";
 import { Field } from "./field";

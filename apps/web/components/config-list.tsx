@@ -3,7 +3,7 @@ import { type UseQueryResult, useMutation, useQueryClient } from "@tanstack/reac
 import { type FormEvent, type ReactNode, useState } from "react";
 import type { ZodType } from "zod";
 import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { Alert } from "./alert";
 import { Field } from "./field";
 import { ACTIONS, ListCard } from "./list-card";
@@ -79,7 +79,9 @@ export function ConfigList<T extends { id: string; name: string }>({
   async function submit(e: FormEvent) {
     e.preventDefault();
     setDone(null);
-    const parsed = (await schema()).safeParse(values);
+    // The schema and the placing of its issues load on submit (zod stays out of the page's first load).
+    const [zod, { fieldErrors }] = await Promise.all([schema(), import("@/lib/zod-errors")]);
+    const parsed = zod.safeParse(values);
     if (!parsed.success) {
       setErrors(placed(fieldErrors(parsed.error)));
       return;
@@ -141,7 +143,8 @@ export function ConfigList<T extends { id: string; name: string }>({
   );
 }
 
-function DeleteButton({ path, label, queryKey }: { path: string; label: string; queryKey: readonly unknown[] }) {
+/** Delete of one row: DELETE `path` (under /api/v1), then the list (`queryKey`) is fetched again. */
+export function DeleteButton({ path, label, queryKey }: { path: string; label: string; queryKey: readonly unknown[] }) {
   const qc = useQueryClient();
   const remove = useMutation({
     mutationFn: () => api(path, { method: "DELETE" }),

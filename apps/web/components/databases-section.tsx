@@ -7,7 +7,7 @@ import { api } from "@/lib/fetcher";
 import type { FieldErrors } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { databaseHref, envApi } from "@/lib/paths";
-import { useEnvironmentBackupTargets, useDatabases } from "@/lib/queries";
+import { useEnvironmentBackupTargets, useDatabases } from "@/lib/database-queries";
 import type { NewDatabaseValues } from "@/lib/new-database-input";
 import { DEFAULT_SCHEDULE, type ScheduleValues } from "@/lib/schedule-values";
 import type { DatabaseView } from "@/lib/types";

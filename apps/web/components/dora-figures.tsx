@@ -2,8 +2,8 @@
 import { type ReactNode, useId, useState } from "react";
 import type { DoraBand, DoraFigures } from "@levelrail/services/metrics/dora-figures";
 import { formatSpan } from "@/lib/format";
-import { DEFAULT_DORA_WINDOW, DORA_WINDOW_OPTIONS, type DoraWindowOption } from "@/lib/keys";
-import { useDoraMetrics } from "@/lib/queries";
+import { DEFAULT_DORA_WINDOW, DORA_WINDOW_OPTIONS, type DoraWindowOption } from "@/lib/metric-windows";
+import { useDoraMetrics } from "@/lib/metrics-queries";
 import { Alert } from "./alert";
 
 const percent = (rate: number | null) => (rate === null ? "—" : `${Math.round(rate * 1000) / 10}%`);

@@ -1,5 +1,5 @@
 "use client";
-import { useDrift } from "@/lib/queries";
+import { useDrift } from "@/lib/service-queries";
 import type { Scoped } from "@/lib/paths";
 import { Alert } from "./alert";
 

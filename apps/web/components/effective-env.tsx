@@ -1,5 +1,5 @@
 "use client";
-import { useEffectiveEnv } from "@/lib/queries";
+import { useEffectiveEnv } from "@/lib/service-queries";
 import type { Scoped } from "@/lib/paths";
 import { ListCard } from "./list-card";
 

@@ -3,7 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { envKeyProblem, envValueProblem } from "@levelrail/spec/checks";
 import { ApiError } from "@/lib/fetcher";
-import { bareMessage, parseEnvLines } from "@/lib/form";
+import { bareMessage } from "@/lib/form";
 import { Alert } from "./alert";
 
 type EnvVars = Record<string, string>;
@@ -102,7 +102,9 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
   const remove = (uid: number) => edit(rows.filter((r) => r.uid !== uid));
   const add = () => edit([...rows, { uid: nextUid++, key: "", value: "", fresh: true }]);
 
-  function importPaste() {
+  async function importPaste() {
+    // The .env reader loads when it is first used: most visits never paste.
+    const { parseEnvLines } = await import("@/lib/env-lines");
     const parsed = parseEnvLines(paste);
     if ("error" in parsed) {
       setPasteError(parsed.error);
@@ -219,7 +221,7 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
             </Alert>
           )}
           <div className="buttons">
-            <button type="button" className="secondary" onClick={importPaste} disabled={paste.trim() === ""}>
+            <button type="button" className="secondary" onClick={() => void importPaste()} disabled={paste.trim() === ""}>
               Add from .env
             </button>
           </div>

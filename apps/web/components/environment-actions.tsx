@@ -2,11 +2,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
-import { checkedName } from "@/lib/form";
+import { checkedName } from "@/lib/checked-name";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { environmentHref } from "@/lib/paths";
-import { useApps, useDatabases, useEnvironmentServices, withQuery } from "@/lib/queries";
+import { useDatabases } from "@/lib/database-queries";
+import { useApps, useEnvironmentServices } from "@/lib/fleet-queries";
+import { withQuery } from "@/lib/queries";
 import type { EnvironmentItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";

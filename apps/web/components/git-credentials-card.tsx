@@ -1,12 +1,13 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import type { GitCredentialView } from "@levelrail/spec/git";
 import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
-import { useCurrentEnvironment, useGitCredentials, useOrgs } from "@/lib/queries";
-import { Alert } from "./alert";
+import { useGitCredentials } from "@/lib/config-queries";
+import { useCurrentEnvironment, useOrgs } from "@/lib/queries";
+import { DeleteButton } from "./config-list";
 import { Copyable } from "./copyable";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
@@ -16,8 +17,9 @@ import { Timestamp } from "./timestamp";
 /**
  * An organization's git credentials (CONTRACT §11): deploy keys the panel generates, whose public
  * half is shown to add to the repository, and HTTPS tokens, write-only. Next to registry credentials.
+ * `intro`: the card's text, rendered on the server (GitCredentialsIntro, settings-text.tsx).
  */
-export function GitCredentialsCard() {
+export function GitCredentialsCard({ intro }: { intro: ReactNode }) {
   const orgs = useOrgs();
   const current = useCurrentEnvironment().data;
   const org = orgs.data?.find((o) => o.id === current?.project.orgId) ?? orgs.data?.[0];
@@ -27,12 +29,7 @@ export function GitCredentialsCard() {
     <ListCard<GitCredentialView>
       id="git-credentials"
       title="Git credentials"
-      before={
-        <p className="muted">
-          What a git source fetches with{org ? ` in ${org.name}` : ""}: a deploy key (add its public key to the repository, read-only) or an HTTPS token. The
-          private key and the token are never shown.
-        </p>
-      }
+      before={intro}
       source={{ data: list.data, error: orgs.error ?? list.error, isPending: list.isPending }}
       empty="No git credentials yet. A public repository needs none."
       headers={["Name", "Kind", "Public key or user", "Added", ACTIONS]}
@@ -45,7 +42,15 @@ export function GitCredentialsCard() {
           <td>
             <Timestamp iso={c.createdAt} />
           </td>
-          <td>{org && <DeleteCredential orgId={org.id} credential={c} queryKey={queryKey} />}</td>
+          <td>
+            {org && (
+              <DeleteButton
+                path={`/orgs/${encodeURIComponent(org.id)}/git-credentials/${encodeURIComponent(c.id)}`}
+                label={`Delete git credential ${c.name}`}
+                queryKey={queryKey}
+              />
+            )}
+          </td>
         </tr>
       )}
     >
@@ -80,8 +85,8 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
     e.preventDefault();
     setMade(null);
     const input = kind === "ssh" ? { kind, name } : { kind, name, token, ...(username ? { username } : {}) };
-    // The API's own schema, loaded on submit (zod stays out of the page's first load).
-    const { gitCredentialInput } = await import("@levelrail/spec/git");
+    // The API's own schema and the placing of its issues, loaded on submit (zod stays out of the page's first load).
+    const [{ gitCredentialInput }, { fieldErrors }] = await Promise.all([import("@levelrail/spec/git"), import("@/lib/zod-errors")]);
     const parsed = gitCredentialInput.safeParse(input);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error));
     setErrors({});
@@ -125,21 +130,5 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
         </button>
       </div>
     </form>
-  );
-}
-
-function DeleteCredential({ orgId, credential, queryKey }: { orgId: string; credential: GitCredentialView; queryKey: readonly unknown[] }) {
-  const qc = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () => api(`/orgs/${encodeURIComponent(orgId)}/git-credentials/${encodeURIComponent(credential.id)}`, { method: "DELETE" }),
-    onSuccess: () => qc.invalidateQueries({ queryKey }),
-  });
-  return (
-    <span className="inline">
-      <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete git credential ${credential.name}`}>
-        Delete
-      </button>
-      <Alert inline error={remove.error} />
-    </span>
   );
 }

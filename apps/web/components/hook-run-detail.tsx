@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { serviceHref } from "@/lib/paths";
-import { useHookRun } from "@/lib/queries";
+import { useHookRun } from "@/lib/hook-run-query";
 import { HookRunView } from "./hook-run-view";
 
 /** A hook run on its own page: links back to its service, then the run and its live output. */

@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { HOOK_OUTCOME_LABELS, HOOK_PHASE_LABELS, commandText, formatDuration } from "@/lib/format";
-import { useHookRun } from "@/lib/queries";
+import { useHookRun } from "@/lib/hook-run-query";
 import type { HookRunItem } from "@/lib/types";
 import { HookOutput } from "./hook-output";
 import { Timestamp } from "./timestamp";

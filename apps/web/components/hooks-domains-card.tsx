@@ -1,7 +1,7 @@
 "use client";
 import { useState } from "react";
 import type { ServiceView } from "@levelrail/spec/service";
-import { useService } from "@/lib/queries";
+import { useService } from "@/lib/service-queries";
 import type { Scoped } from "@/lib/paths";
 import { DomainOwnership } from "./domain-ownership";
 import { HooksDomainsForm } from "./hooks-domains-form";

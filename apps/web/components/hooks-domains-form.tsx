@@ -1,7 +1,8 @@
 "use client";
 import { type FormEvent, useState } from "react";
 import type { ServiceView } from "@levelrail/spec/service";
-import { type FieldErrors, issueErrors } from "@/lib/form";
+import type { FieldErrors } from "@/lib/form";
+import { issueErrors } from "@/lib/zod-errors";
 import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput, hookDomainValues } from "@/lib/hooks-form";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";

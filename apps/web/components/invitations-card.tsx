@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { MEMBER_ROLES } from "@levelrail/spec/lists";
 import type { InvitationView, InviteResult } from "@levelrail/services/org/invitations";
 import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import type { OrgItem } from "@/lib/types";
 import { Alert } from "./alert";
@@ -78,8 +78,8 @@ function InviteForm({ org, myRole }: { org: OrgItem; myRole: string | undefined 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setResult(null);
-    // The API's own schema, loaded on submit: zod stays out of the page's first load.
-    const { inviteInput } = await import("@levelrail/spec/members");
+    // The API's own schema and the placing of its issues, loaded on submit: zod stays out of the page's first load.
+    const [{ inviteInput }, { fieldErrors }] = await Promise.all([import("@levelrail/spec/members"), import("@/lib/zod-errors")]);
     const parsed = inviteInput.safeParse({ email: email.trim(), role });
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));

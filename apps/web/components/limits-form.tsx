@@ -2,7 +2,8 @@
 import { type FormEvent, useState } from "react";
 import type { ServiceView } from "@levelrail/spec/service";
 import { ADDABLE_CAPABILITIES, type Capability, DEFAULT_PIDS_LIMIT } from "@levelrail/spec/service-lists";
-import { type FieldErrors, issueErrors } from "@/lib/form";
+import type { FieldErrors } from "@/lib/form";
+import { issueErrors } from "@/lib/zod-errors";
 import { type LimitValues, SERVICE_CAPABILITIES, limitApiError, limitErrors, limitInput, limitValues } from "@/lib/limits-form";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";

@@ -9,7 +9,7 @@ import type { FieldErrors } from "@/lib/form";
 import { EMPTY_HOOK_DOMAINS } from "@/lib/hook-domain-values";
 import { keys } from "@/lib/keys";
 import type { NewServiceValues } from "@/lib/new-service-input";
-import { useApps } from "@/lib/queries";
+import { useApps } from "@/lib/fleet-queries";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";

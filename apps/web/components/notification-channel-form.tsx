@@ -1,17 +1,23 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { NOTIFICATION_EVENTS, NOTIFICATION_EVENT_LABELS, type NotificationEvent } from "@levelrail/spec/lists";
+import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
+import type { NotificationEvent } from "@levelrail/spec/lists";
 import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, fieldErrors, topField } from "@/lib/form";
+import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import type { NotificationChannelItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { Alert } from "./alert";
 
+/** An email channel's fields, in their own chunk: they show once the kind "Email (SMTP)" is chosen. */
+const EmailChannelFields = lazy(() => import("./email-channel-fields").then((m) => ({ default: m.EmailChannelFields })));
+
 type Kind = "webhook" | "email";
 const BLANK = { name: "", url: "", format: "json", host: "", port: "587", username: "", password: "", from: "", to: "" };
+export type ChannelValue = keyof typeof BLANK;
+/** One text field of the form: its value, its error and its change handler (the form's `text`). */
+export type ChannelText = (name: ChannelValue, label: string, o?: { placeholder?: string; type?: string; hint?: string }) => ReactNode;
 
 /** The form's values as the API's input (the same schema checks both). */
 function inputOf(kind: Kind, v: typeof BLANK, events: NotificationEvent[], flags: { secure: boolean }) {
@@ -34,8 +40,11 @@ function inputOf(kind: Kind, v: typeof BLANK, events: NotificationEvent[], flags
   };
 }
 
-/** Adds a webhook or email channel; a webhook's signing secret is shown here once, after it is created. */
-export function NotificationChannelForm() {
+/**
+ * Adds a webhook or email channel; a webhook's signing secret is shown here once, after it is created.
+ * `eventLabels`: every event with its label, in NOTIFICATION_EVENTS' order (from the server page).
+ */
+export function NotificationChannelForm({ eventLabels }: { eventLabels: Record<NotificationEvent, string> }) {
   const qc = useQueryClient();
   const [kind, setKind] = useState<Kind>("webhook");
   const [values, setValues] = useState(BLANK);
@@ -60,8 +69,8 @@ export function NotificationChannelForm() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    // The API's own schema, loaded on submit: zod stays out of the page's first load.
-    const { notificationChannelInput } = await import("@levelrail/spec/notifications");
+    // The API's own schema and the placing of its issues, loaded on submit: zod stays out of the page's first load.
+    const [{ notificationChannelInput }, { fieldErrors }] = await Promise.all([import("@levelrail/spec/notifications"), import("@/lib/zod-errors")]);
     const parsed = notificationChannelInput.safeParse(inputOf(kind, values, events, { secure }));
     if (!parsed.success) {
       setErrors(fieldErrors(parsed.error));
@@ -71,7 +80,7 @@ export function NotificationChannelForm() {
     create.mutate(parsed.data);
   }
 
-  const text = (name: keyof typeof BLANK, label: string, o: { placeholder?: string; type?: string; hint?: string } = {}) => (
+  const text: ChannelText = (name, label, o = {}) => (
     <Field id={`channel-${name}`} label={label} error={errors[name]} {...(o.hint ? { hint: o.hint } : {})}>
       {(a11y) => (
         <input
@@ -115,28 +124,20 @@ export function NotificationChannelForm() {
           </Field>
         </div>
       ) : (
-        <div className="row">
-          {text("host", "SMTP host", { placeholder: "smtp.example.com" })}
-          {text("port", "Port")}
-          <label className="inline">
-            <input type="checkbox" checked={secure} onChange={(e) => setSecure(e.target.checked)} /> TLS from the start (port 465)
-          </label>
-          {text("username", "Username")}
-          {text("password", "Password", { type: "password" })}
-          {text("from", "From", { placeholder: "levelrail@example.com" })}
-          {text("to", "To", { placeholder: "ops@example.com, oncall@example.com", hint: "Comma-separated addresses." })}
-        </div>
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <EmailChannelFields text={text} secure={secure} onSecure={setSecure} />
+        </Suspense>
       )}
       <fieldset>
         <legend>Events</legend>
-        {NOTIFICATION_EVENTS.map((ev) => (
+        {(Object.keys(eventLabels) as NotificationEvent[]).map((ev) => (
           <label key={ev} className="inline">
             <input
               type="checkbox"
               checked={events.includes(ev)}
               onChange={(e) => setEvents((cur) => (e.target.checked ? [...cur, ev] : cur.filter((x) => x !== ev)))}
             />{" "}
-            {NOTIFICATION_EVENT_LABELS[ev]}
+            {eventLabels[ev]}
           </label>
         ))}
         {errors.events && (

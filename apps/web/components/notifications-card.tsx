@@ -1,44 +1,45 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { NOTIFICATION_EVENT_LABELS, type NotificationEvent } from "@levelrail/spec/lists";
+import { type ReactNode, Suspense, lazy, useState } from "react";
+import type { NotificationEvent } from "@levelrail/spec/lists";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { useNotificationChannels, useNotificationDeliveries } from "@/lib/queries";
+import { useNotificationChannels } from "@/lib/settings-queries";
 import type { DeliveryView, NotificationChannelItem } from "@/lib/types";
 import { Alert } from "./alert";
-import { ACTIONS, ListCard, ListTable } from "./list-card";
+import { ACTIONS, ListCard } from "./list-card";
 import { NotificationChannelForm } from "./notification-channel-form";
-import { Timestamp } from "./timestamp";
+
+/** A channel's delivery log, in its own chunk: it opens from the channel's "Deliveries" button. */
+const DeliveryLog = lazy(() => import("./notification-deliveries").then((m) => ({ default: m.DeliveryLog })));
 
 const enc = encodeURIComponent;
 const targetOf = (c: NotificationChannelItem) => (c.kind === "webhook" ? `${c.url}${c.format === "slack" ? " (Slack)" : ""}` : `${c.host}:${c.port} → ${c.to.join(", ")}`);
 
-/** The organization's notification channels: list, add, "Send test", the delivery log, delete. */
-export function NotificationsCard() {
+/**
+ * The organization's notification channels: list, add, "Send test", the delivery log, delete.
+ * `eventLabels` (NOTIFICATION_EVENT_LABELS, in NOTIFICATION_EVENTS' order) and `intro` (the card's
+ * text) come from the server page, so neither the lists module nor the text is in its JavaScript.
+ */
+export function NotificationsCard({ eventLabels, intro }: { eventLabels: Record<NotificationEvent, string>; intro: ReactNode }) {
   const channels = useNotificationChannels();
   return (
     <ListCard
       id="notifications"
       title="Notifications"
-      before={
-        <p className="muted">
-          Webhooks (signed with <code>X-Levelrail-Signature</code>) and email, for the events each channel picks. Failed deliveries are retried with
-          backoff; a notification never carries a secret value.
-        </p>
-      }
+      before={intro}
       source={channels}
       empty="No channels yet."
       headers={["Name", "Kind", "Target", "Events", ACTIONS]}
       rowKey={(c) => c.id}
-      row={(c) => <ChannelRow channel={c} />}
+      row={(c) => <ChannelRow channel={c} eventLabels={eventLabels} />}
     >
-      <NotificationChannelForm />
+      <NotificationChannelForm eventLabels={eventLabels} />
     </ListCard>
   );
 }
 
-function ChannelRow({ channel: c }: { channel: NotificationChannelItem }) {
+function ChannelRow({ channel: c, eventLabels }: { channel: NotificationChannelItem; eventLabels: Record<NotificationEvent, string> }) {
   const qc = useQueryClient();
   const [log, setLog] = useState(false);
   const test = useMutation({
@@ -55,7 +56,7 @@ function ChannelRow({ channel: c }: { channel: NotificationChannelItem }) {
         <td>{c.name}</td>
         <td>{c.kind}</td>
         <td className="mono">{targetOf(c)}</td>
-        <td>{c.events.map((e) => NOTIFICATION_EVENT_LABELS[e as NotificationEvent] ?? e).join(", ")}</td>
+        <td>{c.events.map((e) => eventLabels[e as NotificationEvent] ?? e).join(", ")}</td>
         <td>
           <span className="inline">
             <button type="button" onClick={() => test.mutate()} disabled={test.isPending} aria-label={`Send test to ${c.name}`}>
@@ -84,43 +85,12 @@ function ChannelRow({ channel: c }: { channel: NotificationChannelItem }) {
       {log && (
         <tr>
           <td colSpan={5}>
-            <DeliveryLog channel={c} />
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <DeliveryLog channel={c} />
+            </Suspense>
           </td>
         </tr>
       )}
     </>
-  );
-}
-
-function DeliveryLog({ channel }: { channel: NotificationChannelItem }) {
-  const deliveries = useNotificationDeliveries(channel.id);
-  return (
-    <ListTable
-      label={`Delivery log of ${channel.name}`}
-      source={deliveries}
-      loading="Loading…"
-      empty={`Nothing sent to ${channel.name} yet.`}
-      headers={["When", "Event", "Status", "Attempts", "Last error"]}
-      rowKey={(d: DeliveryView) => d.id}
-      row={(d) => (
-        <tr>
-          <td>
-            <Timestamp iso={d.createdAt} />
-          </td>
-          <td>{d.event}</td>
-          <td>
-            {d.status}
-            {d.nextAttemptAt && (
-              <>
-                {" "}
-                (next try <Timestamp iso={d.nextAttemptAt} />)
-              </>
-            )}
-          </td>
-          <td>{d.attempts}</td>
-          <td className="mono">{d.lastError}</td>
-        </tr>
-      )}
-    />
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 import { keys } from "@/lib/keys";
-import { useBackupTargets, useRegistryCredentials } from "@/lib/queries";
+import { useBackupTargets, useRegistryCredentials } from "@/lib/config-queries";
 import type { BackupTargetItem, RegistryCredentialItem } from "@/lib/types";
 import { ConfigList } from "./config-list";
 import { Timestamp } from "./timestamp";

@@ -1,10 +1,10 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { usePreviews } from "@/lib/queries";
+import { usePreviews } from "@/lib/settings-queries";
 import type { EnvironmentItem, ProjectItem, ProjectPreviews } from "@/lib/types";
 import { Alert } from "./alert";
 import { Field } from "./field";
@@ -14,17 +14,14 @@ import { FormMessages } from "./form-messages";
  * A project's previews of pull and merge requests (CONTRACT §11): the settings (the environment each
  * preview is cloned from, the domain `pr-<n>.<domain>` routes under, at most how many are open and
  * their time to live) and the previews with their state and the last thing that happened to each.
+ * `intro`: the card's text, rendered on the server (PreviewsIntro, settings-text.tsx).
  */
-export function PreviewsCard({ project, environments }: { project: ProjectItem; environments: EnvironmentItem[] }) {
+export function PreviewsCard({ project, environments, intro }: { project: ProjectItem; environments: EnvironmentItem[]; intro: ReactNode }) {
   const previews = usePreviews(project.id);
   return (
     <section className="card" aria-labelledby="previews-title">
       <h2 id="previews-title">Previews</h2>
-      <p className="muted">
-        Each pull or merge request of a repository the project builds from gets an environment <code>pr-&lt;number&gt;</code>, cloned from the
-        base environment (no domains copied), built at its head commit and routed at <code>pr-&lt;number&gt;.&lt;domain&gt;</code>. Closing the
-        request deletes it; so does the sweep, for a request no longer open or a preview past its time to live.
-      </p>
+      {intro}
       <Alert error={previews.error} />
       {!previews.data && !previews.isError && <p className="muted">Loading…</p>}
       {previews.data && <PreviewSettingsForm key={`${project.id}-${previews.data.settings?.updatedAt ?? ""}`} project={project} environments={environments} current={previews.data.settings} />}

@@ -5,7 +5,8 @@ import type { ReleaseView } from "@levelrail/spec/service";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { type Scoped, serviceApi, serviceHref } from "@/lib/paths";
-import { useDeploys, useEnvironments } from "@/lib/queries";
+import { useEnvironments } from "@/lib/queries";
+import { useDeploys } from "@/lib/service-queries";
 import type { EnvironmentItem } from "@/lib/types";
 import { FormMessages } from "./form-messages";
 

@@ -1,11 +1,14 @@
 "use client";
-import { QUOTA_KINDS } from "@levelrail/spec/lists";
-import { useQuotas } from "@/lib/queries";
+import type { QuotaKind } from "@levelrail/spec/lists";
+import { useQuotas } from "@/lib/settings-queries";
 import type { OrgItem } from "@/lib/types";
 import { Alert } from "./alert";
 
-/** An organization's quotas: how many apps, services, databases, domains and notification channels it has of how many it may. */
-export function QuotasCard({ org }: { org: OrgItem }) {
+/**
+ * An organization's quotas: how many apps, services, databases, domains and notification channels it has of how many it may.
+ * `kinds`: QUOTA_KINDS, from the server page (the lists module stays out of the page's JavaScript).
+ */
+export function QuotasCard({ org, kinds }: { org: OrgItem; kinds: readonly QuotaKind[] }) {
   const quotas = useQuotas(org.id);
   return (
     <section className="card" aria-labelledby="quotas-title">
@@ -26,7 +29,7 @@ export function QuotasCard({ org }: { org: OrgItem }) {
             </tr>
           </thead>
           <tbody>
-            {QUOTA_KINDS.map((kind) => {
+            {kinds.map((kind) => {
               const q = quotas.data.quotas[kind];
               return (
                 <tr key={kind}>

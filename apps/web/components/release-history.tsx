@@ -1,6 +1,6 @@
 "use client";
 import { formatDuration, releaseKindText } from "@/lib/format";
-import { useDeploys } from "@/lib/queries";
+import { useDeploys } from "@/lib/service-queries";
 import { ListTable } from "./list-card";
 import { Timestamp } from "./timestamp";
 import type { Scoped } from "@/lib/paths";

@@ -5,7 +5,7 @@ import { envKeyProblem, envValueProblem } from "@levelrail/spec/checks";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
-import { useSecrets } from "@/lib/queries";
+import { useSecrets } from "@/lib/service-queries";
 import type { SecretItem } from "@/lib/types";
 import { Alert } from "./alert";
 import { Field } from "./field";

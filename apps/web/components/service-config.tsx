@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { useService } from "@/lib/queries";
+import { useService } from "@/lib/service-queries";
 import { capabilitiesText, cpusText, memoryText } from "@/lib/limits-form";
 import { LimitsForm } from "./limits-form";
 import { type Scoped, environmentHref, serviceApi } from "@/lib/paths";

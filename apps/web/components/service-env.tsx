@@ -3,7 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import type { ServiceView } from "@levelrail/spec/service";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { useService, useStorageEnvKeys } from "@/lib/queries";
+import { useService, useStorageEnvKeys } from "@/lib/service-queries";
 import { EnvEditor } from "./env-editor";
 import { type Scoped, serviceApi } from "@/lib/paths";
 

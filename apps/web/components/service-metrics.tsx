@@ -3,7 +3,7 @@ import type { ContainerSampleView } from "@levelrail/services/metrics/containers
 import { agoLabel, endLabel, timeRange } from "@/lib/chart";
 import { formatBytes, latestAndPeak, networkRates } from "@/lib/container-metrics";
 import type { Scoped } from "@/lib/paths";
-import { useServiceMetrics } from "@/lib/queries";
+import { useServiceMetrics } from "@/lib/service-queries";
 import { LineChart } from "./line-chart";
 import { Alert } from "./alert";
 

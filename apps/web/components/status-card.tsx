@@ -1,6 +1,6 @@
 "use client";
 import dynamic from "next/dynamic";
-import { useStatus } from "@/lib/queries";
+import { useStatus } from "@/lib/service-queries";
 import { PhaseBadge } from "./phase-badge";
 import { Routes } from "./routes";
 import { Timestamp } from "./timestamp";

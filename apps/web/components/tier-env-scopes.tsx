@@ -2,7 +2,8 @@
 // The Settings page's organization and project sections: their tier editors with the cards that
 // belong to each scope. Apart from TierEnvEditor's module, so a page that edits one tier (an
 // environment's) does not load the quota, security, SSO and preview cards.
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
+import type { QuotaKind } from "@levelrail/spec/lists";
 import { useCurrentEnvironment, useEnvironments, useOrgs, useProjects } from "@/lib/queries";
 import type { CurrentEnvironment } from "@/lib/types";
 import { OrgSecurityCard } from "./org-security-card";
@@ -14,9 +15,10 @@ import { TierEnvEditor } from "./tier-env-settings";
 
 /**
  * The organization's env vars (with a choice of organization when the operator belongs to several),
- * starting at the organization of the current environment (the header's).
+ * starting at the organization of the current environment (the header's). `quotaKinds`: QUOTA_KINDS,
+ * from the server page.
  */
-export function OrgEnvSettings() {
+export function OrgEnvSettings({ quotaKinds }: { quotaKinds: readonly QuotaKind[] }) {
   const orgs = useOrgs();
   const current = useCurrentEnvironment().data;
   const [chosen, setChosen] = useState<string | undefined>();
@@ -44,7 +46,7 @@ export function OrgEnvSettings() {
         title="Organization env"
         description={`Every service of the organization ${org.name} gets these, unless a higher tier sets the same key.`}
       />
-      <QuotasCard org={org} />
+      <QuotasCard org={org} kinds={quotaKinds} />
       <OrgSecurityCard org={org} />
       <SsoCard org={org} />
     </div>
@@ -54,14 +56,14 @@ export function OrgEnvSettings() {
 /**
  * A project's env vars and those of one of its environments, with a selector for each. Both start
  * at the current environment (the header's) and follow it when it changes, until the operator
- * picks another here.
+ * picks another here. `previewsIntro`: the Previews card's text, rendered on the server.
  */
-export function ProjectEnvSettings() {
+export function ProjectEnvSettings({ previewsIntro }: { previewsIntro: ReactNode }) {
   const current = useCurrentEnvironment().data;
-  return <ProjectEnvSettingsFrom key={current?.environment.id ?? ""} start={current} />;
+  return <ProjectEnvSettingsFrom key={current?.environment.id ?? ""} start={current} previewsIntro={previewsIntro} />;
 }
 
-function ProjectEnvSettingsFrom({ start }: { start: CurrentEnvironment | undefined }) {
+function ProjectEnvSettingsFrom({ start, previewsIntro }: { start: CurrentEnvironment | undefined; previewsIntro: ReactNode }) {
   const projects = useProjects();
   const [chosenProject, setChosenProject] = useState<string | undefined>(start?.project.id);
   const [chosenEnvironment, setChosenEnvironment] = useState<string | undefined>(start?.environment.id);
@@ -126,7 +128,7 @@ function ProjectEnvSettingsFrom({ start }: { start: CurrentEnvironment | undefin
           />
         )}
       </div>
-      {environments.data && <PreviewsCard project={project} environments={environments.data} />}
+      {environments.data && <PreviewsCard project={project} environments={environments.data} intro={previewsIntro} />}
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
-import { tierEnvPath, useTierEnv } from "@/lib/queries";
+import { tierEnvPath, useTierEnv } from "@/lib/config-queries";
 import type { TierEnv } from "@/lib/types";
 import { EnvEditor } from "./env-editor";
 import { Alert } from "./alert";

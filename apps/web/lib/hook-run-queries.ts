@@ -1,8 +1,10 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { api } from "./fetcher";
-import { HOOK_RUNS_PAGE, LIVE_INTERVAL_MS, hookRunPaging, keys } from "./keys";
+import { HOOK_RUNS_PAGE, hookRunPaging } from "./hook-run-paging";
+import { LIVE_INTERVAL_MS, keys } from "./keys";
 import { type Scoped, appApi, serviceApi } from "./paths";
-import { useServiceInterval, withQuery } from "./queries";
+import { withQuery } from "./queries";
+import { useServiceInterval } from "./service-queries";
 import type { HookRunPage } from "./types";
 
 // Apart from queries.ts: react-query's infinite queries (about 2 kB gzip) load only on the pages

@@ -93,26 +93,3 @@ export const METRICS_INTERVAL_MS = 10_000;
 
 /** Services per page of the dashboard (server prefetch and client use the same). */
 export const SERVICES_PAGE = 50;
-
-/** Hook runs per page of the history tables (server prefetch and client use the same). */
-export const HOOK_RUNS_PAGE = 20;
-/** How hook-run pages chain: each asks for the runs started before the last one shown. */
-export const hookRunPaging = {
-  initialPageParam: null as string | null,
-  getNextPageParam: (last: { nextBefore: string | null }) => last.nextBefore,
-};
-
-/** The deploy-metrics periods the UI offers, in days. */
-export const METRICS_PERIODS = [7, 30, 90] as const;
-export const DEFAULT_METRICS_DAYS = 30;
-
-/** The windows GET /metrics/dora takes. */
-export const DORA_WINDOW_OPTIONS = ["7d", "30d", "90d"] as const;
-export type DoraWindowOption = (typeof DORA_WINDOW_OPTIONS)[number];
-export const DEFAULT_DORA_WINDOW: DoraWindowOption = "30d";
-
-/** The start of the period of `days` days that ends today (UTC): the `since` of GET /metrics/deploys. */
-export function metricsSince(days: number, now = new Date()): string {
-  const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * 24 * 3600 * 1000;
-  return new Date(start).toISOString();
-}

@@ -1,7 +1,8 @@
 import type { BackupSchedule } from "@levelrail/spec/database";
 import { scheduleApiError, scheduleInput } from "./database-form";
 import { ApiError } from "./fetcher";
-import { type FieldErrors, bareMessage, issueErrors, topField } from "./form";
+import { type FieldErrors, bareMessage, topField } from "./form";
+import { issueErrors } from "./zod-errors";
 import type { ScheduleValues } from "./schedule-values";
 
 // The New database form's checks and error placing (components/databases-section.tsx), loaded with

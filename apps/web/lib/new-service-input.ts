@@ -1,6 +1,8 @@
 import type { ServiceCreate, serviceCreate } from "@levelrail/spec/service";
 import { ApiError } from "./fetcher";
-import { type FieldErrors, bareMessage, issueErrors, numberOrUndefined, parseEnvLines, topField } from "./form";
+import { parseEnvLines } from "./env-lines";
+import { type FieldErrors, bareMessage, numberOrUndefined, topField } from "./form";
+import { issueErrors } from "./zod-errors";
 import { HOOK_DOMAIN_FIELDS, type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput } from "./hooks-form";
 import { limitApiError, limitErrors, limitInput } from "./limits-form";
 

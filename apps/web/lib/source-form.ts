@@ -1,5 +1,6 @@
 import { type GitSourceInput, type SourceView, gitSourceInput } from "@levelrail/spec/git";
-import { type FieldErrors, fieldErrors } from "./form";
+import type { FieldErrors } from "./form";
+import { fieldErrors } from "./zod-errors";
 
 /** The git source form's text fields (empty target, polling or credential: none). */
 export interface SourceFormValues {

@@ -4,7 +4,8 @@ import { doraMetrics } from "@levelrail/services/metrics/dora";
 import { listServices } from "@levelrail/services/service/view";
 import { DeployMetricsView } from "@/components/deploy-metrics";
 import { DoraView } from "@/components/dora-figures";
-import { DEFAULT_DORA_WINDOW, DEFAULT_METRICS_DAYS, keys, metricsSince } from "@/lib/keys";
+import { keys } from "@/lib/keys";
+import { DEFAULT_DORA_WINDOW, DEFAULT_METRICS_DAYS, metricsSince } from "@/lib/metric-windows";
 import { requireCtx } from "@/lib/session";
 
 export const metadata = { title: "Deploys · Levelrail" };

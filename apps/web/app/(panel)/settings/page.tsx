@@ -9,9 +9,11 @@ import { listOrgs } from "@levelrail/services/org/list";
 import { getQuotas } from "@levelrail/services/org/quota";
 import { getProjectPreviews } from "@levelrail/services/preview/settings";
 import { listEnvironments, listProjects } from "@levelrail/services/project/list";
+import { NOTIFICATION_EVENT_LABELS, QUOTA_KINDS } from "@levelrail/spec/lists";
 import { GitCredentialsCard } from "@/components/git-credentials-card";
 import { NotificationsCard } from "@/components/notifications-card";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
+import { GitCredentialsIntro, NotificationsIntro, PreviewsIntro } from "@/components/settings-text";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-scopes";
 import { currentEnvironment } from "@/lib/environment";
 import { keys } from "@/lib/keys";
@@ -63,12 +65,13 @@ export default async function SettingsPage() {
         Env vars by tier, lowest precedence first: organization, project, environment. A service&apos;s own env, its secrets and
         its storage attachment override them.
       </p>
-      <OrgEnvSettings />
-      <ProjectEnvSettings />
+      {/* The lists and the cards' fixed text reach the client cards as props: not in the page's JavaScript. */}
+      <OrgEnvSettings quotaKinds={QUOTA_KINDS} />
+      <ProjectEnvSettings previewsIntro={<PreviewsIntro />} />
       <BackupTargets />
       <RegistryCredentials />
-      <GitCredentialsCard />
-      <NotificationsCard />
+      <GitCredentialsCard intro={<GitCredentialsIntro orgName={org?.name} />} />
+      <NotificationsCard eventLabels={NOTIFICATION_EVENT_LABELS} intro={<NotificationsIntro />} />
       <section className="card" aria-labelledby="audit-link-title">
         <h2 id="audit-link-title">Audit log</h2>
         <p className="muted">

@@ -6,7 +6,8 @@ import { AppDetail } from "@/components/app-detail";
 import { EnvironmentCrumbs } from "@/components/environment-crumbs";
 import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
-import { HOOK_RUNS_PAGE, hookRunPaging, keys } from "@/lib/keys";
+import { HOOK_RUNS_PAGE, hookRunPaging } from "@/lib/hook-run-paging";
+import { keys } from "@/lib/keys";
 import { requireCtx } from "@/lib/session";
 
 type Props = { params: Promise<{ envId: string; name: string }> };

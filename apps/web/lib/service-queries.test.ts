@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StatusView } from "@levelrail/spec/service";
 import { FLEET_INTERVAL_MS, LIVE_INTERVAL_MS } from "./keys";
-import { liveInterval } from "./queries";
+import { liveInterval } from "./service-queries";
 
 const status = (phase: StatusView["phase"]) => ({ phase }) as StatusView;
 
