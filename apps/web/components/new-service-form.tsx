@@ -1,6 +1,5 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { type FormEvent, Suspense, lazy, useState } from "react";
 import type { ServiceCreate, ServiceView } from "@levelrail/spec/service";
 import type { Strategy } from "@levelrail/spec/service-lists";
@@ -13,10 +12,13 @@ import { useApps } from "@/lib/fleet-queries";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
-import { envApi, serviceHref } from "@/lib/paths";
+import { envApi } from "@/lib/paths";
 
-/** The webhook secret's copy control, in its own chunk: only a service created from git shows it. */
-const Copyable = lazy(() => import("./copyable").then((m) => ({ default: m.Copyable })));
+/**
+ * What a created service says (where it is; from git, its webhook and secret), in its own chunk:
+ * it shows once the form has created one.
+ */
+const CreatedService = lazy(() => import("./created-service").then((m) => ({ default: m.CreatedService })));
 
 const EMPTY: NewServiceValues = {
   name: "",
@@ -134,23 +136,10 @@ export function NewServiceForm({ envId, strategies }: { envId: string; strategie
       </Field>
       <HookDomainFields idPrefix="service" values={values} errors={errors} onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))} />
       <FormMessages error={errors.form} />
-      {created && "image" in created.source && (
-        <p className="success" role="status">
-          Created <Link href={serviceHref(created)}>{created.name}</Link>. Deploy it from its page.
-        </p>
-      )}
-      {created && "git" in created.source && (
-        <div className="success stack" role="status">
-          <p>
-            Created <Link href={serviceHref(created)}>{created.name}</Link>; its first build is queued. Point the repository&apos;s push webhook at{" "}
-            <code className="mono">{created.source.git.webhookPath}</code> on this panel, with this secret (shown once):
-          </p>
-          {created.source.git.webhookSecret && (
-            <Suspense fallback={null}>
-              <Copyable label="Secret" text={created.source.git.webhookSecret} copyLabel="Copy the webhook secret" />
-            </Suspense>
-          )}
-        </div>
+      {created && (
+        <Suspense fallback={null}>
+          <CreatedService service={created} />
+        </Suspense>
       )}
       <button type="submit" disabled={create.isPending}>
         Create service
