@@ -1,13 +1,13 @@
 "use client";
-import { type UseQueryResult, useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
-import type { ZodType } from "zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { Alert } from "./alert";
 import { Field } from "./field";
 import { ACTIONS, ListCard } from "./list-card";
 import { FormMessages } from "./form-messages";
+import { Timestamp } from "./timestamp";
 
 export interface ConfigField {
   name: string;
@@ -17,24 +17,25 @@ export interface ConfigField {
   placeholder?: string;
 }
 
-export interface ConfigColumn<T> {
-  label: string;
-  cell: (item: T) => ReactNode;
-  mono?: boolean;
-}
+/** A column of the table: an item's field as text, or (`setAt`) a write-only value's "set, updated <when>". */
+export type ConfigColumn = { label: string; field: string; mono?: boolean } | { label: string; setAt: string };
+
+/** An item of a list: its id and name, and the fields its columns show. */
+type ConfigItem = { id: string; name: string } & Record<string, unknown>;
 
 /**
  * A list of organization-wide objects with write-only parts (backup targets,
  * registry credentials): a table without the secrets, Delete per row, and a
- * form checked with the API's own schema whose 400s show by field.
+ * form checked with the API's own schema whose 400s show by field. Its columns
+ * and fields are plain data, so the server page passes them (org-config.tsx)
+ * and they are not in the page's JavaScript.
  */
-export function ConfigList<T extends { id: string; name: string }>({
+export function ConfigList({
   id,
   title,
   noun,
   path,
   queryKey,
-  query,
   columns,
   fields,
   schema,
@@ -44,17 +45,17 @@ export function ConfigList<T extends { id: string; name: string }>({
   title: string;
   /** What one item is called: "backup target". */
   noun: string;
-  /** API collection path: "/backup-targets". */
+  /** API collection path: "/backup-targets"; GET lists the items (under `queryKey`, as the server prefetched them). */
   path: string;
   queryKey: readonly unknown[];
-  query: UseQueryResult<T[]>;
-  columns: ConfigColumn<T>[];
+  columns: ConfigColumn[];
   fields: ConfigField[];
-  /** The API's schema of the form, loaded on submit (zod stays out of the page's first load). */
-  schema: () => Promise<ZodType>;
+  /** The name of the API's schema of the form in @levelrail/spec/config, loaded on submit (zod stays out of the page's first load). */
+  schema: "backupTargetInput" | "registryCredentialInput";
   empty: string;
 }) {
   const qc = useQueryClient();
+  const query = useQuery({ queryKey, queryFn: () => api<ConfigItem[]>(path) });
   const blank = () => Object.fromEntries(fields.map((f) => [f.name, ""]));
   const [values, setValues] = useState<Record<string, string>>(blank);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -63,7 +64,7 @@ export function ConfigList<T extends { id: string; name: string }>({
   const placed = (e: FieldErrors): FieldErrors => Object.fromEntries(Object.entries(e).map(([k, v]) => [shown.has(k) ? k : "form", v]));
 
   const create = useMutation({
-    mutationFn: (input: unknown) => api<T>(path, { method: "POST", body: input }),
+    mutationFn: (input: unknown) => api<ConfigItem>(path, { method: "POST", body: input }),
     onSuccess: async (item) => {
       setValues(blank());
       setDone(`Added ${noun} ${item.name}`);
@@ -80,8 +81,8 @@ export function ConfigList<T extends { id: string; name: string }>({
     e.preventDefault();
     setDone(null);
     // The schema and the placing of its issues load on submit (zod stays out of the page's first load).
-    const [zod, { fieldErrors }] = await Promise.all([schema(), import("@/lib/zod-errors")]);
-    const parsed = zod.safeParse(values);
+    const [spec, { fieldErrors }] = await Promise.all([import("@levelrail/spec/config"), import("@/lib/zod-errors")]);
+    const parsed = spec[schema].safeParse(values);
     if (!parsed.success) {
       setErrors(placed(fieldErrors(parsed.error)));
       return;
@@ -92,7 +93,7 @@ export function ConfigList<T extends { id: string; name: string }>({
 
   const formTitleId = `${id}-form-title`;
   return (
-    <ListCard
+    <ListCard<ConfigItem>
       id={id}
       title={title}
       source={query}
@@ -101,11 +102,17 @@ export function ConfigList<T extends { id: string; name: string }>({
       rowKey={(item) => item.id}
       row={(item) => (
         <tr>
-          {columns.map((c) => (
-            <td key={c.label} className={c.mono ? "mono" : undefined}>
-              {c.cell(item)}
-            </td>
-          ))}
+          {columns.map((c) =>
+            "setAt" in c ? (
+              <td key={c.label}>
+                set, updated <Timestamp iso={String(item[c.setAt])} />
+              </td>
+            ) : (
+              <td key={c.label} className={c.mono ? "mono" : undefined}>
+                {String(item[c.field] ?? "")}
+              </td>
+            ),
+          )}
           <td>
             <DeleteButton path={`${path}/${encodeURIComponent(item.id)}`} label={`Delete ${noun} ${item.name}`} queryKey={queryKey} />
           </td>

@@ -1,30 +1,27 @@
-"use client";
+// The Settings page's organization-wide lists with write-only parts. A server component: the
+// columns, fields and texts are plain data handed to ConfigList (the client part) as props, so
+// they are in the page's data, not in its JavaScript.
 import { keys } from "@/lib/keys";
-import { useBackupTargets, useRegistryCredentials } from "@/lib/config-queries";
-import type { BackupTargetItem, RegistryCredentialItem } from "@/lib/types";
 import { ConfigList } from "./config-list";
-import { Timestamp } from "./timestamp";
 
 /** S3-compatible storage targets; the secret key is set here and never shown again. */
 export function BackupTargets() {
-  const query = useBackupTargets();
   return (
-    <ConfigList<BackupTargetItem>
+    <ConfigList
       id="backup-targets"
       title="Backup targets"
       noun="backup target"
       path="/backup-targets"
       queryKey={keys.backupTargets()}
-      query={query}
-      schema={async () => (await import("@levelrail/spec/config")).backupTargetInput}
+      schema="backupTargetInput"
       empty="No backup targets yet. A service with one attached gets its S3_* variables."
       columns={[
-        { label: "Name", cell: (t) => t.name },
-        { label: "Endpoint", cell: (t) => t.endpoint, mono: true },
-        { label: "Bucket", cell: (t) => t.bucket, mono: true },
-        { label: "Region", cell: (t) => t.region },
-        { label: "Access key", cell: (t) => t.accessKey, mono: true },
-        { label: "Secret key", cell: (t) => <>set, updated <Timestamp iso={t.updatedAt} /></> },
+        { label: "Name", field: "name" },
+        { label: "Endpoint", field: "endpoint", mono: true },
+        { label: "Bucket", field: "bucket", mono: true },
+        { label: "Region", field: "region" },
+        { label: "Access key", field: "accessKey", mono: true },
+        { label: "Secret key", setAt: "updatedAt" },
       ]}
       fields={[
         { name: "name", label: "Name", placeholder: "backups" },
@@ -40,22 +37,20 @@ export function BackupTargets() {
 
 /** Private registry logins; the password is set here and never shown again. */
 export function RegistryCredentials() {
-  const query = useRegistryCredentials();
   return (
-    <ConfigList<RegistryCredentialItem>
+    <ConfigList
       id="registry-credentials"
       title="Registry credentials"
       noun="registry credential"
       path="/registry-credentials"
       queryKey={keys.registryCredentials()}
-      query={query}
-      schema={async () => (await import("@levelrail/spec/config")).registryCredentialInput}
+      schema="registryCredentialInput"
       empty="No registry credentials yet. A service using one pulls its image with that login."
       columns={[
-        { label: "Name", cell: (c) => c.name },
-        { label: "Server", cell: (c) => c.server, mono: true },
-        { label: "Username", cell: (c) => c.username, mono: true },
-        { label: "Password", cell: (c) => <>set, updated <Timestamp iso={c.updatedAt} /></> },
+        { label: "Name", field: "name" },
+        { label: "Server", field: "server", mono: true },
+        { label: "Username", field: "username", mono: true },
+        { label: "Password", setAt: "updatedAt" },
       ]}
       fields={[
         { name: "name", label: "Name", placeholder: "private registry" },
