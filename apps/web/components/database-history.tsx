@@ -5,7 +5,7 @@ import { ApiError, api } from "@/lib/fetcher";
 import { bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { type Scoped, databaseApi } from "@/lib/paths";
-import { useDatabase } from "@/lib/database-queries";
+import { useDatabase } from "@/lib/database-detail-queries";
 import type { RestoreView } from "@/lib/types";
 import { Field } from "./field";
 import { ListTable } from "./list-card";

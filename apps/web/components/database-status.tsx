@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { type Scoped, serviceHref } from "@/lib/paths";
-import { useDatabase } from "@/lib/database-queries";
+import { useDatabase } from "@/lib/database-detail-queries";
 import { PhaseBadge } from "./phase-badge";
 import { Timestamp } from "./timestamp";
 import { Alert } from "./alert";

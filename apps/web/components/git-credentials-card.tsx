@@ -1,11 +1,11 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
+import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
 import type { GitCredentialView } from "@levelrail/spec/git";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
-import { useGitCredentials } from "@/lib/config-queries";
+import { useGitCredentials } from "@/lib/credential-queries";
 import { useCurrentEnvironment, useOrgs } from "@/lib/queries";
 import { DeleteButton } from "./config-list";
 import { Copyable } from "./copyable";
@@ -13,6 +13,9 @@ import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { ACTIONS, ListCard } from "./list-card";
 import { Timestamp } from "./timestamp";
+
+/** An HTTPS token's fields, in their own chunk: they show once the kind "HTTPS token" is chosen (a deploy key needs none). */
+const TokenFields = lazy(() => import("./git-token-fields").then((m) => ({ default: m.TokenFields })));
 
 /**
  * An organization's git credentials (CONTRACT §11): deploy keys the panel generates, whose public
@@ -108,14 +111,9 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
           )}
         </Field>
         {kind === "token" && (
-          <>
-            <Field id="git-credential-token" label="Token" error={errors.token}>
-              {(a11y) => <input {...a11y} type="password" value={token} onChange={(e) => setToken(e.target.value)} autoComplete="new-password" spellCheck={false} />}
-            </Field>
-            <Field id="git-credential-username" label="User name" error={errors.username} hint="GitHub: x-access-token; GitLab: oauth2">
-              {(a11y) => <input {...a11y} value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" spellCheck={false} />}
-            </Field>
-          </>
+          <Suspense fallback={null}>
+            <TokenFields token={token} username={username} errors={errors} onToken={setToken} onUsername={setUsername} />
+          </Suspense>
         )}
       </div>
       <FormMessages error={errors.form} done={made ? `Added git credential ${made.name}` : null} />

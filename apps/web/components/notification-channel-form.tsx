@@ -13,6 +13,9 @@ import { Alert } from "./alert";
 /** An email channel's fields, in their own chunk: they show once the kind "Email (SMTP)" is chosen. */
 const EmailChannelFields = lazy(() => import("./email-channel-fields").then((m) => ({ default: m.EmailChannelFields })));
 
+/** A new webhook's signing secret, shown once, in its own chunk: it shows after a channel is added. */
+const ChannelSecret = lazy(() => import("./channel-secret").then((m) => ({ default: m.ChannelSecret })));
+
 type Kind = "webhook" | "email";
 const BLANK = { name: "", url: "", format: "json", host: "", port: "587", username: "", password: "", from: "", to: "" };
 export type ChannelValue = keyof typeof BLANK;
@@ -148,14 +151,9 @@ export function NotificationChannelForm({ eventLabels }: { eventLabels: Record<N
       </fieldset>
       <FormMessages error={errors.form} done={created ? `Added channel ${created.name}` : null} />
       {created?.secret && (
-        <div className="stack" role="region" aria-label="Signing secret">
-          <p>
-            Signing secret of {created.name}: copy it now, it is not shown again. Receivers check <code>X-Levelrail-Signature</code> against it.
-          </p>
-          <code className="mono" data-testid="channel-secret">
-            {created.secret}
-          </code>
-        </div>
+        <Suspense fallback={null}>
+          <ChannelSecret name={created.name} secret={created.secret} />
+        </Suspense>
       )}
       <div className="buttons">
         <button type="submit" disabled={create.isPending}>

@@ -1,12 +1,11 @@
 "use client";
-// An organization's configuration that pages besides Settings read: the env tiers, backup targets,
-// registry and git credentials.
+// An organization's configuration that pages besides Settings read: the env tiers and backup
+// targets (registry and git credentials: credential-queries.ts).
 import { useQuery } from "@tanstack/react-query";
 import type { EnvScope } from "@levelrail/db/schema/config";
-import type { GitCredentialView } from "@levelrail/spec/git";
 import { api } from "./fetcher";
 import { keys } from "./keys";
-import type { BackupTargetItem, RegistryCredentialItem, TierEnv } from "./types";
+import type { BackupTargetItem, TierEnv } from "./types";
 
 const enc = encodeURIComponent;
 
@@ -23,10 +22,3 @@ export const useTierEnv = (tier: EnvScope, id: string | undefined) =>
 
 export const useBackupTargets = () =>
   useQuery({ queryKey: keys.backupTargets(), queryFn: () => api<BackupTargetItem[]>("/backup-targets") });
-
-export const useRegistryCredentials = () =>
-  useQuery({ queryKey: keys.registryCredentials(), queryFn: () => api<RegistryCredentialItem[]>("/registry-credentials") });
-
-/** An organization's git credentials; `orgId` undefined (not known yet): not asked. */
-export const useGitCredentials = (orgId: string | undefined) =>
-  useQuery({ queryKey: keys.gitCredentials(orgId ?? ""), queryFn: () => api<GitCredentialView[]>(`/orgs/${enc(orgId ?? "")}/git-credentials`), enabled: orgId !== undefined });

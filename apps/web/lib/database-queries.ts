@@ -1,12 +1,12 @@
 "use client";
-// Managed databases: an environment's list, one database, its backups.
+// Managed databases: an environment's list (one database and its backups: database-detail-queries.ts).
 import { useQuery } from "@tanstack/react-query";
 import { useBackupTargets } from "./config-queries";
 import { api } from "./fetcher";
 import { FLEET_INTERVAL_MS, LIVE_INTERVAL_MS, keys } from "./keys";
-import { type Scoped, databaseApi, envApi } from "./paths";
+import { envApi } from "./paths";
 import { useEnvironment } from "./queries";
-import type { BackupTargetItem, BackupView, DatabaseDetail, DatabaseView } from "./types";
+import type { BackupTargetItem, DatabaseDetail, DatabaseView } from "./types";
 
 /** The backup targets environment `envId`'s databases may use: its organization's (an operator may belong to several). */
 export function useEnvironmentBackupTargets(envId: string): BackupTargetItem[] | undefined {
@@ -16,7 +16,7 @@ export function useEnvironmentBackupTargets(envId: string): BackupTargetItem[] |
 }
 
 /** Whether a database is on its way somewhere: starting, or restoring. */
-const databaseBusy = (d: DatabaseView | DatabaseDetail | undefined) =>
+export const databaseBusy = (d: DatabaseView | DatabaseDetail | undefined) =>
   d?.phase === "pending" || d?.phase === "starting" || (d !== undefined && "restores" in d && d.restores.some((r) => r.status === "running"));
 
 /** An environment's databases with their live phases, polled every second while one starts, at the fleet's pace otherwise. */
@@ -25,23 +25,4 @@ export const useDatabases = (envId: string) =>
     queryKey: keys.databases(envId),
     queryFn: () => api<DatabaseView[]>(envApi(envId, "/databases")),
     refetchInterval: (q) => (q.state.data?.some(databaseBusy) ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS),
-  });
-
-/** One database with who attaches it, its kept volumes and latest restores; polled like a service's status. */
-export const useDatabase = (d: Scoped) =>
-  useQuery({
-    queryKey: keys.databaseDetail(d),
-    queryFn: () => api<DatabaseDetail>(databaseApi(d)),
-    refetchInterval: (q) => (databaseBusy(q.state.data) ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS),
-  });
-
-/** Whether a backup is being taken or verified (again). */
-export const backupBusy = (b: BackupView) => b.status === "running" || b.step !== null;
-
-/** A database's backups, newest first, polled every second while one runs or is verified. */
-export const useBackups = (d: Scoped) =>
-  useQuery({
-    queryKey: keys.backups(d),
-    queryFn: () => api<BackupView[]>(databaseApi(d, "/backups")),
-    refetchInterval: (q) => (q.state.data?.some(backupBusy) ? LIVE_INTERVAL_MS : FLEET_INTERVAL_MS),
   });
