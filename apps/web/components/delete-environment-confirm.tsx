@@ -1,17 +1,17 @@
 "use client";
+import { useDatabases } from "@/lib/database-queries";
+import { useApps, useEnvironmentServices } from "@/lib/fleet-queries";
 import { removalText } from "@/lib/removal-text";
-import type { AppItem, DatabaseView, EnvironmentItem, ServiceItem } from "@/lib/types";
+import type { EnvironmentItem } from "@/lib/types";
 import { Alert } from "./alert";
 
 /**
  * The confirmation "Delete environment" opens (DeleteEnvironment, environment-actions.tsx), in its
- * own chunk: a first load shows only the button. It names everything the delete removes.
+ * own chunk: a first load shows only the button. It names everything the delete removes, asked
+ * when it opens (the full list of services is asked nowhere else on the page).
  */
 export function DeleteEnvironmentConfirm({
   environment,
-  apps,
-  services,
-  databases,
   dropData,
   onDropData,
   pending,
@@ -19,15 +19,17 @@ export function DeleteEnvironmentConfirm({
   onCancel,
 }: {
   environment: EnvironmentItem;
-  apps: AppItem[] | undefined;
-  services: ServiceItem[] | undefined;
-  databases: DatabaseView[] | undefined;
   dropData: boolean;
   onDropData: (drop: boolean) => void;
   pending: boolean;
   onDelete: () => void;
   onCancel: () => void;
 }) {
+  const appsQuery = useApps(environment.id);
+  const servicesQuery = useEnvironmentServices(environment.id);
+  const databasesQuery = useDatabases(environment.id);
+  const [apps, services, databases] = [appsQuery.data, servicesQuery.data, databasesQuery.data];
+  const failed = appsQuery.error ?? servicesQuery.error ?? databasesQuery.error;
   const ready = apps && services && databases;
   return (
     <Alert warning>
@@ -40,7 +42,9 @@ export function DeleteEnvironmentConfirm({
               databases.map((d) => d.name),
               dropData,
             )
-          : "Loading what it holds…"}
+          : failed
+            ? `could not list what it holds: ${failed.message}`
+            : "Loading what it holds…"}
       </p>
       {databases && databases.length > 0 && (
         <label className="check">

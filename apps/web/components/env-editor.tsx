@@ -1,13 +1,10 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, Suspense, lazy, useId, useState } from "react";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { envKeyProblem, envValueProblem } from "@levelrail/spec/checks";
 import { ApiError } from "@/lib/fetcher";
 import { bareMessage } from "@/lib/form";
 import { Alert } from "./alert";
-
-/** The warning to confirm before saving, in its own chunk: only a save that `warning` objects to shows it (a service's env). */
-const SaveAnyway = lazy(() => import("./save-anyway").then((m) => ({ default: m.SaveAnyway })));
 
 type EnvVars = Record<string, string>;
 interface Row {
@@ -230,9 +227,17 @@ export function EnvEditor({ title, description, vars, save, field, warning, onSa
           </div>
         </div>
         {confirming && (
-          <Suspense fallback={null}>
-            <SaveAnyway message={confirming.message} onSave={confirm} onCancel={() => setConfirming(null)} />
-          </Suspense>
+          <Alert warning>
+            <p>{confirming.message}</p>
+            <div className="buttons">
+              <button type="button" onClick={confirm}>
+                Save anyway
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+                Cancel
+              </button>
+            </div>
+          </Alert>
         )}
         {formError && (
           <Alert>

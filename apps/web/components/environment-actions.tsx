@@ -6,8 +6,6 @@ import { checkedName } from "@/lib/checked-name";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { environmentHref } from "@/lib/paths";
-import { useDatabases } from "@/lib/database-queries";
-import { useApps, useEnvironmentServices } from "@/lib/fleet-queries";
 import { withQuery } from "@/lib/queries";
 import type { EnvironmentItem } from "@/lib/types";
 import { Field } from "./field";
@@ -74,9 +72,6 @@ export function DeleteEnvironment({ environment, denied = null }: { environment:
   const qc = useQueryClient();
   const [armed, setArmed] = useState(false);
   const [dropData, setDropData] = useState(false);
-  const apps = useApps(environment.id);
-  const services = useEnvironmentServices(environment.id);
-  const databases = useDatabases(environment.id);
   const remove = useMutation({
     mutationFn: () => api(withQuery(`/environments/${encodeURIComponent(environment.id)}`, { dropData: dropData ? "true" : null }), { method: "DELETE" }),
     onSuccess: async () => {
@@ -99,9 +94,6 @@ export function DeleteEnvironment({ environment, denied = null }: { environment:
         <Suspense fallback={null}>
           <DeleteEnvironmentConfirm
             environment={environment}
-            apps={apps.data}
-            services={services.data}
-            databases={databases.data}
             dropData={dropData}
             onDropData={setDropData}
             pending={remove.isPending}
@@ -110,7 +102,7 @@ export function DeleteEnvironment({ environment, denied = null }: { environment:
           />
         </Suspense>
       )}
-      <FormMessages error={remove.isError ? remove.error.message : (apps.error?.message ?? services.error?.message ?? databases.error?.message)} />
+      <FormMessages error={remove.isError ? remove.error.message : undefined} />
     </section>
   );
 }

@@ -1,12 +1,13 @@
 import { PHASES, STRATEGIES } from "@levelrail/spec/service-lists";
+import { NEW_SERVICE_HINTS } from "@/lib/service-hints";
 import { AppsOverview } from "./apps-overview";
 import { NewAppForm } from "./new-app-form";
 import { NewServiceForm } from "./new-service-form";
 
 /**
  * An environment's apps with their services, and the forms that add to them. A server component:
- * the phase and strategy lists reach the client components as props (in the page's data), not as
- * the lists module in their JavaScript.
+ * the phase and strategy lists and New service's hints reach the client components as props (in the
+ * page's data), not as modules in their JavaScript.
  */
 export function EnvironmentFleet({ envId }: { envId: string }) {
   return (
@@ -14,7 +15,7 @@ export function EnvironmentFleet({ envId }: { envId: string }) {
       <AppsOverview envId={envId} phases={PHASES} />
       <div className="columns">
         <NewAppForm envId={envId} />
-        <NewServiceForm envId={envId} strategies={STRATEGIES} />
+        <NewServiceForm envId={envId} strategies={STRATEGIES} hints={NEW_SERVICE_HINTS} />
       </div>
     </>
   );

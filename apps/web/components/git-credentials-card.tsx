@@ -5,7 +5,7 @@ import type { GitCredentialView } from "@levelrail/spec/git";
 import { ApiError, api } from "@/lib/fetcher";
 import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
-import { useGitCredentials } from "@/lib/credential-queries";
+import { useGitCredentials } from "@/lib/settings-queries";
 import { useCurrentEnvironment, useOrgs } from "@/lib/queries";
 import { DeleteButton } from "./config-list";
 import { Copyable } from "./copyable";

@@ -4,6 +4,7 @@ import type { ServiceView } from "@levelrail/spec/service";
 import type { FieldErrors } from "@/lib/form";
 import { issueErrors } from "@/lib/zod-errors";
 import { type HookDomainValues, hookDomainApiError, hookDomainErrors, hookDomainInput, hookDomainValues } from "@/lib/hooks-form";
+import { HOOK_HINTS } from "@/lib/service-hints";
 import { HookDomainFields } from "./hook-domain-fields";
 import { FormMessages } from "./form-messages";
 import { useServicePatch } from "./use-service-patch";
@@ -39,6 +40,7 @@ export function HooksDomainsForm({ service, onSaved, onEdit }: { service: Servic
       <h3 id="hooks-domains-title">Hooks and routing</h3>
       <HookDomainFields
         idPrefix="edit"
+        hints={HOOK_HINTS}
         values={values}
         errors={errors}
         onChange={(key, value) => {

@@ -8,6 +8,7 @@ import type { FieldErrors } from "@/lib/form";
 import { EMPTY_HOOK_DOMAINS } from "@/lib/hook-domain-values";
 import { keys } from "@/lib/keys";
 import type { NewServiceValues } from "@/lib/new-service-input";
+import type { NewServiceHints } from "@/lib/service-hints";
 import { useApps } from "@/lib/fleet-queries";
 import { Field } from "./field";
 import { HookDomainFields } from "./hook-domain-fields";
@@ -37,8 +38,12 @@ const EMPTY: NewServiceValues = {
 };
 type Values = NewServiceValues;
 
-/** Creates a service in one of the apps of environment `envId`; `strategies` (STRATEGIES) come from the server page, so the lists module stays out of the page's JavaScript. */
-export function NewServiceForm({ envId, strategies }: { envId: string; strategies: readonly Strategy[] }) {
+/**
+ * Creates a service in one of the apps of environment `envId`; `strategies` (STRATEGIES) and the
+ * fields' `hints` (NEW_SERVICE_HINTS) come from the server page, so neither the lists module nor the
+ * text is in the page's JavaScript.
+ */
+export function NewServiceForm({ envId, strategies, hints }: { envId: string; strategies: readonly Strategy[]; hints: NewServiceHints }) {
   const qc = useQueryClient();
   const apps = useApps(envId);
   const [values, setValues] = useState<Values>(EMPTY);
@@ -92,7 +97,7 @@ export function NewServiceForm({ envId, strategies }: { envId: string; strategie
         {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder="nginx:1.27" autoComplete="off" />}
       </Field>
       <div className="row">
-        <Field id="service-git-url" label="Or build from a git repository" error={errors.gitUrl} hint="A private one needs a git credential: set it on the service's Source card">
+        <Field id="service-git-url" label="Or build from a git repository" error={errors.gitUrl} hint={hints.gitUrl}>
           {(a) => <input {...a} value={values.gitUrl} onChange={set("gitUrl")} placeholder="https://git.example.com/team/shop.git" autoComplete="off" spellCheck={false} />}
         </Field>
         <Field id="service-git-ref" label="Branch or tag" error={errors.gitRef}>
@@ -124,17 +129,17 @@ export function NewServiceForm({ envId, strategies }: { envId: string; strategie
         </Field>
       </div>
       <div className="row">
-        <Field id="service-memory" label="Memory limit (MiB)" error={errors.memoryMb} hint="Empty: no limit. At least 16; swap included.">
+        <Field id="service-memory" label="Memory limit (MiB)" error={errors.memoryMb} hint={hints.memoryMb}>
           {(a) => <input {...a} value={values.memoryMb} onChange={set("memoryMb")} inputMode="numeric" placeholder="no limit" />}
         </Field>
-        <Field id="service-cpus" label="CPU limit" error={errors.cpus} hint="CPUs, e.g. 0.5 or 2. Empty: no limit.">
+        <Field id="service-cpus" label="CPU limit" error={errors.cpus} hint={hints.cpus}>
           {(a) => <input {...a} value={values.cpus} onChange={set("cpus")} inputMode="decimal" placeholder="no limit" />}
         </Field>
       </div>
-      <Field id="service-env" label="Env vars" error={errors.env} hint="One KEY=value per line">
+      <Field id="service-env" label="Env vars" error={errors.env} hint={hints.env}>
         {(a) => <textarea {...a} value={values.env} onChange={set("env")} rows={4} spellCheck={false} />}
       </Field>
-      <HookDomainFields idPrefix="service" values={values} errors={errors} onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))} />
+      <HookDomainFields idPrefix="service" hints={hints.hooks} values={values} errors={errors} onChange={(key, value) => setValues((v) => ({ ...v, [key]: value }))} />
       <FormMessages error={errors.form} />
       {created && (
         <Suspense fallback={null}>

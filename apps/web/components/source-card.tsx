@@ -10,7 +10,7 @@ import type { FieldErrors } from "@/lib/form";
 import { bareMessage } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { type Scoped, serviceApi } from "@/lib/paths";
-import { useGitCredentials } from "@/lib/credential-queries";
+import { useGitCredentials } from "@/lib/settings-queries";
 import { useEnvironment } from "@/lib/queries";
 import { useService } from "@/lib/service-queries";
 import { type SourceFormValues, sourceErrorField, sourceFormInput, sourceFormValues } from "@/lib/source-form";

@@ -12,21 +12,11 @@ import { Alert } from "./alert";
 export function TierEnvEditor({ tier, id, title, description }: { tier: EnvScope; id: string; title: string; description: string }) {
   const qc = useQueryClient();
   const env = useTierEnv(tier, id);
-  if (env.isError) {
-    return (
-      <section className="card" aria-label={title}>
-        <h2>{title}</h2>
-        <Alert>
-          {env.error.message}
-        </Alert>
-      </section>
-    );
-  }
   if (!env.data) {
     return (
       <section className="card" aria-label={title}>
         <h2>{title}</h2>
-        <p className="muted">Loading…</p>
+        {env.isError ? <Alert>{env.error.message}</Alert> : <p className="muted">Loading…</p>}
       </section>
     );
   }

@@ -15,7 +15,4 @@ export interface HookDomainValues {
 /** The form fields these values fill; API and schema errors are shown next to them. */
 export const HOOK_DOMAIN_FIELDS = ["preDeploy", "postDeploy", "timeoutSeconds", "domains"] as const;
 
-export const ARGV_HINT = 'One argument per line, run without a shell (for a shell: sh, -c, then the script). Or a JSON array like ["npm","run","migrate"]. Empty: no hook.';
-export const DOMAINS_HINT = "One domain per line, e.g. shop.example.com.";
-
 export const EMPTY_HOOK_DOMAINS: HookDomainValues = { preDeploy: "", postDeploy: "", timeoutSeconds: "300", domains: "" };

@@ -5,7 +5,7 @@ import { HOOK_DOMAIN_FIELDS, type HookDomainValues } from "./hook-domain-values"
 
 // The values, field names and hints (what a form shows before it is sent) are in
 // hook-domain-values.ts, apart from the parsing and error placing here, which the create form loads on submit.
-export { ARGV_HINT, DOMAINS_HINT, EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, type HookDomainValues } from "./hook-domain-values";
+export { EMPTY_HOOK_DOMAINS, HOOK_DOMAIN_FIELDS, type HookDomainValues } from "./hook-domain-values";
 type HookDomainField = (typeof HOOK_DOMAIN_FIELDS)[number];
 
 /**

@@ -1,9 +1,11 @@
 "use client";
-// The Settings page's own queries: quotas, previews, notification channels and their deliveries.
+// The Settings page's own queries: quotas, previews, notification channels, git credentials (which a
+// service's Source card lists too). A channel's delivery log asks its own (notification-deliveries.tsx).
 import { useQuery } from "@tanstack/react-query";
 import { api } from "./fetcher";
-import { FLEET_INTERVAL_MS, LIVE_INTERVAL_MS, keys } from "./keys";
-import type { DeliveryView, NotificationChannelItem, OrgQuotas, ProjectPreviews } from "./types";
+import { FLEET_INTERVAL_MS, keys } from "./keys";
+import type { GitCredentialView } from "@levelrail/spec/git";
+import type { NotificationChannelItem, OrgQuotas, ProjectPreviews } from "./types";
 
 const enc = encodeURIComponent;
 
@@ -16,10 +18,6 @@ export const usePreviews = (projectId: string) =>
 export const useNotificationChannels = () =>
   useQuery({ queryKey: keys.notificationChannels(), queryFn: () => api<NotificationChannelItem[]>("/notification-channels") });
 
-/** A channel's delivery log, newest first; polled while a delivery is pending (retries show as they happen). */
-export const useNotificationDeliveries = (channelId: string) =>
-  useQuery({
-    queryKey: keys.notificationDeliveries(channelId),
-    queryFn: () => api<DeliveryView[]>(`/notification-channels/${enc(channelId)}/deliveries?limit=20`),
-    refetchInterval: (q) => (q.state.data?.some((d) => d.status === "pending") ? LIVE_INTERVAL_MS * 2 : FLEET_INTERVAL_MS),
-  });
+/** An organization's git credentials; `orgId` undefined (not known yet): not asked. */
+export const useGitCredentials = (orgId: string | undefined) =>
+  useQuery({ queryKey: keys.gitCredentials(orgId ?? ""), queryFn: () => api<GitCredentialView[]>(`/orgs/${enc(orgId ?? "")}/git-credentials`), enabled: orgId !== undefined });
