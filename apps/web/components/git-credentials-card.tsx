@@ -8,11 +8,16 @@ import { keys } from "@/lib/keys";
 import { useGitCredentials } from "@/lib/settings-queries";
 import { useCurrentEnvironment, useOrgs } from "@/lib/queries";
 import { DeleteButton } from "./config-list";
-import { Copyable } from "./copyable";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { ACTIONS, ListCard } from "./list-card";
 import { Timestamp } from "./timestamp";
+
+/**
+ * A deploy key's copy control, in its own chunk: only an organization with deploy keys (or one just
+ * generated) shows it; the server renders it in the page, and its script follows.
+ */
+const Copyable = lazy(() => import("./copyable").then((m) => ({ default: m.Copyable })));
 
 /** An HTTPS token's fields, in their own chunk: they show once the kind "HTTPS token" is chosen (a deploy key needs none). */
 const TokenFields = lazy(() => import("./git-token-fields").then((m) => ({ default: m.TokenFields })));
@@ -41,7 +46,13 @@ export function GitCredentialsCard({ intro }: { intro: ReactNode }) {
         <tr>
           <td>{c.name}</td>
           <td>{c.kind === "ssh" ? "deploy key" : "token"}</td>
-          <td className="mono">{c.publicKey ? <Copyable label="" text={c.publicKey} copyLabel={`Copy the public key of ${c.name}`} /> : (c.username ?? "token only")}</td>
+          <td className="mono">{c.publicKey ? (
+              <Suspense fallback={<code className="mono">{c.publicKey}</code>}>
+                <Copyable label="" text={c.publicKey} copyLabel={`Copy the public key of ${c.name}`} />
+              </Suspense>
+            ) : (
+              (c.username ?? "token only")
+            )}</td>
           <td>
             <Timestamp iso={c.createdAt} />
           </td>
@@ -119,7 +130,9 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
       <FormMessages error={errors.form} done={made ? `Added git credential ${made.name}` : null} />
       {made?.publicKey && (
         <p>
-          <Copyable label="Add this public key to the repository (read-only):" text={made.publicKey} copyLabel={`Copy the public key of ${made.name}`} />
+          <Suspense fallback={null}>
+            <Copyable label="Add this public key to the repository (read-only):" text={made.publicKey} copyLabel={`Copy the public key of ${made.name}`} />
+          </Suspense>
         </p>
       )}
       <div className="buttons">

@@ -1,4 +1,5 @@
 "use client";
+import type { ReactNode } from "react";
 import type { QuotaKind } from "@levelrail/spec/lists";
 import { useQuotas } from "@/lib/settings-queries";
 import type { OrgItem } from "@/lib/types";
@@ -6,16 +7,16 @@ import { Alert } from "./alert";
 
 /**
  * An organization's quotas: how many apps, services, databases, domains and notification channels it has of how many it may.
- * `kinds`: QUOTA_KINDS, from the server page (the lists module stays out of the page's JavaScript).
+ * `kinds` (QUOTA_KINDS) and `note` (who sets them, QuotasNote) come from the server page: neither the
+ * lists module nor the text is in the page's JavaScript.
  */
-export function QuotasCard({ org, kinds }: { org: OrgItem; kinds: readonly QuotaKind[] }) {
+export function QuotasCard({ org, kinds, note }: { org: OrgItem; kinds: readonly QuotaKind[]; note: ReactNode }) {
   const quotas = useQuotas(org.id);
   return (
     <section className="card" aria-labelledby="quotas-title">
       <h2 id="quotas-title">Quotas</h2>
       <p className="muted">
-        The most the organization {org.name} may have. The installation&apos;s administrator sets them (
-        <code>npx levelrail quota set</code>); creating more is refused.
+        The most the organization {org.name} may have. {note}
       </p>
       <Alert error={quotas.error} />
       {!quotas.data && !quotas.isError && <p className="muted">Loading…</p>}

@@ -34,3 +34,12 @@ export function GitCredentialsIntro({ orgName }: { orgName: string | undefined }
     </p>
   );
 }
+
+/** Who sets an organization's quotas (QuotasCard, after "The most the organization … may have."). */
+export function QuotasNote() {
+  return (
+    <>
+      The installation&apos;s administrator sets them (<code>npx levelrail quota set</code>); creating more is refused.
+    </>
+  );
+}

@@ -15,10 +15,10 @@ import { TierEnvEditor } from "./tier-env-settings";
 
 /**
  * The organization's env vars (with a choice of organization when the operator belongs to several),
- * starting at the organization of the current environment (the header's). `quotaKinds`: QUOTA_KINDS,
- * from the server page.
+ * starting at the organization of the current environment (the header's). `quotaKinds` (QUOTA_KINDS)
+ * and `quotasNote` (the Quotas card's fixed text) come from the server page.
  */
-export function OrgEnvSettings({ quotaKinds }: { quotaKinds: readonly QuotaKind[] }) {
+export function OrgEnvSettings({ quotaKinds, quotasNote }: { quotaKinds: readonly QuotaKind[]; quotasNote: ReactNode }) {
   const orgs = useOrgs();
   const current = useCurrentEnvironment().data;
   const [chosen, setChosen] = useState<string | undefined>();
@@ -46,7 +46,7 @@ export function OrgEnvSettings({ quotaKinds }: { quotaKinds: readonly QuotaKind[
         title="Organization env"
         description={`Every service of the organization ${org.name} gets these, unless a higher tier sets the same key.`}
       />
-      <QuotasCard org={org} kinds={quotaKinds} />
+      <QuotasCard org={org} kinds={quotaKinds} note={quotasNote} />
       <OrgSecurityCard org={org} />
       <SsoCard org={org} />
     </div>

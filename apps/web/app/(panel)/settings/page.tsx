@@ -13,7 +13,7 @@ import { NOTIFICATION_EVENT_LABELS, QUOTA_KINDS } from "@levelrail/spec/lists";
 import { GitCredentialsCard } from "@/components/git-credentials-card";
 import { NotificationsCard } from "@/components/notifications-card";
 import { BackupTargets, RegistryCredentials } from "@/components/org-config";
-import { GitCredentialsIntro, NotificationsIntro, PreviewsIntro } from "@/components/settings-text";
+import { GitCredentialsIntro, NotificationsIntro, PreviewsIntro, QuotasNote } from "@/components/settings-text";
 import { OrgEnvSettings, ProjectEnvSettings } from "@/components/tier-env-scopes";
 import { currentEnvironment } from "@/lib/environment";
 import { keys } from "@/lib/keys";
@@ -66,7 +66,7 @@ export default async function SettingsPage() {
         its storage attachment override them.
       </p>
       {/* The lists and the cards' fixed text reach the client cards as props: not in the page's JavaScript. */}
-      <OrgEnvSettings quotaKinds={QUOTA_KINDS} />
+      <OrgEnvSettings quotaKinds={QUOTA_KINDS} quotasNote={<QuotasNote />} />
       <ProjectEnvSettings previewsIntro={<PreviewsIntro />} />
       <BackupTargets />
       <RegistryCredentials />
