@@ -1,13 +1,14 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, topField } from "@/lib/form";
+import { api } from "@/lib/fetcher";
+import type { FieldErrors } from "@/lib/form";
 import { Alert } from "./alert";
 import { Field } from "./field";
 import { ACTIONS, ListCard } from "./list-card";
 import { FormMessages } from "./form-messages";
 import { Timestamp } from "./timestamp";
+import { useAddForm } from "./use-add-form";
 
 export interface ConfigField {
   name: string;
@@ -54,41 +55,29 @@ export function ConfigList({
   schema: "backupTargetInput" | "registryCredentialInput";
   empty: string;
 }) {
-  const qc = useQueryClient();
   const query = useQuery({ queryKey, queryFn: () => api<ConfigItem[]>(path) });
   const blank = () => Object.fromEntries(fields.map((f) => [f.name, ""]));
   const [values, setValues] = useState<Record<string, string>>(blank);
-  const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState<string | null>(null);
-  const shown = new Set(fields.map((f) => f.name));
-  const placed = (e: FieldErrors): FieldErrors => Object.fromEntries(Object.entries(e).map(([k, v]) => [shown.has(k) ? k : "form", v]));
-
-  const create = useMutation({
-    mutationFn: (input: unknown) => api<ConfigItem>(path, { method: "POST", body: input }),
-    onSuccess: async (item) => {
+  const form = useAddForm<ConfigItem>({
+    path,
+    queryKey,
+    failed: `could not add the ${noun}`,
+    onAdded: (item) => {
       setValues(blank());
       setDone(`Added ${noun} ${item.name}`);
-      await qc.invalidateQueries({ queryKey });
     },
-    onError: (err) => {
-      // Write-only values are never kept after a try.
-      setValues((v) => ({ ...v, ...Object.fromEntries(fields.filter((f) => f.type === "password").map((f) => [f.name, ""])) }));
-      setErrors(placed(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: `could not add the ${noun}` }));
-    },
+    // Write-only values are never kept after a try.
+    onFailed: () => setValues((v) => ({ ...v, ...Object.fromEntries(fields.filter((f) => f.type === "password").map((f) => [f.name, ""])) })),
   });
+  // An error about a field the form does not show (the API's own check) shows under the form.
+  const shown = new Set(fields.map((f) => f.name));
+  const errors: FieldErrors = Object.fromEntries(Object.entries(form.errors).map(([k, v]) => [shown.has(k) ? k : "form", v]));
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     setDone(null);
-    // The schema and the placing of its issues load on submit (zod stays out of the page's first load).
-    const [spec, { fieldErrors }] = await Promise.all([import("@levelrail/spec/config"), import("@/lib/zod-errors")]);
-    const parsed = spec[schema].safeParse(values);
-    if (!parsed.success) {
-      setErrors(placed(fieldErrors(parsed.error)));
-      return;
-    }
-    setErrors({});
-    create.mutate(parsed.data);
+    void form.send(values, async () => (await import("@levelrail/spec/config"))[schema]);
   }
 
   const formTitleId = `${id}-form-title`;
@@ -141,7 +130,7 @@ export function ConfigList({
         </div>
         <FormMessages error={errors.form} done={done} />
         <div className="buttons">
-          <button type="submit" disabled={create.isPending}>
+          <button type="submit" disabled={form.pending}>
             Add {noun}
           </button>
         </div>

@@ -1,9 +1,6 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
 import type { GitCredentialView } from "@levelrail/spec/git";
-import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import { useGitCredentials } from "@/lib/settings-queries";
 import { useCurrentEnvironment, useOrgs } from "@/lib/queries";
@@ -12,6 +9,7 @@ import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { ACTIONS, ListCard } from "./list-card";
 import { Timestamp } from "./timestamp";
+import { useAddForm } from "./use-add-form";
 
 /**
  * A deploy key's copy control, in its own chunk: only an organization with deploy keys (or one just
@@ -74,37 +72,28 @@ export function GitCredentialsCard({ intro }: { intro: ReactNode }) {
 }
 
 function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly unknown[] }) {
-  const qc = useQueryClient();
   const [kind, setKind] = useState<"ssh" | "token">("ssh");
   const [name, setName] = useState("");
   const [token, setToken] = useState("");
   const [username, setUsername] = useState("");
-  const [errors, setErrors] = useState<FieldErrors>({});
   const [made, setMade] = useState<GitCredentialView | null>(null);
-  const create = useMutation({
-    mutationFn: (input: unknown) => api<GitCredentialView>(`/orgs/${encodeURIComponent(orgId)}/git-credentials`, { method: "POST", body: input }),
-    onSuccess: async (c) => {
+  const { errors, send, pending } = useAddForm<GitCredentialView>({
+    path: `/orgs/${encodeURIComponent(orgId)}/git-credentials`,
+    queryKey,
+    failed: "could not add the git credential",
+    onAdded: (c) => {
       setName("");
       setToken("");
       setUsername("");
       setMade(c);
-      await qc.invalidateQueries({ queryKey });
     },
-    onError: (err) => {
-      setToken("");
-      setErrors(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: "could not add the git credential" });
-    },
+    onFailed: () => setToken(""),
   });
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     setMade(null);
     const input = kind === "ssh" ? { kind, name } : { kind, name, token, ...(username ? { username } : {}) };
-    // The API's own schema and the placing of its issues, loaded on submit (zod stays out of the page's first load).
-    const [{ gitCredentialInput }, { fieldErrors }] = await Promise.all([import("@levelrail/spec/git"), import("@/lib/zod-errors")]);
-    const parsed = gitCredentialInput.safeParse(input);
-    if (!parsed.success) return setErrors(fieldErrors(parsed.error));
-    setErrors({});
-    create.mutate(parsed.data);
+    void send(input, async () => (await import("@levelrail/spec/git")).gitCredentialInput);
   }
   return (
     <form className="stack" onSubmit={submit} aria-labelledby="git-credentials-form-title" noValidate>
@@ -136,7 +125,7 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
         </p>
       )}
       <div className="buttons">
-        <button type="submit" disabled={create.isPending}>
+        <button type="submit" disabled={pending}>
           {kind === "ssh" ? "Generate deploy key" : "Add token"}
         </button>
       </div>

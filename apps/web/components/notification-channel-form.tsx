@@ -1,14 +1,12 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
 import type { NotificationEvent } from "@levelrail/spec/lists";
-import { ApiError, api } from "@/lib/fetcher";
-import { type FieldErrors, bareMessage, topField } from "@/lib/form";
 import { keys } from "@/lib/keys";
 import type { NotificationChannelItem } from "@/lib/types";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
 import { Alert } from "./alert";
+import { useAddForm } from "./use-add-form";
 
 /** An email channel's fields, in their own chunk: they show once the kind "Email (SMTP)" is chosen. */
 const EmailChannelFields = lazy(() => import("./email-channel-fields").then((m) => ({ default: m.EmailChannelFields })));
@@ -48,39 +46,26 @@ function inputOf(kind: Kind, v: typeof BLANK, events: NotificationEvent[], flags
  * `eventLabels`: every event with its label, in NOTIFICATION_EVENTS' order (from the server page).
  */
 export function NotificationChannelForm({ eventLabels }: { eventLabels: Record<NotificationEvent, string> }) {
-  const qc = useQueryClient();
   const [kind, setKind] = useState<Kind>("webhook");
   const [values, setValues] = useState(BLANK);
   const [events, setEvents] = useState<NotificationEvent[]>(["deploy.failed"]);
   const [secure, setSecure] = useState(false);
-  const [errors, setErrors] = useState<FieldErrors>({});
   const [created, setCreated] = useState<{ name: string; secret: string | undefined } | null>(null);
-
-  const create = useMutation({
-    mutationFn: (input: unknown) => api<NotificationChannelItem & { secret?: string }>("/notification-channels", { method: "POST", body: input }),
-    onSuccess: async (item) => {
+  const { errors, send, pending } = useAddForm<NotificationChannelItem & { secret?: string }>({
+    path: "/notification-channels",
+    queryKey: keys.notificationChannels(),
+    failed: "could not add the channel",
+    onAdded: (item) => {
       setValues(BLANK);
       setCreated({ name: item.name, secret: item.secret });
-      await qc.invalidateQueries({ queryKey: keys.notificationChannels() });
     },
-    onError: (err) => {
-      setValues((v) => ({ ...v, password: "" }));
-      setErrors(err instanceof ApiError ? { [topField(err.field)]: bareMessage(err.message, err.field) } : { form: "could not add the channel" });
-    },
+    onFailed: () => setValues((v) => ({ ...v, password: "" })),
   });
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     setCreated(null);
-    // The API's own schema and the placing of its issues, loaded on submit: zod stays out of the page's first load.
-    const [{ notificationChannelInput }, { fieldErrors }] = await Promise.all([import("@levelrail/spec/notifications"), import("@/lib/zod-errors")]);
-    const parsed = notificationChannelInput.safeParse(inputOf(kind, values, events, { secure }));
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    create.mutate(parsed.data);
+    void send(inputOf(kind, values, events, { secure }), async () => (await import("@levelrail/spec/notifications")).notificationChannelInput);
   }
 
   const text: ChannelText = (name, label, o = {}) => (
@@ -156,7 +141,7 @@ export function NotificationChannelForm({ eventLabels }: { eventLabels: Record<N
         </Suspense>
       )}
       <div className="buttons">
-        <button type="submit" disabled={create.isPending}>
+        <button type="submit" disabled={pending}>
           Add channel
         </button>
       </div>
