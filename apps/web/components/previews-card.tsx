@@ -1,7 +1,6 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
-import { type FormEvent, type ReactNode, useState } from "react";
+import { type FormEvent, type ReactNode, Suspense, lazy, useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { usePreviews } from "@/lib/settings-queries";
@@ -9,6 +8,9 @@ import type { EnvironmentItem, ProjectItem, ProjectPreviews } from "@/lib/types"
 import { Alert } from "./alert";
 import { Field } from "./field";
 import { FormMessages } from "./form-messages";
+
+/** The previews' table, in its own chunk: only a project with previews shows it (most have none). */
+const PreviewList = lazy(() => import("./preview-list").then((m) => ({ default: m.PreviewList })));
 
 /**
  * A project's previews of pull and merge requests (CONTRACT §11): the settings (the environment each
@@ -25,7 +27,14 @@ export function PreviewsCard({ project, environments, intro }: { project: Projec
       <Alert error={previews.error} />
       {!previews.data && !previews.isError && <p className="muted">Loading…</p>}
       {previews.data && <PreviewSettingsForm key={`${project.id}-${previews.data.settings?.updatedAt ?? ""}`} project={project} environments={environments} current={previews.data.settings} />}
-      {previews.data && <PreviewList previews={previews.data.previews} />}
+      {previews.data &&
+        (previews.data.previews.length === 0 ? (
+          <p className="muted">No previews yet: they open when a pull or merge request webhook arrives.</p>
+        ) : (
+          <Suspense fallback={null}>
+            <PreviewList previews={previews.data.previews} />
+          </Suspense>
+        ))}
     </section>
   );
 }
@@ -98,45 +107,5 @@ function PreviewSettingsForm({ project, environments, current }: { project: Proj
         </button>
       </div>
     </form>
-  );
-}
-
-function PreviewList({ previews }: { previews: ProjectPreviews["previews"] }) {
-  if (!previews.length) return <p className="muted">No previews yet: they open when a pull or merge request webhook arrives.</p>;
-  return (
-    <table aria-label="Previews">
-      <thead>
-        <tr>
-          <th scope="col">Request</th>
-          <th scope="col">Head commit</th>
-          <th scope="col">Environment</th>
-          <th scope="col">State</th>
-          <th scope="col">Message</th>
-        </tr>
-      </thead>
-      <tbody>
-        {previews.map((p) => (
-          <tr key={p.id}>
-            <th scope="row">
-              #{p.number} <span className="muted">{p.headRef}</span>
-            </th>
-            <td>
-              <code title={p.headCommit}>{p.headCommit.slice(0, 12)}</code>
-            </td>
-            <td>{p.environmentId ? <Link href={`/environments/${p.environmentId}`}>{p.environmentName ?? "environment"}</Link> : <span className="muted">none</span>}</td>
-            <td className={p.state === "refused" ? "error" : undefined}>
-              {p.state}
-              {p.url && p.state === "open" ? (
-                <>
-                  {" "}
-                  <a href={p.url}>{new URL(p.url).host}</a>
-                </>
-              ) : null}
-            </td>
-            <td>{p.message}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
