@@ -13,6 +13,9 @@ import { NotificationChannelForm } from "./notification-channel-form";
 /** A channel's delivery log, in its own chunk: it opens from the channel's "Deliveries" button. */
 const DeliveryLog = lazy(() => import("./notification-deliveries").then((m) => ({ default: m.DeliveryLog })));
 
+/** What "Send test" got, in its own chunk: it shows once a test was sent. */
+const TestResult = lazy(() => import("./channel-test-result").then((m) => ({ default: m.TestResult })));
+
 const enc = encodeURIComponent;
 const targetOf = (c: NotificationChannelItem) => (c.kind === "webhook" ? `${c.url}${c.format === "slack" ? " (Slack)" : ""}` : `${c.host}:${c.port} → ${c.to.join(", ")}`);
 
@@ -69,15 +72,10 @@ function ChannelRow({ channel: c, eventLabels }: { channel: NotificationChannelI
               Delete
             </button>
           </span>
-          {test.data?.status === "delivered" && (
-            <small className="success" role="status">
-              Test delivered to {c.name}
-            </small>
-          )}
-          {test.data && test.data.status !== "delivered" && (
-            <Alert inline>
-              Test to {c.name} failed: {test.data.lastError}
-            </Alert>
+          {test.data && (
+            <Suspense fallback={null}>
+              <TestResult name={c.name} delivery={test.data} />
+            </Suspense>
           )}
           <Alert inline error={test.error ?? remove.error} />
         </td>

@@ -55,14 +55,8 @@ function PreviewSettingsForm({ project, environments, current }: { project: Proj
     setDone(false);
     const input = { baseEnvironmentId: base, domain: domain.trim(), max: Number(max), ttlHours: Number(ttl) };
     // The same schema the API parses with, loaded on submit: the wrong field is named before anything is sent.
-    const { previewSettingsInput } = await import("@levelrail/spec/preview");
-    const parsed = previewSettingsInput.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue?.path.map(String).join(".") ?? "";
-      setErrors({ field, message: `${field}: ${issue?.message ?? "invalid"}` });
-      return;
-    }
+    const parsed = (await import("@/lib/preview-input")).checkPreviewSettings(input);
+    if ("field" in parsed) return setErrors(parsed);
     setBusy(true);
     try {
       await api<ProjectPreviews>(`/projects/${encodeURIComponent(project.id)}/previews`, { method: "PUT", body: parsed.data });
