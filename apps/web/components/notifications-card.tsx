@@ -1,23 +1,15 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { type ReactNode, Suspense, lazy, useState } from "react";
+import { type ReactNode, Suspense, lazy } from "react";
 import type { NotificationEvent } from "@levelrail/spec/lists";
-import { api } from "@/lib/fetcher";
-import { keys } from "@/lib/keys";
 import { useNotificationChannels } from "@/lib/settings-queries";
-import type { DeliveryView, NotificationChannelItem } from "@/lib/types";
-import { Alert } from "./alert";
 import { ACTIONS, ListCard } from "./list-card";
 import { NotificationChannelForm } from "./notification-channel-form";
 
-/** A channel's delivery log, in its own chunk: it opens from the channel's "Deliveries" button. */
-const DeliveryLog = lazy(() => import("./notification-deliveries").then((m) => ({ default: m.DeliveryLog })));
-
-/** What "Send test" got, in its own chunk: it shows once a test was sent. */
-const TestResult = lazy(() => import("./channel-test-result").then((m) => ({ default: m.TestResult })));
-
-const enc = encodeURIComponent;
-const targetOf = (c: NotificationChannelItem) => (c.kind === "webhook" ? `${c.url}${c.format === "slack" ? " (Slack)" : ""}` : `${c.host}:${c.port} → ${c.to.join(", ")}`);
+/**
+ * A channel's row (its Send test, Deliveries and Delete), in its own chunk: only an organization
+ * with channels shows rows; the server renders them in the page, and their script follows.
+ */
+const ChannelRow = lazy(() => import("./channel-row").then((m) => ({ default: m.ChannelRow })));
 
 /**
  * The organization's notification channels: list, add, "Send test", the delivery log, delete.
@@ -35,60 +27,13 @@ export function NotificationsCard({ eventLabels, intro }: { eventLabels: Record<
       empty="No channels yet."
       headers={["Name", "Kind", "Target", "Events", ACTIONS]}
       rowKey={(c) => c.id}
-      row={(c) => <ChannelRow channel={c} eventLabels={eventLabels} />}
+      row={(c) => (
+        <Suspense fallback={null}>
+          <ChannelRow channel={c} eventLabels={eventLabels} />
+        </Suspense>
+      )}
     >
       <NotificationChannelForm eventLabels={eventLabels} />
     </ListCard>
-  );
-}
-
-function ChannelRow({ channel: c, eventLabels }: { channel: NotificationChannelItem; eventLabels: Record<NotificationEvent, string> }) {
-  const qc = useQueryClient();
-  const [log, setLog] = useState(false);
-  const test = useMutation({
-    mutationFn: () => api<DeliveryView>(`/notification-channels/${enc(c.id)}/test`, { method: "POST" }),
-    onSettled: () => qc.invalidateQueries({ queryKey: keys.notificationDeliveries(c.id) }),
-  });
-  const remove = useMutation({
-    mutationFn: () => api(`/notification-channels/${enc(c.id)}`, { method: "DELETE" }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: keys.notificationChannels() }),
-  });
-  return (
-    <>
-      <tr>
-        <td>{c.name}</td>
-        <td>{c.kind}</td>
-        <td className="mono">{targetOf(c)}</td>
-        <td>{c.events.map((e) => eventLabels[e as NotificationEvent] ?? e).join(", ")}</td>
-        <td>
-          <span className="inline">
-            <button type="button" onClick={() => test.mutate()} disabled={test.isPending} aria-label={`Send test to ${c.name}`}>
-              {test.isPending ? "Sending…" : "Send test"}
-            </button>
-            <button type="button" className="secondary" onClick={() => setLog((v) => !v)} aria-expanded={log} aria-label={`Deliveries of ${c.name}`}>
-              Deliveries
-            </button>
-            <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending} aria-label={`Delete channel ${c.name}`}>
-              Delete
-            </button>
-          </span>
-          {test.data && (
-            <Suspense fallback={null}>
-              <TestResult name={c.name} delivery={test.data} />
-            </Suspense>
-          )}
-          <Alert inline error={test.error ?? remove.error} />
-        </td>
-      </tr>
-      {log && (
-        <tr>
-          <td colSpan={5}>
-            <Suspense fallback={<p className="muted">Loading…</p>}>
-              <DeliveryLog channel={c} />
-            </Suspense>
-          </td>
-        </tr>
-      )}
-    </>
   );
 }
