@@ -1,6 +1,7 @@
 import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
 import { describe, expect, it } from "vitest";
 import { placementConstraints, releaseServiceName, releaseServiceSpec } from "./desired";
+import { nodeLabels } from "./reconcile";
 import { type DesiredSwarmRelease, FAILED_TASKS_LIMIT, type ObservedReleaseService, type SwarmDesired, type SwarmObserved, plan } from "./plan";
 
 const NOW = 1_000_000;
@@ -125,4 +126,9 @@ describe("plan on a swarm", () => {
     const step = plan(desired(release({ outcome: "succeeded", finishedAt: NOW - 60_000 })), observed([]));
     expect(step).toMatchObject({ kind: "create", status: { message: "its swarm service was gone; starting it again" } });
   });
+});
+
+it("nodes are named by hostname, with their address where hostnames repeat", () => {
+  const n = (id: string, hostname: string, address: string) => ({ id, hostname, name: id, address });
+  expect(nodeLabels([n("a", "vm", "10.0.0.1"), n("b", "vm", "10.0.0.2"), n("c", "db1", "10.0.0.3")])).toEqual({ a: "vm (10.0.0.1)", b: "vm (10.0.0.2)", c: "db1" });
 });

@@ -30,11 +30,17 @@ export interface SwarmReleaseInput {
   release: DesiredSwarmRelease | null;
 }
 
+/** Node id → how messages name it: its hostname, with its address where hostnames repeat (hosts cloned from one image). */
+export function nodeLabels(nodes: readonly { id: string; hostname: string; name: string; address: string }[]): Record<string, string> {
+  const names = nodes.map((n) => n.hostname || n.name);
+  return Object.fromEntries(nodes.map((n, i) => [n.id, names.filter((x) => x === names[i]).length > 1 ? `${names[i]} (${n.address})` : names[i]!]));
+}
+
 async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: number) {
   const listed = await deps.swarm.listServices([`${Labels.instance}=${deps.shortName}`, `${Labels.service}=${input.serviceId}`]);
   const services: ObservedReleaseService[] = await Promise.all(listed.map(async (info) => ({ info, tasks: await deps.swarm.listTasks(info.id) })));
   const nodes = await deps.swarm.listNodes();
-  const nodeNames = Object.fromEntries(nodes.map((n) => [n.id, n.hostname || n.name]));
+  const nodeNames = nodeLabels(nodes);
   const probes: Record<string, { ready: boolean; detail: string }> = {};
   const r = input.release;
   const mine = r && services.find((s) => s.info.name === r.spec.name);

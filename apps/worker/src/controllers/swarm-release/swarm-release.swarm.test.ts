@@ -15,7 +15,8 @@ import type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application
 import { type SwarmRelease, releaseServiceSpec } from "./desired";
 import type { DesiredSwarmRelease } from "./plan";
 import { overlayProber } from "./probe";
-import { type SwarmReleaseDeps, type SwarmReleaseInput, reconcileSwarmRelease } from "./reconcile";
+import { passUntilIdle } from "./index";
+import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
 
 // The release controller on a real two-engine swarm (issue 26 items 1 and 2): each release a swarm
 // service of its own with its replicas over both nodes and its placement, every task running and
@@ -51,7 +52,7 @@ const memoryStatus: StatusWriter = {
 };
 
 function input(releaseId: string, image: string, over: Partial<SwarmRelease> = {}): SwarmReleaseInput {
-  const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 80, healthPath: "/", replicas: 2, placement: {}, env: { GREETING: "hi" }, readyBudgetSeconds: 60, ...over };
+  const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: 2, placement: {}, env: { GREETING: "hi" }, readyBudgetSeconds: 60, ...over };
   const rec = written.releases.get(releaseId);
   const release: DesiredSwarmRelease = {
     id: releaseId,
@@ -65,16 +66,12 @@ function input(releaseId: string, image: string, over: Partial<SwarmRelease> = {
   return { serviceId, service: { appId, appName: "shop", name: "web", port: r.port, healthPath: r.healthPath }, release };
 }
 
-/** Passes until the controller has nothing pending (as the worker's queue would run them), answering the steps taken. */
+/** Passes until the controller has nothing pending (as the worker's queue would run them). */
 async function converge(make: () => SwarmReleaseInput, timeoutMs = 120_000): Promise<string[]> {
-  const steps: string[] = [];
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const { step, requeueAfterMs } = await reconcileSwarmRelease(deps, make());
-    if (steps.at(-1) !== step) steps.push(step);
-    if (requeueAfterMs === null) return steps;
-    if (Date.now() > until) throw new Error(`not converged after ${timeoutMs} ms: ${steps.join(" → ")}; status ${JSON.stringify(written.status)}`);
-    await new Promise((r) => setTimeout(r, Math.min(requeueAfterMs, 1_000)));
+  try {
+    return await passUntilIdle(deps, make, timeoutMs);
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; status ${JSON.stringify(written.status)}`);
   }
 }
 
@@ -129,7 +126,7 @@ describe("releases on a swarm", () => {
 
     // The tasks serve on the app's overlay, from a container on the other node.
     client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: images.v1, shortName: short });
-    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:80/`)).toMatchObject({ exitCode: 0, out: "v1\n" });
+    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v1\n" });
   }, 180_000);
 
   it("blue-green across nodes: the old release serves until the new one's every task is ready; nothing fails through the active tasks", async () => {
@@ -147,7 +144,7 @@ describe("releases on a swarm", () => {
           continue;
         }
         sent++;
-        const res = await client.get(`http://${t.address}:80/`, 3);
+        const res = await client.get(`http://${t.address}:8080/`, 3);
         if (res.exitCode !== 0) failures.push(`${t.address}: exit ${res.exitCode} ${res.out}`);
         else bodies.add(res.out);
       }
@@ -187,7 +184,7 @@ describe("releases on a swarm", () => {
     expect(written.status).toMatchObject({ phase: "failed", activeContainer: serving[0] });
     console.log(`a release that cannot pull: ${written.releases.get("rel4")?.message}`);
     expect(await serviceNames()).toEqual(serving);
-    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:80/`)).toMatchObject({ exitCode: 0, out: "v2\n" });
+    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v2\n" });
   }, 180_000);
 
   it("the service deleted: every swarm service of it goes", async () => {
