@@ -117,6 +117,14 @@ describe("plan on a swarm", () => {
     expect(plan(desired(r), observed(services, { now: NOW + 1_600 }))).toMatchObject({ kind: "done", remove: ["id-lr-web-old"], status: { phase: "running" } });
   });
 
+  it("a lost node's tasks leave the active set at once, though the engine still says they run", () => {
+    const r = release({ outcome: "succeeded", finishedAt: NOW - 60_000 });
+    const services = [svc(r.spec.name, [task({ nodeId: "n1" }), task({ nodeId: "n2" })])];
+    const step = plan(desired(r), observed(services, { lostNodes: ["n2"] }));
+    expect(step).toMatchObject({ kind: "done", status: { message: "1 task on node1" } });
+    expect(step.kind === "done" && step.tasks.map((t) => t.nodeId)).toEqual(["n1"]);
+  });
+
   it("a failed release holds: nothing is written to the swarm", () => {
     const step = plan(desired(release({ outcome: "failed" })), observed([svc("lr-web-old", [task()])]));
     expect(step).toMatchObject({ kind: "hold", status: { phase: "failed", activeContainer: "lr-web-old" } });

@@ -11,8 +11,12 @@ import { NO_RESTARTS, deploying, stopped } from "../application/status";
 
 /** Failed or rejected tasks of a release still proving itself after which it fails (the engine retries each after 1 s). */
 export const FAILED_TASKS_LIMIT = 3;
-/** How soon a pass looks again while tasks start or answer probes. */
-export const WAIT_MS = 1_000;
+/**
+ * How soon a pass looks again while tasks start or answer probes: a pass costs a listing of the
+ * service's swarm services, their tasks and the nodes (and an exec per running task while probing),
+ * and a deploy waits for it.
+ */
+export const WAIT_MS = 250;
 
 export interface DesiredSwarmRelease {
   id: string;
@@ -49,6 +53,8 @@ export interface SwarmObserved {
   probes: Record<string, ProbeResult>;
   /** Node id → its name, for messages. */
   nodeNames: Record<string, string>;
+  /** Nodes the manager does not see `ready` (down, disconnected, unknown: lost): their tasks serve nothing, whatever their last state says. Absent: none. */
+  lostNodes?: readonly string[];
 }
 
 /** Where a task of the release runs, for the status and the data plane. */
@@ -90,11 +96,15 @@ function failedStatus(image: string, message: string, serving: ObservedReleaseSe
   return { phase: "failed", step: null, image, activeContainer: serving?.info.name ?? null, message: text, ...NO_RESTARTS };
 }
 
-/** The release's running tasks with their address on the app's network (none while the engine has not given one). */
-function placements(s: ObservedReleaseService): TaskPlacement[] {
+/**
+ * The release's running tasks with their address on the app's network (none while the engine has
+ * not given one). A task on a lost node still says `running` until the manager gives up on it:
+ * it is left out at once, so the data plane stops sending requests there.
+ */
+function placements(s: ObservedReleaseService, lost: readonly string[] = []): TaskPlacement[] {
   const out: TaskPlacement[] = [];
   for (const t of s.tasks) {
-    if (!live(t) || t.state !== "running" || !t.nodeId) continue;
+    if (!live(t) || t.state !== "running" || !t.nodeId || lost.includes(t.nodeId)) continue;
     const address = s.info.networks.map((n) => t.addresses[n]).find(Boolean);
     if (address) out.push({ taskId: t.id, nodeId: t.nodeId, address });
   }
@@ -137,7 +147,7 @@ export function plan(d: SwarmDesired, o: SwarmObserved): SwarmStep {
     return { kind: "create", spec: r.spec, status: deploying(r.image, "starting", serving?.info.name ?? null, "") };
   }
 
-  const tasks = placements(mine);
+  const tasks = placements(mine, o.lostNodes);
   if (r.outcome === "succeeded") {
     if (tasks.length === 0) return { kind: "wait", status: deploying(r.image, "starting", mine.info.name, "no task of the release runs; the swarm is placing them"), requeueAfterMs: WAIT_MS };
     const status = running(r.image, mine.info.name, tasks, o.nodeNames);

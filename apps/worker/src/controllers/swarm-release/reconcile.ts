@@ -2,7 +2,7 @@ import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
 import type { StatusWriter } from "../application/ports";
-import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, plan } from "./plan";
+import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan } from "./plan";
 import type { TaskProber } from "./probe";
 
 // Observe → plan → execute for one service's releases on a swarm. Observing costs one listing of
@@ -54,7 +54,8 @@ async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: nu
       }),
     );
   }
-  return { now, services, probes, nodeNames };
+  const lostNodes = nodes.filter((n) => n.state !== "ready").map((n) => n.id);
+  return { now, services, probes, nodeNames, lostNodes };
 }
 
 /** What the data plane answers for the service: its release's ready tasks on the app's overlay. */
@@ -94,7 +95,7 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       // A taken name (null) is this release's own service made by an earlier pass: the next pass observes it.
       await deps.swarm.createService(step.spec);
       await deps.status.setStatus(input.serviceId, step.status);
-      return { step: step.kind, requeueAfterMs: 500 };
+      return { step: step.kind, requeueAfterMs: WAIT_MS };
     }
     case "wait":
       await deps.status.setStatus(input.serviceId, step.status);
