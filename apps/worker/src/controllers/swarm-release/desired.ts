@@ -2,6 +2,9 @@ import { createHash } from "node:crypto";
 import type { RegistryAuth } from "@levelrail/docker";
 import type { SwarmServiceSpec } from "@levelrail/docker/swarm";
 import { Roles, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { type ReleaseSpec, placementOf, replicasOf } from "@levelrail/spec/service";
+import type { DesiredSwarmRelease } from "./plan";
+import type { SwarmReleaseInput } from "./reconcile";
 
 // On a swarm (CONTRACT §12) each release of a service is a swarm service of its own: blue-green is
 // two services side by side until the new one's every task is ready, never an in-place update (an
@@ -64,5 +67,69 @@ export function releaseServiceSpec(shortName: string, r: SwarmRelease, registryA
     // Addresses of the tasks, not a VIP: the data plane routes to the tasks it knows are ready.
     endpointMode: "dnsrr",
     registryAuth,
+  };
+}
+
+/** What the worker knows of a service to run it on a swarm (the application controller's `DesiredService`, narrowed). */
+export interface SwarmServiceSource {
+  id: string;
+  name: string;
+  appId: string;
+  appName: string;
+  environmentId: string;
+  release: {
+    id: string;
+    restartNonce: string;
+    outcome: DesiredSwarmRelease["outcome"];
+    finishedAt: number | null;
+    spec: Pick<ReleaseSpec, "image" | "port" | "healthPath" | "readyBudgetSeconds" | "replicas" | "placement">;
+  } | null;
+}
+
+/**
+ * Pure: the controller's input for one pass, from the stored service, its resolved environment
+ * (every tier merged; `secretKeys` the keys whose values are secrets, which never go into the
+ * service's spec) and the registry login its pulls need. Null `service`: it was deleted.
+ */
+export function swarmInput(
+  shortName: string,
+  serviceId: string,
+  service: SwarmServiceSource | null,
+  resolved: { env: Record<string, string>; secretKeys: readonly string[] },
+  registryAuth: RegistryAuth | null,
+): SwarmReleaseInput {
+  if (!service) return { serviceId, service: null, release: null };
+  const r = service.release;
+  const base = { appId: service.appId, appName: service.appName, name: service.name, port: r?.spec.port ?? 0, healthPath: r?.spec.healthPath ?? "/" };
+  if (!r) return { serviceId, service: base, release: null };
+  const secret = new Set(resolved.secretKeys);
+  const env = Object.fromEntries(Object.entries(resolved.env).filter(([k]) => !secret.has(k)));
+  const release: SwarmRelease = {
+    serviceId,
+    service: service.name,
+    appId: service.appId,
+    environmentId: service.environmentId,
+    releaseId: r.id,
+    restartNonce: r.restartNonce,
+    image: r.spec.image,
+    port: r.spec.port,
+    healthPath: r.spec.healthPath,
+    replicas: replicasOf(r.spec),
+    placement: placementOf(r.spec),
+    env,
+    readyBudgetSeconds: r.spec.readyBudgetSeconds,
+  };
+  return {
+    serviceId,
+    service: base,
+    release: {
+      id: r.id,
+      outcome: r.outcome,
+      finishedAt: r.finishedAt,
+      spec: releaseServiceSpec(shortName, release, registryAuth),
+      image: r.spec.image,
+      readyBudgetMs: r.spec.readyBudgetSeconds * 1000,
+      secretKeys: [...secret].filter((k) => k in resolved.env).sort(),
+    },
   };
 }

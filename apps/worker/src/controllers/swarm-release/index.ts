@@ -2,7 +2,7 @@
 // runs its passes in production): one pass, and passes until nothing is pending.
 import { type SwarmReleaseDeps, type SwarmReleaseInput, reconcileSwarmRelease } from "./reconcile";
 
-export { type SwarmRelease, releaseServiceName, releaseServiceSpec } from "./desired";
+export { type SwarmRelease, type SwarmServiceSource, releaseServiceName, releaseServiceSpec, swarmInput } from "./desired";
 export type { DesiredSwarmRelease, TaskPlacement } from "./plan";
 export { overlayProber, probeContainerName, type ProbeImage, type TaskProber } from "./probe";
 export { type SwarmReleaseDeps, type SwarmReleaseInput, activeEntry, reconcileSwarmRelease } from "./reconcile";

@@ -1,6 +1,6 @@
 import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
 import { describe, expect, it } from "vitest";
-import { placementConstraints, releaseServiceName, releaseServiceSpec } from "./desired";
+import { type SwarmServiceSource, placementConstraints, releaseServiceName, releaseServiceSpec, swarmInput } from "./desired";
 import { nodeLabels } from "./reconcile";
 import { type DesiredSwarmRelease, FAILED_TASKS_LIMIT, type ObservedReleaseService, type SwarmDesired, type SwarmObserved, plan } from "./plan";
 
@@ -139,4 +139,23 @@ describe("plan on a swarm", () => {
 it("nodes are named by hostname, with their address where hostnames repeat", () => {
   const n = (id: string, hostname: string, address: string) => ({ id, hostname, name: id, address });
   expect(nodeLabels([n("a", "vm", "10.0.0.1"), n("b", "vm", "10.0.0.2"), n("c", "db1", "10.0.0.3")])).toEqual({ a: "vm (10.0.0.1)", b: "vm (10.0.0.2)", c: "db1" });
+});
+
+describe("the controller's input from a stored service", () => {
+  const stored = (release: SwarmServiceSource["release"]): SwarmServiceSource => ({ id: "svc1", name: "web", appId: "app1", appName: "shop", environmentId: "env1", release });
+  const spec = { image: "reg/web@sha256:" + "a".repeat(64), port: 8080, healthPath: "/up", readyBudgetSeconds: 30 };
+
+  it("carries replicas and placement from the release (absent: 1 and none), secrets out of the spec's env", () => {
+    const input = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: { ...spec, replicas: 3, placement: { zone: "a" } } }), { env: { A: "1", TOKEN: "s3cret" }, secretKeys: ["TOKEN"] }, null);
+    expect(input.service).toEqual({ appId: "app1", appName: "shop", name: "web", port: 8080, healthPath: "/up" });
+    expect(input.release).toMatchObject({ id: "rel1", image: spec.image, readyBudgetMs: 30_000, secretKeys: ["TOKEN"], spec: { replicas: 3, constraints: ["node.labels.zone==a"], env: { A: "1" } } });
+    expect(JSON.stringify(input)).not.toContain("s3cret");
+    const defaults = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null);
+    expect(defaults.release?.spec).toMatchObject({ replicas: 1, constraints: [] });
+  });
+
+  it("a deleted service, and one with no release", () => {
+    expect(swarmInput("lr", "svc1", null, { env: {}, secretKeys: [] }, null)).toEqual({ serviceId: "svc1", service: null, release: null });
+    expect(swarmInput("lr", "svc1", stored(null), { env: {}, secretKeys: [] }, null).release).toBeNull();
+  });
 });
