@@ -39,6 +39,8 @@ function specOf(run: string): EnvironmentSpec {
     hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 },
     domains: [`svc-${i}-${run}.localhost`],
     resources: { memoryMb: null, cpus: null, pids: 4096, capAdd: [] },
+    replicas: 1,
+    placement: {},
     secrets: ["API_KEY"],
   }));
   return { apiVersion: "levelrail.dev/v1", kind: "Environment", metadata: { project: "bench", environment: run }, spec: { vars: { REGION: "eu" }, apps, services, databases: [] } };

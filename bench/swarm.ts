@@ -1,31 +1,53 @@
 /**
- * A Docker Swarm against one engine, in one run, on engines this benchmark starts itself
+ * The product's releases on a Docker Swarm, on engines this benchmark starts itself
  * (@levelrail/testkit/swarm: three dockerd in network namespaces, a registry on their bridge; as root).
  *
- * swarm deploy:    SwarmPort.updateService of a 2-replica service to the other image (start-first)
- *                  → both new tasks running and every old one gone (also shown: until the new run).
- * baseline deploy: the same work on one of those engines with plain containers: create and start 2
- *                  of the new image on the same overlay, remove the 2 old.
- * cutover failures: a loop of GETs of the service's name (from a container on its network) through
- *                  every swarm deploy; any answer but a body is a failure.
- * node loss recovery: a worker holding a task is cut off (its veth down) → the replicas run again
- *                  on the others (1 s heartbeat).
+ * product deploy:  the release controller (apps/worker swarm-release) from a new release to its old
+ *                  release's service gone: a swarm service of 2 replicas created beside the old, every
+ *                  task running and answering a probe sent from inside the app's overlay, the switch
+ *                  (the data plane's state file written), the old removed (drain 0: the drain is a
+ *                  policy delay, not work).
+ * engine API:      the same work by hand on the same swarm: create the new service, wait until both
+ *                  tasks run, remove the old.
+ * cutover failures: a loop of GETs from a container on the app's overlay (another node's) to the tasks
+ *                  the data plane was last told are active, through every product deploy.
+ * node loss recovery: a worker holding a task is cut off (its veth down) while the controller passes
+ *                  every 250 ms → every request answered again (its tasks run again on the others;
+ *                  1 s heartbeat).
  *
  * `npm run bench -- swarm` (not part of a plain `npm run bench`); BENCH_ROUNDS (default 6).
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
-import { type SwarmPort, type SwarmServiceSpec, dockerSwarm } from "@levelrail/docker/swarm";
-import { Labels, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
-import { startSwarm } from "@levelrail/testkit/swarm";
+import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
+import {
+  type DesiredSwarmRelease,
+  type ObservedStatus,
+  type ReleaseUpdate,
+  type SwarmRelease,
+  type SwarmReleaseDeps,
+  type SwarmReleaseInput,
+  StatePublisher,
+  ensureAppOverlay,
+  overlayProber,
+  passUntilIdle,
+  reconcileSwarmRelease,
+  releaseServiceSpec,
+} from "@levelrail/worker/swarm-release";
+import { ensureNodeImage } from "@levelrail/testkit/node-image";
+import { startClient, startSwarm } from "@levelrail/testkit/swarm";
 import { waitFor } from "@levelrail/testkit/wait";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const REPLICAS = 2;
 const short = process.env.LEVELRAIL_SHORT_NAME ?? "lrsw";
 const run = randomBytes(3).toString("hex");
-const app = `bench${run}`;
-const net = networkName(short, app);
+const appId = `bench${run}`;
+const serviceId = `svc-${run}`;
+const pool = { pool: "10.235.0.0/16", bits: 26 };
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -33,116 +55,124 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)}, n=${xs.length})`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const h = await startSwarm({ shortName: short, nodes: 3, heartbeatSeconds: 1 });
 try {
   const swarm: SwarmPort = dockerSwarm({ dockerHost: h.manager.dockerHost });
+  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
   const images = [
     await h.pushTestImage({ tag: `${short}-bench/web:v1`, body: "v1\n", healthy: true }),
     await h.pushTestImage({ tag: `${short}-bench/web:v2`, body: "v2\n", healthy: true }),
   ] as const;
-  for (const n of await swarm.listNodes()) await swarm.updateNode(n.id, { labels: { [`${short}.zone`]: n.address } });
-  await swarm.createOverlayNetwork({ name: net, labels: networkLabels(short, app), subnet: "10.232.210.0/26", gateway: "10.232.210.1", encrypted: false, mtu: 1450 });
-  const owner = { serviceId: `svc-${run}`, appId: app, environmentId: "bench", releaseId: "bench" };
-  const spec = (image: string): SwarmServiceSpec => ({
-    name: `${short}-bench-${run}`,
-    image,
-    replicas: REPLICAS,
-    labels: serviceLabels(short, owner, "service"),
-    containerLabels: serviceLabels(short, owner, "service"),
-    env: {},
-    networks: [{ target: net, aliases: ["web"] }],
-    constraints: [],
-    spreadOver: [`node.labels.${short}.zone`],
-    secrets: [],
-    updateOrder: "start-first",
-    stopGraceSeconds: 1,
-    endpointMode: "dnsrr",
-  });
-  /** Every task meant to run is of `image` and running, `REPLICAS` of them. */
-  const converged = async (id: string, image: string) => {
-    const live = (await swarm.listTasks(id)).filter((t) => t.desiredState === "running" || t.state === "running");
-    return live.length === REPLICAS && live.every((t) => t.ready && t.image.startsWith(image)) ? true : undefined;
+  const publisher = new StatePublisher(join(mkdtempSync(join(tmpdir(), "lr-bench-swarm-")), "state.json"));
+  const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
+  let status: ObservedStatus | null = null;
+  const deps: SwarmReleaseDeps = {
+    shortName: short,
+    swarm,
+    ensureNetwork: async (id) => void (await ensureAppOverlay(runtime, swarm, short, id, pool)),
+    prober: overlayProber(runtime, short, await ensureNodeImage(h.manager.docker)),
+    status: {
+      setStatus: async (_id, s) => void (status = s),
+      updateRelease: async (id, u) => void releases.set(id, { ...releases.get(id), ...u, ...(u.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) }),
+    },
+    active: publisher,
+    drainMs: 0,
   };
+  const input = (releaseId: string, image: string): SwarmReleaseInput => {
+    const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "bench", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: REPLICAS, placement: {}, env: {}, readyBudgetSeconds: 120 };
+    const rec = releases.get(releaseId);
+    const release: DesiredSwarmRelease = {
+      id: releaseId, outcome: rec?.outcome ?? "pending", finishedAt: rec?.finishedAt ?? null,
+      spec: { ...releaseServiceSpec(short, r, h.registryAuth), stopGraceSeconds: 1 }, image, readyBudgetMs: 120_000, secretKeys: [],
+    };
+    return { serviceId, service: { appId, appName: "bench", name: "web", port: 8080, healthPath: "/" }, release };
+  };
+  const activeTasks = () => publisher.current().services[serviceId]?.tasks ?? [];
 
-  const serviceId = await swarm.createService(spec(images[0]));
-  if (!serviceId) throw new Error("bench service name taken");
-  await waitFor("the bench service", () => converged(serviceId, images[0]), { timeoutMs: 120_000, intervalMs: 100 });
-
-  // The load, through every swarm deploy.
-  const node1 = dockerRuntime({ dockerHost: h.manager.dockerHost });
-  const loop = "while true; do /bin/busybox timeout 2 /bin/busybox wget -q -O- http://web:8080/ || echo fail; /bin/busybox usleep 20000; done";
-  const load = await node1.createContainer({
-    name: `${short}-bench-load-${run}`,
-    Image: images[0],
-    Cmd: ["/bin/sh", "-c", loop],
-    Labels: { [Labels.managed]: "true", [Labels.instance]: short, [Labels.role]: "bench-load" },
-    HostConfig: { NetworkMode: net },
-  });
-  if (!load) throw new Error("bench load container exists");
-  await node1.startContainer(load);
-
-  /** Every new task running (the old may still be going: the engine waits 2 s for gossip, then the stop grace). */
-  const newRunning = async (id: string, image: string) =>
-    (await swarm.listTasks(id)).filter((t) => t.ready && t.image.startsWith(image)).length === REPLICAS ? true : undefined;
-
-  const swarmMs: number[] = [];
-  const swarmServingMs: number[] = [];
-  const baselineMs: number[] = [];
-  let old: string[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const image = images[(i + 1) % 2]!;
-    const svc = await swarm.inspectService(serviceId);
-    if (!svc) throw new Error("bench service gone");
-    let t0 = performance.now();
-    await swarm.updateService(serviceId, svc.version, spec(image));
-    await waitFor("the new replicas", () => newRunning(serviceId, image), { timeoutMs: 120_000, intervalMs: 50 });
-    swarmServingMs.push(performance.now() - t0);
-    await waitFor("the swarm deploy", () => converged(serviceId, image), { timeoutMs: 120_000, intervalMs: 50 });
-    swarmMs.push(performance.now() - t0);
-
-    t0 = performance.now();
-    const made: string[] = [];
-    for (let r = 0; r < REPLICAS; r++) {
-      const id = await node1.createContainer({ name: `${short}-bench-base-${run}-${i}-${r}`, Image: image, Labels: { [Labels.managed]: "true", [Labels.instance]: short, [Labels.role]: "bench-baseline" }, HostConfig: { NetworkMode: net } });
-      if (!id) throw new Error("baseline name taken");
-      await node1.startContainer(id);
-      made.push(id);
+  // The first release, then a client on another node than the manager.
+  await passUntilIdle(deps, () => input("r0", images[0]));
+  const client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: images[0], shortName: short });
+  let stop = false;
+  let sent = 0;
+  const failures: { at: number; what: string }[] = [];
+  const load = (async () => {
+    while (!stop) {
+      const tasks = activeTasks();
+      const t = tasks[sent % Math.max(tasks.length, 1)];
+      if (!t) {
+        await sleep(20);
+        continue;
+      }
+      sent++;
+      const res = await client.get(`http://${t.address}:8080/`, 2);
+      if (res.exitCode !== 0 || !/^v[12]\n$/.test(res.out)) failures.push({ at: performance.now(), what: `${t.address}: exit ${res.exitCode}` });
     }
-    for (const id of old) await node1.removeContainer(id);
-    baselineMs.push(performance.now() - t0);
-    old = made;
-  }
-  for (const id of old) await node1.removeContainer(id);
-  await node1.stopContainer(load, 1);
-  const lines = (await node1.containerLogs(load, 1_000_000)).split("\n").map((l) => l.trim()).filter(Boolean);
-  const failed = lines.filter((l) => l !== "v1" && l !== "v2").length;
+  })();
 
-  // A lost node.
-  const tasks = (await swarm.listTasks(serviceId)).filter((t) => t.ready);
+  const productMs: number[] = [];
+  const engineMs: number[] = [];
+  let current = input("r0", images[0]).release!.spec.name;
+  for (let i = 1; i <= ROUNDS; i++) {
+    const image = images[i % 2]!;
+    let t0 = performance.now();
+    await passUntilIdle(deps, () => input(`r${i}`, image));
+    productMs.push(performance.now() - t0);
+    const made = input(`r${i}`, image).release!.spec.name;
+    if (releases.get(`r${i}`)?.outcome !== "succeeded") throw new Error(`release r${i}: ${JSON.stringify(status)}`);
+
+    // The same work through the engine's API, on the same swarm (a service apart from the product's).
+    const spec = { ...input(`e${i}`, image).release!.spec, name: `${short}-engine-${run}-${i}`, labels: { "levelrail.instance": short, bench: run }, containerLabels: {} };
+    t0 = performance.now();
+    const id = await swarm.createService(spec);
+    if (!id) throw new Error("engine bench service name taken");
+    await waitFor("the engine API's replicas", async () => ((await swarm.listTasks(id)).filter((t) => t.ready && t.desiredState === "running").length === REPLICAS ? true : undefined), { timeoutMs: 120_000, intervalMs: 50 });
+    const before = await swarm.inspectService(`${short}-engine-${run}-${i - 1}`);
+    if (before) await swarm.removeService(before.id);
+    engineMs.push(performance.now() - t0);
+    current = made;
+  }
+  const cutoverSent = sent;
+  const cutoverFailed = failures.length;
+
+  // A lost node, the controller passing every 250 ms as the worker's resync would.
+  const svc = await swarm.inspectService(current);
   const nodes = await swarm.listNodes();
-  const victimId = tasks.map((t) => t.nodeId).find((id) => nodes.find((n) => n.id === id)?.role === "worker");
+  const held = svc ? (await swarm.listTasks(svc.id)).filter((t) => t.ready && t.desiredState === "running").map((t) => t.nodeId) : [];
+  const victimId = held.find((id) => nodes.find((n) => n.id === id)?.role === "worker");
   const victim = h.nodes.find((n) => n.address === nodes.find((x) => x.id === victimId)?.address);
   let recovery = "no worker held a task";
   if (victim) {
+    let passing = true;
+    const passes = (async () => {
+      while (passing) {
+        await reconcileSwarmRelease(deps, input(`r${ROUNDS}`, images[ROUNDS % 2]!)).catch(() => undefined);
+        await sleep(250);
+      }
+    })();
     const t0 = performance.now();
     await h.partition(victim.index);
-    await waitFor("the node down", async () => ((await swarm.listNodes()).find((n) => n.id === victimId)?.state === "down" ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
-    const down = performance.now() - t0;
-    await waitFor("the replicas elsewhere", async () => {
-      const live = (await swarm.listTasks(serviceId)).filter((t) => t.ready && t.desiredState === "running" && t.nodeId !== victimId);
-      return live.length === REPLICAS ? true : undefined;
+    // Recovered: every active task on a surviving node, and the last 20 requests answered.
+    await waitFor("every request answered again", async () => {
+      const onVictim = activeTasks().length === 0 || (svc && (await swarm.listTasks(svc.id)).some((t) => activeTasks().some((a) => a.name === t.id) && t.nodeId === victimId));
+      const since = failures.filter((f) => f.at > performance.now() - 1_000).length;
+      return !onVictim && since === 0 && sent > cutoverSent + 20 ? true : undefined;
     }, { timeoutMs: 120_000, intervalMs: 100 });
-    recovery = `${(performance.now() - t0).toFixed(0)} ms (node seen down after ${down.toFixed(0)} ms; heartbeat 1 s)`;
+    const lastFailure = failures.filter((f) => f.at > t0).at(-1)?.at ?? t0;
+    recovery = `${(performance.now() - t0).toFixed(0)} ms until every active task is on a surviving node (last failed request ${(lastFailure - t0).toFixed(0)} ms after the cut; heartbeat 1 s)`;
+    passing = false;
+    await passes;
     await h.heal(victim.index);
   }
+  stop = true;
+  await load;
+  await client.remove();
 
-  console.log(`swarm deploy (update ${REPLICAS} replicas, start-first → new running, old gone): ${fmt(swarmMs)}`);
-  console.log(`baseline deploy (one engine: create + start ${REPLICAS}, remove the old ${REPLICAS}): ${fmt(baselineMs)}`);
-  console.log(`swarm deploy latency ratio: ${(median(swarmMs) / median(baselineMs)).toFixed(2)}`);
-  console.log(`swarm deploy to new replicas running: ${fmt(swarmServingMs)}; ratio ${(median(swarmServingMs) / median(baselineMs)).toFixed(2)}`);
-  console.log("  (the rest of a swarm deploy is the engine's own: 2 s for gossip to converge before it stops an old task, then its stop grace)");
-  console.log(`swarm cutover failures: ${failed} of ${lines.length} requests over ${ROUNDS} deploys`);
+  console.log(`product deploy (release controller: ${REPLICAS} replicas created beside the old, probed, switched, old removed): ${fmt(productMs)}`);
+  console.log(`engine API (create the service, wait for ${REPLICAS} tasks running, remove the old): ${fmt(engineMs)}`);
+  console.log(`swarm deploy latency ratio: ${(median(productMs) / median(engineMs)).toFixed(2)}`);
+  console.log(`swarm cutover failures: ${cutoverFailed} of ${cutoverSent} (requests to the active tasks over ${ROUNDS} deploys)`);
   console.log(`node loss recovery: ${recovery}`);
 } finally {
   await h.stop();

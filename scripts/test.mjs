@@ -162,7 +162,9 @@ await runMain(async () => {
       await step("web build (next build)", () => buildWeb(env, { fast: wanted("typecheck") }));
       await step("end-to-end tests (playwright)", (r) => {
         const report = join(reports, "e2e.json");
-        const args = ["test", "-c", "e2e/playwright.config.ts", "--reporter=list,json"];
+        // LEVELRAIL_E2E_FILES (space-separated spec files) runs only those, with the same set-up.
+        const files = (process.env.LEVELRAIL_E2E_FILES ?? "").split(/\s+/).filter(Boolean);
+        const args = ["test", "-c", "e2e/playwright.config.ts", "--reporter=list,json", ...files];
         return counted(r, report, bin("playwright"), args, { ...env, PLAYWRIGHT_JSON_OUTPUT_FILE: report });
       });
     }

@@ -103,7 +103,9 @@ test("every write route writes exactly one entry when it succeeds and none when 
   // The walk proved the success branch on most routes, not only refusals.
   // (Some routes are refused by the resource's state or their placeholder ids: a rollback with no earlier
   // release, the caller's own membership, a random invitation; they write none, checked above.)
-  expect(succeeded.length, succeeded.join("\n")).toBeGreaterThanOrEqual(Math.floor(writeRoutes.length * 0.7));
+  // A node's PATCH cannot succeed on one engine (409: it needs a swarm); it counts as refused only.
+  const canSucceed = writeRoutes.filter((r) => !r.path.startsWith("/api/v1/nodes/"));
+  expect(succeeded.length, succeeded.join("\n")).toBeGreaterThanOrEqual(Math.floor(canSucceed.length * 0.7));
   const all = await entriesBy(stack, operator);
   expect(all.map((e) => e.text).join("\n")).not.toContain(SEEDED_SECRET);
   expect(all.find((e) => e.action === "secret.set")?.fields).toEqual(["API_KEY"]);

@@ -11,8 +11,11 @@ const state: DataPlaneState = {
     s1: { appId: "a1", app: "shop", service: "web", container: "lr-web-111", port: 8080 },
     s2: { appId: "a2", app: "shop", service: "web", container: "lr-web-222", port: 9090 }, // the same names, another environment
     s3: { appId: "a1", app: "shop", service: "api", container: "lr-api-333", port: 3000 },
+    // A release on a swarm: two ready tasks on two nodes, and one with none ready (yet).
+    s4: { appId: "a4", app: "blog", service: "web", container: "lr-web-444", port: 80, tasks: [{ name: "t1abc", address: "10.234.0.5" }, { name: "t2def", address: "10.234.0.6" }] },
+    s5: { appId: "a4", app: "blog", service: "cron", container: "lr-cron-555", port: 80, tasks: [] },
   },
-  domains: { "shop.example.com": "s1", "down.example.com": "s9" },
+  domains: { "shop.example.com": "s1", "down.example.com": "s9", "blog.example.com": "s4", "soon.example.com": "s5" },
 };
 const ips: Record<string, string> = { "lr-web-111/a1": "10.201.0.5", "lr-web-222/a2": "10.201.0.70", "lr-api-333/a1": "10.201.0.6" };
 
@@ -50,6 +53,22 @@ describe("the data plane's answers", () => {
     const srv = await ask("shop.example.com._route.lr.internal", "SRV");
     expect(srv.answers).toMatchObject([{ type: "SRV", data: { port: 8080, target: "lr-web-111._ctr.lr.internal" } }]);
     expect((await ask("lr-web-111._ctr.lr.internal", "A")).answers).toMatchObject([{ data: "10.201.0.5" }]);
+  });
+
+  it("a swarm release: its mesh name and its domain answer every ready task; a task's name its published address (never inspected)", async () => {
+    const a = await ask("web.blog.lr.internal", "A", { kind: "app", appId: "a4" });
+    expect(a.answers.flatMap((x) => (x.type === "A" ? [x.data] : []))).toEqual(["10.234.0.5", "10.234.0.6"]);
+    const srv = await ask("blog.example.com._route.lr.internal", "SRV");
+    expect(srv.answers.flatMap((x) => (x.type === "SRV" ? [x.data] : []))).toEqual([
+      { priority: 0, weight: 1, port: 80, target: "t1abc._ctr.lr.internal" },
+      { priority: 0, weight: 1, port: 80, target: "t2def._ctr.lr.internal" },
+    ]);
+    expect((await ask("t2def._ctr.lr.internal", "A")).answers).toMatchObject([{ data: "10.234.0.6" }]);
+    // Its service's name is no container to inspect.
+    expect((await ask("lr-web-444._ctr.lr.internal", "A")).rcode).toBe(3);
+    // No task ready: the fallback page, and the mesh name names nothing.
+    expect((await ask("soon.example.com._route.lr.internal", "SRV")).answers).toMatchObject([{ data: { target: "_fallback._ctr.lr.internal" } }]);
+    expect((await ask("cron.blog.lr.internal", "A", { kind: "app", appId: "a4" })).rcode).toBe(3);
   });
 
   it("a domain nobody serves goes to the data plane's own fallback page on loopback", async () => {

@@ -13,6 +13,10 @@ import type { ActiveEntry, DataPlaneState } from "@levelrail/spec/dataplane";
  * - `<container>._ctr.<zone>` (A, loopback only): one container's address. Caddy dials this name,
  *   so each container gets its own connection pool and a switch never reuses an old connection.
  *
+ * On a swarm an entry carries its release's ready tasks: the mesh name answers every task's address,
+ * a domain's SRV one target per task (`<task id>._ctr.<zone>`, so Caddy balances over them, one
+ * connection pool each), and a task's name its address as the worker published it.
+ *
  * App and service names are DNS labels (they never start with `_`), so the three cannot collide.
  */
 export const ROUTE_LABEL = "_route";
@@ -27,6 +31,8 @@ export interface StateIndex {
   /** `<service>.<app>` → entries (one per environment that has such an app and service). */
   byMeshName: Map<string, ActiveEntry[]>;
   byContainer: Map<string, ActiveEntry>;
+  /** A swarm task's id → its address (entries with `tasks`). */
+  byTask: Map<string, string>;
   /** domain → the entry of the service that has it; null when that service has no active container. */
   byDomain: Map<string, ActiveEntry | null>;
 }
@@ -34,14 +40,16 @@ export interface StateIndex {
 export function indexState(state: DataPlaneState): StateIndex {
   const byMeshName = new Map<string, ActiveEntry[]>();
   const byContainer = new Map<string, ActiveEntry>();
+  const byTask = new Map<string, string>();
   for (const e of Object.values(state.services)) {
     const key = `${e.service}.${e.app}`;
     byMeshName.set(key, [...(byMeshName.get(key) ?? []), e]);
     byContainer.set(e.container, e);
+    for (const t of e.tasks ?? []) byTask.set(t.name, t.address);
   }
   const byDomain = new Map<string, ActiveEntry | null>();
   for (const [domain, serviceId] of Object.entries(state.domains)) byDomain.set(domain.toLowerCase(), state.services[serviceId] ?? null);
-  return { byMeshName, byContainer, byDomain };
+  return { byMeshName, byContainer, byTask, byDomain };
 }
 
 export interface AnswerContext {
@@ -58,7 +66,14 @@ export interface AnswerContext {
 const REFUSED = 5;
 const NXDOMAIN = 3;
 
-type Found = { type: "A"; address: string } | { type: "SRV"; target: string; port: number } | null;
+type Found = { type: "A"; addresses: string[] } | { type: "SRV"; targets: { target: string; port: number }[] } | null;
+
+/** An entry's addresses: its swarm tasks' as published, or its container's as inspected. */
+async function addressesOf(entry: ActiveEntry, c: AnswerContext): Promise<string[]> {
+  if (entry.tasks) return entry.tasks.map((t) => t.address);
+  const address = await c.address(entry.container, entry.appId);
+  return address ? [address] : [];
+}
 
 /** The entry a mesh name means in `scope`: its app's own on a gateway; on loopback the only one, or none when names repeat. */
 function meshEntry(entries: ActiveEntry[], scope: Scope): ActiveEntry | null {
@@ -77,8 +92,8 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
     const entry = meshEntry(c.index.byMeshName.get(`${service}.${app}`) ?? [], c.scope);
     if (!entry) return null;
     if (qtype !== "A") return "nodata";
-    const address = await c.address(entry.container, entry.appId);
-    return address ? { type: "A", address } : null;
+    const addresses = await addressesOf(entry, c);
+    return addresses.length ? { type: "A", addresses } : null;
   }
   if (!loopback) return null;
 
@@ -87,17 +102,21 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
     if (qtype !== "SRV") return "nodata";
     const domain = labels.slice(0, -1).join(".");
     const entry = c.index.byDomain.get(domain);
-    const up = entry ? await c.address(entry.container, entry.appId) : null;
-    return entry && up
-      ? { type: "SRV", target: `${entry.container}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port }
-      : { type: "SRV", target: `${FALLBACK_CONTAINER}.${CONTAINER_LABEL}.${c.zone}`, port: c.fallbackPort };
+    const fallback = { type: "SRV" as const, targets: [{ target: `${FALLBACK_CONTAINER}.${CONTAINER_LABEL}.${c.zone}`, port: c.fallbackPort }] };
+    if (!entry) return fallback;
+    // A swarm release: one target per ready task (each its own name, so each its own connection pool).
+    if (entry.tasks) return entry.tasks.length ? { type: "SRV", targets: entry.tasks.map((t) => ({ target: `${t.name}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port })) } : fallback;
+    const up = await c.address(entry.container, entry.appId);
+    return up ? { type: "SRV", targets: [{ target: `${entry.container}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port }] } : fallback;
   }
   if (last === CONTAINER_LABEL && labels.length === 2) {
     if (qtype !== "A") return "nodata";
-    if (labels[0] === FALLBACK_CONTAINER) return { type: "A", address: "127.0.0.1" };
+    if (labels[0] === FALLBACK_CONTAINER) return { type: "A", addresses: ["127.0.0.1"] };
+    const task = c.index.byTask.get(labels[0]!);
+    if (task) return { type: "A", addresses: [task] };
     const entry = c.index.byContainer.get(labels[0]!);
-    const address = entry ? await c.address(entry.container, entry.appId) : null;
-    return address ? { type: "A", address } : null;
+    const address = entry && !entry.tasks ? await c.address(entry.container, entry.appId) : null;
+    return address ? { type: "A", addresses: [address] } : null;
   }
   return null;
 }
@@ -135,7 +154,7 @@ export async function answer(msg: Buffer, c: AnswerContext): Promise<Buffer | nu
     found === "nodata"
       ? []
       : found.type === "A"
-        ? [{ type: "A", name: q.name, ttl: c.ttlSeconds, class: "IN", data: found.address }]
-        : [{ type: "SRV", name: q.name, ttl: c.ttlSeconds, class: "IN", data: { priority: 0, weight: 1, port: found.port, target: found.target } }];
+        ? found.addresses.map((address): dnsPacket.Answer => ({ type: "A", name: q.name, ttl: c.ttlSeconds, class: "IN", data: address }))
+        : found.targets.map(({ target, port }): dnsPacket.Answer => ({ type: "SRV", name: q.name, ttl: c.ttlSeconds, class: "IN", data: { priority: 0, weight: 1, port, target } }));
   return dnsPacket.encode({ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER, answers });
 }

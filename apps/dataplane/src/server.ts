@@ -127,7 +127,8 @@ export class DataPlane {
 
   private apply(state: DataPlaneState): void {
     this.index = indexState(state);
-    const names = new Set(Object.values(state.services).map((e) => e.container));
+    // Containers only: a swarm release's task addresses come with the state.
+    const names = new Set(Object.values(state.services).flatMap((e) => (e.tasks ? [] : [e.container])));
     this.addresses.retain(names);
     // A newly named container may have restarted since we last asked.
     for (const n of names) this.addresses.invalidate(n);

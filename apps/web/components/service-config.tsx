@@ -6,15 +6,18 @@ import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import { useService } from "@/lib/service-queries";
 import { capabilitiesText, cpusText, memoryText } from "@/lib/limits-form";
+import { placementSummary } from "@/lib/scale-form";
 import { LimitsForm } from "./limits-form";
+import { type EngineKind, ScaleForm } from "./scale-form";
 import { type Scoped, environmentHref, serviceApi } from "@/lib/paths";
 import { Alert } from "./alert";
 
 /**
- * The desired state the operator asked for (what the next Deploy runs), its limits with their form,
- * and Delete: the service page's Settings tab (hooks and domains have a tab of their own).
+ * The desired state the operator asked for (what the next Deploy runs), its limits and its replicas
+ * and placement with their forms, and Delete: the service page's Settings tab (hooks and domains
+ * have a tab of their own). `engine`: what the page learnt of the engine, for the swarm fields' note.
  */
-export function ServiceConfig({ service: ref }: { service: Scoped }) {
+export function ServiceConfig({ service: ref, engine }: { service: Scoped; engine: EngineKind }) {
   const service = useService(ref);
   const [saved, setSaved] = useState<string | null>(null);
   const s = service.data;
@@ -49,11 +52,18 @@ export function ServiceConfig({ service: ref }: { service: Scoped }) {
           <dd data-testid="limit-caps" className="mono">
             {capabilitiesText(s.resources.capAdd)}
           </dd>
+          <dt>Replicas</dt>
+          <dd data-testid="scale-replicas">{s.replicas}</dd>
+          <dt>Placement</dt>
+          <dd data-testid="scale-placement" className={Object.keys(s.placement).length ? "mono" : undefined}>
+            {placementSummary(s.placement)}
+          </dd>
         </dl>
       )}
       {s && (
         <div className="stack section">
           <LimitsForm key={JSON.stringify(s.resources)} service={s} onSaved={() => setSaved("Saved limits")} onEdit={() => setSaved(null)} />
+          <ScaleForm key={JSON.stringify([s.replicas, s.placement])} service={s} engine={engine} onSaved={() => setSaved("Saved replicas and placement")} onEdit={() => setSaved(null)} />
           {saved && (
             <p className="success" role="status">
               {saved}

@@ -6,6 +6,7 @@ import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/
 import { actorFromRequest } from "./actor";
 import { auditSourceOf } from "./audit-source";
 import { parseJsonBody, readCapped, refuseNul } from "./request-body";
+import { nodesReader } from "./nodes";
 import { server } from "./server";
 
 /** What one API call hands its verb. */
@@ -62,7 +63,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       // and nothing is written, whether or not the verb looks at it.
       const bytes = await readCapped(req);
       const audit = auditSourceOf(actor, req.headers);
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains, audit }, req, params: p, body: async () => parseJsonBody(bytes) });
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains, audit, engine: nodesReader() }, req, params: p, body: async () => parseJsonBody(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);

@@ -58,8 +58,8 @@ describe("parse", () => {
   });
 
   it("names an unknown field", () => {
-    const err = refusal({ ...minimal, replicas: 3 });
-    expect(err).toMatchObject({ code: "invalid_input", field: "replicas", message: "replicas: unknown field replicas" });
+    const err = refusal({ ...minimal, scale: 3 });
+    expect(err).toMatchObject({ code: "invalid_input", field: "scale", message: "scale: unknown field scale" });
   });
 
   it("names a nested unknown field by its path", () => {

@@ -29,6 +29,17 @@ export interface Ctx {
   shortName?: string;
   /** Who is changing things and from where, for the audit log (`audit/record.ts`); unset: `actor` as a user, no address. */
   audit?: AuditSource;
+  /**
+   * Which engine the installation runs on (the web app's `nodesReader()`), asked only when a service
+   * asks for what one engine cannot run (replicas above 1, a placement). Unset: such a request fails
+   * as the product's fault (500), never runs as one container nor is refused as if on one engine.
+   */
+  engine?: EngineKindReader;
+}
+
+/** The one question the service verbs ask of the engine: one engine or a swarm (`node/list.ts`'s `NodesReader` answers it). */
+export interface EngineKindReader {
+  nodes(): Promise<{ engine: "single" | "swarm" }>;
 }
 
 /** The installation's address policy for what the panel connects to on a tenant's behalf. */

@@ -15,6 +15,15 @@ export const activeEntrySchema = z.object({
   container: z.string().min(1),
   /** The port the container serves on (ingress dials it). */
   port: z.number().int().min(1).max(65535),
+  /**
+   * On a swarm (CONTRACT §12): the release's ready tasks, each by its task id (a DNS label) and its
+   * address on the app's overlay; `container` is then the release's swarm service. The data plane
+   * answers these addresses as they are (a task's address changes only with a new task, which the
+   * worker publishes), where a container's is inspected.
+   */
+  tasks: z
+    .array(z.object({ name: z.string().regex(/^[a-z0-9]{1,63}$/), address: z.ipv4() }))
+    .optional(),
 });
 export type ActiveEntry = z.infer<typeof activeEntrySchema>;
 

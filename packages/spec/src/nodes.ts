@@ -24,18 +24,20 @@ export const NODE_LABEL_KEY = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]{0,126}[A-Za-z0-9])
 /** A label value: printable, no `=` or `!` (a constraint's operators) and no spaces at its ends. */
 export const NODE_LABEL_VALUE = /^(?:[^\s=!\p{Cc}](?:[^=!\p{Cc}]{0,254}[^\s=!\p{Cc}])?)?$/u;
 
-const labelKey = z
+/** A label key an operator may set (on a node, or in a service's placement): never the product's own `levelrail.*`. */
+export const nodeLabelKey = z
   .string()
   .regex(NODE_LABEL_KEY, "must be 1–128 letters, digits, '.', '_', '-' or '/', starting and ending with a letter or digit")
   .refine((k) => !k.toLowerCase().startsWith(RESERVED_NODE_LABEL_PREFIX), `must not start with '${RESERVED_NODE_LABEL_PREFIX}' (the product's own labels)`);
-const labelValue = z.string().regex(NODE_LABEL_VALUE, "must be at most 256 printable characters, without '=', '!' or spaces at either end");
+/** A label value an operator may set or place on. */
+export const nodeLabelValue = z.string().regex(NODE_LABEL_VALUE, "must be at most 256 printable characters, without '=', '!' or spaces at either end");
 
 /** `PATCH /api/v1/nodes/{id}`: either or both. `labels` replaces the operator's labels whole (`{}` clears them). */
 export const nodePatchInput = z
   .strictObject({
     availability: z.enum(NODE_AVAILABILITIES, { error: "must be active, pause or drain" }).optional(),
     labels: z
-      .record(labelKey, labelValue)
+      .record(nodeLabelKey, nodeLabelValue)
       .refine((l) => Object.keys(l).length <= MAX_NODE_LABELS, `must have at most ${MAX_NODE_LABELS} labels`)
       .optional(),
   })

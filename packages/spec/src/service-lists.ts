@@ -6,6 +6,14 @@
 export const STRATEGIES = ["blue-green", "recreate"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
+/**
+ * A service's replicas (how many tasks of each release a swarm runs) and placement (node labels its
+ * tasks require): one engine runs exactly one container, so only the defaults run there.
+ */
+export const DEFAULT_REPLICAS = 1;
+export const MAX_REPLICAS = 100;
+export const MAX_PLACEMENT_LABELS = 10;
+
 export const PHASES = ["pending", "deploying", "running", "failed", "stopped"] as const;
 export type Phase = (typeof PHASES)[number];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deployInput, releaseSpec, serviceCreate, servicePatch } from "./service";
+import { deployInput, needsSwarm, placementOf, releaseSpec, replicasOf, serviceCreate, servicePatch } from "./service";
 
 const minimal = { name: "web", app: "shop", image: "registry.example.com/shop:1.4.2", port: 8080 };
 
@@ -19,6 +19,8 @@ const full = {
   hooks: { preDeploy: ["npm", "run", "migrate"], postDeploy: ["sh", "-c", "echo ok"], timeoutSeconds: 120 },
   domains: ["shop.example.com", "www.shop.example.com"],
   resources: { memoryMb: 512, cpus: 1.5, pids: 256, capAdd: ["CHOWN", "SETUID", "SETGID"] },
+  replicas: 3,
+  placement: { zone: "eu-1a", "disk/type": "ssd" },
 };
 
 /** The first issue's path, joined like the service layer names a field. */
@@ -48,6 +50,8 @@ describe("serviceCreate", () => {
       hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 },
       domains: [],
       resources: { memoryMb: null, cpus: null, pids: 4096, capAdd: [] },
+      replicas: 1,
+      placement: {},
     });
   });
 
@@ -112,9 +116,9 @@ describe("serviceCreate", () => {
   });
 
   it("rejects unknown fields (strict)", () => {
-    const r = serviceCreate.safeParse({ ...minimal, replicas: 3 });
+    const r = serviceCreate.safeParse({ ...minimal, scale: 3 });
     expect(r.success).toBe(false);
-    expect(r.error?.issues[0]).toMatchObject({ code: "unrecognized_keys", keys: ["replicas"] });
+    expect(r.error?.issues[0]).toMatchObject({ code: "unrecognized_keys", keys: ["scale"] });
     rejects({ ...minimal, hooks: { preDeploy: null, shell: "sh" } });
     rejects({ ...minimal, databaseEnv: { DATABASE_URL: { from: "db", extra: 1 } } });
   });
@@ -135,6 +139,45 @@ describe("serviceCreate", () => {
     const { image: _image, ...noImage } = minimal;
     expect(firstPath(noImage)).toBeUndefined();
     expect(firstPath({ ...noImage, source: { git: { url: "ext::sh" } } })).toBe("source.git.url");
+  });
+
+  it.each([
+    ["0", 0, "must be 1-100"],
+    ["101", 101, "must be 1-100"],
+    ["a fraction", 1.5, "must be a whole number of replicas"],
+    ["a string", "3", "must be a whole number of replicas"],
+    ["null", null, "must be a whole number of replicas"],
+  ])("rejects replicas %s, naming the rule", (_why, replicas, message) => {
+    const r = serviceCreate.safeParse({ ...minimal, replicas });
+    expect(r.error?.issues[0]).toMatchObject({ path: ["replicas"], message });
+  });
+
+  it("accepts replicas 1 and 100", () => {
+    expect(serviceCreate.parse({ ...minimal, replicas: 1 }).replicas).toBe(1);
+    expect(serviceCreate.parse({ ...minimal, replicas: 100 }).replicas).toBe(100);
+  });
+
+  it.each([
+    ["a product's own key", { "levelrail.mtu": "1500" }, "placement.levelrail.mtu"],
+    ["a product's own key in capitals", { "LevelRail.db": "x" }, "placement.LevelRail.db"],
+    ["a key with a space", { "a b": "x" }, "placement.a b"],
+    ["a key ending in a dot", { "zone.": "x" }, "placement.zone."],
+    ["an empty key", { "": "x" }, "placement."],
+    ["a value with '='", { zone: "a==b" }, "placement.zone"],
+    ["a value with '!'", { zone: "!a" }, "placement.zone"],
+    ["a value with a leading space", { zone: " a" }, "placement.zone"],
+    ["a value that is no string", { zone: 1 }, "placement.zone"],
+    ["a list", ["zone=a"], "placement"],
+    ["eleven labels", Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, "v"])), "placement"],
+  ])("rejects a placement with %s, naming the field", (_why, placement, field) => {
+    expect(firstPath({ ...minimal, placement })).toBe(field);
+  });
+
+  it("accepts a placement of ten labels, an empty value and the node label characters", () => {
+    const ten = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, "v"]));
+    expect(serviceCreate.parse({ ...minimal, placement: ten }).placement).toEqual(ten);
+    const odd = { "topology.example.com/zone": "eu west 1", a: "", "node_pool-2": "gpu" };
+    expect(serviceCreate.parse({ ...minimal, placement: odd }).placement).toEqual(odd);
   });
 
   it("rejects a bad strategy", () => {
@@ -196,6 +239,13 @@ describe("servicePatch and deployInput", () => {
     expect(servicePatch.parse({ port: 9090 })).toEqual({ port: 9090 });
     expect(servicePatch.parse({})).toEqual({});
     expect(servicePatch.safeParse({ name: "renamed" }).success).toBe(false);
+    // Nor for the swarm's fields: a patch of the port leaves replicas and placement alone.
+    expect(servicePatch.parse({ replicas: 2, placement: {} })).toEqual({ replicas: 2, placement: {} });
+  });
+
+  it("a patch names a bad replicas or placement", () => {
+    expect(servicePatch.safeParse({ replicas: 0 }).error?.issues[0]?.path).toEqual(["replicas"]);
+    expect(servicePatch.safeParse({ placement: { "levelrail.db": "x" } }).error?.issues[0]?.path).toEqual(["placement", "levelrail.db"]);
   });
 
   it("deployInput takes an optional image only", () => {
@@ -220,6 +270,24 @@ describe("servicePatch and deployInput", () => {
   });
 
   it("a release spec is the service's runtime fields", () => {
-    expect(Object.keys(releaseSpec.shape).sort()).toEqual(["env", "healthPath", "hooks", "image", "port", "readyBudgetSeconds", "resources", "strategy"]);
+    expect(Object.keys(releaseSpec.shape).sort()).toEqual(["env", "healthPath", "hooks", "image", "placement", "port", "readyBudgetSeconds", "replicas", "resources", "strategy"]);
+  });
+
+  it("a release without replicas or placement (the defaults, or made before they existed) reads as one replica anywhere", () => {
+    const old = releaseSpec.parse({ image: "nginx:1", port: 80, healthPath: "/", readyBudgetSeconds: 60, strategy: "blue-green", env: {}, hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 } });
+    expect(old).not.toHaveProperty("replicas");
+    expect(old).not.toHaveProperty("placement");
+    expect(replicasOf(old)).toBe(1);
+    expect(placementOf(old)).toEqual({});
+    expect(needsSwarm(old)).toBeNull();
+    expect(replicasOf({ ...old, replicas: 4 })).toBe(4);
+    expect(placementOf({ ...old, placement: { zone: "a" } })).toEqual({ zone: "a" });
+  });
+
+  it("needsSwarm names what one engine cannot run", () => {
+    expect(needsSwarm({ replicas: 1, placement: {} })).toBeNull();
+    expect(needsSwarm({ replicas: 2 })).toBe("replicas");
+    expect(needsSwarm({ placement: { zone: "a" } })).toBe("placement");
+    expect(needsSwarm({ replicas: 2, placement: { zone: "a" } })).toBe("replicas");
   });
 });

@@ -1,16 +1,20 @@
 import { z } from "zod";
 import { type SourceView, gitSourceInput } from "./git";
+import { nodeLabelKey, nodeLabelValue } from "./nodes";
 import { envKey, envMap, resourceName } from "./rules";
-import { ADDABLE_CAPABILITIES, DEFAULT_PIDS_LIMIT, type DeployStep, type Phase, type ReleaseKind, type ReleaseOutcome, STRATEGIES, type Strategy } from "./service-lists";
+import { ADDABLE_CAPABILITIES, DEFAULT_PIDS_LIMIT, DEFAULT_REPLICAS, type DeployStep, MAX_PLACEMENT_LABELS, MAX_REPLICAS, type Phase, type ReleaseKind, type ReleaseOutcome, STRATEGIES, type Strategy } from "./service-lists";
 
 // The lists and defaults the browser needs live in ./service-lists (no zod): re-exported here.
 export {
   ADDABLE_CAPABILITIES,
   type Capability,
   DEFAULT_PIDS_LIMIT,
+  DEFAULT_REPLICAS,
   DEPLOY_STEPS,
   type DeployStep,
   type LimitRole,
+  MAX_PLACEMENT_LABELS,
+  MAX_REPLICAS,
   PHASES,
   type Phase,
   RELEASE_KINDS,
@@ -87,6 +91,42 @@ export function isDefaultResources(r: Resources): boolean {
   return r.memoryMb === null && r.cpus === null && r.pids === DEFAULT_PIDS_LIMIT && r.capAdd.length === 0;
 }
 
+/**
+ * How many tasks of each release a swarm runs (CONTRACT §12). One engine runs one container, so
+ * there only the default may be asked (the service verbs answer 409 otherwise).
+ */
+export const replicasSpec = z
+  .number({ error: "must be a whole number of replicas" })
+  .int("must be a whole number of replicas")
+  .min(1, `must be 1-${MAX_REPLICAS}`)
+  .max(MAX_REPLICAS, `must be 1-${MAX_REPLICAS}`);
+
+/**
+ * The node labels a service's tasks require (`node.labels.<key>==<value>` each): keys and values as
+ * an operator may set them on a node (never the product's own `levelrail.*`). `{}`: any node.
+ */
+export const placementSpec = z
+  .record(nodeLabelKey, nodeLabelValue, { error: "must be an object of node label → value" })
+  .refine((p) => Object.keys(p).length <= MAX_PLACEMENT_LABELS, `must have at most ${MAX_PLACEMENT_LABELS} labels`);
+export type Placement = z.infer<typeof placementSpec>;
+
+/** A spec's replicas, absent (older releases, defaults left out) read as the default. */
+export function replicasOf(spec: { replicas?: number | undefined }): number {
+  return spec.replicas ?? DEFAULT_REPLICAS;
+}
+
+/** A spec's placement, absent read as none (any node). */
+export function placementOf(spec: { placement?: Placement | undefined }): Placement {
+  return spec.placement ?? {};
+}
+
+/** Whether a service asks for what only a swarm can do: more than one replica, or a placement. */
+export function needsSwarm(spec: { replicas?: number | undefined; placement?: Placement | undefined }): "replicas" | "placement" | null {
+  if (replicasOf(spec) > DEFAULT_REPLICAS) return "replicas";
+  if (Object.keys(placementOf(spec)).length > 0) return "placement";
+  return null;
+}
+
 /** Why a well-formed name may still not route to a service (CONTRACT §5), or null when it may. */
 export function reservedDomain(domain: string): string | null {
   const d = domain.toLowerCase().replace(/\.$/, "");
@@ -145,6 +185,8 @@ const serviceFields = {
   hooks: hooksSpec.default({ preDeploy: null, postDeploy: null, timeoutSeconds: 300 }),
   domains: domainList.default([]),
   resources: resourcesSpec.default(DEFAULT_RESOURCES),
+  replicas: replicasSpec.default(DEFAULT_REPLICAS),
+  placement: placementSpec.default({}),
 };
 
 export const serviceCreate = z
@@ -175,6 +217,9 @@ export const servicePatch = z
     hooks: hooksSpec.optional(),
     domains: domainList.optional(),
     resources: resourcesSpec.optional(),
+    replicas: replicasSpec.optional(),
+    /** Replaces the placement whole (`{}`: any node). */
+    placement: placementSpec.optional(),
     /** Replaces the source whole; `{"image": …}` on a git-sourced service switches it back (its git source is deleted). */
     source: serviceSource.optional(),
   })
@@ -192,6 +237,10 @@ export const releaseSpec = z.object({
   hooks: hooksSpec,
   /** Absent in releases made before limits existed: read as `DEFAULT_RESOURCES`. */
   resources: resourcesSpec.optional(),
+  /** Absent when 1 (and in releases made before replicas existed): read with `replicasOf`. */
+  replicas: replicasSpec.optional(),
+  /** Absent when `{}` (and in older releases): read with `placementOf`. */
+  placement: placementSpec.optional(),
 });
 export type ReleaseSpec = z.infer<typeof releaseSpec>;
 
@@ -226,6 +275,10 @@ export interface ServiceView {
   hooks: Hooks;
   domains: string[];
   resources: Resources;
+  /** How many tasks of each release run (on a swarm; one engine runs 1). */
+  replicas: number;
+  /** Node labels the service's tasks require (on a swarm; `{}` on one engine). */
+  placement: Placement;
   createdAt: string;
   updatedAt: string;
 }

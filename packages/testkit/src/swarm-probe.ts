@@ -1,45 +1,12 @@
 import { spawn } from "node:child_process";
 import type { PortCheck, PortProber, ProbeOutcome } from "@levelrail/docker/swarm/preflight";
+import { LISTENER, SENDER } from "@levelrail/docker/swarm/probe-programs";
 import { inNetns } from "./swarm-host";
 import type { SwarmNode } from "./swarm";
 
 // The preflight's port probes between the harness's namespaces: a listener placed in the
 // receiver's namespace (when the port is free there), a sender in the sender's, both small Node
 // programs started with nsenter (argument arrays; the programs are constants, their inputs argv).
-
-const PAYLOAD = "lrsw-probe";
-
-/** argv: proto port ms. Prints `listening` or `busy`, then `got` when the probe arrives; exits 0 on it, 2 on timeout. */
-const LISTENER = `
-const [proto, port, ms] = process.argv.slice(1);
-const net = require("node:net"), dgram = require("node:dgram");
-const busy = (e) => { console.log(e.code === "EADDRINUSE" ? "busy" : "error " + e.message); process.exit(3); };
-setTimeout(() => process.exit(2), Number(ms));
-if (proto === "udp") {
-  const s = dgram.createSocket("udp4");
-  s.on("error", busy);
-  s.on("message", (m) => { if (String(m) === "${PAYLOAD}") { console.log("got"); process.exit(0); } });
-  s.bind(Number(port), "0.0.0.0", () => console.log("listening"));
-} else {
-  const s = net.createServer((c) => { console.log("got"); c.destroy(); process.exit(0); });
-  s.on("error", busy);
-  s.listen(Number(port), "0.0.0.0", () => console.log("listening"));
-}`;
-
-/** argv: proto host port ms. TCP: exits 0 once connected, 1 on refusal or timeout; UDP: sends the payload a few times, exits 0. */
-const SENDER = `
-const [proto, host, port, ms] = process.argv.slice(1);
-const net = require("node:net"), dgram = require("node:dgram");
-if (proto === "udp") {
-  const s = dgram.createSocket("udp4");
-  let n = 0;
-  const send = () => s.send("${PAYLOAD}", Number(port), host, () => { if (++n < 5) setTimeout(send, 100); else s.close(); });
-  send();
-} else {
-  const c = net.connect(Number(port), host, () => { c.destroy(); process.exit(0); });
-  c.setTimeout(Number(ms), () => { console.error("timeout"); process.exit(1); });
-  c.on("error", (e) => { console.error(e.code || e.message); process.exit(1); });
-}`;
 
 interface Proc {
   lines: string[];

@@ -14,7 +14,7 @@ import { BACKUP_STATUSES, DATABASE_PHASES } from "@levelrail/spec/database";
 import type { DomainStatusView } from "@levelrail/spec/domains";
 import type { ErrorCode } from "@levelrail/spec/errors";
 import { ROLES } from "@levelrail/spec/roles";
-import { DEPLOY_STEPS, PHASES, RELEASE_KINDS, RELEASE_OUTCOMES, type ReleaseView, STRATEGIES, type ServiceView, type StatusView, hooksSpec, resourcesSpec } from "@levelrail/spec/service";
+import { DEPLOY_STEPS, MAX_REPLICAS, PHASES, RELEASE_KINDS, RELEASE_OUTCOMES, type ReleaseView, STRATEGIES, type ServiceView, type StatusView, hooksSpec, resourcesSpec } from "@levelrail/spec/service";
 
 /** True only when A and B are the same type (each assignable to the other). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -92,6 +92,8 @@ export const serviceSchema = z.strictObject({
   hooks: hooksSpec,
   domains: z.array(z.string()),
   resources: resourcesSpec,
+  replicas: z.number().int().min(1).max(MAX_REPLICAS).describe("tasks of each release on a Docker Swarm; 1 on one engine (more is a 409 there)"),
+  placement: z.record(z.string(), z.string()).describe("node label → value the service's tasks require on a swarm; {} (any node) on one engine"),
   createdAt: time,
   updatedAt: time,
 });

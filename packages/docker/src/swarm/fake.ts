@@ -28,6 +28,7 @@ export function satisfies(node: NodeView, constraint: string): boolean {
 interface FakeService {
   id: string;
   version: number;
+  createdAt: number;
   spec: SwarmServiceSpec;
 }
 
@@ -82,7 +83,7 @@ export class FakeSwarm implements SwarmPort {
     return {
       id: s.id, name: s.spec.name, version: s.version, labels: { ...s.spec.labels }, image: s.spec.image, replicas: s.spec.replicas,
       constraints: [...s.spec.constraints], secrets: s.spec.secrets.map((x) => ({ secretId: x.secretId, secretName: x.secretName, file: x.file })),
-      networks: s.spec.networks.map((n) => this.networks.get(n.target)?.id ?? n.target), updateState: s.version > 1 ? "completed" : null,
+      networks: s.spec.networks.map((n) => this.networks.get(n.target)?.id ?? n.target), updateState: s.version > 1 ? "completed" : null, createdAt: s.createdAt,
     };
   }
   private checkRefs(spec: SwarmServiceSpec) {
@@ -93,7 +94,7 @@ export class FakeSwarm implements SwarmPort {
   async createService(spec: SwarmServiceSpec) {
     if (this.find(spec.name)) return null;
     this.checkRefs(spec);
-    const s: FakeService = { id: this.id("svc"), version: 1, spec: structuredClone(spec) };
+    const s: FakeService = { id: this.id("svc"), version: 1, createdAt: Date.now(), spec: structuredClone(spec) };
     this.services.set(s.id, s);
     this.schedule();
     return s.id;

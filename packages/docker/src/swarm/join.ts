@@ -7,46 +7,12 @@ import { statusOf } from "../engine-errors";
 import { type EngineInfo, type EngineNode, engineKind, nodeView } from "./nodes";
 import { type JoinCandidate, type JoinVerdict, type PortCheck, type PortProber, type ProbeOutcome, type SwarmMember, runJoinPreflight } from "./preflight";
 import { MTU_OPTION } from "./spec";
+import { LISTENER, SENDER } from "./probe-programs";
 
 // Adding a node to the installation's swarm through the engines' own APIs: the preflight's port
 // probes run as short-lived host-network containers (a listener on the receiving node's engine, a
 // sender on the sending node's), the MTU is read the same way, and only a candidate that passes
 // every check is joined. Argument arrays only: the probe programs are constants, their inputs argv.
-
-/** The probe's payload: a listener counts only this, not any datagram that happens to arrive. */
-const PAYLOAD = "levelrail-join-probe";
-
-/** argv: proto port ms. Prints `listening` or `busy`, then `got` when the probe arrives; exits 0 on it, 2 on timeout. */
-const LISTENER = `
-const [proto, port, ms] = process.argv.slice(1);
-const net = require("node:net"), dgram = require("node:dgram");
-const busy = (e) => { console.log(e.code === "EADDRINUSE" ? "busy" : "error " + e.message); process.exit(3); };
-setTimeout(() => process.exit(2), Number(ms));
-if (proto === "udp") {
-  const s = dgram.createSocket("udp4");
-  s.on("error", busy);
-  s.on("message", (m) => { if (String(m) === "${PAYLOAD}") { console.log("got"); process.exit(0); } });
-  s.bind(Number(port), "0.0.0.0", () => console.log("listening"));
-} else {
-  const s = net.createServer((c) => { console.log("got"); c.destroy(); process.exit(0); });
-  s.on("error", busy);
-  s.listen(Number(port), "0.0.0.0", () => console.log("listening"));
-}`;
-
-/** argv: proto host port ms. TCP: exits 0 once connected, 1 on refusal or timeout; UDP: sends the payload a few times, exits 0. */
-const SENDER = `
-const [proto, host, port, ms] = process.argv.slice(1);
-const net = require("node:net"), dgram = require("node:dgram");
-if (proto === "udp") {
-  const s = dgram.createSocket("udp4");
-  let n = 0;
-  const send = () => s.send("${PAYLOAD}", Number(port), host, () => { if (++n < 10) setTimeout(send, 100); else s.close(); });
-  send();
-} else {
-  const c = net.connect(Number(port), host, () => { c.destroy(); process.exit(0); });
-  c.setTimeout(Number(ms), () => { console.log("timeout after " + ms + " ms"); process.exit(1); });
-  c.on("error", (e) => { console.log(e.code || e.message); process.exit(1); });
-}`;
 
 /** argv: address. Prints the MTU of the interface that holds `address`, or `none`. */
 const MTU = `

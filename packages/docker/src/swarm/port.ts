@@ -78,6 +78,8 @@ export interface SwarmServiceInfo {
   networks: string[];
   /** The engine's state of its last rollout (`updating`, `completed`, `paused`, `rollback_completed`, …), null when none ran. */
   updateState: string | null;
+  /** When the engine created it (ms since epoch; 0 when it did not say). */
+  createdAt: number;
 }
 
 export interface SwarmTask {

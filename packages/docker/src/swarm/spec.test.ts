@@ -106,6 +106,7 @@ describe("serviceInfo", () => {
       serviceInfo({
         ID: "s1",
         Version: { Index: 42 },
+        CreatedAt: "2026-12-02T10:00:00.5Z",
         Spec: {
           Name: "lrsw-web-1",
           Labels: { a: "b" },
@@ -121,7 +122,8 @@ describe("serviceInfo", () => {
     ).toEqual({
       id: "s1", name: "lrsw-web-1", version: 42, labels: { a: "b" }, image: "img", replicas: 3, constraints: ["node.role==worker"],
       secrets: [{ secretId: "x", secretName: "lrsw-secret-x", file: "pw" }], networks: ["net1"], updateState: "completed",
+      createdAt: Date.UTC(2026, 11, 2, 10, 0, 0, 500),
     });
-    expect(serviceInfo({ ID: "s2" })).toMatchObject({ name: "", version: 0, replicas: 0, secrets: [], updateState: null });
+    expect(serviceInfo({ ID: "s2" })).toMatchObject({ name: "", version: 0, replicas: 0, secrets: [], updateState: null, createdAt: 0 });
   });
 });

@@ -61,6 +61,7 @@ export function overlayNetworkBody(spec: OverlayNetworkSpec): Record<string, unk
 export interface EngineService {
   ID: string;
   Version?: { Index?: number };
+  CreatedAt?: string;
   Spec?: {
     Name?: string;
     Labels?: Record<string, string> | null;
@@ -88,6 +89,7 @@ export function serviceInfo(s: EngineService): SwarmServiceInfo {
     secrets: (container.Secrets ?? []).map((x) => ({ secretId: x.SecretID ?? "", secretName: x.SecretName ?? "", file: x.File?.Name ?? "" })),
     networks: (spec.TaskTemplate?.Networks ?? []).map((n) => n.Target ?? ""),
     updateState: s.UpdateStatus?.State ?? null,
+    createdAt: s.CreatedAt ? Date.parse(s.CreatedAt) || 0 : 0,
   };
 }
 

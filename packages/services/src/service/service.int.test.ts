@@ -121,7 +121,7 @@ describe("createService", () => {
     ["an uppercase name", { name: "Web" }, "name"],
     ["an env key with a space", { env: { "BAD KEY": "x" } }, "env.BAD KEY"],
     ["an env value with NUL", { env: { OK: "a\0b" } }, "env.OK"],
-    ["an unknown field", { replicas: 3 }, "replicas"],
+    ["an unknown field", { scale: 3 }, "scale"],
     ["a bad strategy", { strategy: "rolling" }, "strategy"],
     ["an image with a space", { image: "nginx latest" }, "image"],
     ["an unknown app", { app: "nope" }, "app"],

@@ -9,7 +9,7 @@ import type { DomainStatusMap } from "@levelrail/spec/domains";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { resourceName } from "@levelrail/spec/rules";
 import { lastLinesOf } from "@levelrail/spec/service-event";
-import { PHASES, type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
+import { DEFAULT_REPLICAS, PHASES, type ReleaseSpec, type ReleaseView, type ServiceView, type StatusView, isDefaultResources, resourcesOf } from "@levelrail/spec/service";
 import { type Ctx, MAX_LIST_ROWS, bounded, isUuid, parse, scope, visibleProjects } from "../context";
 import { domainStatusOf } from "../domain/status";
 import { type GitSourceRow, sourceView } from "../git/source";
@@ -39,6 +39,8 @@ export function serviceView(s: ServiceRow, appName: string, git: GitSourceRow | 
     hooks: s.hooks,
     domains: s.domains,
     resources: resourcesOf(s.resources),
+    replicas: s.replicas,
+    placement: s.placement,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };
@@ -56,6 +58,9 @@ export function releaseSpecOf(s: ServiceRow): ReleaseSpec {
     hooks: s.hooks,
     // Left out when every default, so a release of an unchanged service fingerprints as before limits existed.
     ...(isDefaultResources(resourcesOf(s.resources)) ? {} : { resources: resourcesOf(s.resources) }),
+    // Likewise the swarm's fields: a service of one replica anywhere fingerprints as before they existed.
+    ...(s.replicas === DEFAULT_REPLICAS ? {} : { replicas: s.replicas }),
+    ...(Object.keys(s.placement).length === 0 ? {} : { placement: s.placement }),
   };
 }
 

@@ -15,6 +15,7 @@ import { findEnvironment } from "../project/list";
 import { checkGitSource, writeSource } from "../git/source";
 import { findService, serviceView } from "./view";
 import { audit, fieldNames } from "../audit/record";
+import { refuseOnOneEngine } from "../node/engine";
 
 /** Attachments must name an object of the service's own organization: 400 naming the field otherwise. */
 async function checkAttachments(
@@ -109,6 +110,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
   await checkAttachments(ctx, { orgId: a.orgId, environmentId }, spec);
   await checkGitSource(ctx, a.orgId, spec.source);
   await checkDomains(ctx, a.orgId, spec.domains, null);
+  await refuseOnOneEngine(ctx, spec);
   const { name, app: _app, environmentId: _env, source, image: _image, ...fields } = spec;
   const { row, written } = await uniquely("name", `service ${name}`, () =>
     ctx.db.transaction(async (tx) => {
@@ -137,6 +139,8 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
   await checkAttachments(ctx, s, patch);
   await checkGitSource(ctx, s.orgId, source);
   await checkDomains(ctx, s.orgId, patch.domains, s.id);
+  // Only what this patch asks: a service's stored replicas are not asked again by a patch of its port.
+  await refuseOnOneEngine(ctx, patch);
   const { row, written } = await ctx.db.transaction(async (tx) => {
     if (patch.domains) await assertDomainQuota(ctx, tx, s.orgId, s.id, patch.domains.length);
     if (patch.domains) await claimDomains(ctx, tx, s.orgId, patch.domains);

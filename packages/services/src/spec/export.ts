@@ -93,6 +93,8 @@ export async function readEnvironment(ctx: Ctx, env: EnvRow): Promise<Environmen
     hooks: s.hooks,
     domains: s.domains,
     resources: resourcesOf(s.resources),
+    replicas: s.replicas,
+    placement: sortedRecord(s.placement),
     secrets: secrets.filter((x) => x.serviceId === s.id).map((x) => x.key),
   }));
   const databases: SpecDatabase[] = dbs.map((d) => ({

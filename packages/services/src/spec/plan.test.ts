@@ -18,6 +18,8 @@ const svc = (name: string, extra: Partial<SpecService> = {}): SpecService => ({
   hooks: { preDeploy: null, postDeploy: null, timeoutSeconds: 300 },
   domains: [],
   resources: DEFAULT_RESOURCES,
+  replicas: 1,
+  placement: {},
   secrets: [],
   ...extra,
 });
@@ -48,6 +50,7 @@ describe("planSpec", () => {
     { name: "a var left out, pruned", desired: change((b) => (b.vars = {})), over: { prune: true }, changes: ["delete var LOG_LEVEL"] },
     { name: "a new app, service and database", desired: change((b) => { b.apps.push({ name: "blog" }); b.services.push(svc("blog", { app: "blog" })); b.databases.push({ name: "blog-db", engine: "postgres", version: "18", backupSchedule: null }); }), changes: ["create app blog", "create database blog-db", "create service blog"] },
     { name: "fields of a service", desired: change((b) => { b.services[1]!.image = "registry.example.com/shop:2.0"; b.services[1]!.env = { A: "1" }; b.services[1]!.resources = { ...DEFAULT_RESOURCES, memoryMb: 256 }; }), changes: ["change service worker image,env,resources"] },
+    { name: "a service's replicas and placement", desired: change((b) => { b.services[0]!.replicas = 3; b.services[0]!.placement = { zone: "a" }; }), changes: ["change service web replicas,placement"] },
     { name: "env in another key order is the same", desired: change((b) => { b.services[1]!.env = { B: "2", A: "1" }; }), over: { current: change((b) => (b.services[1]!.env = { A: "1", B: "2" })) }, changes: [] },
     { name: "a service moved to another app: refused", desired: change((b) => { b.apps.push({ name: "blog" }); b.services[1]!.app = "blog"; }), changes: ["create app blog", "change service worker app REFUSED"] },
     { name: "a database's schedule changes; its version cannot", desired: change((b) => { b.databases[0]!.backupSchedule = { cron: "0 3 * * *", keep: 7, target: "s3" }; }), changes: ["change database shop-db backupSchedule"] },

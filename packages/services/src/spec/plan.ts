@@ -60,7 +60,7 @@ export const declaredImage = (s: SpecService): string | null => (s.source?.git ?
 /** A service as the plan compares it: `image` and `source` each said one way only. */
 const comparable = (s: SpecService) => ({ ...s, image: declaredImage(s), source: s.source?.git ?? null });
 
-const SERVICE_FIELDS = ["app", "image", "source", "port", "healthPath", "readyBudgetSeconds", "strategy", "env", "databaseEnv", "storageTarget", "registryCredential", "hooks", "domains", "resources"] as const;
+const SERVICE_FIELDS = ["app", "image", "source", "port", "healthPath", "readyBudgetSeconds", "strategy", "env", "databaseEnv", "storageTarget", "registryCredential", "hooks", "domains", "resources", "replicas", "placement"] as const;
 
 function serviceFields(fromSpec: SpecService, toSpec: SpecService): FieldChange[] {
   const from = comparable(fromSpec);

@@ -18,6 +18,10 @@ const spec = {
   env: { LOG_LEVEL: "info", FROM_SPEC: "spec" },
   hooks: { preDeploy: ["npm", "run", "migrate"], postDeploy: ["sh", "-c", "echo done"], timeoutSeconds: 120 },
   resources: { memoryMb: 256, cpus: 0.5, pids: 512, capAdd: ["NET_BIND_SERVICE"] },
+  // A swarm's (issue 26): one engine runs a release as this one container whatever they say (the
+  // service verbs refuse more than the defaults there); the swarm runtime reads them.
+  replicas: 3,
+  placement: { zone: "eu-1a" },
 } satisfies Required<ReleaseSpec>;
 
 const plan = {
@@ -41,7 +45,7 @@ const plan = {
 describe("containerOptions", () => {
   it("covers every ReleaseSpec and ContainerPlan field", () => {
     expect(Object.keys(spec).sort()).toEqual(Object.keys(releaseSpec.shape).sort());
-    expect(Object.keys(spec)).toHaveLength(8);
+    expect(Object.keys(spec)).toHaveLength(10);
     expect(Object.keys(plan)).toHaveLength(13);
     expect(releaseSpec.parse(spec)).toEqual(spec);
   });
@@ -109,6 +113,11 @@ describe("containerOptions", () => {
     expect(host).not.toHaveProperty("Memory");
     expect(host).not.toHaveProperty("NanoCpus");
     expect(host).toMatchObject({ PidsLimit: 4096, CapDrop: ["ALL"], CapAdd: ["CHOWN", "SETGID", "SETUID"], SecurityOpt: ["no-new-privileges:true"] });
+  });
+
+  it("one engine's container is the same with or without replicas and placement (a swarm's fields)", () => {
+    const { replicas: _n, placement: _p, ...alone } = spec;
+    expect(containerOptions({ ...plan, spec: alone })).toStrictEqual(containerOptions(plan));
   });
 
   it("takes the environment from the resolved env, not the spec's own", () => {

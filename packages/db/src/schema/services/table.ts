@@ -1,5 +1,5 @@
 import { boolean, foreignKey, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
-import type { DeployStep, Hooks, Phase, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Resources, Strategy } from "@levelrail/spec/service";
+import type { DeployStep, Hooks, Phase, Placement, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Resources, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
 export const app = pgTable(
@@ -48,6 +48,10 @@ export const service = pgTable(
   domains: jsonb("domains").$type<string[]>().notNull(),
   /** Memory, CPU and process limits and added capabilities; `{}` (every default) for services made before limits existed. */
   resources: jsonb("resources").$type<Partial<Resources>>().notNull().default({}),
+  /** Tasks of each release on a swarm (CONTRACT §12); 1 on one engine, and for services made before swarms. */
+  replicas: integer("replicas").notNull().default(1),
+  /** Node label → value the service's tasks require on a swarm; `{}`: any node. */
+  placement: jsonb("placement").$type<Placement>().notNull().default({}),
   restartNonce: text("restart_nonce").notNull().default(""),
   currentReleaseId: uuid("current_release_id"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

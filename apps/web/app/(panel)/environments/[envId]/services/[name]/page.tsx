@@ -21,6 +21,7 @@ import { environmentOf } from "@/lib/environment";
 import { orNotFound } from "@/lib/found";
 import { HOOK_RUNS_PAGE, hookRunPaging } from "@/lib/hook-run-paging";
 import { keys } from "@/lib/keys";
+import { engineKindOrNull } from "@/lib/nodes";
 import { deniedBecause } from "@/lib/permits";
 import { appHref } from "@/lib/paths";
 import { server } from "@/lib/server";
@@ -46,7 +47,8 @@ export default async function ServicePage({ params }: Props) {
   const input = { ctx, envId, name };
   const deployDenied = deniedBecause(ctx, environment, "service.deploy");
   const writeDenied = deniedBecause(ctx, environment, "service.write");
-  await Promise.all([
+  const [engine] = await Promise.all([
+    engineKindOrNull(),
     qc.prefetchQuery({ queryKey: keys.status(ref), queryFn: () => getStatus(input) }),
     qc.prefetchQuery({ queryKey: keys.deploys(ref), queryFn: () => listReleases(input) }),
     qc.prefetchQuery({ queryKey: keys.effectiveEnv(ref), queryFn: () => effectiveEnv(input) }),
@@ -87,7 +89,7 @@ export default async function ServicePage({ params }: Props) {
           logs: <ServiceLogs service={ref} />,
           environment: <EnvironmentTab service={ref} />,
           hooks: <HooksTab service={ref} />,
-          settings: <SettingsTab service={ref} publicUrl={server().publicUrl} denied={writeDenied} />,
+          settings: <SettingsTab service={ref} publicUrl={server().publicUrl} denied={writeDenied} engine={engine} />,
         }}
       />
     </HydrationBoundary>

@@ -1,0 +1,135 @@
+import { createHash } from "node:crypto";
+import type { RegistryAuth } from "@levelrail/docker";
+import type { SwarmServiceSpec } from "@levelrail/docker/swarm";
+import { Roles, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { type ReleaseSpec, placementOf, replicasOf } from "@levelrail/spec/service";
+import type { DesiredSwarmRelease } from "./plan";
+import type { SwarmReleaseInput } from "./reconcile";
+
+// On a swarm (CONTRACT §12) each release of a service is a swarm service of its own: blue-green is
+// two services side by side until the new one's every task is ready, never an in-place update (an
+// update's rollout replaces tasks one by one, so old and new would serve together for its length).
+
+/** What one release asks of the swarm: the release spec's fields that reach its tasks. */
+export interface SwarmRelease {
+  serviceId: string;
+  /** The service's name: the swarm service's name is made from it. */
+  service: string;
+  appId: string;
+  environmentId: string;
+  releaseId: string;
+  restartNonce: string;
+  /** The image reference every node pulls (by its digest when the release pinned one). */
+  image: string;
+  port: number;
+  healthPath: string;
+  replicas: number;
+  /** Node label → value every task's node must carry. */
+  placement: Record<string, string>;
+  /** The resolved environment, secrets excluded (they never go into a service's spec: `docker service inspect` shows env). */
+  env: Record<string, string>;
+  readyBudgetSeconds: number;
+}
+
+/** `<short>-<service>-<hash of service id, release id, restart nonce>`: each release (and each restart of it) a service of its own. */
+export function releaseServiceName(shortName: string, r: Pick<SwarmRelease, "service" | "serviceId" | "releaseId" | "restartNonce">): string {
+  const hash = createHash("sha256").update(`${r.serviceId}\n${r.releaseId}\n${r.restartNonce}`).digest("hex").slice(0, 12);
+  return `${shortName}-${r.service}-${hash}`;
+}
+
+/** Placement as the engine's constraints: `node.labels.<key>==<value>`, sorted so equal placements compare equal. */
+export function placementConstraints(placement: Record<string, string>): string[] {
+  return Object.entries(placement)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `node.labels.${k}==${v}`);
+}
+
+/** Pure: the swarm service one release runs as. */
+export function releaseServiceSpec(shortName: string, r: SwarmRelease, registryAuth: RegistryAuth | null): SwarmServiceSpec {
+  const labels = { ...serviceLabels(shortName, r, Roles.service), "levelrail.image": r.image };
+  return {
+    name: releaseServiceName(shortName, r),
+    image: r.image,
+    replicas: r.replicas,
+    labels,
+    containerLabels: labels,
+    env: { ...r.env },
+    // No alias: the mesh DNS answers the service's name with the active release's tasks only
+    // (an alias would also answer with a release still proving itself, or one draining).
+    networks: [{ target: networkName(shortName, r.appId), aliases: [] }],
+    constraints: placementConstraints(r.placement),
+    // Replicas spread over the nodes (the scheduler's default spreads by task count; this makes
+    // it explicit per node), so one node's loss takes at most its share.
+    spreadOver: ["node.id"],
+    secrets: [],
+    stopGraceSeconds: 10,
+    updateOrder: "start-first",
+    // Addresses of the tasks, not a VIP: the data plane routes to the tasks it knows are ready.
+    endpointMode: "dnsrr",
+    registryAuth,
+  };
+}
+
+/** What the worker knows of a service to run it on a swarm (the application controller's `DesiredService`, narrowed). */
+export interface SwarmServiceSource {
+  id: string;
+  name: string;
+  appId: string;
+  appName: string;
+  environmentId: string;
+  release: {
+    id: string;
+    restartNonce: string;
+    outcome: DesiredSwarmRelease["outcome"];
+    finishedAt: number | null;
+    spec: Pick<ReleaseSpec, "image" | "port" | "healthPath" | "readyBudgetSeconds" | "replicas" | "placement">;
+  } | null;
+}
+
+/**
+ * Pure: the controller's input for one pass, from the stored service, its resolved environment
+ * (every tier merged; `secretKeys` the keys whose values are secrets, which never go into the
+ * service's spec) and the registry login its pulls need. Null `service`: it was deleted.
+ */
+export function swarmInput(
+  shortName: string,
+  serviceId: string,
+  service: SwarmServiceSource | null,
+  resolved: { env: Record<string, string>; secretKeys: readonly string[] },
+  registryAuth: RegistryAuth | null,
+): SwarmReleaseInput {
+  if (!service) return { serviceId, service: null, release: null };
+  const r = service.release;
+  const base = { appId: service.appId, appName: service.appName, name: service.name, port: r?.spec.port ?? 0, healthPath: r?.spec.healthPath ?? "/" };
+  if (!r) return { serviceId, service: base, release: null };
+  const secret = new Set(resolved.secretKeys);
+  const env = Object.fromEntries(Object.entries(resolved.env).filter(([k]) => !secret.has(k)));
+  const release: SwarmRelease = {
+    serviceId,
+    service: service.name,
+    appId: service.appId,
+    environmentId: service.environmentId,
+    releaseId: r.id,
+    restartNonce: r.restartNonce,
+    image: r.spec.image,
+    port: r.spec.port,
+    healthPath: r.spec.healthPath,
+    replicas: replicasOf(r.spec),
+    placement: placementOf(r.spec),
+    env,
+    readyBudgetSeconds: r.spec.readyBudgetSeconds,
+  };
+  return {
+    serviceId,
+    service: base,
+    release: {
+      id: r.id,
+      outcome: r.outcome,
+      finishedAt: r.finishedAt,
+      spec: releaseServiceSpec(shortName, release, registryAuth),
+      image: r.spec.image,
+      readyBudgetMs: r.spec.readyBudgetSeconds * 1000,
+      secretKeys: [...secret].filter((k) => k in resolved.env).sort(),
+    },
+  };
+}

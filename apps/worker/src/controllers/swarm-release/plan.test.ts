@@ -1,0 +1,161 @@
+import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
+import { describe, expect, it } from "vitest";
+import { type SwarmServiceSource, placementConstraints, releaseServiceName, releaseServiceSpec, swarmInput } from "./desired";
+import { nodeLabels } from "./reconcile";
+import { type DesiredSwarmRelease, FAILED_TASKS_LIMIT, type ObservedReleaseService, type SwarmDesired, type SwarmObserved, plan } from "./plan";
+
+const NOW = 1_000_000;
+const NET = "net-app";
+
+const release = (over: Partial<DesiredSwarmRelease> = {}, replicas = 2): DesiredSwarmRelease => {
+  const spec = releaseServiceSpec(
+    "lr",
+    { serviceId: "svc1", service: "web", appId: "app1", environmentId: "env1", releaseId: over.id ?? "rel2", restartNonce: "", image: "reg/web:v2", port: 8080, healthPath: "/", replicas, placement: {}, env: { A: "1" }, readyBudgetSeconds: 60 },
+    null,
+  );
+  return { id: "rel2", outcome: "deploying", finishedAt: null, spec, image: "reg/web:v2", readyBudgetMs: 60_000, secretKeys: [], ...over };
+};
+
+const info = (name: string, over: Partial<SwarmServiceInfo> = {}): SwarmServiceInfo => ({
+  id: `id-${name}`, name, version: 1, labels: {}, image: "img", replicas: 2, constraints: [], secrets: [], networks: [NET], updateState: null, createdAt: NOW - 5_000, ...over,
+});
+
+let seq = 0;
+const task = (over: Partial<SwarmTask> = {}): SwarmTask => ({
+  id: `t${++seq}`, serviceId: "x", nodeId: "n1", slot: 1, image: "img", desiredState: "running", state: "running", ready: true,
+  message: "started", error: "", containerId: "c", addresses: { [NET]: `10.0.0.${seq}` }, updatedAt: NOW - 1_000, ...over,
+});
+
+const svc = (name: string, tasks: SwarmTask[], over: Partial<SwarmServiceInfo> = {}): ObservedReleaseService => ({ info: info(name, over), tasks });
+const desired = (r: DesiredSwarmRelease | null, over: Partial<SwarmDesired> = {}): SwarmDesired => ({ service: { id: "svc1" }, release: r, drainMs: 2_000, ...over });
+const observed = (services: ObservedReleaseService[], over: Partial<SwarmObserved> = {}): SwarmObserved => ({ now: NOW, services, probes: {}, nodeNames: { n1: "node1", n2: "node2" }, ...over });
+
+describe("the swarm release's service", () => {
+  it("is named per release and restart, carries the product's labels, placement as constraints, no alias, dnsrr", () => {
+    const r = release();
+    expect(r.spec.name).toBe(releaseServiceName("lr", { service: "web", serviceId: "svc1", releaseId: "rel2", restartNonce: "" }));
+    expect(releaseServiceName("lr", { service: "web", serviceId: "svc1", releaseId: "rel2", restartNonce: "n1" })).not.toBe(r.spec.name);
+    expect(releaseServiceName("lr", { service: "web", serviceId: "svc1", releaseId: "rel3", restartNonce: "" })).not.toBe(r.spec.name);
+    expect(r.spec.name).toMatch(/^lr-web-[0-9a-f]{12}$/);
+    expect(r.spec.labels).toMatchObject({ "levelrail.instance": "lr", "levelrail.service": "svc1", "levelrail.release": "rel2", "levelrail.role": "service" });
+    expect(r.spec.networks).toEqual([{ target: "lr-app-app1", aliases: [] }]);
+    expect(r.spec).toMatchObject({ replicas: 2, endpointMode: "dnsrr", env: { A: "1" }, secrets: [] });
+    expect(placementConstraints({ zone: "b", disk: "ssd" })).toEqual(["node.labels.disk==ssd", "node.labels.zone==b"]);
+  });
+});
+
+describe("plan on a swarm", () => {
+  it("removes everything of a deleted service, and of one with no release (stopped)", () => {
+    const services = [svc("a", [task()]), svc("b", [])];
+    expect(plan(desired(null, { service: null }), observed(services))).toEqual({ kind: "remove-all", remove: ["id-a", "id-b"] });
+    expect(plan(desired(null), observed(services))).toMatchObject({ kind: "stopped", remove: ["id-a", "id-b"], status: { phase: "stopped" } });
+  });
+
+  it("creates the release's service beside the serving one, which stays named as active", () => {
+    const old = svc("lr-web-old", [task()]);
+    const step = plan(desired(release()), observed([old]));
+    expect(step).toMatchObject({ kind: "create", status: { phase: "deploying", step: "starting", activeContainer: "lr-web-old" } });
+  });
+
+  it("waits until every replica runs, naming why one does not", () => {
+    const r = release();
+    const step = plan(desired(r), observed([svc(r.spec.name, [task(), task({ state: "pending", nodeId: null, message: "no suitable node (scheduling constraints not satisfied on 2 nodes)" })])]));
+    expect(step).toMatchObject({ kind: "wait", status: { step: "starting", message: "1 of 2 tasks running (no suitable node (scheduling constraints not satisfied on 2 nodes))" } });
+  });
+
+  it("switches only when every task runs and answered its probe", () => {
+    const r = release();
+    const t1 = task({ nodeId: "n1" });
+    const t2 = task({ nodeId: "n2" });
+    const mine = svc(r.spec.name, [t1, t2]);
+    const half = plan(desired(r), observed([mine], { probes: { [t1.id]: { ready: true, detail: "HTTP 200" }, [t2.id]: { ready: false, detail: "ECONNREFUSED" } } }));
+    expect(half).toMatchObject({ kind: "wait", status: { step: "probing", message: "1 of 2 tasks ready" } });
+    const all = plan(desired(r), observed([mine], { probes: { [t1.id]: { ready: true, detail: "HTTP 200" }, [t2.id]: { ready: true, detail: "HTTP 200" } } }));
+    expect(all).toMatchObject({ kind: "switch", service: r.spec.name, status: { phase: "running", activeContainer: r.spec.name, message: "2 tasks on node1, node2" } });
+    if (all.kind !== "switch") throw new Error("no switch");
+    expect(all.tasks.map((t) => [t.nodeId, t.address])).toEqual([["n1", t1.addresses[NET]], ["n2", t2.addresses[NET]]]);
+  });
+
+  it("a task shut down by the engine (a rollout, a drain) is not counted as serving", () => {
+    const r = release({}, 1);
+    const step = plan(desired(r), observed([svc(r.spec.name, [task({ desiredState: "shutdown", state: "running" })])]));
+    expect(step).toMatchObject({ kind: "wait", status: { message: "0 of 1 tasks running" } });
+  });
+
+  it("fails after repeated task failures, naming the node's error; the old service keeps serving", () => {
+    const r = release();
+    const failures = Array.from({ length: FAILED_TASKS_LIMIT }, (_, i) =>
+      task({ desiredState: "shutdown", state: "rejected", error: "No such image: reg/web:v2", nodeId: "n2", updatedAt: NOW - 100 + i }),
+    );
+    const step = plan(desired(r), observed([svc("lr-web-old", [task()]), svc(r.spec.name, failures)]));
+    expect(step).toMatchObject({
+      kind: "fail",
+      remove: [`id-${r.spec.name}`],
+      message: `its tasks failed ${FAILED_TASKS_LIMIT} times (last: No such image: reg/web:v2 on node2)`,
+      status: { phase: "failed", activeContainer: "lr-web-old" },
+    });
+    expect(step.kind === "fail" && step.status.message).toContain("lr-web-old keeps serving");
+  });
+
+  it("fails when the budget ends before every task is ready", () => {
+    const r = release({ readyBudgetMs: 3_000 });
+    const t1 = task();
+    const step = plan(desired(r), observed([svc(r.spec.name, [t1], { createdAt: NOW - 4_000 })], { probes: { [t1.id]: { ready: false, detail: "HTTP 503" } } }));
+    expect(step).toMatchObject({ kind: "fail", message: "the release did not get ready within 3 s (1 of 2 tasks running)" });
+  });
+
+  it("refuses a release with secrets (they never go into a service's spec) before making anything", () => {
+    const step = plan(desired(release({ secretKeys: ["TOKEN", "DB_PASSWORD"] })), observed([]));
+    expect(step).toMatchObject({ kind: "fail", remove: [] });
+    expect(step.kind === "fail" && step.message).toContain("secrets (DB_PASSWORD, TOKEN) do not reach a swarm's tasks yet");
+  });
+
+  it("after the switch the old services drain, then go", () => {
+    const r = release({ outcome: "succeeded", finishedAt: NOW - 500 });
+    const services = [svc("lr-web-old", [task()]), svc(r.spec.name, [task(), task({ nodeId: "n2" })])];
+    expect(plan(desired(r), observed(services))).toMatchObject({ kind: "drain", requeueAfterMs: 1_500, service: r.spec.name });
+    expect(plan(desired(r), observed(services, { now: NOW + 1_600 }))).toMatchObject({ kind: "done", remove: ["id-lr-web-old"], status: { phase: "running" } });
+  });
+
+  it("a lost node's tasks leave the active set at once, though the engine still says they run", () => {
+    const r = release({ outcome: "succeeded", finishedAt: NOW - 60_000 });
+    const services = [svc(r.spec.name, [task({ nodeId: "n1" }), task({ nodeId: "n2" })])];
+    const step = plan(desired(r), observed(services, { lostNodes: ["n2"] }));
+    expect(step).toMatchObject({ kind: "done", status: { message: "1 task on node1" } });
+    expect(step.kind === "done" && step.tasks.map((t) => t.nodeId)).toEqual(["n1"]);
+  });
+
+  it("a failed release holds: nothing is written to the swarm", () => {
+    const step = plan(desired(release({ outcome: "failed" })), observed([svc("lr-web-old", [task()])]));
+    expect(step).toMatchObject({ kind: "hold", status: { phase: "failed", activeContainer: "lr-web-old" } });
+  });
+
+  it("a switched release whose service was removed by hand is made again", () => {
+    const step = plan(desired(release({ outcome: "succeeded", finishedAt: NOW - 60_000 })), observed([]));
+    expect(step).toMatchObject({ kind: "create", status: { message: "its swarm service was gone; starting it again" } });
+  });
+});
+
+it("nodes are named by hostname, with their address where hostnames repeat", () => {
+  const n = (id: string, hostname: string, address: string) => ({ id, hostname, name: id, address });
+  expect(nodeLabels([n("a", "vm", "10.0.0.1"), n("b", "vm", "10.0.0.2"), n("c", "db1", "10.0.0.3")])).toEqual({ a: "vm (10.0.0.1)", b: "vm (10.0.0.2)", c: "db1" });
+});
+
+describe("the controller's input from a stored service", () => {
+  const stored = (release: SwarmServiceSource["release"]): SwarmServiceSource => ({ id: "svc1", name: "web", appId: "app1", appName: "shop", environmentId: "env1", release });
+  const spec = { image: "reg/web@sha256:" + "a".repeat(64), port: 8080, healthPath: "/up", readyBudgetSeconds: 30 };
+
+  it("carries replicas and placement from the release (absent: 1 and none), secrets out of the spec's env", () => {
+    const input = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: { ...spec, replicas: 3, placement: { zone: "a" } } }), { env: { A: "1", TOKEN: "s3cret" }, secretKeys: ["TOKEN"] }, null);
+    expect(input.service).toEqual({ appId: "app1", appName: "shop", name: "web", port: 8080, healthPath: "/up" });
+    expect(input.release).toMatchObject({ id: "rel1", image: spec.image, readyBudgetMs: 30_000, secretKeys: ["TOKEN"], spec: { replicas: 3, constraints: ["node.labels.zone==a"], env: { A: "1" } } });
+    expect(JSON.stringify(input)).not.toContain("s3cret");
+    const defaults = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null);
+    expect(defaults.release?.spec).toMatchObject({ replicas: 1, constraints: [] });
+  });
+
+  it("a deleted service, and one with no release", () => {
+    expect(swarmInput("lr", "svc1", null, { env: {}, secretKeys: [] }, null)).toEqual({ serviceId: "svc1", service: null, release: null });
+    expect(swarmInput("lr", "svc1", stored(null), { env: {}, secretKeys: [] }, null).release).toBeNull();
+  });
+});

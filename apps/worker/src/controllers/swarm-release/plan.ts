@@ -1,0 +1,184 @@
+import type { SwarmServiceInfo, SwarmServiceSpec, SwarmTask } from "@levelrail/docker/swarm";
+import type { ReleaseOutcome } from "@levelrail/spec/service";
+import type { ObservedStatus, ProbeResult } from "../application/ports";
+import { NO_RESTARTS, deploying, stopped } from "../application/status";
+
+// The release controller on a swarm, planned purely: one step per pass from what the swarm shows
+// (the service's swarm services and their tasks) and what the probes answered. Blue-green across
+// nodes: the new release's service runs beside the old ones until every one of its tasks is
+// running and has answered its probe; only then does the release switch, and the old services
+// keep serving requests in flight until the drain ends.
+
+/** Failed or rejected tasks of a release still proving itself after which it fails (the engine retries each after 1 s). */
+export const FAILED_TASKS_LIMIT = 3;
+/**
+ * How soon a pass looks again while tasks start or answer probes: a pass costs a listing of the
+ * service's swarm services, their tasks and the nodes (and an exec per running task while probing),
+ * and a deploy waits for it.
+ */
+export const WAIT_MS = 250;
+
+export interface DesiredSwarmRelease {
+  id: string;
+  outcome: ReleaseOutcome;
+  /** When it switched (ms since epoch), null before. */
+  finishedAt: number | null;
+  /** Its swarm service as the spec builder made it. */
+  spec: SwarmServiceSpec;
+  /** The release spec's image reference, for the status. */
+  image: string;
+  readyBudgetMs: number;
+  /** Env keys that hold secrets: not yet passed to a swarm's tasks (see `plan`). */
+  secretKeys: string[];
+}
+
+export interface SwarmDesired {
+  /** Null: the service was deleted. */
+  service: { id: string } | null;
+  release: DesiredSwarmRelease | null;
+  drainMs: number;
+}
+
+/** One swarm service of the product service, with its tasks. */
+export interface ObservedReleaseService {
+  info: SwarmServiceInfo;
+  tasks: SwarmTask[];
+}
+
+export interface SwarmObserved {
+  now: number;
+  /** Every swarm service labelled with the product service's id. */
+  services: ObservedReleaseService[];
+  /** Probe answers by task id: only of the release's running tasks, only while it has not switched. */
+  probes: Record<string, ProbeResult>;
+  /** Node id → its name, for messages. */
+  nodeNames: Record<string, string>;
+  /** Nodes the manager does not see `ready` (down, disconnected, unknown: lost): their tasks serve nothing, whatever their last state says. Absent: none. */
+  lostNodes?: readonly string[];
+}
+
+/** Where a task of the release runs, for the status and the data plane. */
+export interface TaskPlacement {
+  taskId: string;
+  nodeId: string;
+  address: string;
+}
+
+export type SwarmStep =
+  /** The service is gone: remove every swarm service of it; nothing to report. */
+  | { kind: "remove-all"; remove: string[] }
+  /** No release: remove everything, report stopped. */
+  | { kind: "stopped"; remove: string[]; status: ObservedStatus }
+  /** The release cannot run as asked: fail it, remove its service, the old ones keep serving. */
+  | { kind: "fail"; message: string; remove: string[]; status: ObservedStatus }
+  /** A failed release holds until the desired state changes: no swarm writes. */
+  | { kind: "hold"; status: ObservedStatus }
+  | { kind: "create"; spec: SwarmServiceSpec; status: ObservedStatus }
+  /** Tasks still starting or answering their probes. */
+  | { kind: "wait"; status: ObservedStatus; requeueAfterMs: number }
+  /** Every task is running and ready: the release switches to them. */
+  | { kind: "switch"; service: string; tasks: TaskPlacement[]; status: ObservedStatus }
+  /** Switched: the old services serve requests in flight until the drain ends. */
+  | { kind: "drain"; service: string; tasks: TaskPlacement[]; status: ObservedStatus; requeueAfterMs: number }
+  /** Converged: remove what is left of older releases. */
+  | { kind: "done"; service: string; tasks: TaskPlacement[]; remove: string[]; status: ObservedStatus };
+
+const live = (t: SwarmTask) => t.desiredState === "running";
+const failedTask = (t: SwarmTask) => t.state === "failed" || t.state === "rejected";
+
+function running(image: string, service: string, tasks: TaskPlacement[], nodeNames: Record<string, string>): ObservedStatus {
+  const on = [...new Set(tasks.map((t) => nodeNames[t.nodeId] ?? t.nodeId))].sort();
+  return { phase: "running", step: null, image, activeContainer: service, message: `${tasks.length} task${tasks.length === 1 ? "" : "s"} on ${on.join(", ")}`, ...NO_RESTARTS };
+}
+
+function failedStatus(image: string, message: string, serving: ObservedReleaseService | undefined): ObservedStatus {
+  const text = serving ? `${message}; ${serving.info.name} keeps serving` : message;
+  return { phase: "failed", step: null, image, activeContainer: serving?.info.name ?? null, message: text, ...NO_RESTARTS };
+}
+
+/**
+ * The release's running tasks with their address on the app's network (none while the engine has
+ * not given one). A task on a lost node still says `running` until the manager gives up on it:
+ * it is left out at once, so the data plane stops sending requests there.
+ */
+function placements(s: ObservedReleaseService, lost: readonly string[] = []): TaskPlacement[] {
+  const out: TaskPlacement[] = [];
+  for (const t of s.tasks) {
+    if (!live(t) || t.state !== "running" || !t.nodeId || lost.includes(t.nodeId)) continue;
+    const address = s.info.networks.map((n) => t.addresses[n]).find(Boolean);
+    if (address) out.push({ taskId: t.id, nodeId: t.nodeId, address });
+  }
+  return out.sort((a, b) => a.taskId.localeCompare(b.taskId));
+}
+
+/** The newest failure of a task, with the node it failed on. */
+function lastFailure(s: ObservedReleaseService, nodeNames: Record<string, string>): string {
+  const t = s.tasks.filter(failedTask).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  if (!t) return "";
+  const where = t.nodeId ? ` on ${nodeNames[t.nodeId] ?? t.nodeId}` : "";
+  return `${t.error || t.message || t.state}${where}`;
+}
+
+/** Pure: the one next step. */
+export function plan(d: SwarmDesired, o: SwarmObserved): SwarmStep {
+  const all = o.services.map((s) => s.info.id);
+  if (!d.service) return { kind: "remove-all", remove: all };
+  const r = d.release;
+  if (!r) return { kind: "stopped", remove: all, status: stopped() };
+
+  const mine = o.services.find((s) => s.info.name === r.spec.name);
+  const others = o.services.filter((s) => s !== mine);
+  // What serves while this release proves itself (or after it failed): the newest other service.
+  const serving = [...others].sort((a, b) => b.info.createdAt - a.info.createdAt)[0];
+
+  if (r.outcome === "failed") return { kind: "hold", status: failedStatus(r.image, "the release failed", serving) };
+  if (r.outcome === "superseded") return { kind: "hold", status: failedStatus(r.image, "the release was superseded", serving) };
+
+  if (r.secretKeys.length > 0 && r.outcome !== "succeeded") {
+    const message = `secrets (${[...r.secretKeys].sort().join(", ")}) do not reach a swarm's tasks yet; remove them from the service's env to run it on the swarm`;
+    return { kind: "fail", message, remove: mine ? [mine.info.id] : [], status: failedStatus(r.image, message, serving) };
+  }
+
+  if (!mine) {
+    if (r.outcome === "succeeded") {
+      // Switched before, and its service is gone (removed by hand): make it again; it serves once its tasks run.
+      return { kind: "create", spec: r.spec, status: deploying(r.image, "starting", serving?.info.name ?? null, "its swarm service was gone; starting it again") };
+    }
+    return { kind: "create", spec: r.spec, status: deploying(r.image, "starting", serving?.info.name ?? null, "") };
+  }
+
+  const tasks = placements(mine, o.lostNodes);
+  if (r.outcome === "succeeded") {
+    if (tasks.length === 0) return { kind: "wait", status: deploying(r.image, "starting", mine.info.name, "no task of the release runs; the swarm is placing them"), requeueAfterMs: WAIT_MS };
+    const status = running(r.image, mine.info.name, tasks, o.nodeNames);
+    const drainEnds = (r.finishedAt ?? 0) + d.drainMs;
+    if (others.length > 0 && o.now < drainEnds) return { kind: "drain", service: mine.info.name, tasks, status, requeueAfterMs: drainEnds - o.now };
+    return { kind: "done", service: mine.info.name, tasks, remove: others.map((s) => s.info.id), status };
+  }
+
+  // Pending or deploying: every task must run and answer before the switch.
+  const failures = mine.tasks.filter(failedTask).length;
+  if (failures >= FAILED_TASKS_LIMIT) {
+    const message = `its tasks failed ${failures} times (last: ${lastFailure(mine, o.nodeNames)})`;
+    return { kind: "fail", message, remove: [mine.info.id], status: failedStatus(r.image, message, serving) };
+  }
+  const want = r.spec.replicas;
+  const active = serving?.info.name ?? null;
+  if (o.now - mine.info.createdAt > r.readyBudgetMs) {
+    const unready = tasks.filter((t) => !o.probes[t.taskId]?.ready);
+    const detail = tasks.length < want ? `${tasks.length} of ${want} tasks running` : `not ready: ${unready.map((t) => `${o.nodeNames[t.nodeId] ?? t.nodeId} ${o.probes[t.taskId]?.detail ?? "no answer"}`).join("; ")}`;
+    const message = `the release did not get ready within ${Math.round(r.readyBudgetMs / 1000)} s (${detail})`;
+    return { kind: "fail", message, remove: [mine.info.id], status: failedStatus(r.image, message, serving) };
+  }
+  if (tasks.length < want) {
+    const pending = mine.tasks.filter((t) => live(t) && t.state !== "running");
+    const why = pending.map((t) => t.error || t.message).find(Boolean);
+    const message = `${tasks.length} of ${want} tasks running${why ? ` (${why})` : ""}`;
+    return { kind: "wait", status: deploying(r.image, "starting", active, message), requeueAfterMs: WAIT_MS };
+  }
+  const ready = tasks.filter((t) => o.probes[t.taskId]?.ready);
+  if (ready.length < tasks.length) {
+    return { kind: "wait", status: deploying(r.image, "probing", active, `${ready.length} of ${tasks.length} tasks ready`), requeueAfterMs: WAIT_MS };
+  }
+  return { kind: "switch", service: mine.info.name, tasks, status: running(r.image, mine.info.name, tasks, o.nodeNames) };
+}

@@ -1,0 +1,120 @@
+import type { SwarmPort } from "@levelrail/docker/swarm";
+import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
+import { Labels } from "@levelrail/spec/naming";
+import type { StatusWriter } from "../application/ports";
+import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan } from "./plan";
+import type { TaskProber } from "./probe";
+
+// Observe → plan → execute for one service's releases on a swarm. Observing costs one listing of
+// the installation's services for this service's label and one task listing per release service;
+// probes run only while a release proves itself.
+
+export interface SwarmReleaseDeps {
+  shortName: string;
+  swarm: Pick<SwarmPort, "listServices" | "listTasks" | "createService" | "removeService" | "listNodes">;
+  /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
+  ensureNetwork(appId: string): Promise<void>;
+  prober: TaskProber;
+  status: StatusWriter;
+  /** The data plane: told the release's ready tasks at the switch (what the mesh name and the domains answer). */
+  active?: MeshPort;
+  drainMs: number;
+  probeTimeoutMs?: number;
+  now?: () => number;
+}
+
+export interface SwarmReleaseInput {
+  serviceId: string;
+  /** Null: the service was deleted. */
+  service: { appId: string; appName: string; name: string; port: number; healthPath: string } | null;
+  release: DesiredSwarmRelease | null;
+}
+
+/** Node id → how messages name it: its hostname, with its address where hostnames repeat (hosts cloned from one image). */
+export function nodeLabels(nodes: readonly { id: string; hostname: string; name: string; address: string }[]): Record<string, string> {
+  const names = nodes.map((n) => n.hostname || n.name);
+  return Object.fromEntries(nodes.map((n, i) => [n.id, names.filter((x) => x === names[i]).length > 1 ? `${names[i]} (${n.address})` : names[i]!]));
+}
+
+async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: number) {
+  const listed = await deps.swarm.listServices([`${Labels.instance}=${deps.shortName}`, `${Labels.service}=${input.serviceId}`]);
+  const services: ObservedReleaseService[] = await Promise.all(listed.map(async (info) => ({ info, tasks: await deps.swarm.listTasks(info.id) })));
+  const nodes = await deps.swarm.listNodes();
+  const nodeNames = nodeLabels(nodes);
+  const probes: Record<string, { ready: boolean; detail: string }> = {};
+  const r = input.release;
+  const mine = r && services.find((s) => s.info.name === r.spec.name);
+  if (input.service && r && mine && (r.outcome === "pending" || r.outcome === "deploying")) {
+    const { appId, port, healthPath } = input.service;
+    const runningTasks = mine.tasks.filter((t) => t.desiredState === "running" && t.state === "running");
+    await Promise.all(
+      runningTasks.map(async (t) => {
+        const address = mine.info.networks.map((n) => t.addresses[n]).find(Boolean);
+        if (address) probes[t.id] = await deps.prober.probe(appId, `http://${address}:${port}${healthPath}`, deps.probeTimeoutMs ?? 2_000);
+      }),
+    );
+  }
+  const lostNodes = nodes.filter((n) => n.state !== "ready").map((n) => n.id);
+  return { now, services, probes, nodeNames, lostNodes };
+}
+
+/** What the data plane answers for the service: its release's ready tasks on the app's overlay. */
+export function activeEntry(service: NonNullable<SwarmReleaseInput["service"]>, swarmService: string, tasks: TaskPlacement[]): ActiveEntry {
+  return { appId: service.appId, app: service.appName, service: service.name, container: swarmService, port: service.port, tasks: tasks.map((t) => ({ name: t.taskId, address: t.address })) };
+}
+
+/** One pass; resolves to when the next is due (ms), or null when nothing is pending. */
+export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: SwarmReleaseInput): Promise<{ step: SwarmStep["kind"]; requeueAfterMs: number | null }> {
+  const now = (deps.now ?? Date.now)();
+  const observed = await observe(deps, input, now);
+  const step = plan({ service: input.service ? { id: input.serviceId } : null, release: input.release, drainMs: deps.drainMs }, observed);
+  const remove = (ids: string[]) => Promise.all(ids.map((id) => deps.swarm.removeService(id)));
+  const r = input.release;
+  switch (step.kind) {
+    case "remove-all":
+      await deps.active?.setActive(input.serviceId, null);
+      await remove(step.remove);
+      return { step: step.kind, requeueAfterMs: null };
+    case "stopped":
+      await deps.active?.setActive(input.serviceId, null);
+      await remove(step.remove);
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: null };
+    case "hold":
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: null };
+    case "fail":
+      await remove(step.remove);
+      if (r) await deps.status.updateRelease(r.id, { outcome: "failed", message: step.message });
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: null };
+    case "create": {
+      if (!input.service) throw new Error("unreachable: create without a service");
+      if (r?.outcome === "pending") await deps.status.updateRelease(r.id, { outcome: "deploying" });
+      await deps.ensureNetwork(input.service.appId);
+      // A taken name (null) is this release's own service made by an earlier pass: the next pass observes it.
+      await deps.swarm.createService(step.spec);
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: WAIT_MS };
+    }
+    case "wait":
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: step.requeueAfterMs };
+    case "switch": {
+      if (!input.service || !r) throw new Error("unreachable: switch without a release");
+      await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
+      await deps.status.updateRelease(r.id, { outcome: "succeeded", container: step.service });
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: 0 };
+    }
+    case "drain":
+      if (input.service) await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: step.requeueAfterMs };
+    case "done":
+      if (input.service) await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
+      await remove(step.remove);
+      await deps.status.setStatus(input.serviceId, step.status);
+      return { step: step.kind, requeueAfterMs: null };
+  }
+}

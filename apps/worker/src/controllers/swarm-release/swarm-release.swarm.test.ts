@@ -1,0 +1,197 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Runtime, dockerRuntime } from "@levelrail/docker";
+import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
+import type { ActiveEntry } from "@levelrail/spec/dataplane";
+import { Labels } from "@levelrail/spec/naming";
+import { ensureNodeImage } from "@levelrail/testkit/node-image";
+import { type SwarmClient, type SwarmHarness, startClient, startSwarm } from "@levelrail/testkit/swarm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StatePublisher } from "../../dataplane/publisher";
+import { ensureAppOverlay } from "../../network/app-overlay";
+import type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application/ports";
+import { type SwarmRelease, releaseServiceSpec } from "./desired";
+import type { DesiredSwarmRelease } from "./plan";
+import { overlayProber } from "./probe";
+import { passUntilIdle } from "./index";
+import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
+
+// The release controller on a real two-engine swarm (issue 26 items 1 and 2): each release a swarm
+// service of its own with its replicas over both nodes and its placement, every task running and
+// answering its probe (sent from inside the app's overlay) before the switch, the old release
+// serving until the drain ends, and a release whose image no node can pull failed while the old one
+// keeps serving. The status writer is the controller's narrow port in memory (its PostgreSQL form
+// is the application controller's, tested there). Run by `npm run test:swarm`, as root.
+
+const short = process.env.LEVELRAIL_SHORT_NAME ?? "lrsw";
+const run = randomBytes(3).toString("hex");
+const appId = `a${run}`;
+const serviceId = `svc-${run}`;
+const pool = { pool: "10.234.0.0/16", bits: 26 };
+const DRAIN_MS = 3_000;
+
+let h: SwarmHarness;
+let swarm: SwarmPort;
+let runtime: Runtime;
+let images: { v1: string; v2: string; missing: string };
+let deps: SwarmReleaseDeps;
+const publisher = new StatePublisher(join(mkdtempSync(join(tmpdir(), "lr-swarm-state-")), "state.json"));
+
+/** The releases and statuses the controller wrote, and the tasks it made active (what ingress would route to). */
+const written = { releases: new Map<string, ReleaseUpdate & { finishedAt?: number }>(), status: null as ObservedStatus | null, active: null as ActiveEntry["tasks"] | null };
+const memoryStatus: StatusWriter = {
+  async setStatus(_id, status) {
+    written.status = status;
+  },
+  async updateRelease(id, update) {
+    const before = written.releases.get(id) ?? {};
+    written.releases.set(id, { ...before, ...update, ...(update.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) });
+  },
+};
+
+function input(releaseId: string, image: string, over: Partial<SwarmRelease> = {}): SwarmReleaseInput {
+  const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: 2, placement: {}, env: { GREETING: "hi" }, readyBudgetSeconds: 60, ...over };
+  const rec = written.releases.get(releaseId);
+  const release: DesiredSwarmRelease = {
+    id: releaseId,
+    outcome: rec?.outcome ?? "pending",
+    finishedAt: rec?.finishedAt ?? null,
+    spec: { ...releaseServiceSpec(short, r, h.registryAuth), stopGraceSeconds: 1 },
+    image,
+    readyBudgetMs: r.readyBudgetSeconds * 1000,
+    secretKeys: [],
+  };
+  return { serviceId, service: { appId, appName: "shop", name: "web", port: r.port, healthPath: r.healthPath }, release };
+}
+
+/** Passes until the controller has nothing pending (as the worker's queue would run them). */
+async function converge(make: () => SwarmReleaseInput, timeoutMs = 120_000): Promise<string[]> {
+  try {
+    return await passUntilIdle(deps, make, timeoutMs);
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; status ${JSON.stringify(written.status)}`);
+  }
+}
+
+const serviceNames = async () => (await swarm.listServices([`${Labels.service}=${serviceId}`])).map((s) => s.name).sort();
+const nodeAddressOf = async (nodeId: string) => (await swarm.listNodes()).find((n) => n.id === nodeId)?.address;
+
+beforeAll(async () => {
+  h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
+  swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
+  runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+  images = {
+    v1: await h.pushTestImage({ tag: `${short}-test/rel:v1`, body: "v1\n", healthy: true }),
+    v2: await h.pushTestImage({ tag: `${short}-test/rel:v2`, body: "v2\n", healthy: true }),
+    missing: `${h.registry}/${short}/rel:never-pushed`,
+  };
+  const probeImage = await ensureNodeImage(h.manager.docker);
+  deps = {
+    shortName: short,
+    swarm,
+    ensureNetwork: async (id) => void (await ensureAppOverlay(runtime, swarm, short, id, pool)),
+    prober: overlayProber(runtime, short, probeImage),
+    status: memoryStatus,
+    // The worker's real state file writer (the data plane follows that file).
+    active: {
+      async setActive(id, entry) {
+        await publisher.setActive(id, entry);
+        written.active = publisher.current().services[id]?.tasks ?? null;
+      },
+    },
+    drainMs: DRAIN_MS,
+  };
+}, 240_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe("releases on a swarm", () => {
+  let client: SwarmClient;
+
+  it("a release runs as a swarm service with its replicas on both nodes, switched once every task answered its probe", async () => {
+    const steps = await converge(() => input("rel1", images.v1));
+    expect(steps[0]).toBe("create");
+    expect(steps).toContain("switch");
+    expect(steps.at(-1)).toBe("done");
+    expect(written.releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
+    expect(written.status).toMatchObject({ phase: "running", message: expect.stringMatching(/^2 tasks on /) });
+    expect(written.active).toHaveLength(2);
+    const tasks = await Promise.all((written.active ?? []).map(async (t) => (await swarm.listTasks((await swarm.inspectService(input("rel1", images.v1).release!.spec.name))!.id)).find((x) => x.id === t.name)));
+    const onNodes = new Set(await Promise.all(tasks.map((t) => nodeAddressOf(t!.nodeId!))));
+    expect(onNodes).toEqual(new Set([h.nodes[0]!.address, h.nodes[1]!.address]));
+
+    // The tasks serve on the app's overlay, from a container on the other node.
+    client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: images.v1, shortName: short });
+    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v1\n" });
+  }, 180_000);
+
+  it("blue-green across nodes: the old release serves until the new one's every task is ready; nothing fails through the active tasks", async () => {
+    let stop = false;
+    let sent = 0;
+    const failures: string[] = [];
+    const bodies = new Set<string>();
+    // What ingress does: each request to one of the tasks the data plane was last told are active.
+    const load = (async () => {
+      while (!stop) {
+        const tasks = written.active ?? [];
+        const t = tasks[sent % Math.max(tasks.length, 1)];
+        if (!t) {
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
+        sent++;
+        const res = await client.get(`http://${t.address}:8080/`, 3);
+        if (res.exitCode !== 0) failures.push(`${t.address}: exit ${res.exitCode} ${res.out}`);
+        else bodies.add(res.out);
+      }
+    })();
+    try {
+      const steps = await converge(() => input("rel2", images.v2));
+      expect(steps).toEqual(expect.arrayContaining(["create", "switch", "drain", "done"]));
+      await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      stop = true;
+      await load;
+    }
+    console.log(`swarm cutover through the active tasks: ${failures.length} failed of ${sent}`);
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(5);
+    expect(bodies).toEqual(new Set(["v1\n", "v2\n"]));
+    expect(written.releases.get("rel2")).toMatchObject({ outcome: "succeeded" });
+    expect(await serviceNames()).toEqual([input("rel2", images.v2).release!.spec.name]);
+  }, 180_000);
+
+  it("placement: with node 2 labelled zone=b, a release placed in zone b runs both replicas there", async () => {
+    const node2 = (await swarm.listNodes()).find((n) => n.address === h.nodes[1]!.address)!;
+    await swarm.updateNode(node2.id, { labels: { ...node2.labels, zone: "b" } });
+    await converge(() => input("rel3", images.v2, { placement: { zone: "b" } }));
+    expect(written.releases.get("rel3")).toMatchObject({ outcome: "succeeded" });
+    const [svc] = await swarm.listServices([`${Labels.release}=rel3`]);
+    const rel3Tasks = (await swarm.listTasks(svc!.id)).filter((t) => written.active?.some((a) => a.name === t.id));
+    expect(rel3Tasks.map((t) => t.nodeId)).toEqual([node2.id, node2.id]);
+    expect(svc?.constraints).toEqual(["node.labels.zone==b"]);
+  }, 180_000);
+
+  it("a release whose image no node can pull fails naming the engine's error; the serving release keeps serving", async () => {
+    const serving = await serviceNames();
+    const steps = await converge(() => input("rel4", images.missing, { replicas: 1 }));
+    expect(steps.at(-1)).toBe("fail");
+    expect(written.releases.get("rel4")).toMatchObject({ outcome: "failed", message: expect.stringMatching(/tasks failed 3 times \(last: .+ on /) });
+    expect(written.status).toMatchObject({ phase: "failed", activeContainer: serving[0] });
+    console.log(`a release that cannot pull: ${written.releases.get("rel4")?.message}`);
+    expect(await serviceNames()).toEqual(serving);
+    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v2\n" });
+  }, 180_000);
+
+  it("the service deleted: every swarm service of it goes", async () => {
+    await client.remove();
+    const steps = await converge(() => ({ serviceId, service: null, release: null }));
+    expect(steps).toEqual(["remove-all"]);
+    expect(await serviceNames()).toEqual([]);
+    expect(written.active).toBeNull();
+  }, 60_000);
+});
