@@ -18,7 +18,7 @@
  * `npm run bench -- swarm` (not part of a plain `npm run bench`); BENCH_ROUNDS (default 6).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
@@ -58,6 +58,7 @@ const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (min ${Math.mi
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const h = await startSwarm({ shortName: short, nodes: 3, heartbeatSeconds: 1 });
+const stateDir = mkdtempSync(join(tmpdir(), "lr-bench-swarm-"));
 try {
   const swarm: SwarmPort = dockerSwarm({ dockerHost: h.manager.dockerHost });
   const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
@@ -65,7 +66,7 @@ try {
     await h.pushTestImage({ tag: `${short}-bench/web:v1`, body: "v1\n", healthy: true }),
     await h.pushTestImage({ tag: `${short}-bench/web:v2`, body: "v2\n", healthy: true }),
   ] as const;
-  const publisher = new StatePublisher(join(mkdtempSync(join(tmpdir(), "lr-bench-swarm-")), "state.json"));
+  const publisher = new StatePublisher(join(stateDir, "state.json"));
   const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
   let status: ObservedStatus | null = null;
   const deps: SwarmReleaseDeps = {
@@ -176,4 +177,5 @@ try {
   console.log(`node loss recovery: ${recovery}`);
 } finally {
   await h.stop();
+  rmSync(stateDir, { recursive: true, force: true });
 }

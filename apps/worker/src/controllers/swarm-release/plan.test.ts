@@ -127,7 +127,10 @@ describe("plan on a swarm", () => {
 
   it("a failed release holds: nothing is written to the swarm", () => {
     const step = plan(desired(release({ outcome: "failed" })), observed([svc("lr-web-old", [task()])]));
-    expect(step).toMatchObject({ kind: "hold", status: { phase: "failed", activeContainer: "lr-web-old" } });
+    expect(step).toMatchObject({ kind: "hold", remove: [], status: { phase: "failed", activeContainer: "lr-web-old" } });
+    // Its own service still there (a removal that did not take): it goes, the old stays.
+    const r = release({ outcome: "failed" });
+    expect(plan(desired(r), observed([svc("lr-web-old", [task()]), svc(r.spec.name, [])]))).toMatchObject({ kind: "hold", remove: [`id-${r.spec.name}`] });
   });
 
   it("a switched release whose service was removed by hand is made again", () => {

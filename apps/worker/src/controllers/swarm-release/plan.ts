@@ -71,8 +71,8 @@ export type SwarmStep =
   | { kind: "stopped"; remove: string[]; status: ObservedStatus }
   /** The release cannot run as asked: fail it, remove its service, the old ones keep serving. */
   | { kind: "fail"; message: string; remove: string[]; status: ObservedStatus }
-  /** A failed release holds until the desired state changes: no swarm writes. */
-  | { kind: "hold"; status: ObservedStatus }
+  /** A failed release holds until the desired state changes: the old keep serving; its own service, if one is left (a removal that did not take, a release failed elsewhere), goes. */
+  | { kind: "hold"; remove: string[]; status: ObservedStatus }
   | { kind: "create"; spec: SwarmServiceSpec; status: ObservedStatus }
   /** Tasks still starting or answering their probes. */
   | { kind: "wait"; status: ObservedStatus; requeueAfterMs: number }
@@ -96,6 +96,11 @@ function failedStatus(image: string, message: string, serving: ObservedReleaseSe
   return { phase: "failed", step: null, image, activeContainer: serving?.info.name ?? null, message: text, ...NO_RESTARTS };
 }
 
+/** A task's address on its service's network (the app's overlay), or undefined before the engine gave one. */
+export function taskAddress(info: Pick<SwarmServiceInfo, "networks">, t: Pick<SwarmTask, "addresses">): string | undefined {
+  return info.networks.map((n) => t.addresses[n]).find(Boolean);
+}
+
 /**
  * The release's running tasks with their address on the app's network (none while the engine has
  * not given one). A task on a lost node still says `running` until the manager gives up on it:
@@ -105,7 +110,7 @@ function placements(s: ObservedReleaseService, lost: readonly string[] = []): Ta
   const out: TaskPlacement[] = [];
   for (const t of s.tasks) {
     if (!live(t) || t.state !== "running" || !t.nodeId || lost.includes(t.nodeId)) continue;
-    const address = s.info.networks.map((n) => t.addresses[n]).find(Boolean);
+    const address = taskAddress(s.info, t);
     if (address) out.push({ taskId: t.id, nodeId: t.nodeId, address });
   }
   return out.sort((a, b) => a.taskId.localeCompare(b.taskId));
@@ -131,8 +136,9 @@ export function plan(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   // What serves while this release proves itself (or after it failed): the newest other service.
   const serving = [...others].sort((a, b) => b.info.createdAt - a.info.createdAt)[0];
 
-  if (r.outcome === "failed") return { kind: "hold", status: failedStatus(r.image, "the release failed", serving) };
-  if (r.outcome === "superseded") return { kind: "hold", status: failedStatus(r.image, "the release was superseded", serving) };
+  const leftover = mine ? [mine.info.id] : [];
+  if (r.outcome === "failed") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release failed", serving) };
+  if (r.outcome === "superseded") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release was superseded", serving) };
 
   if (r.secretKeys.length > 0 && r.outcome !== "succeeded") {
     const message = `secrets (${[...r.secretKeys].sort().join(", ")}) do not reach a swarm's tasks yet; remove them from the service's env to run it on the swarm`;

@@ -2,7 +2,8 @@ import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
 import type { StatusWriter } from "../application/ports";
-import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan } from "./plan";
+import { probeUrl } from "../application/desired";
+import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan, taskAddress } from "./plan";
 import type { TaskProber } from "./probe";
 
 // Observe → plan → execute for one service's releases on a swarm. Observing costs one listing of
@@ -49,8 +50,8 @@ async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: nu
     const runningTasks = mine.tasks.filter((t) => t.desiredState === "running" && t.state === "running");
     await Promise.all(
       runningTasks.map(async (t) => {
-        const address = mine.info.networks.map((n) => t.addresses[n]).find(Boolean);
-        if (address) probes[t.id] = await deps.prober.probe(appId, `http://${address}:${port}${healthPath}`, deps.probeTimeoutMs ?? 2_000);
+        const address = taskAddress(mine.info, t);
+        if (address) probes[t.id] = await deps.prober.probe(appId, probeUrl(address, { port, healthPath }), deps.probeTimeoutMs ?? 2_000);
       }),
     );
   }
@@ -81,6 +82,7 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: null };
     case "hold":
+      await remove(step.remove);
       await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: null };
     case "fail":

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Runtime, dockerRuntime } from "@levelrail/docker";
@@ -37,7 +37,8 @@ let swarm: SwarmPort;
 let runtime: Runtime;
 let images: { v1: string; v2: string; missing: string };
 let deps: SwarmReleaseDeps;
-const publisher = new StatePublisher(join(mkdtempSync(join(tmpdir(), "lr-swarm-state-")), "state.json"));
+const stateDir = mkdtempSync(join(tmpdir(), "lr-swarm-state-"));
+const publisher = new StatePublisher(join(stateDir, "state.json"));
 
 /** The releases and statuses the controller wrote, and the tasks it made active (what ingress would route to). */
 const written = { releases: new Map<string, ReleaseUpdate & { finishedAt?: number }>(), status: null as ObservedStatus | null, active: null as ActiveEntry["tasks"] | null };
@@ -107,6 +108,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 describe("releases on a swarm", () => {
