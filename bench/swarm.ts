@@ -94,7 +94,9 @@ try {
 
   // The first release, then a client on another node than the manager.
   await passUntilIdle(deps, () => input("r0", images[0]));
-  const client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: images[0], shortName: short });
+  // By the pinned reference the release runs (the node pulled it by digest: it has no tag of it).
+  const pinnedImage = (await deps.swarm.resolveImage(images[0]!, h.registryAuth)) ?? images[0]!;
+  const client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: pinnedImage, shortName: short });
   let stop = false;
   let sent = 0;
   const failures: { at: number; what: string }[] = [];

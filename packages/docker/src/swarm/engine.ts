@@ -16,6 +16,13 @@ const labelFilter = (labels: string[]) => (labels.length ? { filters: JSON.strin
 /** dockerode sends `_query` as the query string and `_body` as the JSON body of a POST. */
 const versioned = (version: number, body: Record<string, unknown>) => ({ _query: { version }, _body: body });
 
+const DIGEST = /@sha256:[0-9a-f]{64}$/;
+
+/** `ref` pinned to `digest`, its tag kept for people reading it (`name:tag@sha256:…`). */
+export function pinned(ref: string, digest: string): string {
+  return DIGEST.test(ref) ? ref : `${ref}@${digest}`;
+}
+
 /** The swarm port on dockerode; `DOCKER_HOST` is read by the caller and passed in, as for `dockerRuntime`. */
 export function dockerSwarm(opts: { dockerHost?: string | undefined } = {}): SwarmPort {
   const base: Docker.DockerOptions = opts.dockerHost ? parseDockerHost(opts.dockerHost) : {};
@@ -53,6 +60,19 @@ export function swarmCalls(api: Docker): SwarmPort {
         ...(change.labels ? { Labels: { ...change.labels } } : {}),
       };
       await node.update(versioned(current.Version?.Index ?? 0, spec));
+    },
+    async resolveImage(ref, registryAuth) {
+      if (DIGEST.test(ref)) return ref;
+      try {
+        const a = auth(registryAuth);
+        const d = (await api.getImage(ref).distribution(a ? { authconfig: a } : {})) as { Descriptor?: { digest?: string } };
+        const digest = d.Descriptor?.digest;
+        return digest ? pinned(ref, digest) : null;
+      } catch (err) {
+        // The engine answered (no such image there, a login refused, a registry it cannot reach): nothing to pin.
+        if (statusOf(err) !== undefined) return null;
+        throw err;
+      }
     },
     async createService(spec) {
       try {

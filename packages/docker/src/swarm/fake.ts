@@ -39,6 +39,8 @@ export class FakeSwarm implements SwarmPort {
   readonly tasks = new Map<string, SwarmTask>();
   readonly networks = new Map<string, OverlayNetworkSpec & { id: string }>();
   readonly secrets = new Map<string, SwarmSecretInfo & { value: Buffer }>();
+  /** What the registry holds: a reference → its digest now (`resolveImage`); one not here is an image no registry has. */
+  readonly registry = new Map<string, string>();
   private seq = 0;
   private readonly id = (prefix: string) => `${prefix}${++this.seq}`;
 
@@ -91,6 +93,11 @@ export class FakeSwarm implements SwarmPort {
     for (const s of spec.secrets) if (!this.secrets.has(s.secretId)) throw new Error(`secret not found: ${s.secretId}`);
   }
 
+  async resolveImage(ref: string) {
+    if (/@sha256:[0-9a-f]{64}$/.test(ref)) return ref;
+    const digest = this.registry.get(ref);
+    return digest ? `${ref}@${digest}` : null;
+  }
   async createService(spec: SwarmServiceSpec) {
     if (this.find(spec.name)) return null;
     this.checkRefs(spec);

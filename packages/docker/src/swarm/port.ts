@@ -128,6 +128,13 @@ export interface SwarmPort {
   listNodes(): Promise<NodeView[]>;
   /** Changes a node's availability and/or labels (reads its version, updates that version). */
   updateNode(id: string, change: NodeChange): Promise<void>;
+  /**
+   * The reference with the digest its registry has for it now (`name:tag@sha256:…`, as `docker service
+   * create` pins it): every node then runs the same bits, whatever the tag points at later. The
+   * reference itself when it names a digest already; null when no registry answers for it (an
+   * image only this engine has: the swarm's other nodes cannot pull it either).
+   */
+  resolveImage(ref: string, auth: RegistryAuth | null): Promise<string | null>;
   /** Creates the service; resolves to its id, or null when the name is taken. */
   createService(spec: SwarmServiceSpec): Promise<string | null>;
   /** By name or id; null when there is none. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SwarmServiceSpec } from "./port";
+import { pinned } from "./engine";
 import { overlayNetworkBody, serviceInfo, serviceSpecBody, taskInfo } from "./spec";
 
 // Every field set, so a new one cannot be forgotten in the body.
@@ -125,5 +126,16 @@ describe("serviceInfo", () => {
       createdAt: Date.UTC(2026, 11, 2, 10, 0, 0, 500),
     });
     expect(serviceInfo({ ID: "s2" })).toMatchObject({ name: "", version: 0, replicas: 0, secrets: [], updateState: null, createdAt: 0 });
+  });
+});
+
+describe("pinned", () => {
+  const digest = `sha256:${"ab".repeat(32)}`;
+  it("keeps the tag and adds the digest, as `docker service create` pins it", () => {
+    expect(pinned("10.231.0.1:56110/lrsw/web:v1", digest)).toBe(`10.231.0.1:56110/lrsw/web:v1@${digest}`);
+  });
+  it("leaves a reference that names a digest as it is", () => {
+    const ref = `web@sha256:${"cd".repeat(32)}`;
+    expect(pinned(ref, digest)).toBe(ref);
   });
 });

@@ -12,7 +12,7 @@ import type { TaskProber } from "./probe";
 
 export interface SwarmReleaseDeps {
   shortName: string;
-  swarm: Pick<SwarmPort, "listServices" | "listTasks" | "createService" | "removeService" | "listNodes">;
+  swarm: Pick<SwarmPort, "listServices" | "listTasks" | "createService" | "removeService" | "listNodes" | "resolveImage">;
   /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
   ensureNetwork(appId: string): Promise<void>;
   prober: TaskProber;
@@ -94,8 +94,11 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       if (!input.service) throw new Error("unreachable: create without a service");
       if (r?.outcome === "pending") await deps.status.updateRelease(r.id, { outcome: "deploying" });
       await deps.ensureNetwork(input.service.appId);
+      // Pinned to the digest the registry has now, so every node runs the same bits (an image no
+      // registry has stays as named: only a node that has it can run it, and the plan says so).
+      const image = (await deps.swarm.resolveImage(step.spec.image, step.spec.registryAuth ?? null)) ?? step.spec.image;
       // A taken name (null) is this release's own service made by an earlier pass: the next pass observes it.
-      await deps.swarm.createService(step.spec);
+      await deps.swarm.createService({ ...step.spec, image });
       await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: WAIT_MS };
     }

@@ -125,9 +125,16 @@ describe("releases on a swarm", () => {
     const tasks = await Promise.all((written.active ?? []).map(async (t) => (await swarm.listTasks((await swarm.inspectService(input("rel1", images.v1).release!.spec.name))!.id)).find((x) => x.id === t.name)));
     const onNodes = new Set(await Promise.all(tasks.map((t) => nodeAddressOf(t!.nodeId!))));
     expect(onNodes).toEqual(new Set([h.nodes[0]!.address, h.nodes[1]!.address]));
+    // Pinned to the registry's digest at the create: every node runs the same bits, whatever the tag points at later.
+    const made = await swarm.inspectService(input("rel1", images.v1).release!.spec.name);
+    expect(made?.image.slice(0, images.v1.length + 8)).toBe(`${images.v1}@sha256:`);
+    expect(made?.image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    expect(await swarm.resolveImage(images.v1, h.registryAuth)).toBe(made?.image);
+    expect(await swarm.resolveImage(images.missing, h.registryAuth)).toBeNull();
 
     // The tasks serve on the app's overlay, from a container on the other node.
-    client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: images.v1, shortName: short });
+    // (By the pinned reference: the node pulled the image by digest, so it has no tag of it.)
+    client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: made!.image, shortName: short });
     for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v1\n" });
   }, 180_000);
 
