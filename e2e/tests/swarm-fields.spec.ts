@@ -1,8 +1,10 @@
 // A service's replicas and placement (issue 26, CONTRACT §12) on the service page, on the single
 // Docker engine the suite runs on: the Settings tab shows both with their defaults and the note that
 // they need a swarm; the form's own check names a bad label; a save of 2 replicas is the API's 409,
-// shown under its field, and nothing is saved.
-import { getService } from "@levelrail/services/service/view";
+// shown under its field, and nothing is saved. On a swarm the status card lists where each replica runs.
+import { hostname } from "node:os";
+import { getService, getStatus } from "@levelrail/services/service/view";
+import { waitFor } from "@levelrail/testkit/wait";
 import { seedService } from "../fixtures/services";
 import { expect, test } from "../fixtures/test";
 import { hydrated, openService, showTab } from "../fixtures/ui";
@@ -43,4 +45,21 @@ test("replicas and placement are on the settings form; on one engine 2 replicas 
   await expect(config.getByRole("status")).toHaveCount(0);
   await expect(config.getByTestId("scale-replicas")).toHaveText("1");
   expect(await getService({ ctx: operator.ctx, envId: operator.ctx.envId, name: seeded.name })).toMatchObject({ replicas: 1, placement: {} });
+});
+
+test("the status card says where the serving copy runs: on one engine the active container, on this engine's host, with its address", async ({ signedIn: page, operator, images: _images }) => {
+  const seeded = await seedService(operator, { prefix: "where", deployed: true });
+  const status = () => getStatus({ ctx: operator.ctx, envId: operator.ctx.envId, name: seeded.name });
+  // The engine's name, as the Nodes page shows the one node (its host's name).
+  const replicas = await waitFor(`the status of ${seeded.name} to name where it runs`, async () => {
+    const st = await status();
+    return st.replicas.length > 0 ? st : undefined;
+  });
+  expect(replicas.replicas).toEqual([{ name: replicas.activeContainer, node: hostname(), address: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/) }]);
+
+  await openService(page, seeded);
+  const card = page.getByRole("region", { name: "Status" });
+  const list = card.getByRole("list", { name: "Where each replica runs" });
+  await expect(list.getByRole("listitem")).toHaveText([`${replicas.activeContainer} on ${hostname()} ${replicas.replicas[0]!.address}`]);
+  await expect(card.getByText("Active container", { exact: true })).toBeVisible();
 });

@@ -41,10 +41,27 @@ export function StatusCard({ service, ingressPort }: { service: Scoped; ingressP
               </dd>
             </>
           )}
-          <dt>Active container</dt>
+          <dt>{status.data.replicas.some((r) => r.name !== status.data!.activeContainer) ? "Active service" : "Active container"}</dt>
           <dd className="mono" data-testid="active-container">
             {status.data.activeContainer ?? "—"}
           </dd>
+          {status.data.replicas.length > 0 && (
+            <>
+              <dt>Replicas</dt>
+              <dd>
+                <ul className="replica-list" aria-label="Where each replica runs" data-testid="replicas">
+                  {status.data.replicas.map((r) => (
+                    <li key={r.name}>
+                      <span className="mono" title={r.name}>
+                        {/* a task's id, shortened as `docker service ps` shows it; a container's name in full */}
+                        {r.name === status.data!.activeContainer ? r.name : r.name.slice(0, 12)}
+                      </span> on <strong>{r.node}</strong> <span className="muted mono">{r.address}</span>
+                    </li>
+                  ))}
+                </ul>
+              </dd>
+            </>
+          )}
           {(status.data.crashLooping || status.data.restarts > 0) && (
             <>
               <dt>Restarts</dt>

@@ -29,7 +29,7 @@ export function pgServiceStore(db: Db): ServiceStore &
       return row?.orgId ?? null;
     },
     async setStatus(serviceId, st) {
-      const values = { ...st, updatedAt: new Date() };
+      const values = { ...st, replicas: st.replicas ?? [], updatedAt: new Date() };
       await db
         .insert(serviceStatus)
         .values({ serviceId, ...values })
@@ -116,7 +116,7 @@ function desiredService(row: DesiredRow): DesiredService {
       : null,
     lastEvent: row.lastEvent,
     storedStatus: st
-      ? { phase: st.phase, step: st.step, image: st.image, activeContainer: st.activeContainer, message: st.message, crashLooping: st.crashLooping, restarts: st.restarts, lastExit: st.lastExit }
+      ? { phase: st.phase, step: st.step, image: st.image, activeContainer: st.activeContainer, message: st.message, crashLooping: st.crashLooping, restarts: st.restarts, lastExit: st.lastExit, replicas: st.replicas }
       : null,
   };
 }

@@ -283,6 +283,16 @@ export interface ServiceView {
   updatedAt: string;
 }
 
+/** One running copy of a service and where it runs: on a swarm a task of its active release (CONTRACT §12). */
+export interface ReplicaView {
+  /** The swarm's task id (on one engine, the container's name). */
+  name: string;
+  /** The node it runs on, as the Nodes page names it (hostname, with its address where hostnames repeat). */
+  node: string;
+  /** Its address on the app's network. */
+  address: string;
+}
+
 export interface StatusView {
   phase: Phase;
   /** The step of a deploy in progress, null when idle. */
@@ -307,6 +317,8 @@ export interface StatusView {
   lastExit: { code: number | null; at: string | null } | null;
   /** While it crash-loops: the last lines it printed before dying (secrets redacted), from the loop's start; null otherwise. */
   lastLines: string[] | null;
+  /** On a swarm: the active release's tasks and the nodes they run on; `[]` on one engine (the active container is the one copy). */
+  replicas: ReplicaView[];
 }
 
 export interface ReleaseView {

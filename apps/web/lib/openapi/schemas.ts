@@ -128,6 +128,9 @@ export const statusSchema = z.strictObject({
   restarts: z.number().int(),
   lastExit: z.strictObject({ code: z.number().int().nullable(), at: time.nullable() }).nullable(),
   lastLines: z.array(z.string()).nullable(),
+  replicas: z
+    .array(z.strictObject({ name: z.string(), node: z.string(), address: z.string() }))
+    .describe("on a swarm, the active release's tasks and the nodes they run on; [] on one engine"),
 });
 
 export const tierEnvSchema = z.strictObject({ vars: z.record(z.string(), z.string()) });

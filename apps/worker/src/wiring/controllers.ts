@@ -154,7 +154,14 @@ function applicationFor(
   p: { informer: ContainerInformer; prober: ProberManager; images: Runner; attacher: ReturnType<typeof databaseAttacher> },
 ) {
   const stores = pgEnvStores(o.db, o.keyring);
+  // The engine's name, asked once in the background (statuses name where the active container runs once it is known).
+  let nodeName: string | undefined;
+  o.swarm
+    ?.swarmInfo()
+    .then((i) => (nodeName = i.name || undefined))
+    .catch((err: unknown) => o.log(`the engine did not say its name (statuses name no node until the worker restarts): ${err instanceof Error ? err.message : String(err)}`));
   return applicationController({
+    nodeName: () => nodeName,
     shortName: o.shortName,
     runtime: o.runtime,
     containers: p.informer,

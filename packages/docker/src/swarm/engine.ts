@@ -46,7 +46,7 @@ export function swarmCalls(api: Docker): SwarmPort {
     async swarmInfo() {
       const info = (await api.info()) as EngineInfo;
       const kind = engineKind(info);
-      return { kind, nodeId: kind === "single" ? null : (info.Swarm?.NodeID ?? null) };
+      return { kind, nodeId: kind === "single" ? null : (info.Swarm?.NodeID ?? null), name: info.Name ?? "" };
     },
     async listNodes() {
       return sortNodes(((await api.listNodes()) as EngineNode[]).map(nodeView));

@@ -33,7 +33,7 @@ interface FakeService {
 }
 
 export class FakeSwarm implements SwarmPort {
-  info: SwarmInfo = { kind: "swarm-manager", nodeId: null };
+  info: SwarmInfo = { kind: "swarm-manager", nodeId: null, name: "fake" };
   readonly nodes = new Map<string, NodeView>();
   readonly services = new Map<string, FakeService>();
   readonly tasks = new Map<string, SwarmTask>();

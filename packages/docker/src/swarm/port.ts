@@ -10,6 +10,8 @@ export interface SwarmInfo {
   kind: EngineKind;
   /** This engine's node id on a swarm, else null. */
   nodeId: string | null;
+  /** This engine's name (its host's name, as the Nodes page shows it). */
+  name: string;
 }
 
 export interface NodeChange {

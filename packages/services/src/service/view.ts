@@ -259,6 +259,7 @@ export async function getStatus({ ctx, envId, name }: { ctx: Ctx; envId: string;
     restarts: st?.restarts ?? 0,
     lastExit: st?.lastExit ?? null,
     lastLines: loop ? lastLinesOf(loop.detail) : null,
+    replicas: st?.replicas ?? [],
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ContainerWrites, ImagePort, LogPort, ManagedContainer, NetworkPort, RegistryAuth, Runtime } from "@levelrail/docker";
 import type { ServiceEventKind } from "@levelrail/db/schema/observability";
 import type { EnvTarget } from "@levelrail/spec/env";
-import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec } from "@levelrail/spec/service";
+import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec, ReplicaView } from "@levelrail/spec/service";
 
 /**
  * The engine calls the application controller makes, and no others: it changes containers, resolves
@@ -87,6 +87,8 @@ export interface ObservedStatus {
   /** How often the engine restarted the live container. */
   restarts: number;
   lastExit: LastExit | null;
+  /** On a swarm: the active release's tasks and their nodes. Absent: none (one engine). */
+  replicas?: ReplicaView[];
 }
 
 export interface ReleaseUpdate {

@@ -1,6 +1,7 @@
 import type { MeshPort } from "@levelrail/spec/dataplane";
 import type { EnvStores } from "@levelrail/spec/env";
 import { isServiceId, parseKey } from "@levelrail/spec/keys";
+import { networkName } from "@levelrail/spec/naming";
 import { redactError } from "@levelrail/spec/redact";
 import { type Controller, type ReconcileResult, UNSLOTTED } from "../../reconcile/controller";
 import { TerminalError } from "../../reconcile/errors";
@@ -10,7 +11,7 @@ import { execute } from "./execute";
 import type { HookRecorder } from "./hooks";
 import { observe, serviceRedactor } from "./observe";
 import { passRuntime } from "./pass-runtime";
-import { changedStatusOnly, redactingHooks, redactingStatus } from "./redacting";
+import { changedStatusOnly, redactingHooks, redactingStatus, reportingReplicas } from "./redacting";
 import { plan } from "./plan";
 import type { ApplicationEngine, ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
@@ -55,6 +56,8 @@ export interface ApplicationControllerOptions {
   databases?: DatabaseAttacher | undefined;
   /** Where a crash loop's start and end are recorded (with the container's last lines, redacted); absent: not recorded. */
   events?: ServiceEventRecorder | undefined;
+  /** The engine's name (its hostname, as the Nodes page shows it): where the status says the active container runs. Absent or unknown yet: no replicas reported. */
+  nodeName?: () => string | undefined;
   now?: () => number;
 }
 
@@ -81,7 +84,10 @@ export function applicationController(o: ApplicationControllerOptions): Controll
       // A crash loop's start and end become events, once per transition.
       const svc = desired.service;
       // Only a status that differs from the stored one is written (compared after redaction, as stored).
-      const writes = changedStatusOnly(deps.status, svc?.storedStatus);
+      // Where the active container runs (its node and its address on the app's network), read from the index when the status is written.
+      const node = deps.nodeName?.();
+      const changed = changedStatusOnly(deps.status, svc?.storedStatus);
+      const writes = svc && node ? reportingReplicas(changed, deps.containers, node, networkName(deps.shortName, svc.appId)) : changed;
       const status =
         deps.events && svc
           ? crashLoopRecording(redactingStatus(writes, redact), {

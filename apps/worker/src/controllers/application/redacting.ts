@@ -1,6 +1,6 @@
 import type { Redactor } from "@levelrail/spec/redact";
 import type { HookRecorder } from "./hooks";
-import type { ObservedStatus, StatusWriter } from "./ports";
+import type { ContainerIndex, ObservedStatus, StatusWriter } from "./ports";
 import { sameStatus } from "./status";
 
 /** A status writer that redacts the service's secrets from every status and release message before it is stored. */
@@ -30,6 +30,22 @@ export function redactingHooks(inner: HookRecorder, redact: Redactor): HookRecor
  * no row yet; undefined: unknown, so every status is written). After a write, the written one is
  * what is stored. A pass with nothing to do writes nothing.
  */
+/**
+ * Each status names where the copy that serves runs (CONTRACT §12's "where each replica runs"): on
+ * one engine the active container, on this engine (`node`), with its address on the app's network;
+ * none while no container serves or it has no address there.
+ */
+export function reportingReplicas(inner: StatusWriter, index: Pick<ContainerIndex, "byService">, node: string, network: string): StatusWriter {
+  return {
+    async setStatus(serviceId, status) {
+      const active = status.activeContainer ? index.byService(serviceId).find((c) => c.name === status.activeContainer && c.state === "running") : undefined;
+      const address = active?.addresses[network];
+      await inner.setStatus(serviceId, { ...status, replicas: active && address ? [{ name: active.name, node, address }] : [] });
+    },
+    updateRelease: (releaseId, update) => inner.updateRelease(releaseId, update),
+  };
+}
+
 export function changedStatusOnly(inner: StatusWriter, stored: ObservedStatus | null | undefined): StatusWriter {
   let current = stored;
   return {

@@ -1,5 +1,5 @@
 import type { ManagedContainer } from "@levelrail/docker";
-import type { DeployStep } from "@levelrail/spec/service";
+import type { DeployStep, ReplicaView } from "@levelrail/spec/service";
 import type { LastExit, ObservedStatus } from "./ports";
 
 /** Restarts at least this many, the last one this recent: the engine is restarting a crashing container. */
@@ -61,6 +61,9 @@ export function stopped(): ObservedStatus {
   return { phase: "stopped", step: null, image: null, activeContainer: null, message: "not deployed yet", ...NO_RESTARTS };
 }
 
+const sameReplicas = (a: readonly ReplicaView[], b: readonly ReplicaView[]) =>
+  a.length === b.length && a.every((r, i) => r.name === b[i]!.name && r.node === b[i]!.node && r.address === b[i]!.address);
+
 /** Pure: whether two statuses say the same (a pass writes only one that changed). */
 export function sameStatus(a: ObservedStatus, b: ObservedStatus): boolean {
   return (
@@ -71,6 +74,7 @@ export function sameStatus(a: ObservedStatus, b: ObservedStatus): boolean {
     a.message === b.message &&
     a.crashLooping === b.crashLooping &&
     a.restarts === b.restarts &&
-    (a.lastExit === null || b.lastExit === null ? a.lastExit === b.lastExit : a.lastExit.code === b.lastExit.code && a.lastExit.at === b.lastExit.at)
+    (a.lastExit === null || b.lastExit === null ? a.lastExit === b.lastExit : a.lastExit.code === b.lastExit.code && a.lastExit.at === b.lastExit.at) &&
+    sameReplicas(a.replicas ?? [], b.replicas ?? [])
   );
 }

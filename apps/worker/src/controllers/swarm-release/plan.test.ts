@@ -74,6 +74,15 @@ describe("plan on a swarm", () => {
     expect(all).toMatchObject({ kind: "switch", service: r.spec.name, status: { phase: "running", activeContainer: r.spec.name, message: "2 tasks on node1, node2" } });
     if (all.kind !== "switch") throw new Error("no switch");
     expect(all.tasks.map((t) => [t.nodeId, t.address])).toEqual([["n1", t1.addresses[NET]], ["n2", t2.addresses[NET]]]);
+    // Where each copy that serves runs: before the switch the old release's tasks, after it the new one's.
+    expect(half.kind === "wait" && half.status.replicas).toEqual([]);
+    expect(all.status.replicas).toEqual([
+      { name: t1.id, node: "node1", address: t1.addresses[NET] },
+      { name: t2.id, node: "node2", address: t2.addresses[NET] },
+    ]);
+    const old = task({ nodeId: "n2" });
+    const whileProving = plan(desired(r), observed([svc("lr-web-old", [old]), mine], { probes: { [t1.id]: { ready: true, detail: "HTTP 200" } } }));
+    expect(whileProving).toMatchObject({ kind: "wait", status: { activeContainer: "lr-web-old", replicas: [{ name: old.id, node: "node2", address: old.addresses[NET] }] } });
   });
 
   it("a task shut down by the engine (a rollout, a drain) is not counted as serving", () => {

@@ -124,8 +124,16 @@ function lastFailure(s: ObservedReleaseService, nodeNames: Record<string, string
   return `${t.error || t.message || t.state}${where}`;
 }
 
-/** Pure: the one next step. */
+/** Pure: the one next step; its status names where each copy that serves (the active service's tasks) runs. */
 export function plan(d: SwarmDesired, o: SwarmObserved): SwarmStep {
+  const step = nextStep(d, o);
+  if (!("status" in step)) return step;
+  const active = o.services.find((s) => s.info.name === step.status.activeContainer);
+  const replicas = active ? placements(active, o.lostNodes).map((t) => ({ name: t.taskId, node: o.nodeNames[t.nodeId] ?? t.nodeId, address: t.address })) : [];
+  return { ...step, status: { ...step.status, replicas } };
+}
+
+function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   const all = o.services.map((s) => s.info.id);
   if (!d.service) return { kind: "remove-all", remove: all };
   const r = d.release;

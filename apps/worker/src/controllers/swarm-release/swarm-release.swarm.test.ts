@@ -122,6 +122,10 @@ describe("releases on a swarm", () => {
     expect(written.releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
     expect(written.status).toMatchObject({ phase: "running", message: expect.stringMatching(/^2 tasks on /) });
     expect(written.active).toHaveLength(2);
+    // The status names where each replica runs (the nodes share one hostname here: each is named with its address).
+    const where = (written.status?.replicas ?? []).map((r) => r.node).sort();
+    expect(where).toHaveLength(2);
+    for (const n of h.nodes.slice(0, 2)) expect(where.filter((w) => w.endsWith(`(${n.address})`))).toHaveLength(1);
     const tasks = await Promise.all((written.active ?? []).map(async (t) => (await swarm.listTasks((await swarm.inspectService(input("rel1", images.v1).release!.spec.name))!.id)).find((x) => x.id === t.name)));
     const onNodes = new Set(await Promise.all(tasks.map((t) => nodeAddressOf(t!.nodeId!))));
     expect(onNodes).toEqual(new Set([h.nodes[0]!.address, h.nodes[1]!.address]));

@@ -1,5 +1,5 @@
 import { boolean, foreignKey, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
-import type { DeployStep, Hooks, Phase, Placement, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Resources, Strategy } from "@levelrail/spec/service";
+import type { DeployStep, Hooks, Phase, Placement, ReplicaView, PromotedFrom, ReleaseKind, ReleaseOutcome, ReleaseSpec, Resources, Strategy } from "@levelrail/spec/service";
 import { environment, organization } from "../orgs/table";
 
 export const app = pgTable(
@@ -107,5 +107,7 @@ export const serviceStatus = pgTable("service_status", {
   restarts: integer("restarts").notNull().default(0),
   /** How its last run ended: exit code and ISO time; null when it never exited. */
   lastExit: jsonb("last_exit").$type<{ code: number | null; at: string | null }>(),
+  /** On a swarm: the active release's tasks and their nodes; `[]` on one engine. */
+  replicas: jsonb("replicas").$type<ReplicaView[]>().notNull().default([]),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "service_status" ADD COLUMN "replicas" jsonb DEFAULT '[]'::jsonb NOT NULL;
