@@ -149,6 +149,7 @@ const SWARM_TOOLS = [
   { pkg: "iptables", file: "/usr/sbin/iptables", why: "iptables to let the swarm's bridge forward and to block a port in a test" },
   { pkg: "docker-registry", file: "/usr/bin/docker-registry", why: "the registry the swarm's nodes pull from" },
   { pkg: "busybox-static", file: "/bin/busybox", why: "busybox for the test images" },
+  { pkg: "caddy", file: "/usr/bin/caddy", why: "Caddy for a node's ingress" },
 ];
 
 /** Installs whichever swarm test tools are missing, in one apt-get call (root only; the harness needs root anyway). */

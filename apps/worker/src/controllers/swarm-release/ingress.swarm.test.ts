@@ -1,0 +1,222 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync, statSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { dirname, join } from "node:path";
+import { dockerRuntime } from "@levelrail/docker";
+import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
+import { EDGE_CADDY_ROLE, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, ensureEdge, joinEdge } from "@levelrail/docker/swarm/edge";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { networkName } from "@levelrail/spec/naming";
+import { ensureHostImage } from "@levelrail/testkit/node-image";
+import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
+import { waitFor } from "@levelrail/testkit/wait";
+import type Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUNDLES, bundle } from "../../../../../scripts/lib/bundle.mjs";
+import { StatePublisher } from "../../dataplane/publisher";
+import { ensureAppOverlay } from "../../network/app-overlay";
+import type { ObservedStatus, ReleaseUpdate } from "../application/ports";
+import { caddyAdminSocket } from "../ingress/caddy";
+import { desiredServers } from "../ingress/desired";
+import { type SwarmRelease, releaseServiceSpec } from "./desired";
+import type { DesiredSwarmRelease } from "./plan";
+import { overlayProber } from "./probe";
+import { passUntilIdle } from "./index";
+import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
+
+// A swarm node's ingress on real engines (issue 26): on the manager, the edge namespace
+// (`@levelrail/docker/swarm/edge`: a holder container on a bridge with the ingress port published,
+// Caddy in its namespace with the admin API on a unix socket, and both mesh DNS replicas there too),
+// joined live to the app's overlay when the release controller makes it. Caddy runs the product's
+// ingress config (`desiredServers`, loaded through the socket) and asks the product's data plane,
+// which follows the state file the release controller writes. Requests from outside the swarm
+// through the manager's published port reach the release's tasks on both nodes; a new release
+// switches with no failed request through Caddy; a killed Caddy is back with its config.
+// Run by `npm run test:swarm`, as root.
+
+const short = process.env.LEVELRAIL_SHORT_NAME ?? "lrsw";
+const run = randomBytes(3).toString("hex");
+const appId = `e${run}`;
+const serviceId = `svc-${run}`;
+const DOMAIN = `shop-${run}.test`;
+const HTTP_PORT = 18080;
+const MESH_PORT = 15353;
+const pool = { pool: "10.236.0.0/16", bits: 26 };
+const base = `/tmp/${short}-edge-${run}`;
+const caddyHome = join(base, "caddy");
+const dataDir = join(base, "data");
+const bundleDir = join(base, "bundle");
+
+let h: SwarmHarness;
+let swarm: SwarmPort;
+let docker: Docker;
+let images: { v1: string; v2: string };
+let deps: SwarmReleaseDeps;
+const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
+const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
+let status: ObservedStatus | null = null;
+const admin = caddyAdminSocket(edgeAdminSocket(caddyHome), edgeAdminConfig(caddyHome));
+
+function input(releaseId: string, image: string): SwarmReleaseInput {
+  const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: 2, placement: {}, env: {}, readyBudgetSeconds: 60 };
+  const rec = releases.get(releaseId);
+  const release: DesiredSwarmRelease = {
+    id: releaseId,
+    outcome: rec?.outcome ?? "pending",
+    finishedAt: rec?.finishedAt ?? null,
+    spec: { ...releaseServiceSpec(short, r, h.registryAuth), stopGraceSeconds: 1 },
+    image,
+    readyBudgetMs: 60_000,
+    secretKeys: [],
+  };
+  return { serviceId, service: { appId, appName: "shop", name: "web", port: 8080, healthPath: "/" }, release };
+}
+
+/** One GET of the domain through the manager's published ingress port, from the host (outside the swarm). */
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
+function get(timeoutMs = 3_000): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: h.manager.address, port: HTTP_PORT, path: "/", headers: { Host: DOMAIN }, agent: keepAlive, timeout: timeoutMs }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The mesh DNS replica `replica` in the edge namespace: the product's data plane, bundled, on the holder image's node. */
+async function startMesh(replica: number, image: string, socketDir: string, socketFile: string) {
+  const c = await docker.createContainer({
+    name: `${short}-edge-mesh-${replica}`,
+    Image: image,
+    Entrypoint: [process.execPath, "--enable-source-maps", join(bundleDir, "main.mjs")],
+    Env: [
+      `LEVELRAIL_DATA_DIR=${dataDir}`,
+      `LEVELRAIL_SHORT_NAME=${short}`,
+      `LEVELRAIL_MESH_DNS_PORT=${MESH_PORT}`,
+      `LEVELRAIL_MESH_DNS_REPLICA=${replica}`,
+      "LEVELRAIL_DATAPLANE_SUPERVISOR=engine",
+      `DOCKER_HOST=unix://${join("/run/levelrail-engine", socketFile)}`,
+    ],
+    Labels: { "levelrail.managed": "true", "levelrail.instance": short, "levelrail.role": "edge-mesh" },
+    HostConfig: {
+      NetworkMode: `container:${edgeName(short)}`,
+      Binds: [`${bundleDir}:${bundleDir}:ro`, `${dataDir}:${dataDir}`, `${socketDir}:/run/levelrail-engine`],
+      RestartPolicy: { Name: "unless-stopped" },
+    },
+  } as Docker.ContainerCreateOptions);
+  await c.start();
+}
+
+beforeAll(async () => {
+  h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
+  swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
+  docker = h.manager.docker;
+  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+  images = {
+    v1: await h.pushTestImage({ tag: `${short}-test/edge:v1`, body: "v1\n", healthy: true }),
+    v2: await h.pushTestImage({ tag: `${short}-test/edge:v2`, body: "v2\n", healthy: true }),
+  };
+  // The data plane's image as `npm start` makes it: node (and here Caddy) from the host, FROM scratch.
+  const caddy = statSync("/usr/bin/caddy");
+  const image = await ensureHostImage(docker, { tag: `levelrail-test/edge:${process.version.slice(1)}-${caddy.size.toString(36)}`, files: [process.execPath, "/usr/bin/caddy"] });
+  mkdirSync(join(dataDir, DATAPLANE_DIR), { recursive: true });
+  await bundle({ entry: BUNDLES.dataplane.entry, outfile: join(bundleDir, "main.mjs") });
+  await publisher.setDomains({ [DOMAIN]: serviceId });
+
+  const edge = { shortName: short, holderImage: { image, node: process.execPath }, caddyImage: image, httpPort: HTTP_PORT, httpsPort: null, caddyHome };
+  const answers = () => admin.getConfig().then(() => true, () => false);
+  const first = await ensureEdge(docker, edge, answers);
+  expect(first.madeHolder).toBe(true);
+  // Run again (a restart of the panel): everything adopted, nothing made again.
+  expect(await ensureEdge(docker, edge, answers)).toEqual({ ...first, madeHolder: false });
+  const socket = h.manager.dockerHost.replace(/^unix:\/\//, "");
+  for (const replica of [0, 1]) await startMesh(replica, image, dirname(socket), socket.slice(dirname(socket).length + 1));
+  // The product's ingress config, in the namespace: Caddy serves on 80 (published on HTTP_PORT) and asks the mesh DNS on its loopback.
+  await admin.load({ admin: admin.adminConfig, apps: { http: { servers: desiredServers({ shortName: short, httpPort: 80, httpsPort: null, dataPlane: `127.0.0.1:${MESH_PORT}` }) } } });
+
+  deps = {
+    shortName: short,
+    swarm,
+    ensureNetwork: async (id) => {
+      await ensureAppOverlay(runtime, swarm, short, id, pool);
+      await joinEdge(docker, short, networkName(short, id));
+    },
+    prober: overlayProber(runtime, short, { image, node: process.execPath }),
+    status: {
+      async setStatus(_id, st) {
+        status = st;
+      },
+      async updateRelease(id, update) {
+        releases.set(id, { ...releases.get(id), ...update, ...(update.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) });
+      },
+    },
+    active: publisher,
+    drainMs: 2_000,
+  };
+}, 240_000);
+
+afterAll(async () => {
+  keepAlive.destroy();
+  await h?.stop();
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe("a swarm node's ingress", () => {
+  it("a release's tasks on both nodes serve its domain through the manager's Caddy, from outside the swarm", async () => {
+    await passUntilIdle(deps, () => input("rel1", images.v1));
+    expect(releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
+    expect(new Set(status?.replicas?.map((r) => r.node)).size).toBe(2);
+    // The namespace joined the app's overlay live (the holder was not restarted), once.
+    expect(await joinEdge(docker, short, networkName(short, appId))).toBe(false);
+    const answers = await waitFor("the domain to answer through Caddy", async () => {
+      const r = await get().catch(() => null);
+      return r?.status === 200 ? r : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    expect(answers.body).toBe("v1\n");
+    for (let i = 0; i < 10; i++) expect(await get()).toEqual({ status: 200, body: "v1\n" });
+  }, 180_000);
+
+  it("blue-green through Caddy: nothing fails while the new release's tasks replace the old ones", async () => {
+    let stop = false;
+    let sent = 0;
+    const failures: string[] = [];
+    const bodies = new Set<string>();
+    const load = (async () => {
+      while (!stop) {
+        sent++;
+        const r = await get().catch((err: unknown) => ({ status: 0, body: String(err) }));
+        if (r.status !== 200) failures.push(`${r.status} ${r.body.slice(0, 120)}`);
+        else bodies.add(r.body);
+      }
+    })();
+    try {
+      const steps = await passUntilIdle(deps, () => input("rel2", images.v2));
+      expect(steps).toEqual(expect.arrayContaining(["create", "switch", "done"]));
+      await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      stop = true;
+      await load;
+    }
+    console.log(`swarm cutover through the manager's Caddy: ${failures.length} failed of ${sent}`);
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(20);
+    expect(bodies).toEqual(new Set(["v1\n", "v2\n"]));
+  }, 180_000);
+
+  it("a killed Caddy is restarted by the engine in the same namespace, with its config, and serves again", async () => {
+    const [caddy] = await docker.listContainers({ filters: JSON.stringify({ label: [`levelrail.role=${EDGE_CADDY_ROLE}`, `levelrail.instance=${short}`] }) });
+    expect(caddy?.Names).toEqual([`/${edgeCaddyName(short)}`]);
+    // SIGKILL from the host (the engine's own kill would count as an operator's stop).
+    const pid = (await docker.getContainer(caddy!.Id).inspect()).State.Pid;
+    const killedAt = Date.now();
+    process.kill(pid, "SIGKILL");
+    await waitFor("the domain to answer again", async () => ((await get(1_000).catch(() => null))?.body === "v2\n" ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+    console.log(`Caddy killed: serving again after ${Date.now() - killedAt} ms`);
+  }, 60_000);
+});

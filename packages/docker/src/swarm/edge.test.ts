@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { type EdgeOptions, edgeAdminConfig, edgeCaddyOptions, edgeHolderOptions, edgeNetworkBody } from "./edge";
+
+const o: EdgeOptions = { shortName: "lr", holderImage: { image: "levelrail/mesh-dns:abc", node: "/usr/bin/node" }, caddyImage: "levelrail/caddy:def", httpPort: 80, httpsPort: 443, caddyHome: "/var/lib/levelrail/caddy" };
+
+describe("a swarm node's ingress namespace", () => {
+  it("is held by a container on the edge bridge with the ingress ports published, under the engine's restart policy", () => {
+    const holder = edgeHolderOptions(o);
+    expect(holder).toMatchObject({ name: "lr-edge", Image: "levelrail/mesh-dns:abc", Entrypoint: ["/usr/bin/node", "-e", expect.any(String)] });
+    expect(holder.HostConfig).toMatchObject({
+      NetworkMode: "lr-edge",
+      PortBindings: { "80/tcp": [{ HostIp: "0.0.0.0", HostPort: "80" }], "443/tcp": [{ HostIp: "0.0.0.0", HostPort: "443" }] },
+      RestartPolicy: { Name: "unless-stopped" },
+    });
+    expect(edgeHolderOptions({ ...o, httpsPort: null }).HostConfig.PortBindings).toEqual({ "80/tcp": [{ HostIp: "0.0.0.0", HostPort: "80" }] });
+    expect(edgeNetworkBody("lr")).toMatchObject({ Name: "lr-edge", Driver: "bridge" });
+  });
+
+  it("is made again when its image or ports change (its inputs label), and only then", () => {
+    const label = (x: EdgeOptions) => edgeHolderOptions(x).Labels["levelrail.edge.inputs"];
+    expect(label(o)).toBe(label({ ...o, caddyImage: "levelrail/caddy:new" }));
+    expect(label(o)).not.toBe(label({ ...o, httpPort: 8080 }));
+    expect(label(o)).not.toBe(label({ ...o, holderImage: { ...o.holderImage, image: "levelrail/mesh-dns:new" } }));
+  });
+
+  it("runs Caddy in the holder's namespace with its admin API on a unix socket in its root-only folder, never on an address", () => {
+    const caddy = edgeCaddyOptions(o);
+    expect(caddy).toMatchObject({ name: "lr-edge-caddy", Image: "levelrail/caddy:def", Cmd: ["run", "--config", "/var/lib/levelrail/caddy/admin.json", "--resume"] });
+    expect(caddy.HostConfig).toMatchObject({ NetworkMode: "container:lr-edge", Binds: ["/var/lib/levelrail/caddy:/var/lib/levelrail/caddy"], RestartPolicy: { Name: "unless-stopped" } });
+    expect(edgeAdminConfig(o.caddyHome)).toEqual({ listen: "unix//var/lib/levelrail/caddy/admin.sock", origins: ["localhost"] });
+  });
+});

@@ -1,0 +1,161 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type Docker from "dockerode";
+import { statusOf } from "../engine-errors";
+
+// The ingress of one node of a swarm (CONTRACT §12, issue 26): a pod, as Kubernetes would say. One
+// small container, `<short>-edge`, holds a network namespace of its own on a bridge network of this
+// engine with the ingress ports published; Caddy runs in that namespace (`container:<short>-edge`)
+// and so does the mesh DNS, each a container the engine restarts on its own. The holder is what
+// joins each app's overlay network: a standalone container joins a network live (a swarm service
+// would be restarted by the update), and every container of the namespace sees the new interface
+// at once, so Caddy dials the app's tasks on any node. The holder does nothing, so it never needs a
+// restart; Caddy and the mesh DNS restart and upgrade without losing the namespace's networks.
+//
+// Caddy's admin API listens on a unix socket in a root-only folder of the host, not on an address:
+// anything on an overlay the namespace joined could reach an address in it.
+
+export interface EdgeOptions {
+  shortName: string;
+  /** An image with Node.js at `node` (the data plane's): the holder runs a process that waits. */
+  holderImage: { image: string; node: string };
+  /** An image with Caddy at /usr/bin/caddy (the installation's Caddy image). */
+  caddyImage: string;
+  /** Host ports the ingress serves on, published from the namespace's 80 and 443 (null: no HTTPS). */
+  httpPort: number;
+  httpsPort: number | null;
+  /** A root-only folder of the host for Caddy's state, its admin socket and its config (bind-mounted at the same path). */
+  caddyHome: string;
+}
+
+export const EDGE_ROLE = "edge";
+export const EDGE_CADDY_ROLE = "edge-caddy";
+const LOG_CONFIG = { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } };
+
+export const edgeName = (shortName: string) => `${shortName}-edge`;
+export const edgeCaddyName = (shortName: string) => `${shortName}-edge-caddy`;
+/** The admin socket's path: what the worker's ingress controller talks to (`caddyAdminSocket`). */
+export const edgeAdminSocket = (caddyHome: string) => join(caddyHome, "admin.sock");
+
+const labels = (shortName: string, role: string, inputs: string) => ({
+  "levelrail.managed": "true",
+  "levelrail.instance": shortName,
+  "levelrail.role": role,
+  "levelrail.edge.inputs": inputs,
+});
+
+/** Caddy's admin endpoint on the socket; `localhost` is the Host a client on a unix socket names. */
+export function edgeAdminConfig(caddyHome: string): { listen: string; origins: string[] } {
+  return { listen: `unix/${edgeAdminSocket(caddyHome)}`, origins: ["localhost"] };
+}
+
+/** The bridge network the namespace is on (its published ports go through it). */
+export function edgeNetworkBody(shortName: string) {
+  return { Name: edgeName(shortName), Driver: "bridge", Labels: labels(shortName, EDGE_ROLE, "network") };
+}
+
+/** Pure: the holder's create options. */
+export function edgeHolderOptions(o: EdgeOptions) {
+  const ports: Record<string, { HostIp: string; HostPort: string }[]> = { "80/tcp": [{ HostIp: "0.0.0.0", HostPort: String(o.httpPort) }] };
+  if (o.httpsPort !== null) ports["443/tcp"] = [{ HostIp: "0.0.0.0", HostPort: String(o.httpsPort) }];
+  const inputs = `${o.holderImage.image} ${o.httpPort} ${o.httpsPort ?? "-"}`;
+  return {
+    name: edgeName(o.shortName),
+    Image: o.holderImage.image,
+    // A process that only waits (SIGTERM ends it: node's default).
+    Entrypoint: [o.holderImage.node, "-e", "setInterval(() => {}, 2 ** 30)"],
+    Cmd: [],
+    Labels: labels(o.shortName, EDGE_ROLE, inputs),
+    ExposedPorts: Object.fromEntries(Object.keys(ports).map((p) => [p, {}])),
+    HostConfig: {
+      NetworkMode: edgeName(o.shortName),
+      PortBindings: ports,
+      RestartPolicy: { Name: "unless-stopped" },
+      LogConfig: LOG_CONFIG,
+      SecurityOpt: ["no-new-privileges"],
+    },
+  };
+}
+
+/** Pure: Caddy's create options, in the holder's namespace, resuming its last config after a restart. */
+export function edgeCaddyOptions(o: EdgeOptions) {
+  const home = o.caddyHome;
+  return {
+    name: edgeCaddyName(o.shortName),
+    Image: o.caddyImage,
+    Entrypoint: ["/usr/bin/caddy"],
+    Cmd: ["run", "--config", join(home, "admin.json"), "--resume"],
+    Env: [`XDG_DATA_HOME=${home}`, `XDG_CONFIG_HOME=${home}`, `HOME=${home}`],
+    Labels: labels(o.shortName, EDGE_CADDY_ROLE, o.caddyImage),
+    StopSignal: "SIGTERM",
+    HostConfig: {
+      NetworkMode: `container:${edgeName(o.shortName)}`,
+      Binds: [`${home}:${home}`],
+      RestartPolicy: { Name: "unless-stopped" },
+      LogConfig: LOG_CONFIG,
+      SecurityOpt: ["no-new-privileges"],
+    },
+  };
+}
+
+type Created = { Id: string; Name: string; State: { Running: boolean }; Config: { Labels: Record<string, string> | null } };
+
+/** The container named `name` as it runs now: adopted when its inputs label matches, else made again. */
+async function ensureContainer(docker: Docker, options: { name: string; Labels: Record<string, string> }): Promise<{ id: string; made: boolean }> {
+  const existing = (await docker
+    .getContainer(options.name)
+    .inspect()
+    .catch((err: unknown) => {
+      if (statusOf(err) === 404) return null;
+      throw err;
+    })) as Created | null;
+  if (existing && existing.Config.Labels?.["levelrail.edge.inputs"] === options.Labels["levelrail.edge.inputs"]) {
+    if (!existing.State.Running) await docker.getContainer(existing.Id).start();
+    return { id: existing.Id, made: false };
+  }
+  if (existing) await docker.getContainer(existing.Id).remove({ force: true });
+  const c = await docker.createContainer(options as Docker.ContainerCreateOptions);
+  await c.start();
+  return { id: c.id, made: true };
+}
+
+/**
+ * The node's ingress runs as `o` asks: the bridge network, the holder and Caddy (each adopted when
+ * it runs the same inputs, made again otherwise). A new holder is a new namespace: Caddy is made
+ * again in it, and the caller joins it to every app network again (`joinEdge`). Resolves once
+ * Caddy's admin socket answers.
+ */
+export async function ensureEdge(docker: Docker, o: EdgeOptions, answers: () => Promise<boolean>, timeoutMs = 20_000): Promise<{ holder: string; caddy: string; madeHolder: boolean }> {
+  mkdirSync(o.caddyHome, { recursive: true, mode: 0o700 });
+  writeFileSync(join(o.caddyHome, "admin.json"), `${JSON.stringify({ admin: edgeAdminConfig(o.caddyHome) }, null, 2)}\n`, { mode: 0o600 });
+  await docker.createNetwork(edgeNetworkBody(o.shortName) as Docker.NetworkCreateOptions).catch((err: unknown) => {
+    if (statusOf(err) !== 409) throw err;
+  });
+  const holder = await ensureContainer(docker, edgeHolderOptions(o));
+  const caddyOptions = edgeCaddyOptions(o);
+  // A new namespace: Caddy's container still points at the old one.
+  if (holder.made) await docker.getContainer(caddyOptions.name).remove({ force: true }).catch(() => {});
+  const caddy = await ensureContainer(docker, caddyOptions);
+  const deadline = Date.now() + timeoutMs;
+  while (!(await answers())) {
+    if (Date.now() > deadline) {
+      const logs = await docker.getContainer(caddy.id).logs({ stdout: true, stderr: true, tail: 20 }).catch(() => Buffer.from(""));
+      throw new Error(`Caddy (${caddyOptions.name}) did not answer on its admin socket within ${timeoutMs / 1000} s; its last lines:\n${logs.toString("utf8")}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { holder: holder.id, caddy: caddy.id, madeHolder: holder.made };
+}
+
+/** Joins the node's ingress namespace to an app's network, live; one it already joined is left as it is. */
+export async function joinEdge(docker: Docker, shortName: string, network: string): Promise<boolean> {
+  try {
+    await docker.getNetwork(network).connect({ Container: edgeName(shortName) });
+    return true;
+  } catch (err) {
+    // Joined before: 409 "… is already attached to network …" (older engines: 403 "endpoint … already exists").
+    const status = statusOf(err);
+    if ((status === 409 || status === 403) && /already (attached|exists)/i.test(String((err as { json?: { message?: string } }).json?.message ?? err))) return false;
+    throw err;
+  }
+}
