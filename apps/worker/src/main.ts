@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { runAsLeader } from "./leader";
 import { startWorker } from "./wiring";
+import { swarmMode } from "./swarm-mode";
 import { startAuditRetention } from "./audit-retention";
 import { APP_SUBNET_BITS, parseCidr } from "./network/pool";
 
@@ -64,13 +65,17 @@ const runtime = dockerRuntime({ dockerHost: env.DOCKER_HOST });
 await runtime.ping();
 
 const { keyring, fingerprintKey } = secretsKitFromEnv(env);
+const swarmPort = dockerSwarm({ dockerHost: env.DOCKER_HOST });
+// On a swarm manager with the edge ingress: releases as swarm services (CONTRACT §12); else containers here.
+const swarm = await swarmMode(runtime.docker, runtime, swarmPort, env.LEVELRAIL_SHORT_NAME);
+if (swarm) console.log("[worker] this engine is a swarm manager with the edge ingress: releases run as swarm services");
 
 const options = {
   keyring,
   db,
   sql,
   runtime,
-  swarm: dockerSwarm({ dockerHost: env.DOCKER_HOST }),
+  swarm: swarmPort,
   shortName: env.LEVELRAIL_SHORT_NAME,
   resyncMs: env.LEVELRAIL_RESYNC_SECONDS * 1000,
   networkPool: { pool: env.LEVELRAIL_NETWORK_POOL, bits: APP_SUBNET_BITS },
@@ -87,11 +92,15 @@ const options = {
     slots: env.LEVELRAIL_BUILD_SLOTS,
     workDir: join(env.LEVELRAIL_DATA_DIR, "builds"),
   },
-  ingress: {
-    caddyAdmin: env.LEVELRAIL_CADDY_ADMIN,
-    httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
-    httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
-  },
+  ingress: swarm
+    ? // In the edge namespace Caddy serves on 80 and 443, published on the ingress ports.
+      { caddyAdmin: swarm.caddyAdmin, httpPort: 80, httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? 443 : null }
+    : {
+        caddyAdmin: env.LEVELRAIL_CADDY_ADMIN,
+        httpPort: env.LEVELRAIL_INGRESS_HTTP_PORT,
+        httpsPort: env.LEVELRAIL_INGRESS_TLS === "on" ? env.LEVELRAIL_INGRESS_HTTPS_PORT : null,
+      },
+  ...(swarm ? { swarmReleases: swarm.swarmReleases } : {}),
   domains: { baseDomains: env.LEVELRAIL_BASE_DOMAINS, resolver: env.LEVELRAIL_DNS_RESOLVER },
   metricsPort: env.LEVELRAIL_METRICS_PORT,
   panelHost: new URL(publicUrl(env)).hostname,

@@ -4,6 +4,8 @@ import type { Db, Sql } from "@levelrail/db/client";
 import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { SwarmPort } from "@levelrail/docker/swarm";
+import type { CaddyAdmin } from "./controllers/ingress/caddy";
+import type { TaskProber } from "./controllers/swarm-release/probe";
 import type { ImageBuilder } from "@levelrail/docker/build";
 import type { Keyring } from "@levelrail/secrets";
 import { IMAGES_KEY, PREVIEW_SWEEP_KEY } from "@levelrail/spec/keys";
@@ -57,8 +59,14 @@ export interface WorkerOptions {
   drainMs?: number;
   /** Nameservers app containers ask after the mesh DNS, for every other name; default: the host's (`hostNameservers`). */
   upstreamDns?: string[];
+  /**
+   * On a swarm manager whose ingress runs in the edge namespace (`@levelrail/docker/swarm/edge`):
+   * each release runs as swarm services (CONTRACT §12) through `swarm`. `join` joins the namespace to
+   * an app's overlay; `prober` probes tasks from there. Absent: releases are containers on this engine.
+   */
+  swarmReleases?: { join(network: string): Promise<unknown>; prober: TaskProber };
   /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
-  ingress?: { caddyAdmin: string; httpPort: number; httpsPort: number | null } | undefined;
+  ingress?: { caddyAdmin: string | CaddyAdmin; httpPort: number; httpsPort: number | null } | undefined;
   /**
    * Domain ownership proofs: the installation's base domains (`LEVELRAIL_BASE_DOMAINS`, routed without
    * a proof, like `*.localhost`), the DNS server proofs are checked against (`LEVELRAIL_DNS_RESOLVER`;

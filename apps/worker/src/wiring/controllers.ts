@@ -1,5 +1,7 @@
 import { pgEnvStores } from "@levelrail/services/env/sources";
+import type { SwarmPort } from "@levelrail/docker/swarm";
 import { IMAGES_KEY, INGRESS_KEY, formatKey, parseKey } from "@levelrail/spec/keys";
+import { networkName } from "@levelrail/spec/naming";
 import { ContainerInformer } from "../containers/informer";
 import { wakeKeys } from "../containers/wake";
 import { httpProber } from "../controllers/application/ports";
@@ -23,6 +25,8 @@ import { previewsController } from "../controllers/previews/reconcile";
 import { pgPreviewStore, providerStatus } from "../controllers/previews/store";
 import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
 import { nodesController } from "../controllers/nodes/reconcile";
+import { swarmReleaseController } from "../controllers/swarm-release/controller";
+import { ensureAppOverlay } from "../network/app-overlay";
 import { pgNodeChangeStore } from "../node-store";
 import type { pgDatabaseStore } from "../database-store";
 import type { DesiredSnapshot } from "../desired-snapshot";
@@ -95,7 +99,9 @@ export function controllers(o: WorkerOptions, s: Shared) {
     wake: (key) => databases.enqueue(key),
   });
   const application: Runner = s.runner(
-    applicationFor(o, s, { informer, prober, images, attacher: databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id)) }),
+    o.swarm && o.swarmReleases
+      ? swarmReleasesFor(o, s, o.swarm, o.swarmReleases)
+      : applicationFor(o, s, { informer, prober, images, attacher: databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id)) }),
     (e) => {
       // A resync's batched row is taken only by a pass that starts after it was read.
       const key = parseKey(e.key);
@@ -145,6 +151,33 @@ export function controllers(o: WorkerOptions, s: Shared) {
   // Builds of git sources: their own runner (builds never take a deploy's slot), slots fair by organization.
   const builds = buildsFor(o, s);
   return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, nodes, builds: builds.runner, buildParts: builds };
+}
+
+/**
+ * On a swarm manager with the edge ingress: each release as swarm services (CONTRACT §12), the app's
+ * overlay made and the ingress namespace joined to it before a release's service is, its tasks
+ * probed from that namespace, the data plane told the ready tasks.
+ */
+function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: NonNullable<WorkerOptions["swarmReleases"]>) {
+  const stores = pgEnvStores(o.db, o.keyring);
+  const pool = o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS };
+  return swarmReleaseController({
+    deps: {
+      shortName: o.shortName,
+      swarm,
+      async ensureNetwork(appId) {
+        await ensureAppOverlay(o.runtime, swarm, o.shortName, appId, pool);
+        await sr.join(networkName(o.shortName, appId));
+      },
+      prober: sr.prober,
+      status: s.store,
+      active: s.dataPlane,
+      drainMs: o.drainMs ?? 2000,
+    },
+    store: s.desired,
+    envStores: stores,
+    registry: stores,
+  });
 }
 
 /** The application controller with everything it records to (hooks, deploys, pulls, events). */
@@ -218,7 +251,7 @@ function ingressFor(o: WorkerOptions, ingress: NonNullable<WorkerOptions["ingres
   return ingressController({
     settings,
     store: s.fleet,
-    caddy: caddyAdmin(ingress.caddyAdmin),
+    caddy: typeof ingress.caddyAdmin === "string" ? caddyAdmin(ingress.caddyAdmin) : ingress.caddyAdmin,
     dataPlane: { domains: () => s.dataPlane.current().domains, setDomains: (d) => s.dataPlane.setDomains(d) },
     recheckMs: 10_000,
     baseDomains: o.domains?.baseDomains ?? [],

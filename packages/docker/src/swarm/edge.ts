@@ -30,6 +30,8 @@ export interface EdgeOptions {
 
 export const EDGE_ROLE = "edge";
 export const EDGE_CADDY_ROLE = "edge-caddy";
+/** On the edge's Caddy: its folder on the host (its admin socket is there), for the worker to find it. */
+export const EDGE_HOME_LABEL = "levelrail.edge.home";
 const LOG_CONFIG = { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } };
 
 export const edgeName = (shortName: string) => `${shortName}-edge`;
@@ -86,7 +88,7 @@ export function edgeCaddyOptions(o: EdgeOptions) {
     Entrypoint: ["/usr/bin/caddy"],
     Cmd: ["run", "--config", join(home, "admin.json"), "--resume"],
     Env: [`XDG_DATA_HOME=${home}`, `XDG_CONFIG_HOME=${home}`, `HOME=${home}`],
-    Labels: labels(o.shortName, EDGE_CADDY_ROLE, o.caddyImage),
+    Labels: { ...labels(o.shortName, EDGE_CADDY_ROLE, o.caddyImage), [EDGE_HOME_LABEL]: home },
     StopSignal: "SIGTERM",
     HostConfig: {
       NetworkMode: `container:${edgeName(o.shortName)}`,

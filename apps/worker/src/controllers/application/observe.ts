@@ -103,7 +103,7 @@ export async function serviceRedactor(
 }
 
 /** The resolved environment, and the values that must never be shown (secrets, credentials). */
-async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<{ env: EnvObservation; secrets: string[] }> {
+export async function environment(stores: EnvStores, target: Parameters<typeof resolveEnv>[0], env: Record<string, string>): Promise<{ env: EnvObservation; secrets: string[] }> {
   try {
     const entries = await resolveEnv({ ...target, env }, stores);
     const sensitive = entries.filter((e) => e.sensitive);
@@ -115,7 +115,7 @@ async function environment(stores: EnvStores, target: Parameters<typeof resolveE
 }
 
 /** The declared registry login's password, to redact; a login that cannot be had is the pull's to report. */
-async function registryPassword(registry: RegistryStore | undefined, svc: DesiredService): Promise<string[]> {
+export async function registryPassword(registry: RegistryStore | undefined, svc: DesiredService): Promise<string[]> {
   if (svc.registryCredentialId === null || !registry) return [];
   const auth = await registry.registryAuth(svc.orgId, svc.registryCredentialId).catch(() => null);
   return auth ? [auth.password] : [];

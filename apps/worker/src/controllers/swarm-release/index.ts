@@ -4,7 +4,7 @@ import { type SwarmReleaseDeps, type SwarmReleaseInput, reconcileSwarmRelease } 
 
 export { type SwarmRelease, type SwarmServiceSource, releaseServiceName, releaseServiceSpec, swarmInput } from "./desired";
 export type { DesiredSwarmRelease, TaskPlacement } from "./plan";
-export { overlayProber, probeContainerName, type ProbeImage, type TaskProber } from "./probe";
+export { edgeProber, overlayProber, probeContainerName, type ProbeImage, type TaskProber } from "./probe";
 export { type SwarmReleaseDeps, type SwarmReleaseInput, activeEntry, reconcileSwarmRelease } from "./reconcile";
 export { ensureAppOverlay } from "../../network/app-overlay";
 export { StatePublisher } from "../../dataplane/publisher";

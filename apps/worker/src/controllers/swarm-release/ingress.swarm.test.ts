@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { dirname, join } from "node:path";
@@ -6,6 +6,7 @@ import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import { EDGE_CADDY_ROLE, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, ensureEdge, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { ensureHostImage } from "@levelrail/testkit/node-image";
 import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
@@ -15,8 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLES, bundle } from "../../../../../scripts/lib/bundle.mjs";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
-import type { ObservedStatus, ReleaseUpdate } from "../application/ports";
+import type { DesiredRelease, ObservedStatus, ReleaseUpdate } from "../application/ports";
+import { MemoryStore, spec } from "../application/testbed";
 import { caddyAdminSocket } from "../ingress/caddy";
+import { swarmMode } from "../../swarm-mode";
+import { swarmReleaseController } from "./controller";
 import { desiredServers } from "../ingress/desired";
 import { type SwarmRelease, releaseServiceSpec } from "./desired";
 import type { DesiredSwarmRelease } from "./plan";
@@ -74,9 +78,9 @@ function input(releaseId: string, image: string): SwarmReleaseInput {
 
 /** One GET of the domain through the manager's published ingress port, from the host (outside the swarm). */
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
-function get(timeoutMs = 3_000): Promise<{ status: number; body: string }> {
+function get(timeoutMs = 3_000, host = DOMAIN): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: h.manager.address, port: HTTP_PORT, path: "/", headers: { Host: DOMAIN }, agent: keepAlive, timeout: timeoutMs }, (res) => {
+    const req = request({ host: h.manager.address, port: HTTP_PORT, path: "/", headers: { Host: host }, agent: keepAlive, timeout: timeoutMs }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (body += c));
@@ -219,4 +223,54 @@ describe("a swarm node's ingress", () => {
     await waitFor("the domain to answer again", async () => ((await get(1_000).catch(() => null))?.body === "v2\n" ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
     console.log(`Caddy killed: serving again after ${Date.now() - killedAt} ms`);
   }, 60_000);
+
+  it("the worker's swarm mode: with the edge on a swarm manager, a service key's pass runs the release as swarm services and Caddy serves it", async () => {
+    const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+    const mode = await swarmMode(docker, runtime, swarm, short);
+    if (!mode) throw new Error("swarm mode not detected with the edge running on a swarm manager");
+    // The ingress controller's loads then keep the socket as Caddy's admin endpoint.
+    expect(mode.caddyAdmin.adminConfig).toEqual(edgeAdminConfig(caddyHome));
+    const id = randomUUID();
+    const app2 = `w${run}`;
+    const domain = `api-${run}.test`;
+    await publisher.setDomains({ ...publisher.current().domains, [domain]: id });
+    const release: DesiredRelease = { id: `wrel-${run}`, spec: spec({ image: images.v1, healthPath: "/", env: { GREETING: "hi" }, replicas: 2 }), restartNonce: "", imageId: null, outcome: "pending", finishedAt: null, message: "" };
+    const store = new MemoryStore({
+      id, name: "api", appId: app2, appName: "shop2", environmentId: "env-1", orgId: "org-1", registryCredentialId: null,
+      envTarget: { serviceId: id, orgId: "org-1", projectId: "p-1", environmentId: "env-1", env: {}, secretKeys: [], storageTargetId: null, databaseEnv: {} },
+      release,
+    });
+    const controller = swarmReleaseController({
+      deps: {
+        ...deps,
+        prober: mode.swarmReleases.prober,
+        async ensureNetwork(appId) {
+          await ensureAppOverlay(runtime, swarm, short, appId, pool);
+          await mode.swarmReleases.join(networkName(short, appId));
+        },
+        status: store,
+      },
+      store,
+      envStores: {},
+      registry: undefined,
+    });
+    // As the worker's runner runs the key: again when a pass asks.
+    const until = Date.now() + 120_000;
+    for (;;) {
+      const r = await controller.reconcile(formatKey(serviceKey(id)));
+      if (!r || r.requeueAfterMs === undefined) break;
+      if (Date.now() > until) throw new Error(`no convergence: ${JSON.stringify(store.status)}`);
+      await new Promise((done) => setTimeout(done, Math.min(r.requeueAfterMs!, 1_000)));
+    }
+    expect(store.releases.get(release.id)).toMatchObject({ outcome: "succeeded" });
+    expect(store.status).toMatchObject({ phase: "running", message: expect.stringMatching(/^2 tasks on /) });
+    const served = await waitFor("the new service's domain to answer through Caddy", async () => {
+      const r = await get(3_000, domain).catch(() => null);
+      return r?.status === 200 ? r : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    expect(served.body).toBe("v1\n");
+    // Its service carries the env, and the image pinned by digest.
+    const [svc] = await swarm.listServices([`levelrail.service=${id}`]);
+    expect(svc?.image).toMatch(/@sha256:[0-9a-f]{64}$/);
+  }, 180_000);
 });

@@ -62,13 +62,35 @@ export function overlayProber(runtime: Pick<Runtime, "createContainer" | "startC
         ready.set(appId, id);
         id.catch(() => ready.delete(appId));
       }
-      let out = "";
       try {
-        const { exitCode } = await runtime.exec(await id, [image.node, "-e", PROBE, url, String(timeoutMs)], (t) => (out += t), { signal: AbortSignal.timeout(timeoutMs + 5_000) });
-        return { ready: exitCode === 0, detail: out.trim() || `exit ${exitCode}` };
+        return await probeIn(runtime, await id, image.node, url, timeoutMs);
       } catch (err) {
         // The container may have gone (removed by hand, the engine restarted): make it again next time.
         ready.delete(appId);
+        return { ready: false, detail: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+}
+
+/** One probe by exec in `container`: ready on a 2xx or 3xx, else the status or the error as the detail. */
+async function probeIn(runtime: Pick<Runtime, "exec">, container: string, node: string, url: string, timeoutMs: number): Promise<ProbeResult> {
+  let out = "";
+  const { exitCode } = await runtime.exec(container, [node, "-e", PROBE, url, String(timeoutMs)], (t) => (out += t), { signal: AbortSignal.timeout(timeoutMs + 5_000) });
+  return { ready: exitCode === 0, detail: out.trim() || `exit ${exitCode}` };
+}
+
+/**
+ * Probes from the node's ingress namespace (`@levelrail/docker/swarm/edge`: its holder, running the
+ * data plane's image, joins every app's overlay before a release is made): the path Caddy's requests
+ * take, so a task that answers here answers Caddy.
+ */
+export function edgeProber(runtime: Pick<Runtime, "exec">, holder: string, node: string): TaskProber {
+  return {
+    async probe(_appId, url, timeoutMs) {
+      try {
+        return await probeIn(runtime, holder, node, url, timeoutMs);
+      } catch (err) {
         return { ready: false, detail: err instanceof Error ? err.message : String(err) };
       }
     },

@@ -1,0 +1,38 @@
+import type Docker from "dockerode";
+import type { SwarmPort } from "@levelrail/docker/swarm";
+import { EDGE_HOME_LABEL, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
+import type { Runtime } from "@levelrail/docker";
+import { type CaddyAdmin, caddyAdminSocket } from "./controllers/ingress/caddy";
+import { type TaskProber, edgeProber } from "./controllers/swarm-release/probe";
+
+/** What the worker drives on a swarm: releases as swarm services, and Caddy in the edge namespace. */
+export interface SwarmMode {
+  swarmReleases: { join(network: string): Promise<unknown>; prober: TaskProber };
+  caddyAdmin: CaddyAdmin;
+}
+
+type Inspected = { State?: { Running?: boolean }; Config?: { Entrypoint?: string[] | null; Labels?: Record<string, string> | null } };
+
+/**
+ * Releases run on the swarm (CONTRACT §12) when this worker's engine is a swarm manager and the
+ * edge ingress runs on it (`@levelrail/docker/swarm/edge`: its holder and Caddy): Caddy there reaches
+ * the apps' overlays, where the tasks are. Otherwise null: containers on this engine, as on one
+ * engine (a swarm manager without the edge keeps serving as it did).
+ */
+export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, swarm: Pick<SwarmPort, "swarmInfo">, shortName: string): Promise<SwarmMode | null> {
+  const info = await swarm.swarmInfo();
+  if (info.kind !== "swarm-manager") return null;
+  const inspect = (name: string) =>
+    (docker.getContainer(name).inspect() as Promise<Inspected>).catch((err: { statusCode?: number }) => {
+      if (err.statusCode === 404) return null;
+      throw err;
+    });
+  const [holder, caddy] = await Promise.all([inspect(edgeName(shortName)), inspect(edgeCaddyName(shortName))]);
+  const node = holder?.Config?.Entrypoint?.[0];
+  const home = caddy?.Config?.Labels?.[EDGE_HOME_LABEL];
+  if (!holder?.State?.Running || !node || !home) return null;
+  return {
+    swarmReleases: { join: (network) => joinEdge(docker, shortName, network), prober: edgeProber(runtime, edgeName(shortName), node) },
+    caddyAdmin: caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)),
+  };
+}
