@@ -9,8 +9,10 @@
  *                  policy delay, not work).
  * engine API:      the same work by hand on the same swarm: create the new service, wait until both
  *                  tasks run, remove the old.
- * cutover failures: a loop of GETs from a container on the app's overlay (another node's) to the tasks
- *                  the data plane was last told are active, through every product deploy.
+ * cutover failures: a loop of GETs of the app's domain from the host (outside the swarm) through the
+ *                  manager's Caddy: the edge ingress (a holder container owning a network namespace
+ *                  joined to the app's overlay, Caddy and the product's mesh DNS in it, the product's
+ *                  ingress config), through every product deploy; tasks probed from that namespace.
  * node loss recovery: a worker holding a task is cut off (its veth down) while the controller passes
  *                  every 250 ms → every request answered again (its tasks run again on the others;
  *                  1 s heartbeat).
@@ -19,6 +21,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { networkName } from "@levelrail/spec/naming";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
@@ -31,14 +36,14 @@ import {
   type SwarmReleaseDeps,
   type SwarmReleaseInput,
   StatePublisher,
+  edgeProber,
   ensureAppOverlay,
-  overlayProber,
   passUntilIdle,
   reconcileSwarmRelease,
   releaseServiceSpec,
+  startTestEdge,
 } from "@levelrail/worker/swarm-release";
-import { ensureNodeImage } from "@levelrail/testkit/node-image";
-import { startClient, startSwarm } from "@levelrail/testkit/swarm";
+import { startSwarm } from "@levelrail/testkit/swarm";
 import { waitFor } from "@levelrail/testkit/wait";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -47,6 +52,7 @@ const short = process.env.LEVELRAIL_SHORT_NAME ?? "lrsw";
 const run = randomBytes(3).toString("hex");
 const appId = `bench${run}`;
 const serviceId = `svc-${run}`;
+const DOMAIN = `bench-${run}.test`;
 const pool = { pool: "10.235.0.0/16", bits: 26 };
 
 const median = (xs: number[]) => {
@@ -66,14 +72,20 @@ try {
     await h.pushTestImage({ tag: `${short}-bench/web:v1`, body: "v1\n", healthy: true }),
     await h.pushTestImage({ tag: `${short}-bench/web:v2`, body: "v2\n", healthy: true }),
   ] as const;
-  const publisher = new StatePublisher(join(stateDir, "state.json"));
+  const dataDir = join(stateDir, "data");
+  const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
+  await publisher.setDomains({ [DOMAIN]: serviceId });
+  const edge = await startTestEdge(h, { shortName: short, dataDir, caddyHome: join(stateDir, "caddy"), bundleDir: join(stateDir, "bundle"), httpPort: 18080, meshPort: 15353 });
   const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
   let status: ObservedStatus | null = null;
   const deps: SwarmReleaseDeps = {
     shortName: short,
     swarm,
-    ensureNetwork: async (id) => void (await ensureAppOverlay(runtime, swarm, short, id, pool)),
-    prober: overlayProber(runtime, short, await ensureNodeImage(h.manager.docker)),
+    ensureNetwork: async (id) => {
+      await ensureAppOverlay(runtime, swarm, short, id, pool);
+      await joinEdge(h.manager.docker, short, networkName(short, id));
+    },
+    prober: edgeProber(runtime, edgeName(short), process.execPath),
     status: {
       setStatus: async (_id, s) => void (status = s),
       updateRelease: async (id, u) => void releases.set(id, { ...releases.get(id), ...u, ...(u.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) }),
@@ -92,25 +104,17 @@ try {
   };
   const activeTasks = () => publisher.current().services[serviceId]?.tasks ?? [];
 
-  // The first release, then a client on another node than the manager.
+  // The first release, then its domain answering through the manager's Caddy.
   await passUntilIdle(deps, () => input("r0", images[0]));
-  // By the pinned reference the release runs (the node pulled it by digest: it has no tag of it).
-  const pinnedImage = (await deps.swarm.resolveImage(images[0]!, h.registryAuth)) ?? images[0]!;
-  const client = await startClient(h.nodes[1]!, { network: `${short}-app-${appId}`, image: pinnedImage, shortName: short });
+  await waitFor("the domain to answer through Caddy", async () => ((await edge.get(DOMAIN).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
   let stop = false;
   let sent = 0;
   const failures: { at: number; what: string }[] = [];
   const load = (async () => {
     while (!stop) {
-      const tasks = activeTasks();
-      const t = tasks[sent % Math.max(tasks.length, 1)];
-      if (!t) {
-        await sleep(20);
-        continue;
-      }
       sent++;
-      const res = await client.get(`http://${t.address}:8080/`, 2);
-      if (res.exitCode !== 0 || !/^v[12]\n$/.test(res.out)) failures.push({ at: performance.now(), what: `${t.address}: exit ${res.exitCode}` });
+      const res = await edge.get(DOMAIN, 2_000).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
+      if (res.status !== 200 || !/^v[12]\n$/.test(res.body)) failures.push({ at: performance.now(), what: `${res.status} ${res.body.slice(0, 100)}` });
     }
   })();
 
@@ -170,12 +174,12 @@ try {
   }
   stop = true;
   await load;
-  await client.remove();
+  edge.close();
 
   console.log(`product deploy (release controller: ${REPLICAS} replicas created beside the old, probed, switched, old removed): ${fmt(productMs)}`);
   console.log(`engine API (create the service, wait for ${REPLICAS} tasks running, remove the old): ${fmt(engineMs)}`);
   console.log(`swarm deploy latency ratio: ${(median(productMs) / median(engineMs)).toFixed(2)}`);
-  console.log(`swarm cutover failures: ${cutoverFailed} of ${cutoverSent} (requests to the active tasks over ${ROUNDS} deploys)`);
+  console.log(`swarm cutover failures: ${cutoverFailed} of ${cutoverSent} (requests from outside the swarm through the manager's Caddy over ${ROUNDS} deploys)`);
   console.log(`node loss recovery: ${recovery}`);
 } finally {
   await h.stop();

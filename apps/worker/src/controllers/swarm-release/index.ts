@@ -8,6 +8,7 @@ export { edgeProber, overlayProber, probeContainerName, type ProbeImage, type Ta
 export { type SwarmReleaseDeps, type SwarmReleaseInput, activeEntry, reconcileSwarmRelease } from "./reconcile";
 export { ensureAppOverlay } from "../../network/app-overlay";
 export { StatePublisher } from "../../dataplane/publisher";
+export { type TestEdge, startTestEdge } from "./edge-testbed";
 export type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application/ports";
 
 /** Runs passes (each when the last asked, at most a second apart) until one leaves nothing pending; answers the steps taken, in order, repeats collapsed. */

@@ -1,27 +1,24 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, rmSync, statSync } from "node:fs";
-import { Agent, request } from "node:http";
-import { dirname, join } from "node:path";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
-import { EDGE_CADDY_ROLE, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, ensureEdge, joinEdge } from "@levelrail/docker/swarm/edge";
+import { EDGE_CADDY_ROLE, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, ensureEdge, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
-import { ensureHostImage } from "@levelrail/testkit/node-image";
 import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
 import { waitFor } from "@levelrail/testkit/wait";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUNDLES, bundle } from "../../../../../scripts/lib/bundle.mjs";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
 import type { DesiredRelease, ObservedStatus, ReleaseUpdate } from "../application/ports";
 import { MemoryStore, spec } from "../application/testbed";
 import { caddyAdminSocket } from "../ingress/caddy";
+import { type TestEdge, startTestEdge } from "./edge-testbed";
 import { swarmMode } from "../../swarm-mode";
 import { swarmReleaseController } from "./controller";
-import { desiredServers } from "../ingress/desired";
 import { type SwarmRelease, releaseServiceSpec } from "./desired";
 import type { DesiredSwarmRelease } from "./plan";
 import { overlayProber } from "./probe";
@@ -56,6 +53,7 @@ let swarm: SwarmPort;
 let docker: Docker;
 let images: { v1: string; v2: string };
 let deps: SwarmReleaseDeps;
+let edge: TestEdge;
 const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
 const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
 let status: ObservedStatus | null = null;
@@ -76,46 +74,7 @@ function input(releaseId: string, image: string): SwarmReleaseInput {
   return { serviceId, service: { appId, appName: "shop", name: "web", port: 8080, healthPath: "/" }, release };
 }
 
-/** One GET of the domain through the manager's published ingress port, from the host (outside the swarm). */
-const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
-function get(timeoutMs = 3_000, host = DOMAIN): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: h.manager.address, port: HTTP_PORT, path: "/", headers: { Host: host }, agent: keepAlive, timeout: timeoutMs }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-/** The mesh DNS replica `replica` in the edge namespace: the product's data plane, bundled, on the holder image's node. */
-async function startMesh(replica: number, image: string, socketDir: string, socketFile: string) {
-  const c = await docker.createContainer({
-    name: `${short}-edge-mesh-${replica}`,
-    Image: image,
-    Entrypoint: [process.execPath, "--enable-source-maps", join(bundleDir, "main.mjs")],
-    Env: [
-      `LEVELRAIL_DATA_DIR=${dataDir}`,
-      `LEVELRAIL_SHORT_NAME=${short}`,
-      `LEVELRAIL_MESH_DNS_PORT=${MESH_PORT}`,
-      `LEVELRAIL_MESH_DNS_REPLICA=${replica}`,
-      "LEVELRAIL_DATAPLANE_SUPERVISOR=engine",
-      `DOCKER_HOST=unix://${join("/run/levelrail-engine", socketFile)}`,
-    ],
-    Labels: { "levelrail.managed": "true", "levelrail.instance": short, "levelrail.role": "edge-mesh" },
-    HostConfig: {
-      NetworkMode: `container:${edgeName(short)}`,
-      Binds: [`${bundleDir}:${bundleDir}:ro`, `${dataDir}:${dataDir}`, `${socketDir}:/run/levelrail-engine`],
-      RestartPolicy: { Name: "unless-stopped" },
-    },
-  } as Docker.ContainerCreateOptions);
-  await c.start();
-}
+const get = (timeoutMs = 3_000, host = DOMAIN) => edge.get(host, timeoutMs);
 
 beforeAll(async () => {
   h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
@@ -126,23 +85,12 @@ beforeAll(async () => {
     v1: await h.pushTestImage({ tag: `${short}-test/edge:v1`, body: "v1\n", healthy: true }),
     v2: await h.pushTestImage({ tag: `${short}-test/edge:v2`, body: "v2\n", healthy: true }),
   };
-  // The data plane's image as `npm start` makes it: node (and here Caddy) from the host, FROM scratch.
-  const caddy = statSync("/usr/bin/caddy");
-  const image = await ensureHostImage(docker, { tag: `levelrail-test/edge:${process.version.slice(1)}-${caddy.size.toString(36)}`, files: [process.execPath, "/usr/bin/caddy"] });
-  mkdirSync(join(dataDir, DATAPLANE_DIR), { recursive: true });
-  await bundle({ entry: BUNDLES.dataplane.entry, outfile: join(bundleDir, "main.mjs") });
   await publisher.setDomains({ [DOMAIN]: serviceId });
-
-  const edge = { shortName: short, holderImage: { image, node: process.execPath }, caddyImage: image, httpPort: HTTP_PORT, httpsPort: null, caddyHome };
-  const answers = () => admin.getConfig().then(() => true, () => false);
-  const first = await ensureEdge(docker, edge, answers);
-  expect(first.madeHolder).toBe(true);
+  edge = await startTestEdge(h, { shortName: short, dataDir, caddyHome, bundleDir, httpPort: HTTP_PORT, meshPort: MESH_PORT });
   // Run again (a restart of the panel): everything adopted, nothing made again.
-  expect(await ensureEdge(docker, edge, answers)).toEqual({ ...first, madeHolder: false });
-  const socket = h.manager.dockerHost.replace(/^unix:\/\//, "");
-  for (const replica of [0, 1]) await startMesh(replica, image, dirname(socket), socket.slice(dirname(socket).length + 1));
-  // The product's ingress config, in the namespace: Caddy serves on 80 (published on HTTP_PORT) and asks the mesh DNS on its loopback.
-  await admin.load({ admin: admin.adminConfig, apps: { http: { servers: desiredServers({ shortName: short, httpPort: 80, httpsPort: null, dataPlane: `127.0.0.1:${MESH_PORT}` }) } } });
+  const answers = () => admin.getConfig().then(() => true, () => false);
+  expect((await ensureEdge(docker, edge.options, answers)).madeHolder).toBe(false);
+  const image = edge.image;
 
   deps = {
     shortName: short,
@@ -166,7 +114,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  keepAlive.destroy();
+  edge?.close();
   await h?.stop();
   rmSync(base, { recursive: true, force: true });
 });
