@@ -126,3 +126,37 @@ export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
+
+/** One request of `whileLoaded`: its body when it succeeded, what failed otherwise; null when there is nothing to send to yet. */
+export type Sent = { ok: true; body: string } | { ok: false; detail: string } | null;
+
+/**
+ * Sends `send` in a loop, one at a time, while `work` runs and `settleMs` after it: how many were
+ * sent, what failed, and every body answered (to see which releases served).
+ */
+export async function whileLoaded<T>(send: () => Promise<Sent>, work: () => Promise<T>, settleMs = 1_000): Promise<{ result: T; sent: number; failures: string[]; bodies: Set<string> }> {
+  let stop = false;
+  let sent = 0;
+  const failures: string[] = [];
+  const bodies = new Set<string>();
+  const load = (async () => {
+    while (!stop) {
+      const r = await send().catch((err: unknown) => ({ ok: false as const, detail: err instanceof Error ? err.message : String(err) }));
+      if (r === null) {
+        await new Promise((done) => setTimeout(done, 50));
+        continue;
+      }
+      sent++;
+      if (r.ok) bodies.add(r.body);
+      else failures.push(r.detail);
+    }
+  })();
+  try {
+    const result = await work();
+    await new Promise((done) => setTimeout(done, settleMs));
+    return { result, sent, failures, bodies };
+  } finally {
+    stop = true;
+    await load;
+  }
+}

@@ -8,6 +8,7 @@ import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
+import { whileLoaded } from "@levelrail/testkit/load";
 import { waitFor } from "@levelrail/testkit/wait";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,26 +136,14 @@ describe("a swarm node's ingress", () => {
   }, 180_000);
 
   it("blue-green through Caddy: nothing fails while the new release's tasks replace the old ones", async () => {
-    let stop = false;
-    let sent = 0;
-    const failures: string[] = [];
-    const bodies = new Set<string>();
-    const load = (async () => {
-      while (!stop) {
-        sent++;
-        const r = await get().catch((err: unknown) => ({ status: 0, body: String(err) }));
-        if (r.status !== 200) failures.push(`${r.status} ${r.body.slice(0, 120)}`);
-        else bodies.add(r.body);
-      }
-    })();
-    try {
-      const steps = await passUntilIdle(deps, () => input("rel2", images.v2));
-      expect(steps).toEqual(expect.arrayContaining(["create", "switch", "done"]));
-      await new Promise((r) => setTimeout(r, 1_000));
-    } finally {
-      stop = true;
-      await load;
-    }
+    const { result: steps, sent, failures, bodies } = await whileLoaded(
+      async () => {
+        const r = await get();
+        return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)}` };
+      },
+      () => passUntilIdle(deps, () => input("rel2", images.v2)),
+    );
+    expect(steps).toEqual(expect.arrayContaining(["create", "switch", "done"]));
     console.log(`swarm cutover through the manager's Caddy: ${failures.length} failed of ${sent}`);
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(20);

@@ -6,6 +6,7 @@ import { type Runtime, dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import type { ActiveEntry } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
+import { whileLoaded } from "@levelrail/testkit/load";
 import { ensureNodeImage } from "@levelrail/testkit/node-image";
 import { type SwarmClient, type SwarmHarness, startClient, startSwarm } from "@levelrail/testkit/swarm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -143,33 +144,19 @@ describe("releases on a swarm", () => {
   }, 180_000);
 
   it("blue-green across nodes: the old release serves until the new one's every task is ready; nothing fails through the active tasks", async () => {
-    let stop = false;
-    let sent = 0;
-    const failures: string[] = [];
-    const bodies = new Set<string>();
     // What ingress does: each request to one of the tasks the data plane was last told are active.
-    const load = (async () => {
-      while (!stop) {
+    let n = 0;
+    const { result: steps, sent, failures, bodies } = await whileLoaded(
+      async () => {
         const tasks = written.active ?? [];
-        const t = tasks[sent % Math.max(tasks.length, 1)];
-        if (!t) {
-          await new Promise((r) => setTimeout(r, 50));
-          continue;
-        }
-        sent++;
+        const t = tasks[n++ % Math.max(tasks.length, 1)];
+        if (!t) return null;
         const res = await client.get(`http://${t.address}:8080/`, 3);
-        if (res.exitCode !== 0) failures.push(`${t.address}: exit ${res.exitCode} ${res.out}`);
-        else bodies.add(res.out);
-      }
-    })();
-    try {
-      const steps = await converge(() => input("rel2", images.v2));
-      expect(steps).toEqual(expect.arrayContaining(["create", "switch", "drain", "done"]));
-      await new Promise((r) => setTimeout(r, 1_000));
-    } finally {
-      stop = true;
-      await load;
-    }
+        return res.exitCode === 0 ? { ok: true, body: res.out } : { ok: false, detail: `${t.address}: exit ${res.exitCode} ${res.out}` };
+      },
+      () => converge(() => input("rel2", images.v2)),
+    );
+    expect(steps).toEqual(expect.arrayContaining(["create", "switch", "drain", "done"]));
     console.log(`swarm cutover through the active tasks: ${failures.length} failed of ${sent}`);
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(5);
