@@ -52,6 +52,10 @@ export interface SwarmServiceSpec {
   /** At most this many of its tasks on one node (0 or unset: no limit). */
   maxReplicasPerNode?: number;
   secrets: readonly SecretMount[];
+  /** What each task's container may use (as a container's limits on one engine); unset: none. */
+  limits?: { memoryBytes: number | null; nanoCpus: number | null; pids: number };
+  /** Each task's capabilities: `drop` (`ALL`) then `add`; unset: the engine's default set. */
+  capabilities?: { add: readonly string[]; drop: readonly string[] };
   /** How long a task's container gets between SIGTERM and SIGKILL (unset: the engine's 10 s). */
   stopGraceSeconds?: number;
   /** How a change rolls out: the new task first (blue-green) or the old one stopped first. */

@@ -19,6 +19,8 @@ const full: SwarmServiceSpec = {
   secrets: [{ secretId: "s1", secretName: "lrsw-secret-x", file: "db_password" }],
   updateOrder: "start-first",
   stopGraceSeconds: 3,
+  limits: { memoryBytes: 256 * 1024 * 1024, nanoCpus: 500_000_000, pids: 512 },
+  capabilities: { add: ["CHOWN", "NET_BIND_SERVICE"], drop: ["ALL"] },
   endpointMode: "dnsrr",
   registryAuth: { username: "u", password: "p", serveraddress: "10.231.0.1:56110" },
 };
@@ -36,6 +38,8 @@ describe("serviceSpecBody", () => {
           Env: ["PORT=8080", "EMPTY="],
           Args: ["/bin/busybox", "httpd", "-f"],
           StopGracePeriod: 3_000_000_000,
+          CapabilityDrop: ["ALL"],
+          CapabilityAdd: ["CHOWN", "NET_BIND_SERVICE"],
           Secrets: [{ SecretID: "s1", SecretName: "lrsw-secret-x", File: { Name: "db_password", UID: "0", GID: "0", Mode: 0o400 } }],
         },
         Placement: {
@@ -44,6 +48,7 @@ describe("serviceSpecBody", () => {
           MaxReplicas: 1,
         },
         Networks: [{ Target: "lrsw-app-a", Aliases: ["web"] }],
+        Resources: { Limits: { MemoryBytes: 268_435_456, NanoCPUs: 500_000_000, Pids: 512 } },
         RestartPolicy: { Condition: "any", Delay: 1_000_000_000, MaxAttempts: 0 },
         ForceUpdate: 0,
       },
@@ -55,10 +60,19 @@ describe("serviceSpecBody", () => {
   });
 
   it("leaves the image's command alone, and sets no per-node limit, when none is given", () => {
-    const body = serviceSpecBody({ ...full, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined, stopGraceSeconds: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
+    const body = serviceSpecBody({ ...full, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined, stopGraceSeconds: undefined, limits: undefined, capabilities: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
+    expect(body.TaskTemplate).not.toHaveProperty("Resources");
+    expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("CapabilityAdd");
     expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("Args");
     expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("StopGracePeriod");
     expect(body.TaskTemplate.Placement).toEqual({ Constraints: ["node.labels.lrsw.zone==a"], Preferences: [] });
+  });
+});
+
+describe("a task's limits", () => {
+  it("a limit left unset (memory, CPUs) is not sent; the pids limit always is", () => {
+    const body = serviceSpecBody({ ...full, limits: { memoryBytes: null, nanoCpus: null, pids: 4096 } }) as { TaskTemplate: { Resources: object } };
+    expect(body.TaskTemplate.Resources).toEqual({ Limits: { Pids: 4096 } });
   });
 });
 

@@ -19,6 +19,7 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
         Env: env,
         ...(spec.command ? { Args: [...spec.command] } : {}),
         ...(spec.stopGraceSeconds !== undefined ? { StopGracePeriod: spec.stopGraceSeconds * 1e9 } : {}),
+        ...(spec.capabilities ? { CapabilityDrop: [...spec.capabilities.drop], CapabilityAdd: [...spec.capabilities.add] } : {}),
         Secrets: spec.secrets.map((s) => ({
           SecretID: s.secretId,
           SecretName: s.secretName,
@@ -31,6 +32,17 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
         ...(spec.maxReplicasPerNode ? { MaxReplicas: spec.maxReplicasPerNode } : {}),
       },
       Networks: spec.networks.map((n) => ({ Target: n.target, Aliases: [...n.aliases] })),
+      ...(spec.limits
+        ? {
+            Resources: {
+              Limits: {
+                ...(spec.limits.memoryBytes === null ? {} : { MemoryBytes: spec.limits.memoryBytes }),
+                ...(spec.limits.nanoCpus === null ? {} : { NanoCPUs: spec.limits.nanoCpus }),
+                Pids: spec.limits.pids,
+              },
+            },
+          }
+        : {}),
       // The engine restarts a task that exits; a replacement is a new task, on whichever node fits.
       RestartPolicy: { Condition: "any", Delay: 1_000_000_000, MaxAttempts: 0 },
       ForceUpdate: 0,

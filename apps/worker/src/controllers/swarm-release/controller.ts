@@ -53,7 +53,15 @@ export function swarmReleaseController(o: SwarmReleaseControllerOptions): Contro
       const input = swarmInput(
         o.deps.shortName,
         key.id,
-        service && { id: service.id, name: service.name, appId: service.appId, appName: service.appName, environmentId: service.environmentId, release: rel && { id: rel.id, restartNonce: rel.restartNonce, outcome: rel.outcome, finishedAt: rel.finishedAt, spec: rel.spec } },
+        service && {
+          id: service.id,
+          name: service.name,
+          appId: service.appId,
+          appName: service.appName,
+          environmentId: service.environmentId,
+          release: rel && { id: rel.id, restartNonce: rel.restartNonce, outcome: rel.outcome, finishedAt: rel.finishedAt, spec: rel.spec },
+          databaseKeys: Object.keys(service.envTarget.databaseEnv),
+        },
         resolved,
         auth,
       );

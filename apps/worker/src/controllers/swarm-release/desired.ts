@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { RegistryAuth } from "@levelrail/docker";
 import type { SwarmServiceSpec } from "@levelrail/docker/swarm";
 import { Roles, networkName, serviceLabels } from "@levelrail/spec/naming";
-import { type ReleaseSpec, placementOf, replicasOf } from "@levelrail/spec/service";
+import { type ReleaseSpec, type Resources, placementOf, replicasOf, resourcesOf } from "@levelrail/spec/service";
+import { hostLimits } from "../../containers/limits";
 import type { DesiredSwarmRelease } from "./plan";
 import type { SwarmReleaseInput } from "./reconcile";
 
@@ -29,6 +30,8 @@ export interface SwarmRelease {
   /** The resolved environment, secrets excluded (they never go into a service's spec: `docker service inspect` shows env). */
   env: Record<string, string>;
   readyBudgetSeconds: number;
+  /** What each task may use (the release's limits); absent: the defaults (no memory or CPU limit, the pids limit). */
+  resources?: Resources;
 }
 
 /** `<short>-<service>-<hash of service id, release id, restart nonce>`: each release (and each restart of it) a service of its own. */
@@ -47,6 +50,8 @@ export function placementConstraints(placement: Record<string, string>): string[
 /** Pure: the swarm service one release runs as. */
 export function releaseServiceSpec(shortName: string, r: SwarmRelease, registryAuth: RegistryAuth | null): SwarmServiceSpec {
   const labels = { ...serviceLabels(shortName, r, Roles.service), "levelrail.image": r.image };
+  // The same limits and capabilities as the service's container on one engine.
+  const host = hostLimits("service", resourcesOf(r.resources));
   return {
     name: releaseServiceName(shortName, r),
     image: r.image,
@@ -62,6 +67,8 @@ export function releaseServiceSpec(shortName: string, r: SwarmRelease, registryA
     // it explicit per node), so one node's loss takes at most its share.
     spreadOver: ["node.id"],
     secrets: [],
+    limits: { memoryBytes: host.Memory ?? null, nanoCpus: host.NanoCpus ?? null, pids: host.PidsLimit ?? resourcesOf(undefined).pids },
+    capabilities: { add: host.CapAdd ?? [], drop: host.CapDrop ?? ["ALL"] },
     stopGraceSeconds: 10,
     updateOrder: "start-first",
     // Addresses of the tasks, not a VIP: the data plane routes to the tasks it knows are ready.
@@ -82,8 +89,10 @@ export interface SwarmServiceSource {
     restartNonce: string;
     outcome: DesiredSwarmRelease["outcome"];
     finishedAt: number | null;
-    spec: Pick<ReleaseSpec, "image" | "port" | "healthPath" | "readyBudgetSeconds" | "replicas" | "placement">;
+    spec: Pick<ReleaseSpec, "image" | "port" | "healthPath" | "readyBudgetSeconds" | "replicas" | "placement" | "resources"> & { hooks?: ReleaseSpec["hooks"] };
   } | null;
+  /** Env keys its database attachments set (they name servers on one engine's networks). */
+  databaseKeys?: readonly string[];
 }
 
 /**
@@ -118,6 +127,7 @@ export function swarmInput(
     placement: placementOf(r.spec),
     env,
     readyBudgetSeconds: r.spec.readyBudgetSeconds,
+    resources: resourcesOf(r.spec.resources),
   };
   return {
     serviceId,
@@ -130,6 +140,10 @@ export function swarmInput(
       image: r.spec.image,
       readyBudgetMs: r.spec.readyBudgetSeconds * 1000,
       secretKeys: [...secret].filter((k) => k in resolved.env).sort(),
+      unsupported: [
+        ...(r.spec.hooks?.preDeploy || r.spec.hooks?.postDeploy ? ["hooks"] : []),
+        ...(service.databaseKeys?.length ? [`database attachments (${[...service.databaseKeys].sort().join(", ")})`] : []),
+      ],
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
+import { DEFAULT_RESOURCES, ROLE_CAPABILITIES } from "@levelrail/spec/service";
 import { describe, expect, it } from "vitest";
 import { type SwarmServiceSource, placementConstraints, releaseServiceName, releaseServiceSpec, swarmInput } from "./desired";
 import { nodeLabels } from "./reconcile";
@@ -41,6 +42,16 @@ describe("the swarm release's service", () => {
     expect(r.spec.networks).toEqual([{ target: "lr-app-app1", aliases: [] }]);
     expect(r.spec).toMatchObject({ replicas: 2, endpointMode: "dnsrr", env: { A: "1" }, secrets: [] });
     expect(placementConstraints({ zone: "b", disk: "ssd" })).toEqual(["node.labels.disk==ssd", "node.labels.zone==b"]);
+  });
+
+  it("limits each task as the service's container on one engine: memory, CPUs, pids, every capability dropped but the service's own", () => {
+    const base = { serviceId: "svc1", service: "web", appId: "app1", environmentId: "env1", releaseId: "rel2", restartNonce: "", image: "reg/web:v2", port: 8080, healthPath: "/", replicas: 1, placement: {}, env: {}, readyBudgetSeconds: 60 };
+    const unlimited = releaseServiceSpec("lr", base, null);
+    expect(unlimited.limits).toEqual({ memoryBytes: null, nanoCpus: null, pids: DEFAULT_RESOURCES.pids });
+    expect(unlimited.capabilities).toEqual({ drop: ["ALL"], add: [...ROLE_CAPABILITIES.service].sort() });
+    const limited = releaseServiceSpec("lr", { ...base, resources: { memoryMb: 256, cpus: 0.5, pids: 128, capAdd: ["NET_RAW"] } }, null);
+    expect(limited.limits).toEqual({ memoryBytes: 256 * 1024 * 1024, nanoCpus: 500_000_000, pids: 128 });
+    expect(limited.capabilities?.add).toContain("NET_RAW");
   });
 });
 
@@ -117,6 +128,8 @@ describe("plan on a swarm", () => {
     const step = plan(desired(release({ secretKeys: ["TOKEN", "DB_PASSWORD"] })), observed([]));
     expect(step).toMatchObject({ kind: "fail", remove: [] });
     expect(step.kind === "fail" && step.message).toContain("secrets (DB_PASSWORD, TOKEN) do not reach a swarm's tasks yet");
+    const more = plan(desired(release({ secretKeys: ["TOKEN"], unsupported: ["hooks", "database attachments (DATABASE_URL)"] })), observed([]));
+    expect(more.kind === "fail" && more.message).toBe("secrets (TOKEN) and hooks and database attachments (DATABASE_URL) do not reach a swarm's tasks yet; remove them from the service to run it on the swarm");
   });
 
   it("after the switch the old services drain, then go", () => {
@@ -164,6 +177,13 @@ describe("the controller's input from a stored service", () => {
     expect(JSON.stringify(input)).not.toContain("s3cret");
     const defaults = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null);
     expect(defaults.release?.spec).toMatchObject({ replicas: 1, constraints: [] });
+  });
+
+  it("names what a swarm cannot give the release yet: its hooks, its database attachments", () => {
+    const withHooks = { ...spec, hooks: { preDeploy: ["migrate"], postDeploy: null, timeoutSeconds: 60 } };
+    const input = swarmInput("lr", "svc1", { ...stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: withHooks }), databaseKeys: ["DATABASE_URL"] }, { env: {}, secretKeys: [] }, null);
+    expect(input.release?.unsupported).toEqual(["hooks", "database attachments (DATABASE_URL)"]);
+    expect(swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null).release?.unsupported).toEqual([]);
   });
 
   it("a deleted service, and one with no release", () => {

@@ -30,6 +30,8 @@ export interface DesiredSwarmRelease {
   readyBudgetMs: number;
   /** Env keys that hold secrets: not yet passed to a swarm's tasks (see `plan`). */
   secretKeys: string[];
+  /** What else the release asks that a swarm's tasks cannot have yet (hooks, database attachments), as the refusal names it. */
+  unsupported?: string[];
 }
 
 export interface SwarmDesired {
@@ -148,8 +150,9 @@ function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   if (r.outcome === "failed") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release failed", serving) };
   if (r.outcome === "superseded") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release was superseded", serving) };
 
-  if (r.secretKeys.length > 0 && r.outcome !== "succeeded") {
-    const message = `secrets (${[...r.secretKeys].sort().join(", ")}) do not reach a swarm's tasks yet; remove them from the service's env to run it on the swarm`;
+  const refused = [...(r.secretKeys.length > 0 ? [`secrets (${[...r.secretKeys].sort().join(", ")})`] : []), ...(r.unsupported ?? [])];
+  if (refused.length > 0 && r.outcome !== "succeeded") {
+    const message = `${refused.join(" and ")} do not reach a swarm's tasks yet; remove them from the service to run it on the swarm`;
     return { kind: "fail", message, remove: mine ? [mine.info.id] : [], status: failedStatus(r.image, message, serving) };
   }
 

@@ -6,6 +6,7 @@ import { type Runtime, dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import type { ActiveEntry } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
+import { DEFAULT_RESOURCES, ROLE_CAPABILITIES } from "@levelrail/spec/service";
 import { whileLoaded } from "@levelrail/testkit/load";
 import { ensureNodeImage } from "@levelrail/testkit/node-image";
 import { type SwarmClient, type SwarmHarness, startClient, startSwarm } from "@levelrail/testkit/swarm";
@@ -116,7 +117,7 @@ describe("releases on a swarm", () => {
   let client: SwarmClient;
 
   it("a release runs as a swarm service with its replicas on both nodes, switched once every task answered its probe", async () => {
-    const steps = await converge(() => input("rel1", images.v1));
+    const steps = await converge(() => input("rel1", images.v1, { resources: { ...DEFAULT_RESOURCES, memoryMb: 64 } }));
     expect(steps[0]).toBe("create");
     expect(steps).toContain("switch");
     expect(steps.at(-1)).toBe("done");
@@ -130,6 +131,12 @@ describe("releases on a swarm", () => {
     const tasks = await Promise.all((written.active ?? []).map(async (t) => (await swarm.listTasks((await swarm.inspectService(input("rel1", images.v1).release!.spec.name))!.id)).find((x) => x.id === t.name)));
     const onNodes = new Set(await Promise.all(tasks.map((t) => nodeAddressOf(t!.nodeId!))));
     expect(onNodes).toEqual(new Set([h.nodes[0]!.address, h.nodes[1]!.address]));
+    // Each task limited as the service's container on one engine (rel1 asks 64 MiB).
+    const managerId = (await swarm.swarmInfo()).nodeId;
+    const onManager = tasks.find((t) => t?.nodeId === managerId);
+    const hc = (await h.manager.docker.getContainer(onManager!.containerId!).inspect()).HostConfig;
+    expect(hc).toMatchObject({ Memory: 64 * 1024 * 1024, PidsLimit: DEFAULT_RESOURCES.pids, CapDrop: ["ALL"] });
+    expect(hc.CapAdd).toEqual(expect.arrayContaining([...ROLE_CAPABILITIES.service]));
     // Pinned to the registry's digest at the create: every node runs the same bits, whatever the tag points at later.
     const made = await swarm.inspectService(input("rel1", images.v1).release!.spec.name);
     expect(made?.image.slice(0, images.v1.length + 8)).toBe(`${images.v1}@sha256:`);
