@@ -162,6 +162,12 @@ export class FakeSwarm implements SwarmPort {
   }
 
   /** Converges every service's tasks: ends those on unfit nodes, places the missing ones. */
+  /** A placed task's address on each of its service's networks (by network id, as the engine keys them). */
+  private addressesOf(spec: SwarmServiceSpec): Record<string, string> {
+    const n = ++this.seq;
+    return Object.fromEntries(spec.networks.map((x, i) => [this.networks.get(x.target)?.id ?? x.target, `10.${200 + i}.${Math.floor(n / 250)}.${(n % 250) + 2}`]));
+  }
+
   private schedule(): void {
     const nodes = [...this.nodes.values()];
     for (const s of this.services.values()) {
@@ -184,7 +190,7 @@ export class FakeSwarm implements SwarmPort {
         const t: SwarmTask = {
           id: this.id("task"), serviceId: s.id, nodeId: node?.id ?? null, slot, image: s.spec.image, desiredState: "running",
           state: node ? "running" : "pending", ready: Boolean(node), message: node ? "started" : "no suitable node", error: "",
-          containerId: node ? this.id("ctr") : null, addresses: {}, updatedAt: Date.now(),
+          containerId: node ? this.id("ctr") : null, addresses: node ? this.addressesOf(s.spec) : {}, updatedAt: Date.now(),
         };
         this.tasks.set(t.id, t);
         running.push(t);
