@@ -49,8 +49,16 @@ await runMain(async () => {
   await ensureDocker({ dataDir });
   // The data plane first: it serves the apps whatever happens to the panel from here on.
   const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
-  await ensureCaddy({ dataDir, admin: caddyAdmin, short });
-  await ensureDataPlane({ dataDir, port: Number(meshPort), short });
+  const { ensureSwarmEdge, isSwarmManager } = await import("./lib/edge.mjs");
+  if (await isSwarmManager()) {
+    // A swarm manager: the ingress in the edge namespace, joined to the apps' overlays (CONTRACT §12).
+    const httpPort = Number(process.env.LEVELRAIL_INGRESS_HTTP_PORT ?? "80");
+    const httpsPort = (process.env.LEVELRAIL_INGRESS_TLS ?? "on") === "on" ? Number(process.env.LEVELRAIL_INGRESS_HTTPS_PORT ?? "443") : null;
+    await ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port: Number(meshPort) });
+  } else {
+    await ensureCaddy({ dataDir, admin: caddyAdmin, short });
+    await ensureDataPlane({ dataDir, port: Number(meshPort), short });
+  }
 
   const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });
   if (pending && !db.embedded) dumpExternal(dataDir, db.url);

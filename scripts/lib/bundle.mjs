@@ -194,6 +194,8 @@ export const BUNDLES = {
   cli: { entry: "scripts/cli.ts", outfile: "scripts/dist/cli.mjs" },
   /** Loaded by the launchers themselves: migrations run in-process. */
   migrate: { entry: "packages/db/src/migrate.ts", outfile: "packages/db/dist/migrate.mjs" },
+  /** Loaded by `npm start` on a swarm manager: the edge ingress (scripts/lib/edge.mjs). */
+  edge: { entry: "packages/docker/src/swarm/edge.ts", outfile: "packages/docker/dist/edge.mjs" },
 };
 
 /** `node` arguments that run a built bundle with TypeScript stack traces. */

@@ -54,7 +54,7 @@ function caddyEntries() {
 }
 
 /** `levelrail/caddy:<inputs hash>`, built when the engine does not have it. */
-async function caddyImage() {
+export async function caddyImage() {
   const hash = inputsHash(DOCKERFILE, [hostFile(CADDY), ...(existsSync(CA_BUNDLE) ? [hostFile(CA_BUNDLE)] : [])]);
   const tag = `levelrail/caddy:${hash}`;
   await ensureImage(docker(), { tag, dockerfile: DOCKERFILE, entries: caddyEntries, hashOf: hash, labels: { [LABELS.managed]: "true" }, log });
@@ -89,7 +89,7 @@ async function stopLegacyCaddy(dataDir) {
 }
 
 /** Installs caddy (for its binary) and keeps Debian's own caddy service from taking the ports. */
-async function ensureCaddyBinary() {
+export async function ensureCaddyBinary() {
   if (which("caddy")) return;
   const { aptInstall } = await import("./system.mjs");
   await aptInstall(["caddy"], "Caddy");

@@ -10,6 +10,8 @@ export const LABELS = {
   role: "levelrail.role",
   version: "levelrail.version",
   replica: "levelrail.replica",
+  /** Where a mesh DNS replica's sockets are: `host`, or the edge namespace's holder (a swarm manager's). */
+  network: "levelrail.network",
 };
 export const ROLES = { ingress: "ingress", meshDns: "mesh-dns" };
 
@@ -52,9 +54,9 @@ export async function findOwn(short, role, extra = {}) {
 export const isRunning = (info) => info.State.Running && !info.State.Restarting;
 
 /** Host-network container options shared by the data plane's containers. */
-export function dataPlaneHostConfig({ binds, pidHost = false }) {
+export function dataPlaneHostConfig({ binds, pidHost = false, networkMode = "host" }) {
   return {
-    NetworkMode: "host",
+    NetworkMode: networkMode,
     ...(pidHost ? { PidMode: "host" } : {}),
     RestartPolicy: { Name: "unless-stopped" },
     Binds: binds,
@@ -106,9 +108,10 @@ export async function stopAndRemove(info, graceSeconds = 10, engine = docker()) 
 }
 
 /** Socket inodes of the UDP sockets bound on `port` (any address), from /proc/net/udp{,6}. */
-function udpInodes(port) {
+function udpInodes(port, pid) {
   const inodes = new Set();
-  for (const file of ["/proc/net/udp", "/proc/net/udp6"]) {
+  // The sockets of `pid`'s network namespace (the host's for a host-network container, its own for one in a namespace of its own).
+  for (const file of [`/proc/${pid}/net/udp`, `/proc/${pid}/net/udp6`]) {
     let text = "";
     try {
       text = readFileSync(file, "utf8");
@@ -129,7 +132,7 @@ function udpInodes(port) {
  * the old one.
  */
 export function holdsUdpPort(pid, port) {
-  const inodes = udpInodes(port);
+  const inodes = udpInodes(port, pid);
   if (!inodes.size) return false;
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {

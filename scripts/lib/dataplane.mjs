@@ -54,7 +54,7 @@ export function dataPlaneVersion() {
 const DOCKERFILE = ["FROM scratch", "COPY . /", `ENTRYPOINT ["${NODE}", "--enable-source-maps", "/app/dataplane/main.mjs"]`, "STOPSIGNAL SIGTERM", ""].join("\n");
 
 /** `levelrail/mesh-dns:<version>`: node, the libraries it links, and the compiled data plane. */
-async function meshDnsImage(version) {
+export async function meshDnsImage(version) {
   const tag = `levelrail/mesh-dns:${version}`;
   const out = join(repoRoot, "apps", "dataplane", "dist", "main.mjs");
   const node = hostFile(NODE);
@@ -77,6 +77,26 @@ async function meshDnsImage(version) {
   return tag;
 }
 
+/** The same, asked from inside the replica's own container (its loopback is the edge namespace's, not the host's). */
+async function healthInside(id, port) {
+  try {
+    const exec = await docker()
+      .getContainer(id)
+      .exec({ Cmd: [NODE, "-e", "fetch(`http://127.0.0.1:${process.argv[1]}/healthz`).then((r) => r.text()).then((t) => process.stdout.write(t), () => {})", String(port)], AttachStdout: true, AttachStderr: false });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const out = [];
+    await new Promise((resolve, reject) => {
+      docker().modem.demuxStream(stream, { write: (c) => out.push(c) }, { write: () => {} });
+      stream.on("end", resolve);
+      stream.on("error", reject);
+    });
+    const text = Buffer.concat(out.map((c) => Buffer.from(c))).toString("utf8");
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What the mesh DNS on `port` says of itself, or null when nothing answers. */
 export async function dataPlaneHealth(port) {
   try {
@@ -87,7 +107,7 @@ export async function dataPlaneHealth(port) {
   }
 }
 
-function replicaContainer({ short, dataDir, port, replica, version, image, env }) {
+function replicaContainer({ short, dataDir, port, replica, version, image, env, edge }) {
   // The socket's folder, not the socket file: a dockerd restart makes a new socket file, and with
   // live-restore the replica keeps running; a mount of the old file would leave it talking to nothing.
   const socket = dockerSocket();
@@ -103,11 +123,12 @@ function replicaContainer({ short, dataDir, port, replica, version, image, env }
     ...env,
   };
   return {
-    name: `${short}-mesh-dns-${replica}-${version}`,
+    name: `${short}-mesh-dns-${replica}-${version}${edge ? "-edge" : ""}`,
     Image: image,
     Env: Object.entries(vars).map(([k, v]) => `${k}=${v}`),
-    Labels: ownLabels(short, ROLES.meshDns, { [LABELS.version]: version, [LABELS.replica]: String(replica) }),
-    HostConfig: dataPlaneHostConfig({ binds, pidHost: true }),
+    Labels: ownLabels(short, ROLES.meshDns, { [LABELS.version]: version, [LABELS.replica]: String(replica), [LABELS.network]: edge ?? "host" }),
+    // On a swarm manager, in the edge ingress's namespace (scripts/lib/edge.mjs): Caddy asks it on that loopback.
+    HostConfig: dataPlaneHostConfig({ binds, pidHost: true, ...(edge ? { networkMode: `container:${edge}` } : {}) }),
   };
 }
 
@@ -139,7 +160,7 @@ async function startReplica(o, replica, old, legacy) {
     await stopPid(legacy, "the mesh DNS process");
     rmSync(legacyPidFile(o.dataDir), { force: true });
   }
-  const up = await waitFor(async () => (await dataPlaneHealth(port))?.version === o.version, { timeoutMs: 30_000, intervalMs: 100 });
+  const up = await waitFor(async () => (await (o.edge ? healthInside(created.Id, port) : dataPlaneHealth(port)))?.version === o.version, { timeoutMs: 30_000, intervalMs: 100 });
   if (!up) throw new Fatal(`the mesh DNS container ${name} did not answer on 127.0.0.1:${port} within 30 s; see \`docker logs ${name}\``);
   return created;
 }
@@ -149,15 +170,16 @@ async function startReplica(o, replica, old, legacy) {
  * stopped one restarted) when missing, replaced one at a time when older. `attached` (tests):
  * fresh containers, removed at shutdown.
  */
-export async function ensureDataPlane({ dataDir, port, short, env = {}, attached = false, version = dataPlaneVersion() }) {
+export async function ensureDataPlane({ dataDir, port, short, env = {}, attached = false, version = dataPlaneVersion(), edge = null }) {
   mkdirSync(dataPlaneDir(dataDir), { recursive: true });
   const image = await meshDnsImage(version);
-  const o = { short, dataDir, port, version, image, env };
+  const o = { short, dataDir, port, version, image, env, edge };
   const legacy = legacyPid(dataDir);
   const mine = [];
   for (const replica of [...REPLICAS].reverse()) {
     const all = await findOwn(short, ROLES.meshDns, { [LABELS.replica]: String(replica) });
-    let current = attached ? undefined : all.find((c) => c.Config.Labels[LABELS.version] === version);
+    // Adopted only where it should be: on the host network, or in the edge namespace (a replica of an earlier version has no label: the host's).
+    let current = attached ? undefined : all.find((c) => c.Config.Labels[LABELS.version] === version && (c.Config.Labels[LABELS.network] ?? "host") === (edge ?? "host"));
     const old = all.filter((c) => c !== current);
     if (current) {
       for (const c of old) await stopAndRemove(c);

@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { dockerRuntime } from "@levelrail/docker";
+import { dockerSwarm } from "@levelrail/docker/swarm";
+import { EDGE_ROLE, edgeName } from "@levelrail/docker/swarm/edge";
+import { ensureNodeImage } from "@levelrail/testkit/node-image";
+import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
+import { waitFor } from "@levelrail/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { desiredServers } from "../apps/worker/src/controllers/ingress/desired";
+import { swarmMode } from "../apps/worker/src/swarm-mode";
+
+// What `npm start` runs on a swarm manager (scripts/lib/edge.mjs): the edge ingress and both mesh
+// DNS replicas in its namespace, on a real engine that is a swarm manager (in a network namespace
+// of the test's own). A host-network Caddy of an earlier start goes; a second start adopts
+// everything; the worker then finds the edge (swarm mode), and a request through the published
+// port is answered by the data plane's fallback page through Caddy and the mesh DNS in the
+// namespace. Run by `npm run test:swarm`, as root.
+
+const short = `${process.env.LEVELRAIL_SHORT_NAME ?? "lrsw"}e`;
+const run = randomBytes(3).toString("hex");
+const dataDir = `/tmp/${short}-start-${run}`;
+const HTTP_PORT = 18081;
+const MESH_PORT = 15363;
+let h: SwarmHarness;
+let edgeLib: typeof import("./lib/edge.mjs");
+
+beforeAll(async () => {
+  h = await startSwarm({ shortName: short, nodes: 1, heartbeatSeconds: 1, net: "10.238.0", registryPort: 56118 });
+  // The launcher's helpers talk to DOCKER_HOST's engine: the test swarm's manager.
+  process.env.DOCKER_HOST = h.manager.dockerHost;
+  edgeLib = await import("./lib/edge.mjs");
+}, 240_000);
+
+afterAll(async () => {
+  await h?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start on a swarm manager", () => {
+  it("runs the edge ingress with both mesh DNS replicas in its namespace, in place of a host-network Caddy; a second start adopts it all", async () => {
+    const docker = h.manager.docker;
+    expect(await edgeLib.isSwarmManager()).toBe(true);
+    // A host-network Caddy an earlier start (before the swarm) left.
+    const node = await ensureNodeImage(docker);
+    const old = await docker.createContainer({
+      name: `${short}-caddy`,
+      Image: node.image,
+      Entrypoint: [node.node, "-e", "setInterval(() => {}, 1 << 30)"],
+      Labels: { "levelrail.managed": "true", "levelrail.instance": short, "levelrail.role": "ingress" },
+      HostConfig: { NetworkMode: "host" },
+    });
+    await old.start();
+
+    const t0 = Date.now();
+    const opts = { dataDir, short, httpPort: HTTP_PORT, httpsPort: null, port: MESH_PORT };
+    expect(await edgeLib.ensureSwarmEdge(opts)).toBe(edgeName(short));
+    console.log(`edge made in ${Date.now() - t0} ms (images built on the engine)`);
+    await expect(old.inspect()).rejects.toMatchObject({ statusCode: 404 });
+
+    const ids = async () => (await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) })).map((c) => c.Id).sort();
+    const before = await ids();
+    const t1 = Date.now();
+    await edgeLib.ensureSwarmEdge(opts);
+    console.log(`a second start adopted the edge in ${Date.now() - t1} ms`);
+    expect(await ids()).toEqual(before);
+
+    const [holder] = await docker.listContainers({ filters: JSON.stringify({ label: [`levelrail.instance=${short}`, `levelrail.role=${EDGE_ROLE}`] }) });
+    expect(holder?.Names).toEqual([`/${edgeName(short)}`]);
+    const replicas = await docker.listContainers({ filters: JSON.stringify({ label: [`levelrail.instance=${short}`, "levelrail.role=mesh-dns"] }) });
+    expect(replicas).toHaveLength(2);
+    for (const r of replicas) {
+      // In the holder's namespace (the engine names it by id).
+      expect(r.HostConfig.NetworkMode).toBe(`container:${holder!.Id}`);
+      expect(r.Labels["levelrail.network"]).toBe(edgeName(short));
+    }
+  }, 240_000);
+
+  it("the worker finds the edge; the ingress config it loads makes Caddy answer through the mesh DNS in the namespace", async () => {
+    const mode = await swarmMode(h.manager.docker, dockerRuntime({ dockerHost: h.manager.dockerHost }), dockerSwarm({ dockerHost: h.manager.dockerHost }), short);
+    if (!mode) throw new Error("the worker did not find the edge");
+    expect(mode.caddyAdmin.adminConfig.listen).toBe(`unix/${join(edgeLib.edgeCaddyHome(dataDir), "admin.sock")}`);
+    await mode.caddyAdmin.load({ admin: mode.caddyAdmin.adminConfig, apps: { http: { servers: desiredServers({ shortName: short, httpPort: 80, httpsPort: null, dataPlane: `127.0.0.1:${MESH_PORT}` }) } } });
+    // No service has this domain: the data plane's fallback page answers it, through Caddy's SRV lookup in the namespace.
+    const res = await waitFor("an answer through the published port", async () => {
+      const r = await fetch(`http://${h.manager.address}:${HTTP_PORT}/`, { headers: { "x-probe": "1" }, signal: AbortSignal.timeout(3000) }).catch(() => null);
+      return r && r.status !== 502 ? r : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    expect(res.status).toBe(404);
+    expect(await res.text()).toMatch(/levelrail|no service|not found/i);
+  }, 120_000);
+});

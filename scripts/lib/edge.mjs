@@ -1,0 +1,60 @@
+// On a swarm manager, `npm start` runs the node's ingress as the edge namespace
+// (packages/docker/src/swarm/edge.ts, bundled and loaded here): a holder container owning a network
+// namespace with the ingress ports published, Caddy in it with its admin API on a unix socket, and
+// both mesh DNS replicas in it (so Caddy asks them on its loopback, as on one engine). The worker
+// finds the edge and runs releases as swarm services (apps/worker/src/swarm-mode.ts); the holder
+// joins each app's overlay. A host-network Caddy of an earlier start is removed first (its ports):
+// domains pause until the worker loads the ingress config into the edge's Caddy.
+import { request } from "node:http";
+import { join } from "node:path";
+import { BUNDLES, bundle } from "./bundle.mjs";
+import { caddyImage, ensureCaddyBinary } from "./caddy.mjs";
+import { ROLES, docker, findOwn, stopAndRemove } from "./containers.mjs";
+import { dataPlaneVersion, ensureDataPlane, meshDnsImage } from "./dataplane.mjs";
+import { repoRoot } from "./paths.mjs";
+import { log } from "./util.mjs";
+
+/** Whether the engine is a swarm manager (the only kind the edge is for). */
+export async function isSwarmManager() {
+  const info = await docker().info();
+  return info.Swarm?.LocalNodeState === "active" && info.Swarm?.ControlAvailable === true;
+}
+
+/** Caddy's folder on the host for the edge: its state, config and admin socket. */
+export const edgeCaddyHome = (dataDir) => join(dataDir, "edge-caddy");
+
+/** Whether Caddy answers on its admin socket. */
+function answersOn(socketPath) {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, method: "GET", path: "/config/", headers: { Host: "localhost" }, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+    req.end();
+  });
+}
+
+/** The edge and its mesh DNS replicas run as this code asks; resolves to the edge's holder name. */
+export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port }) {
+  const out = join(repoRoot, BUNDLES.edge.outfile);
+  await bundle({ entry: join(repoRoot, BUNDLES.edge.entry), outfile: out });
+  const edge = await import(out);
+  for (const c of await findOwn(short, ROLES.ingress)) {
+    log(`this engine is a swarm manager: Caddy moves from the host network (${c.Name.slice(1)}) into the edge namespace; domains pause until the worker loads their config there`);
+    await stopAndRemove(c);
+  }
+  await ensureCaddyBinary();
+  const version = dataPlaneVersion();
+  const [mesh, caddy] = [await meshDnsImage(version), await caddyImage()];
+  const caddyHome = edgeCaddyHome(dataDir);
+  const made = await edge.ensureEdge(
+    docker(),
+    { shortName: short, holderImage: { image: mesh, node: process.execPath }, caddyImage: caddy.tag, httpPort, httpsPort, caddyHome },
+    () => answersOn(edge.edgeAdminSocket(caddyHome)),
+  );
+  log(`edge ingress ${edge.edgeName(short)}: ${made.madeHolder ? "made" : "adopted"} (HTTP on ${httpPort}${httpsPort === null ? "" : `, HTTPS on ${httpsPort}`}; Caddy's admin API on ${edge.edgeAdminSocket(caddyHome)})`);
+  await ensureDataPlane({ dataDir, port, short, version, edge: edge.edgeName(short) });
+  return edge.edgeName(short);
+}
