@@ -75,7 +75,7 @@ try {
   const dataDir = join(stateDir, "data");
   const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
   await publisher.setDomains({ [DOMAIN]: serviceId });
-  const edge = await startTestEdge(h, { shortName: short, dataDir, caddyHome: join(stateDir, "caddy"), bundleDir: join(stateDir, "bundle"), httpPort: 18080, meshPort: 15353 });
+  const edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: 18080, meshPort: 15353 });
   const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
   let status: ObservedStatus | null = null;
   const deps: SwarmReleaseDeps = {

@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
-import { EDGE_CADDY_ROLE, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, ensureEdge, joinEdge } from "@levelrail/docker/swarm/edge";
+import { EDGE_CADDY_ROLE, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
@@ -16,13 +16,12 @@ import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
 import type { DesiredRelease, ObservedStatus, ReleaseUpdate } from "../application/ports";
 import { MemoryStore, spec } from "../application/testbed";
-import { caddyAdminSocket } from "../ingress/caddy";
 import { type TestEdge, startTestEdge } from "./edge-testbed";
 import { swarmMode } from "../../swarm-mode";
 import { swarmReleaseController } from "./controller";
 import { type SwarmRelease, releaseServiceSpec } from "./desired";
 import type { DesiredSwarmRelease } from "./plan";
-import { overlayProber } from "./probe";
+import { edgeProber } from "./probe";
 import { passUntilIdle } from "./index";
 import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
 
@@ -45,9 +44,7 @@ const HTTP_PORT = 18080;
 const MESH_PORT = 15353;
 const pool = { pool: "10.236.0.0/16", bits: 26 };
 const base = `/tmp/${short}-edge-${run}`;
-const caddyHome = join(base, "caddy");
 const dataDir = join(base, "data");
-const bundleDir = join(base, "bundle");
 
 let h: SwarmHarness;
 let swarm: SwarmPort;
@@ -58,7 +55,6 @@ let edge: TestEdge;
 const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
 const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
 let status: ObservedStatus | null = null;
-const admin = caddyAdminSocket(edgeAdminSocket(caddyHome), edgeAdminConfig(caddyHome));
 
 function input(releaseId: string, image: string): SwarmReleaseInput {
   const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: 2, placement: {}, env: {}, readyBudgetSeconds: 60 };
@@ -87,11 +83,7 @@ beforeAll(async () => {
     v2: await h.pushTestImage({ tag: `${short}-test/edge:v2`, body: "v2\n", healthy: true }),
   };
   await publisher.setDomains({ [DOMAIN]: serviceId });
-  edge = await startTestEdge(h, { shortName: short, dataDir, caddyHome, bundleDir, httpPort: HTTP_PORT, meshPort: MESH_PORT });
-  // Run again (a restart of the panel): everything adopted, nothing made again.
-  const answers = () => admin.getConfig().then(() => true, () => false);
-  expect((await ensureEdge(docker, edge.options, answers)).madeHolder).toBe(false);
-  const image = edge.image;
+  edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: HTTP_PORT, meshPort: MESH_PORT });
 
   deps = {
     shortName: short,
@@ -100,7 +92,7 @@ beforeAll(async () => {
       await ensureAppOverlay(runtime, swarm, short, id, pool);
       await joinEdge(docker, short, networkName(short, id));
     },
-    prober: overlayProber(runtime, short, { image, node: process.execPath }),
+    prober: edgeProber(runtime, edgeName(short), process.execPath),
     status: {
       async setStatus(_id, st) {
         status = st;
@@ -166,7 +158,7 @@ describe("a swarm node's ingress", () => {
     const mode = await swarmMode(docker, runtime, swarm, short);
     if (!mode) throw new Error("swarm mode not detected with the edge running on a swarm manager");
     // The ingress controller's loads then keep the socket as Caddy's admin endpoint.
-    expect(mode.caddyAdmin.adminConfig).toEqual(edgeAdminConfig(caddyHome));
+    expect(mode.caddyAdmin.adminConfig).toEqual(edge.admin.adminConfig);
     const id = randomUUID();
     const app2 = `w${run}`;
     const domain = `api-${run}.test`;
