@@ -29,10 +29,6 @@ import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import {
-  type DesiredSwarmRelease,
-  type ObservedStatus,
-  type ReleaseUpdate,
-  type SwarmRelease,
   type SwarmReleaseDeps,
   type SwarmReleaseInput,
   StatePublisher,
@@ -40,8 +36,8 @@ import {
   ensureAppOverlay,
   passUntilIdle,
   reconcileSwarmRelease,
-  releaseServiceSpec,
   startTestEdge,
+  TestReleases,
 } from "@levelrail/worker/swarm-release";
 import { startSwarm } from "@levelrail/testkit/swarm";
 import { waitFor } from "@levelrail/testkit/wait";
@@ -76,8 +72,8 @@ try {
   const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
   await publisher.setDomains({ [DOMAIN]: serviceId });
   const edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: 18080, meshPort: 15353 });
-  const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
-  let status: ObservedStatus | null = null;
+  const rels = new TestReleases({ shortName: short, serviceId, appId, appName: "bench", registryAuth: h.registryAuth, replicas: REPLICAS });
+  const releases = rels.releases;
   const deps: SwarmReleaseDeps = {
     shortName: short,
     swarm,
@@ -86,22 +82,11 @@ try {
       await joinEdge(h.manager.docker, short, networkName(short, id));
     },
     prober: edgeProber(runtime, edgeName(short), process.execPath),
-    status: {
-      setStatus: async (_id, s) => void (status = s),
-      updateRelease: async (id, u) => void releases.set(id, { ...releases.get(id), ...u, ...(u.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) }),
-    },
+    status: rels,
     active: publisher,
     drainMs: 0,
   };
-  const input = (releaseId: string, image: string): SwarmReleaseInput => {
-    const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "bench", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: REPLICAS, placement: {}, env: {}, readyBudgetSeconds: 120 };
-    const rec = releases.get(releaseId);
-    const release: DesiredSwarmRelease = {
-      id: releaseId, outcome: rec?.outcome ?? "pending", finishedAt: rec?.finishedAt ?? null,
-      spec: { ...releaseServiceSpec(short, r, h.registryAuth), stopGraceSeconds: 1 }, image, readyBudgetMs: 120_000, secretKeys: [],
-    };
-    return { serviceId, service: { appId, appName: "bench", name: "web", port: 8080, healthPath: "/" }, release };
-  };
+  const input = (releaseId: string, image: string): SwarmReleaseInput => rels.input(releaseId, image, { environmentId: "bench", readyBudgetSeconds: 120 });
   const activeTasks = () => publisher.current().services[serviceId]?.tasks ?? [];
 
   // The first release, then its domain answering through the manager's Caddy.
@@ -127,7 +112,7 @@ try {
     await passUntilIdle(deps, () => input(`r${i}`, image));
     productMs.push(performance.now() - t0);
     const made = input(`r${i}`, image).release!.spec.name;
-    if (releases.get(`r${i}`)?.outcome !== "succeeded") throw new Error(`release r${i}: ${JSON.stringify(status)}`);
+    if (releases.get(`r${i}`)?.outcome !== "succeeded") throw new Error(`release r${i}: ${JSON.stringify(rels.status)}`);
 
     // The same work through the engine's API, on the same swarm (a service apart from the product's).
     const spec = { ...input(`e${i}`, image).release!.spec, name: `${short}-engine-${run}-${i}`, labels: { "levelrail.instance": short, bench: run }, containerLabels: {} };

@@ -9,6 +9,7 @@ export { type SwarmReleaseDeps, type SwarmReleaseInput, activeEntry, reconcileSw
 export { ensureAppOverlay } from "../../network/app-overlay";
 export { StatePublisher } from "../../dataplane/publisher";
 export { type TestEdge, startTestEdge } from "./edge-testbed";
+export { TestReleases } from "./testing";
 export type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application/ports";
 
 /** Runs passes (each when the last asked, at most a second apart) until one leaves nothing pending; answers the steps taken, in order, repeats collapsed. */

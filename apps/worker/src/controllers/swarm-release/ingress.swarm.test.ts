@@ -14,16 +14,15 @@ import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
-import type { DesiredRelease, ObservedStatus, ReleaseUpdate } from "../application/ports";
+import type { DesiredRelease } from "../application/ports";
 import { MemoryStore, spec } from "../application/testbed";
 import { type TestEdge, startTestEdge } from "./edge-testbed";
 import { swarmMode } from "../../swarm-mode";
 import { swarmReleaseController } from "./controller";
-import { type SwarmRelease, releaseServiceSpec } from "./desired";
-import type { DesiredSwarmRelease } from "./plan";
 import { edgeProber } from "./probe";
 import { passUntilIdle } from "./index";
-import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
+import type { SwarmReleaseDeps } from "./reconcile";
+import { TestReleases } from "./testing";
 
 // A swarm node's ingress on real engines (issue 26): on the manager, the edge namespace
 // (`@levelrail/docker/swarm/edge`: a holder container on a bridge with the ingress port published,
@@ -53,28 +52,14 @@ let images: { v1: string; v2: string };
 let deps: SwarmReleaseDeps;
 let edge: TestEdge;
 const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
-const releases = new Map<string, ReleaseUpdate & { finishedAt?: number }>();
-let status: ObservedStatus | null = null;
-
-function input(releaseId: string, image: string): SwarmReleaseInput {
-  const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: 2, placement: {}, env: {}, readyBudgetSeconds: 60 };
-  const rec = releases.get(releaseId);
-  const release: DesiredSwarmRelease = {
-    id: releaseId,
-    outcome: rec?.outcome ?? "pending",
-    finishedAt: rec?.finishedAt ?? null,
-    spec: { ...releaseServiceSpec(short, r, h.registryAuth), stopGraceSeconds: 1 },
-    image,
-    readyBudgetMs: 60_000,
-    secretKeys: [],
-  };
-  return { serviceId, service: { appId, appName: "shop", name: "web", port: 8080, healthPath: "/" }, release };
-}
+let rels: TestReleases;
+const input = (releaseId: string, image: string) => rels.input(releaseId, image);
 
 const get = (timeoutMs = 3_000, host = DOMAIN) => edge.get(host, timeoutMs);
 
 beforeAll(async () => {
   h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
+  rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
   docker = h.manager.docker;
   const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
@@ -93,14 +78,7 @@ beforeAll(async () => {
       await joinEdge(docker, short, networkName(short, id));
     },
     prober: edgeProber(runtime, edgeName(short), process.execPath),
-    status: {
-      async setStatus(_id, st) {
-        status = st;
-      },
-      async updateRelease(id, update) {
-        releases.set(id, { ...releases.get(id), ...update, ...(update.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) });
-      },
-    },
+    status: rels,
     active: publisher,
     drainMs: 2_000,
   };
@@ -115,8 +93,8 @@ afterAll(async () => {
 describe("a swarm node's ingress", () => {
   it("a release's tasks on both nodes serve its domain through the manager's Caddy, from outside the swarm", async () => {
     await passUntilIdle(deps, () => input("rel1", images.v1));
-    expect(releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
-    expect(new Set(status?.replicas?.map((r) => r.node)).size).toBe(2);
+    expect(rels.releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
+    expect(new Set(rels.status?.replicas?.map((r) => r.node)).size).toBe(2);
     // The namespace joined the app's overlay live (the holder was not restarted), once.
     expect(await joinEdge(docker, short, networkName(short, appId))).toBe(false);
     const answers = await waitFor("the domain to answer through Caddy", async () => {

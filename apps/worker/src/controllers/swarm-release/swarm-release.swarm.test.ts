@@ -13,12 +13,11 @@ import { type SwarmClient, type SwarmHarness, startClient, startSwarm } from "@l
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
-import type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application/ports";
-import { type SwarmRelease, releaseServiceSpec } from "./desired";
-import type { DesiredSwarmRelease } from "./plan";
+import type { SwarmRelease } from "./desired";
 import { overlayProber } from "./probe";
 import { passUntilIdle } from "./index";
 import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
+import { TestReleases } from "./testing";
 
 // The release controller on a real two-engine swarm (issue 26 items 1 and 2): each release a swarm
 // service of its own with its replicas over both nodes and its placement, every task running and
@@ -42,39 +41,17 @@ let deps: SwarmReleaseDeps;
 const stateDir = mkdtempSync(join(tmpdir(), "lr-swarm-state-"));
 const publisher = new StatePublisher(join(stateDir, "state.json"));
 
-/** The releases and statuses the controller wrote, and the tasks it made active (what ingress would route to). */
-const written = { releases: new Map<string, ReleaseUpdate & { finishedAt?: number }>(), status: null as ObservedStatus | null, active: null as ActiveEntry["tasks"] | null };
-const memoryStatus: StatusWriter = {
-  async setStatus(_id, status) {
-    written.status = status;
-  },
-  async updateRelease(id, update) {
-    const before = written.releases.get(id) ?? {};
-    written.releases.set(id, { ...before, ...update, ...(update.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) });
-  },
-};
-
-function input(releaseId: string, image: string, over: Partial<SwarmRelease> = {}): SwarmReleaseInput {
-  const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: 2, placement: {}, env: { GREETING: "hi" }, readyBudgetSeconds: 60, ...over };
-  const rec = written.releases.get(releaseId);
-  const release: DesiredSwarmRelease = {
-    id: releaseId,
-    outcome: rec?.outcome ?? "pending",
-    finishedAt: rec?.finishedAt ?? null,
-    spec: { ...releaseServiceSpec(short, r, h.registryAuth), stopGraceSeconds: 1 },
-    image,
-    readyBudgetMs: r.readyBudgetSeconds * 1000,
-    secretKeys: [],
-  };
-  return { serviceId, service: { appId, appName: "shop", name: "web", port: r.port, healthPath: r.healthPath }, release };
-}
+/** The releases and statuses the controller wrote (`rels`), and the tasks it made active (what ingress would route to). */
+let rels: TestReleases;
+const written = { active: null as ActiveEntry["tasks"] | null };
+const input = (releaseId: string, image: string, over: Partial<SwarmRelease> = {}) => rels.input(releaseId, image, over);
 
 /** Passes until the controller has nothing pending (as the worker's queue would run them). */
 async function converge(make: () => SwarmReleaseInput, timeoutMs = 120_000): Promise<string[]> {
   try {
     return await passUntilIdle(deps, make, timeoutMs);
   } catch (err) {
-    throw new Error(`${err instanceof Error ? err.message : String(err)}; status ${JSON.stringify(written.status)}`);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; status ${JSON.stringify(rels.status)}`);
   }
 }
 
@@ -83,6 +60,7 @@ const nodeAddressOf = async (nodeId: string) => (await swarm.listNodes()).find((
 
 beforeAll(async () => {
   h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
+  rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth, env: { GREETING: "hi" } });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
   runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
   images = {
@@ -96,7 +74,7 @@ beforeAll(async () => {
     swarm,
     ensureNetwork: async (id) => void (await ensureAppOverlay(runtime, swarm, short, id, pool)),
     prober: overlayProber(runtime, short, probeImage),
-    status: memoryStatus,
+    status: rels,
     // The worker's real state file writer (the data plane follows that file).
     active: {
       async setActive(id, entry) {
@@ -121,11 +99,11 @@ describe("releases on a swarm", () => {
     expect(steps[0]).toBe("create");
     expect(steps).toContain("switch");
     expect(steps.at(-1)).toBe("done");
-    expect(written.releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
-    expect(written.status).toMatchObject({ phase: "running", message: expect.stringMatching(/^2 tasks on /) });
+    expect(rels.releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
+    expect(rels.status).toMatchObject({ phase: "running", message: expect.stringMatching(/^2 tasks on /) });
     expect(written.active).toHaveLength(2);
     // The status names where each replica runs (the nodes share one hostname here: each is named with its address).
-    const where = (written.status?.replicas ?? []).map((r) => r.node).sort();
+    const where = (rels.status?.replicas ?? []).map((r) => r.node).sort();
     expect(where).toHaveLength(2);
     for (const n of h.nodes.slice(0, 2)) expect(where.filter((w) => w.endsWith(`(${n.address})`))).toHaveLength(1);
     const tasks = await Promise.all((written.active ?? []).map(async (t) => (await swarm.listTasks((await swarm.inspectService(input("rel1", images.v1).release!.spec.name))!.id)).find((x) => x.id === t.name)));
@@ -168,7 +146,7 @@ describe("releases on a swarm", () => {
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(5);
     expect(bodies).toEqual(new Set(["v1\n", "v2\n"]));
-    expect(written.releases.get("rel2")).toMatchObject({ outcome: "succeeded" });
+    expect(rels.releases.get("rel2")).toMatchObject({ outcome: "succeeded" });
     expect(await serviceNames()).toEqual([input("rel2", images.v2).release!.spec.name]);
   }, 180_000);
 
@@ -176,7 +154,7 @@ describe("releases on a swarm", () => {
     const node2 = (await swarm.listNodes()).find((n) => n.address === h.nodes[1]!.address)!;
     await swarm.updateNode(node2.id, { labels: { ...node2.labels, zone: "b" } });
     await converge(() => input("rel3", images.v2, { placement: { zone: "b" } }));
-    expect(written.releases.get("rel3")).toMatchObject({ outcome: "succeeded" });
+    expect(rels.releases.get("rel3")).toMatchObject({ outcome: "succeeded" });
     const [svc] = await swarm.listServices([`${Labels.release}=rel3`]);
     const rel3Tasks = (await swarm.listTasks(svc!.id)).filter((t) => written.active?.some((a) => a.name === t.id));
     expect(rel3Tasks.map((t) => t.nodeId)).toEqual([node2.id, node2.id]);
@@ -187,9 +165,9 @@ describe("releases on a swarm", () => {
     const serving = await serviceNames();
     const steps = await converge(() => input("rel4", images.missing, { replicas: 1 }));
     expect(steps.at(-1)).toBe("fail");
-    expect(written.releases.get("rel4")).toMatchObject({ outcome: "failed", message: expect.stringMatching(/tasks failed 3 times \(last: .+ on /) });
-    expect(written.status).toMatchObject({ phase: "failed", activeContainer: serving[0] });
-    console.log(`a release that cannot pull: ${written.releases.get("rel4")?.message}`);
+    expect(rels.releases.get("rel4")).toMatchObject({ outcome: "failed", message: expect.stringMatching(/tasks failed 3 times \(last: .+ on /) });
+    expect(rels.status).toMatchObject({ phase: "failed", activeContainer: serving[0] });
+    console.log(`a release that cannot pull: ${rels.releases.get("rel4")?.message}`);
     expect(await serviceNames()).toEqual(serving);
     for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v2\n" });
   }, 180_000);
