@@ -90,4 +90,21 @@ describe("npm start on a swarm manager", () => {
     expect(res.status).toBe(404);
     expect(await res.text()).toMatch(/levelrail|no service|not found/i);
   }, 120_000);
+
+  it("`levelrail stop --all` stops the edge; the next start brings it back in a new namespace, with Caddy's config and the mesh DNS in it", async () => {
+    const { stopMeshDns } = await import("./lib/dataplane.mjs");
+    const stopped = [...(await stopMeshDns(dataDir, short)), ...(await edgeLib.stopSwarmEdge(short))];
+    expect(stopped.join("; ")).toMatch(/mesh DNS .*Caddy .*holder/);
+    const running = await h.manager.docker.listContainers({ filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) });
+    expect(running.map((c) => c.Names[0])).toEqual([]);
+    const t0 = Date.now();
+    await edgeLib.ensureSwarmEdge({ dataDir, short, httpPort: HTTP_PORT, httpsPort: null, port: MESH_PORT });
+    const res = await waitFor("the edge to answer again", async () => {
+      const r = await fetch(`http://${h.manager.address}:${HTTP_PORT}/`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+      return r && r.status !== 502 ? r : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
+    console.log(`the edge serves again ${Date.now() - t0} ms after the start`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).toMatch(/no service has this domain/);
+  }, 120_000);
 });

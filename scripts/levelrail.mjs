@@ -81,7 +81,8 @@ async function stop(dataDir, rest) {
   } else log(`no panel runs from ${dataDir}`);
   if (rest.includes("--all")) {
     const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
-    const stopped = [...(await stopMeshDns(dataDir, short)), ...(await stopCaddy(dataDir, short))];
+    const { stopSwarmEdge } = await import("./lib/edge.mjs");
+    const stopped = [...(await stopMeshDns(dataDir, short)), ...(await stopCaddy(dataDir, short)), ...(await stopSwarmEdge(short))];
     log(stopped.length ? `stopped ${stopped.join(" and ")}; app containers keep running` : "no data-plane process of this data dir runs");
   }
   return 0;

@@ -9,7 +9,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { BUNDLES, bundle } from "./bundle.mjs";
 import { caddyImage, ensureCaddyBinary } from "./caddy.mjs";
-import { ROLES, docker, findOwn, stopAndRemove } from "./containers.mjs";
+import { ROLES, docker, findOwn, isRunning, stop, stopAndRemove } from "./containers.mjs";
 import { dataPlaneVersion, ensureDataPlane, meshDnsImage } from "./dataplane.mjs";
 import { repoRoot } from "./paths.mjs";
 import { log } from "./util.mjs";
@@ -57,4 +57,21 @@ export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, por
   log(`edge ingress ${edge.edgeName(short)}: ${made.madeHolder ? "made" : "adopted"} (HTTP on ${httpPort}${httpsPort === null ? "" : `, HTTPS on ${httpsPort}`}; Caddy's admin API on ${edge.edgeAdminSocket(caddyHome)})`);
   await ensureDataPlane({ dataDir, port, short, version, edge: edge.edgeName(short) });
   return edge.edgeName(short);
+}
+
+/**
+ * `levelrail stop --all` on a swarm manager: stops the edge's Caddy, then its holder (the restart
+ * policy leaves them stopped; the next `npm start` starts the holder first, then Caddy and the mesh
+ * DNS in its namespace). The apps' tasks keep running.
+ */
+export async function stopSwarmEdge(short) {
+  const stopped = [];
+  for (const role of ["edge-caddy", "edge"]) {
+    for (const c of await findOwn(short, role)) {
+      if (!isRunning(c)) continue;
+      await stop(c);
+      stopped.push(`${role === "edge" ? "the edge namespace's holder" : "Caddy"} (container ${c.Name.slice(1)})`);
+    }
+  }
+  return stopped;
 }
