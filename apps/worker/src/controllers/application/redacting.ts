@@ -26,11 +26,6 @@ export function redactingHooks(inner: HookRecorder, redact: Redactor): HookRecor
 }
 
 /**
- * A status writer that skips a status equal to the one stored (`stored`: as the pass read it; null:
- * no row yet; undefined: unknown, so every status is written). After a write, the written one is
- * what is stored. A pass with nothing to do writes nothing.
- */
-/**
  * Each status names where the copy that serves runs (CONTRACT §12's "where each replica runs"): on
  * one engine the active container, on this engine (`node`), with its address on the app's network;
  * none while no container serves or it has no address there.
@@ -46,6 +41,11 @@ export function reportingReplicas(inner: StatusWriter, index: Pick<ContainerInde
   };
 }
 
+/**
+ * A status writer that skips a status equal to the one stored (`stored`: as the pass read it; null:
+ * no row yet; undefined: unknown, so every status is written). After a write, the written one is
+ * what is stored. A pass with nothing to do writes nothing.
+ */
 export function changedStatusOnly(inner: StatusWriter, stored: ObservedStatus | null | undefined): StatusWriter {
   let current = stored;
   return {
