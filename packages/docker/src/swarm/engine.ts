@@ -1,6 +1,7 @@
 import Docker from "dockerode";
 import { statusOf } from "../engine-errors";
 import { parseDockerHost } from "../host";
+import { imageCalls } from "../images";
 import { type EngineInfo, type EngineNode, engineKind, nodeView, sortNodes } from "./nodes";
 import type { SwarmPort } from "./port";
 import { type EngineService, type EngineTask, overlayNetworkBody, serviceInfo, serviceSpecBody, taskInfo } from "./spec";
@@ -26,11 +27,21 @@ export function pinned(ref: string, digest: string): string {
 /** The swarm port on dockerode; `DOCKER_HOST` is read by the caller and passed in, as for `dockerRuntime`. */
 export function dockerSwarm(opts: { dockerHost?: string | undefined } = {}): SwarmPort {
   const base: Docker.DockerOptions = opts.dockerHost ? parseDockerHost(opts.dockerHost) : {};
-  return swarmCalls(new Docker({ ...base, timeout: REQUEST_TIMEOUT_MS }));
+  return swarmCalls(new Docker({ ...base, timeout: REQUEST_TIMEOUT_MS }), new Docker(base));
 }
 
-/** `api` answers request/response calls under a deadline. */
-export function swarmCalls(api: Docker): SwarmPort {
+/** `api` answers request/response calls under a deadline; `streams` carries pulls (as long as they take). */
+export function swarmCalls(api: Docker, streams: Docker = api): SwarmPort {
+  const images = imageCalls(api, streams);
+  const processOf = async (ref: string) => {
+    try {
+      const config = (await api.getImage(ref).inspect()).Config;
+      return { entrypoint: [...(config?.Entrypoint ?? [])], cmd: [...(config?.Cmd ?? [])] };
+    } catch (err) {
+      if (statusOf(err) === 404) return null;
+      throw err;
+    }
+  };
   const inspectService = async (nameOrId: string) => {
     try {
       return serviceInfo((await api.getService(nameOrId).inspect()) as EngineService);
@@ -73,6 +84,18 @@ export function swarmCalls(api: Docker): SwarmPort {
         if (statusOf(err) !== undefined) return null;
         throw err;
       }
+    },
+    async imageProcess(ref, registryAuth) {
+      const here = await processOf(ref);
+      if (here) return here;
+      try {
+        await images.pullImage(ref, auth(registryAuth) ?? null, () => {});
+      } catch (err) {
+        // No registry has it (or refused the login): nothing to run, as the caller says.
+        if (statusOf(err) !== undefined || /not found|manifest unknown|denied|unauthorized|no basic auth/i.test(String((err as Error)?.message))) return null;
+        throw err;
+      }
+      return processOf(ref);
     },
     async createService(spec) {
       try {

@@ -1,5 +1,5 @@
 import type { NodeView } from "./nodes";
-import type { NodeChange, OverlayNetworkSpec, SwarmInfo, SwarmPort, SwarmSecretInfo, SwarmServiceInfo, SwarmServiceSpec, SwarmTask } from "./port";
+import type { ImageProcess, NodeChange, OverlayNetworkSpec, SwarmInfo, SwarmPort, SwarmSecretInfo, SwarmServiceInfo, SwarmServiceSpec, SwarmTask } from "./port";
 
 // A stateful fake of the swarm port for unit tests of what drives it, like `FakeEngine` for the
 // Runtime: a test asserts what exists afterwards (services, where their tasks run, networks,
@@ -41,6 +41,8 @@ export class FakeSwarm implements SwarmPort {
   readonly secrets = new Map<string, SwarmSecretInfo & { value: Buffer }>();
   /** What the registry holds: a reference → its digest now (`resolveImage`); one not here is an image no registry has. */
   readonly registry = new Map<string, string>();
+  /** What each image runs (`imageProcess`), by reference (a pinned one is found by its name:tag too); one not here is an image nobody has. */
+  readonly images = new Map<string, ImageProcess>();
   private seq = 0;
   private readonly id = (prefix: string) => `${prefix}${++this.seq}`;
 
@@ -97,6 +99,10 @@ export class FakeSwarm implements SwarmPort {
     if (/@sha256:[0-9a-f]{64}$/.test(ref)) return ref;
     const digest = this.registry.get(ref);
     return digest ? `${ref}@${digest}` : null;
+  }
+  async imageProcess(ref: string) {
+    const p = this.images.get(ref) ?? this.images.get(ref.replace(/@sha256:[0-9a-f]{64}$/, ""));
+    return p ? { entrypoint: [...p.entrypoint], cmd: [...p.cmd] } : null;
   }
   async createService(spec: SwarmServiceSpec) {
     if (this.find(spec.name)) return null;

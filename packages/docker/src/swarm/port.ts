@@ -41,7 +41,9 @@ export interface SwarmServiceSpec {
   /** Each task container's labels (set explicitly, as for a container on one engine). */
   containerLabels: Record<string, string>;
   env: Record<string, string>;
-  /** Overrides the image's command (argv; no shell). */
+  /** Overrides the image's entrypoint (argv; the engine's `Command`); with it, the image's command is dropped and `command` alone follows. */
+  entrypoint?: readonly string[];
+  /** Overrides the image's command (argv; no shell; the engine's `Args`). */
   command?: readonly string[];
   /** Overlay networks by name or id, each with the aliases the service is known by there. */
   networks: readonly { target: string; aliases: readonly string[] }[];
@@ -122,6 +124,11 @@ export interface OverlayNetworkSpec {
   mtu: number | null;
 }
 
+export interface ImageProcess {
+  entrypoint: string[];
+  cmd: string[];
+}
+
 export interface SwarmSecretInfo {
   id: string;
   name: string;
@@ -141,6 +148,11 @@ export interface SwarmPort {
    * image only this engine has: the swarm's other nodes cannot pull it either).
    */
   resolveImage(ref: string, auth: RegistryAuth | null): Promise<string | null>;
+  /**
+   * What the image runs (its entrypoint and command), from this engine's copy, pulled with `auth`
+   * first when it has none. Null when neither this engine nor a registry has it.
+   */
+  imageProcess(ref: string, auth: RegistryAuth | null): Promise<ImageProcess | null>;
   /** Creates the service; resolves to its id, or null when the name is taken. */
   createService(spec: SwarmServiceSpec): Promise<string | null>;
   /** By name or id; null when there is none. */

@@ -17,6 +17,7 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
         Image: spec.image,
         Labels: { ...spec.containerLabels },
         Env: env,
+        ...(spec.entrypoint ? { Command: [...spec.entrypoint] } : {}),
         ...(spec.command ? { Args: [...spec.command] } : {}),
         ...(spec.stopGraceSeconds !== undefined ? { StopGracePeriod: spec.stopGraceSeconds * 1e9 } : {}),
         ...(spec.capabilities ? { CapabilityDrop: [...spec.capabilities.drop], CapabilityAdd: [...spec.capabilities.add] } : {}),

@@ -14,11 +14,12 @@ const ID = "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const KEY = formatKey(serviceKey(ID));
 const DIGEST = `sha256:${"e".repeat(64)}`;
 
-function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[]; databaseEnv?: Record<string, { from: string }> } = {}) {
+function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[]; secrets?: Record<string, string>; databaseEnv?: Record<string, { from: string }> } = {}) {
   const swarm = new FakeSwarm();
   swarm.addNode({ id: "m", hostname: "node-a", address: "10.0.0.1" });
   swarm.addNode({ id: "w", hostname: "node-b", address: "10.0.0.2", role: "worker" });
   swarm.registry.set("reg/web:v1", DIGEST);
+  swarm.images.set("reg/web:v1", { entrypoint: ["/bin/web"], cmd: ["--port", "8080"] });
   const release: DesiredRelease = { id: "rel-1", spec: spec({ image: "reg/web:v1", replicas: 2 }), restartNonce: "", imageId: null, outcome: "pending", finishedAt: null, message: "", ...over.release };
   const store = new MemoryStore({
     id: ID, name: "web", appId: "app-1", appName: "shop", environmentId: "env-1", orgId: "org-1", registryCredentialId: null,
@@ -41,7 +42,7 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
       drainMs: 0,
     },
     store,
-    envStores: {},
+    envStores: over.secrets ? { secrets: { secretsOf: async () => ({ ...over.secrets }) } } : {},
     registry: undefined,
   });
   /** Passes until one asks for no other (at most 20). */
@@ -78,6 +79,38 @@ describe("the swarm release controller on the worker's queue", () => {
     const { swarm, store, release, converge } = setup({ secretKeys: ["TOKEN"] });
     await converge();
     expect(store.releases.get(release.id)).toMatchObject({ outcome: "failed", message: expect.stringMatching(/TOKEN|secret/i) });
+    expect(await swarm.listServices([])).toEqual([]);
+  });
+
+  it("gives a release's secrets to its tasks as a swarm secret, never in the service's spec, and removes it with the release's service", async () => {
+    const { swarm, store, release, converge } = setup({ secretKeys: ["TOKEN"], secrets: { TOKEN: "hunter2-secret" } });
+    await converge();
+    expect(store.releases.get(release.id)).toMatchObject({ outcome: "succeeded" });
+    const [svc] = await swarm.listServices([`levelrail.service=${ID}`]);
+    const stored = [...swarm.services.values()][0]!.spec;
+    expect(JSON.stringify(stored)).not.toContain("hunter2-secret");
+    expect(stored.command).toEqual(["/bin/web", "--port", "8080"]);
+    expect(svc?.secrets).toEqual([{ secretId: expect.any(String), secretName: `${svc?.name}-env`, file: "levelrail-env" }]);
+    const [secret] = [...swarm.secrets.values()];
+    expect(secret?.value.toString()).toBe("export TOKEN='hunter2-secret'\n");
+    expect(JSON.stringify(store.status)).not.toContain("hunter2-secret");
+
+    // The next release has its own; the old one's goes when its service does.
+    store.deploy({ id: "rel-2", spec: release.spec });
+    await converge();
+    const after = [...swarm.secrets.values()];
+    expect(after).toHaveLength(1);
+    expect(after[0]?.id).not.toBe(secret?.id);
+    store.service = null;
+    await converge();
+    expect(swarm.secrets.size).toBe(0);
+  });
+
+  it("fails a release with secrets whose image the manager cannot pull, saying so", async () => {
+    const { swarm, store, release, converge } = setup({ secretKeys: ["TOKEN"], secrets: { TOKEN: "x" } });
+    swarm.images.clear();
+    await converge();
+    expect(store.releases.get(release.id)).toMatchObject({ outcome: "failed", message: expect.stringContaining("the manager could not pull reg/web:v1") });
     expect(await swarm.listServices([])).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RegistryAuth } from "@levelrail/docker";
-import type { SwarmServiceSpec } from "@levelrail/docker/swarm";
+import type { ImageProcess, SwarmServiceSpec } from "@levelrail/docker/swarm";
+import { ENV_KEY_RE } from "@levelrail/spec/checks";
 import { Roles, networkName, serviceLabels } from "@levelrail/spec/naming";
 import { type ReleaseSpec, type Resources, placementOf, replicasOf, resourcesOf } from "@levelrail/spec/service";
 import { hostLimits } from "../../containers/limits";
@@ -27,7 +28,7 @@ export interface SwarmRelease {
   replicas: number;
   /** Node label → value every task's node must carry. */
   placement: Record<string, string>;
-  /** The resolved environment, secrets excluded (they never go into a service's spec: `docker service inspect` shows env). */
+  /** The resolved environment, secrets excluded (they never go into a service's spec: `docker service inspect` shows env; `withSecretEnv` adds them). */
   env: Record<string, string>;
   readyBudgetSeconds: number;
   /** What each task may use (the release's limits); absent: the defaults (no memory or CPU limit, the pids limit). */
@@ -74,6 +75,49 @@ export function releaseServiceSpec(shortName: string, r: SwarmRelease, registryA
     // Addresses of the tasks, not a VIP: the data plane routes to the tasks it knows are ready.
     endpointMode: "dnsrr",
     registryAuth,
+  };
+}
+
+/**
+ * A release's secrets reach its tasks as one swarm secret: a file on each task's tmpfs, its value
+ * never in the service's spec (`docker service inspect` shows only its name). The task's shell reads
+ * it into the environment and then becomes the image's own process, so the app sees the same
+ * variables as on one engine.
+ */
+export const SECRET_ENV_FILE = "levelrail-env";
+export const SECRET_ENV_PATH = `/run/secrets/${SECRET_ENV_FILE}`;
+/** The label that names the release service a swarm secret belongs to. */
+export const SWARM_SERVICE_LABEL = "levelrail.swarm-service";
+/** The task's first process: `.` (a builtin of every POSIX shell) loads the file; `exec` hands over the image's entrypoint and command. */
+export const SECRET_LOADER = ["/bin/sh", "-c", `. ${SECRET_ENV_PATH} && exec "$@"`, "levelrail-env"] as const;
+
+/** POSIX shell single quotes: nothing inside is expanded; a quote is closed, escaped and reopened. */
+const shQuote = (v: string) => `'${v.replaceAll("'", `'\\''`)}'`;
+
+/** Pure: the secret file's text, one `export KEY='value'` line per key (sorted). */
+export function secretEnvFile(env: Record<string, string>): string {
+  return Object.keys(env)
+    .sort()
+    .map((k) => {
+      if (!ENV_KEY_RE.test(k)) throw new Error(`not an environment key: ${JSON.stringify(k)}`);
+      return `export ${k}=${shQuote(env[k]!)}\n`;
+    })
+    .join("");
+}
+
+/** The swarm secret of a release service: its name with `-env` (swarm names hold 64 characters; a longer one is hashed). */
+export function releaseSecretName(serviceName: string): string {
+  const name = `${serviceName}-env`;
+  return name.length <= 64 ? name : `${serviceName.slice(0, 39)}-env-${createHash("sha256").update(serviceName).digest("hex").slice(0, 20)}`;
+}
+
+/** Pure: the spec with the secret mounted (readable by the image's user, whoever it is) and the loader in front of the image's process. */
+export function withSecretEnv(spec: SwarmServiceSpec, secret: { id: string; name: string }, image: ImageProcess): SwarmServiceSpec {
+  return {
+    ...spec,
+    secrets: [...spec.secrets, { secretId: secret.id, secretName: secret.name, file: SECRET_ENV_FILE, mode: 0o444 }],
+    entrypoint: [...SECRET_LOADER],
+    command: [...image.entrypoint, ...(spec.command ?? image.cmd)],
   };
 }
 
@@ -139,7 +183,7 @@ export function swarmInput(
       spec: releaseServiceSpec(shortName, release, registryAuth),
       image: r.spec.image,
       readyBudgetMs: r.spec.readyBudgetSeconds * 1000,
-      secretKeys: [...secret].filter((k) => k in resolved.env).sort(),
+      secretEnv: Object.fromEntries(Object.entries(resolved.env).filter(([k]) => secret.has(k))),
       unsupported: [
         ...(r.spec.hooks?.preDeploy || r.spec.hooks?.postDeploy ? ["hooks"] : []),
         ...(service.databaseKeys?.length ? [`database attachments (${[...service.databaseKeys].sort().join(", ")})`] : []),

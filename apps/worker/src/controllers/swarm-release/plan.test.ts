@@ -1,9 +1,9 @@
 import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
 import { DEFAULT_RESOURCES, ROLE_CAPABILITIES } from "@levelrail/spec/service";
 import { describe, expect, it } from "vitest";
-import { type SwarmServiceSource, placementConstraints, releaseServiceName, releaseServiceSpec, swarmInput } from "./desired";
+import { SECRET_ENV_PATH, type SwarmServiceSource, placementConstraints, releaseSecretName, releaseServiceName, releaseServiceSpec, secretEnvFile, swarmInput, withSecretEnv } from "./desired";
 import { nodeLabels } from "./reconcile";
-import { type DesiredSwarmRelease, FAILED_TASKS_LIMIT, type ObservedReleaseService, type SwarmDesired, type SwarmObserved, plan } from "./plan";
+import { type DesiredSwarmRelease, FAILED_TASKS_LIMIT, type ObservedReleaseService, type SwarmDesired, type SwarmObserved, plan, staleSecrets } from "./plan";
 
 const NOW = 1_000_000;
 const NET = "net-app";
@@ -14,7 +14,7 @@ const release = (over: Partial<DesiredSwarmRelease> = {}, replicas = 2): Desired
     { serviceId: "svc1", service: "web", appId: "app1", environmentId: "env1", releaseId: over.id ?? "rel2", restartNonce: "", image: "reg/web:v2", port: 8080, healthPath: "/", replicas, placement: {}, env: { A: "1" }, readyBudgetSeconds: 60 },
     null,
   );
-  return { id: "rel2", outcome: "deploying", finishedAt: null, spec, image: "reg/web:v2", readyBudgetMs: 60_000, secretKeys: [], ...over };
+  return { id: "rel2", outcome: "deploying", finishedAt: null, spec, image: "reg/web:v2", readyBudgetMs: 60_000, secretEnv: {}, ...over };
 };
 
 const info = (name: string, over: Partial<SwarmServiceInfo> = {}): SwarmServiceInfo => ({
@@ -52,6 +52,25 @@ describe("the swarm release's service", () => {
     const limited = releaseServiceSpec("lr", { ...base, resources: { memoryMb: 256, cpus: 0.5, pids: 128, capAdd: ["NET_RAW"] } }, null);
     expect(limited.limits).toEqual({ memoryBytes: 256 * 1024 * 1024, nanoCpus: 500_000_000, pids: 128 });
     expect(limited.capabilities?.add).toContain("NET_RAW");
+  });
+});
+
+describe("a release's secrets on a swarm", () => {
+  it("are one file of shell exports, every value single-quoted (nothing in it is expanded)", () => {
+    const text = secretEnvFile({ TOKEN: "a'b $HOME `x` \\n", MULTI: "line1\nline2", EMPTY: "" });
+    expect(text).toBe("export EMPTY=''\nexport MULTI='line1\nline2'\nexport TOKEN='a'\\''b $HOME `x` \\n'\n");
+    expect(() => secretEnvFile({ "A;rm": "x" })).toThrow(/not an environment key/);
+  });
+
+  it("are mounted as a file the image's user can read, the loader in front of the image's own entrypoint and command", () => {
+    const spec = release().spec;
+    const loaded = withSecretEnv(spec, { id: "sec1", name: "lr-web-abc-env" }, { entrypoint: ["/app/run"], cmd: ["--port", "8080"] });
+    expect(loaded.secrets).toEqual([{ secretId: "sec1", secretName: "lr-web-abc-env", file: "levelrail-env", mode: 0o444 }]);
+    expect(loaded.entrypoint).toEqual(["/bin/sh", "-c", `. ${SECRET_ENV_PATH} && exec "$@"`, "levelrail-env"]);
+    expect(loaded.command).toEqual(["/app/run", "--port", "8080"]);
+    expect(loaded.env).toEqual(spec.env);
+    expect(releaseSecretName("lr-web-0123456789ab")).toBe("lr-web-0123456789ab-env");
+    expect(releaseSecretName(`lr-${"x".repeat(60)}`)).toHaveLength(64);
   });
 });
 
@@ -124,12 +143,24 @@ describe("plan on a swarm", () => {
     expect(step).toMatchObject({ kind: "fail", message: "the release did not get ready within 3 s (1 of 2 tasks running)" });
   });
 
-  it("refuses a release with secrets (they never go into a service's spec) before making anything", () => {
-    const step = plan(desired(release({ secretKeys: ["TOKEN", "DB_PASSWORD"] })), observed([]));
+  it("refuses a release with what its tasks cannot have yet, before making anything; secrets are not refused", () => {
+    const step = plan(desired(release({ secretEnv: { TOKEN: "x" }, unsupported: ["hooks", "database attachments (DATABASE_URL)"] })), observed([]));
     expect(step).toMatchObject({ kind: "fail", remove: [] });
-    expect(step.kind === "fail" && step.message).toContain("secrets (DB_PASSWORD, TOKEN) do not reach a swarm's tasks yet");
-    const more = plan(desired(release({ secretKeys: ["TOKEN"], unsupported: ["hooks", "database attachments (DATABASE_URL)"] })), observed([]));
-    expect(more.kind === "fail" && more.message).toBe("secrets (TOKEN) and hooks and database attachments (DATABASE_URL) do not reach a swarm's tasks yet; remove them from the service to run it on the swarm");
+    expect(step.kind === "fail" && step.message).toBe("hooks and database attachments (DATABASE_URL) do not reach a swarm's tasks yet; remove them from the service to run it on the swarm");
+    expect(plan(desired(release({ secretEnv: { TOKEN: "x" } })), observed([]))).toMatchObject({ kind: "create" });
+  });
+
+  it("a release's secret goes when its service goes, and stays while its release may still make it", () => {
+    const r = release();
+    const secrets = [{ id: "s-old", service: "lr-web-old" }, { id: "s-mine", service: r.spec.name }, { id: "s-stray", service: "lr-web-gone" }];
+    const services = [svc("lr-web-old", []), svc(r.spec.name, [])];
+    // The old service removed: its secret and the stray one go; the deploying release keeps its own (made, its service not yet).
+    expect(staleSecrets(secrets, [], [], r)).toEqual(["s-old", "s-stray"]);
+    expect(staleSecrets(secrets, services, ["id-lr-web-old"], r)).toEqual(["s-old", "s-stray"]);
+    expect(staleSecrets(secrets, services, [], r)).toEqual(["s-stray"]);
+    // A failed release's own goes too; a deleted service's all.
+    expect(staleSecrets(secrets, services, [`id-${r.spec.name}`], { ...r, outcome: "failed" })).toEqual(["s-mine", "s-stray"]);
+    expect(staleSecrets(secrets, services, services.map((x) => x.info.id), null)).toEqual(["s-old", "s-mine", "s-stray"]);
   });
 
   it("after the switch the old services drain, then go", () => {
@@ -173,8 +204,8 @@ describe("the controller's input from a stored service", () => {
   it("carries replicas and placement from the release (absent: 1 and none), secrets out of the spec's env", () => {
     const input = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: { ...spec, replicas: 3, placement: { zone: "a" } } }), { env: { A: "1", TOKEN: "s3cret" }, secretKeys: ["TOKEN"] }, null);
     expect(input.service).toEqual({ appId: "app1", appName: "shop", name: "web", port: 8080, healthPath: "/up" });
-    expect(input.release).toMatchObject({ id: "rel1", image: spec.image, readyBudgetMs: 30_000, secretKeys: ["TOKEN"], spec: { replicas: 3, constraints: ["node.labels.zone==a"], env: { A: "1" } } });
-    expect(JSON.stringify(input)).not.toContain("s3cret");
+    expect(input.release).toMatchObject({ id: "rel1", image: spec.image, readyBudgetMs: 30_000, secretEnv: { TOKEN: "s3cret" }, spec: { replicas: 3, constraints: ["node.labels.zone==a"], env: { A: "1" } } });
+    expect(JSON.stringify(input.release?.spec)).not.toContain("s3cret");
     const defaults = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null);
     expect(defaults.release?.spec).toMatchObject({ replicas: 1, constraints: [] });
   });

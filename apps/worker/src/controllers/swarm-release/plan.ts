@@ -28,8 +28,8 @@ export interface DesiredSwarmRelease {
   /** The release spec's image reference, for the status. */
   image: string;
   readyBudgetMs: number;
-  /** Env keys that hold secrets: not yet passed to a swarm's tasks (see `plan`). */
-  secretKeys: string[];
+  /** The secrets' values by key: the executor makes them the release's swarm secret (`withSecretEnv`); no step carries them. */
+  secretEnv: Record<string, string>;
   /** What else the release asks that a swarm's tasks cannot have yet (hooks, database attachments), as the refusal names it. */
   unsupported?: string[];
 }
@@ -126,6 +126,22 @@ function lastFailure(s: ObservedReleaseService, nodeNames: Record<string, string
   return `${t.error || t.message || t.state}${where}`;
 }
 
+/**
+ * Pure: the swarm secrets to remove once `removed` services are gone: those of no service left
+ * (a release's secret lives as long as its service; one made by a pass that stopped before its
+ * service was made is kept for the release still to make it).
+ */
+export function staleSecrets(
+  secrets: readonly { id: string; service: string }[],
+  services: readonly ObservedReleaseService[],
+  removed: readonly string[],
+  release: Pick<DesiredSwarmRelease, "outcome" | "spec"> | null,
+): string[] {
+  const keep = new Set(services.filter((s) => !removed.includes(s.info.id)).map((s) => s.info.name));
+  if (release && release.outcome !== "failed" && release.outcome !== "superseded") keep.add(release.spec.name);
+  return secrets.filter((x) => !keep.has(x.service)).map((x) => x.id);
+}
+
 /** Pure: the one next step; its status names where each copy that serves (the active service's tasks) runs. */
 export function plan(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   const step = nextStep(d, o);
@@ -150,7 +166,7 @@ function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   if (r.outcome === "failed") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release failed", serving) };
   if (r.outcome === "superseded") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release was superseded", serving) };
 
-  const refused = [...(r.secretKeys.length > 0 ? [`secrets (${[...r.secretKeys].sort().join(", ")})`] : []), ...(r.unsupported ?? [])];
+  const refused = r.unsupported ?? [];
   if (refused.length > 0 && r.outcome !== "succeeded") {
     const message = `${refused.join(" and ")} do not reach a swarm's tasks yet; remove them from the service to run it on the swarm`;
     return { kind: "fail", message, remove: mine ? [mine.info.id] : [], status: failedStatus(r.image, message, serving) };

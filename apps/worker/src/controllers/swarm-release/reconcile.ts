@@ -3,7 +3,8 @@ import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
 import type { StatusWriter } from "../application/ports";
 import { probeUrl } from "../application/desired";
-import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan, taskAddress } from "./plan";
+import { SWARM_SERVICE_LABEL, releaseSecretName, secretEnvFile, withSecretEnv } from "./desired";
+import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan, staleSecrets, taskAddress } from "./plan";
 import type { TaskProber } from "./probe";
 
 // Observe → plan → execute for one service's releases on a swarm. Observing costs one listing of
@@ -12,7 +13,10 @@ import type { TaskProber } from "./probe";
 
 export interface SwarmReleaseDeps {
   shortName: string;
-  swarm: Pick<SwarmPort, "listServices" | "listTasks" | "createService" | "removeService" | "listNodes" | "resolveImage">;
+  swarm: Pick<
+    SwarmPort,
+    "listServices" | "listTasks" | "createService" | "removeService" | "listNodes" | "resolveImage" | "imageProcess" | "listSecrets" | "createSecret" | "removeSecret"
+  >;
   /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
   ensureNetwork(appId: string): Promise<void>;
   prober: TaskProber;
@@ -38,7 +42,8 @@ export function nodeLabels(nodes: readonly { id: string; hostname: string; name:
 }
 
 async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: number) {
-  const listed = await deps.swarm.listServices([`${Labels.instance}=${deps.shortName}`, `${Labels.service}=${input.serviceId}`]);
+  const mineFilter = [`${Labels.instance}=${deps.shortName}`, `${Labels.service}=${input.serviceId}`];
+  const [listed, secrets] = await Promise.all([deps.swarm.listServices(mineFilter), deps.swarm.listSecrets(mineFilter)]);
   const services: ObservedReleaseService[] = await Promise.all(listed.map(async (info) => ({ info, tasks: await deps.swarm.listTasks(info.id) })));
   const nodes = await deps.swarm.listNodes();
   const nodeNames = nodeLabels(nodes);
@@ -56,7 +61,18 @@ async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: nu
     );
   }
   const lostNodes = nodes.filter((n) => n.state !== "ready").map((n) => n.id);
-  return { now, services, probes, nodeNames, lostNodes };
+  return { now, services, probes, nodeNames, lostNodes, secrets: secrets.map((x) => ({ id: x.id, name: x.name, service: x.labels[SWARM_SERVICE_LABEL] ?? "" })) };
+}
+
+type ObservedSecret = { id: string; name: string; service: string };
+
+/** The release's swarm secret (made by an earlier pass, or now): secrets are immutable, so one made stays what the release runs with. */
+async function releaseSecret(deps: SwarmReleaseDeps, serviceId: string, serviceName: string, env: Record<string, string>, observed: readonly ObservedSecret[]) {
+  const made = observed.find((x) => x.service === serviceName);
+  if (made) return made;
+  const name = releaseSecretName(serviceName);
+  const labels = { [Labels.managed]: "true", [Labels.instance]: deps.shortName, [Labels.service]: serviceId, [SWARM_SERVICE_LABEL]: serviceName };
+  return { id: await deps.swarm.createSecret(name, labels, secretEnvFile(env)), name };
 }
 
 /** What the data plane answers for the service: its release's ready tasks on the app's overlay. */
@@ -69,7 +85,11 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
   const now = (deps.now ?? Date.now)();
   const observed = await observe(deps, input, now);
   const step = plan({ service: input.service ? { id: input.serviceId } : null, release: input.release, drainMs: deps.drainMs }, observed);
-  const remove = (ids: string[]) => Promise.all(ids.map((id) => deps.swarm.removeService(id)));
+  // A removed service's secret goes with it (the engine refuses while a service uses it).
+  const remove = async (ids: string[]) => {
+    await Promise.all(ids.map((id) => deps.swarm.removeService(id)));
+    await Promise.all(staleSecrets(observed.secrets, observed.services, ids, input.release).map((id) => deps.swarm.removeSecret(id)));
+  };
   const r = input.release;
   switch (step.kind) {
     case "remove-all":
@@ -96,9 +116,21 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       await deps.ensureNetwork(input.service.appId);
       // Pinned to the digest the registry has now, so every node runs the same bits (an image no
       // registry has stays as named: only a node that has it can run it, and the plan says so).
-      const image = (await deps.swarm.resolveImage(step.spec.image, step.spec.registryAuth ?? null)) ?? step.spec.image;
+      const auth = step.spec.registryAuth ?? null;
+      const image = (await deps.swarm.resolveImage(step.spec.image, auth)) ?? step.spec.image;
+      let spec = { ...step.spec, image };
+      if (r && Object.keys(r.secretEnv).length > 0) {
+        // The loader goes in front of what the image runs, so the manager reads that from its copy.
+        const process = await deps.swarm.imageProcess(image, auth);
+        if (!process) {
+          const message = `the manager could not pull ${r.image} to read what it runs (its secrets are loaded before it starts); check the image's name and the service's registry credential`;
+          await deps.status.updateRelease(r.id, { outcome: "failed", message });
+          return { step: "fail", requeueAfterMs: 0 };
+        }
+        spec = withSecretEnv(spec, await releaseSecret(deps, input.serviceId, step.spec.name, r.secretEnv, observed.secrets), process);
+      }
       // A taken name (null) is this release's own service made by an earlier pass: the next pass observes it.
-      await deps.swarm.createService({ ...step.spec, image });
+      await deps.swarm.createService(spec);
       await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: WAIT_MS };
     }

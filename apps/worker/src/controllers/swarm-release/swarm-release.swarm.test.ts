@@ -172,11 +172,35 @@ describe("releases on a swarm", () => {
     for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v2\n" });
   }, 180_000);
 
+  it("a release's secrets reach its tasks' environment through a swarm secret; neither the service nor its task containers show them", async () => {
+    const marker = `tok${run}`;
+    const TOKEN = `${marker} it's "quoted" $HOME \`x\`\nsecond line`;
+    const cgi = '#!/bin/sh\necho "Content-Type: text/plain"\necho\necho "$TOKEN"\n';
+    const image = await h.pushTestImage({ tag: `${short}-test/rel:env`, body: "env\n", healthy: true, files: { "/www/cgi-bin/token": { content: cgi, mode: 0o755 } } });
+    await converge(() => rels.input("rel5", image, {}, { TOKEN }));
+    expect(rels.releases.get("rel5")).toMatchObject({ outcome: "succeeded" });
+    // The app sees it exactly, on both nodes (a value with quotes, a `$`, backquotes and a newline).
+    expect(written.active).toHaveLength(2);
+    for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/cgi-bin/token`)).toMatchObject({ exitCode: 0, out: `${TOKEN}\n` });
+    // `docker service inspect` names the secret only; the task containers' own inspect has no value either.
+    const [svc] = await swarm.listServices([`${Labels.release}=rel5`]);
+    const raw = JSON.stringify(await h.manager.docker.getService(svc!.id).inspect());
+    expect(raw).not.toContain(marker);
+    expect(svc?.secrets.map((x) => x.file)).toEqual(["levelrail-env"]);
+    const tasks = await swarm.listTasks(svc!.id);
+    const managerId = (await swarm.swarmInfo()).nodeId;
+    const local = tasks.find((t) => t.nodeId === managerId && t.containerId);
+    expect(JSON.stringify(await h.manager.docker.getContainer(local!.containerId!).inspect())).not.toContain(marker);
+    // The older release's secretless service went; this one's secret is the only one left.
+    expect((await swarm.listSecrets([`${Labels.service}=${serviceId}`])).map((x) => x.name)).toEqual([`${svc!.name}-env`]);
+  }, 180_000);
+
   it("the service deleted: every swarm service of it goes", async () => {
     await client.remove();
     const steps = await converge(() => ({ serviceId, service: null, release: null }));
     expect(steps).toEqual(["remove-all"]);
     expect(await serviceNames()).toEqual([]);
     expect(written.active).toBeNull();
+    expect(await swarm.listSecrets([`${Labels.service}=${serviceId}`])).toEqual([]);
   }, 60_000);
 });
