@@ -31,7 +31,7 @@ export const Labels = {
 export const DEFAULT_SHORT_NAME = "levelrail";
 
 /** What a container of a service is for: the value of its `levelrail.role` label. */
-export const Roles = { service: "service", preDeploy: "pre-deploy" } as const;
+export const Roles = { service: "service", preDeploy: "pre-deploy", postDeploy: "post-deploy" } as const;
 export type Role = (typeof Roles)[keyof typeof Roles];
 
 /** The inputs of a service container's name: which service, which image, which restart. */

@@ -171,6 +171,7 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
       },
       prober: sr.prober,
       status: s.store,
+      hooks: pgHookRecorder(o.db, s.fence),
       active: s.dataPlane,
       drainMs: o.drainMs ?? 2000,
     },

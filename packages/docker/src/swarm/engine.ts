@@ -2,6 +2,7 @@ import Docker from "dockerode";
 import { statusOf } from "../engine-errors";
 import { parseDockerHost } from "../host";
 import { imageCalls } from "../images";
+import { demuxLogs } from "../streams";
 import { type EngineInfo, type EngineNode, engineKind, nodeView, sortNodes } from "./nodes";
 import type { SwarmPort } from "./port";
 import { type EngineService, type EngineTask, overlayNetworkBody, serviceInfo, serviceSpecBody, taskInfo } from "./spec";
@@ -123,6 +124,15 @@ export function swarmCalls(api: Docker, streams: Docker = api): SwarmPort {
         await api.getService(id).remove();
       } catch (err) {
         if (statusOf(err) !== 404) throw err;
+      }
+    },
+    async serviceLogs(id, tailLines) {
+      try {
+        const buf = (await api.getService(id).logs({ stdout: true, stderr: true, tail: tailLines, follow: false } as never)) as unknown as Buffer;
+        return demuxLogs(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)));
+      } catch (err) {
+        if (statusOf(err) === 404) return "";
+        throw err;
       }
     },
     async listTasks(serviceId) {

@@ -43,6 +43,9 @@ export class FakeSwarm implements SwarmPort {
   readonly registry = new Map<string, string>();
   /** What each image runs (`imageProcess`), by reference (a pinned one is found by its name:tag too); one not here is an image nobody has. */
   readonly images = new Map<string, ImageProcess>();
+  /** How a job's one task ends (its exit code and output); default: 0 and nothing printed. */
+  jobOutcome: (spec: SwarmServiceSpec) => { exitCode: number; output: string } = () => ({ exitCode: 0, output: "" });
+  private readonly output = new Map<string, string>();
   private seq = 0;
   private readonly id = (prefix: string) => `${prefix}${++this.seq}`;
 
@@ -109,7 +112,8 @@ export class FakeSwarm implements SwarmPort {
     this.checkRefs(spec);
     const s: FakeService = { id: this.id("svc"), version: 1, createdAt: Date.now(), spec: structuredClone(spec) };
     this.services.set(s.id, s);
-    this.schedule();
+    if (spec.mode === "job") this.runJob(s);
+    else this.schedule();
     return s.id;
   }
   async inspectService(nameOrId: string) {
@@ -136,6 +140,22 @@ export class FakeSwarm implements SwarmPort {
     if (!s) return;
     this.services.delete(s.id);
     for (const [tid, t] of this.tasks) if (t.serviceId === s.id) this.tasks.delete(tid);
+  }
+  async serviceLogs(id: string) {
+    return this.output.get(this.find(id)?.id ?? "") ?? "";
+  }
+  /** A job's one task, run at once on the first fitting node: complete or failed, as `jobOutcome` says. */
+  private runJob(s: FakeService) {
+    const node = [...this.nodes.values()].find((n) => n.state === "ready" && n.availability === "active" && s.spec.constraints.every((c) => satisfies(n, c)));
+    const { exitCode, output } = node ? this.jobOutcome(s.spec) : { exitCode: -1, output: "" };
+    this.output.set(s.id, output);
+    const state = !node ? "pending" : exitCode === 0 ? "complete" : "failed";
+    const id = this.id("task");
+    this.tasks.set(id, {
+      id, serviceId: s.id, nodeId: node?.id ?? null, slot: 1, image: s.spec.image, desiredState: node ? "complete" : "running", state, ready: false,
+      message: node ? "finished" : "no suitable node", error: exitCode > 0 ? `task: non-zero exit (${exitCode})` : "", containerId: node ? this.id("ctr") : null,
+      exitCode: node ? exitCode : null, addresses: {}, updatedAt: Date.now(),
+    });
   }
   async listTasks(serviceId: string) {
     return [...this.tasks.values()].filter((t) => t.serviceId === serviceId).map((t) => ({ ...t, addresses: { ...t.addresses } }));
@@ -177,6 +197,7 @@ export class FakeSwarm implements SwarmPort {
   private schedule(): void {
     const nodes = [...this.nodes.values()];
     for (const s of this.services.values()) {
+      if (s.spec.mode === "job") continue;
       const fits = (n: NodeView) => n.state === "ready" && n.availability === "active" && s.spec.constraints.every((c) => satisfies(n, c));
       const live = () => [...this.tasks.values()].filter((t) => t.serviceId === s.id && t.desiredState === "running");
       for (const t of live()) {
@@ -196,7 +217,7 @@ export class FakeSwarm implements SwarmPort {
         const t: SwarmTask = {
           id: this.id("task"), serviceId: s.id, nodeId: node?.id ?? null, slot, image: s.spec.image, desiredState: "running",
           state: node ? "running" : "pending", ready: Boolean(node), message: node ? "started" : "no suitable node", error: "",
-          containerId: node ? this.id("ctr") : null, addresses: node ? this.addressesOf(s.spec) : {}, updatedAt: Date.now(),
+          containerId: node ? this.id("ctr") : null, exitCode: null, addresses: node ? this.addressesOf(s.spec) : {}, updatedAt: Date.now(),
         };
         this.tasks.set(t.id, t);
         running.push(t);

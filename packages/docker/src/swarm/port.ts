@@ -34,8 +34,10 @@ export interface SecretMount {
 export interface SwarmServiceSpec {
   name: string;
   image: string;
-  /** Replicated mode's count. */
+  /** Replicated mode's count (a job runs one task to completion whatever it says). */
   replicas: number;
+  /** `job`: one task that runs once (the engine's `ReplicatedJob`, never restarted); unset: a replicated service. */
+  mode?: "replicated" | "job";
   /** The service's labels (what the product finds it by). */
   labels: Record<string, string>;
   /** Each task container's labels (set explicitly, as for a container on one engine). */
@@ -106,6 +108,8 @@ export interface SwarmTask {
   message: string;
   error: string;
   containerId: string | null;
+  /** Its container's exit code once it ended (null before, or when it never started). */
+  exitCode: number | null;
   /** Its addresses (without prefix length) by network id. */
   addresses: Record<string, string>;
   /** Milliseconds since epoch of its last state change. */
@@ -163,6 +167,8 @@ export interface SwarmPort {
   updateService(id: string, version: number, spec: SwarmServiceSpec): Promise<void>;
   /** One that is already gone is not an error. */
   removeService(id: string): Promise<void>;
+  /** The service's tasks' output (stdout and stderr, in the order the engine gives it), its last `tailLines` lines; "" when it is gone. */
+  serviceLogs(id: string, tailLines: number): Promise<string>;
   /** The tasks of one service (by id), in every state. */
   listTasks(serviceId: string): Promise<SwarmTask[]>;
   /** An attachable overlay network; resolves to false when the name is taken. */

@@ -11,6 +11,7 @@ const full: SwarmServiceSpec = {
   labels: { "levelrail.managed": "true", "levelrail.instance": "lrsw" },
   containerLabels: { "levelrail.role": "service" },
   env: { PORT: "8080", EMPTY: "" },
+  entrypoint: ["/bin/sh", "-c", "exec \"$@\"", "x"],
   command: ["/bin/busybox", "httpd", "-f"],
   networks: [{ target: "lrsw-app-a", aliases: ["web"] }],
   constraints: ["node.labels.lrsw.zone==a"],
@@ -36,6 +37,7 @@ describe("serviceSpecBody", () => {
           Image: full.image,
           Labels: full.containerLabels,
           Env: ["PORT=8080", "EMPTY="],
+          Command: ["/bin/sh", "-c", "exec \"$@\"", "x"],
           Args: ["/bin/busybox", "httpd", "-f"],
           StopGracePeriod: 3_000_000_000,
           CapabilityDrop: ["ALL"],
@@ -60,12 +62,20 @@ describe("serviceSpecBody", () => {
   });
 
   it("leaves the image's command alone, and sets no per-node limit, when none is given", () => {
-    const body = serviceSpecBody({ ...full, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined, stopGraceSeconds: undefined, limits: undefined, capabilities: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
+    const body = serviceSpecBody({ ...full, entrypoint: undefined, command: undefined, maxReplicasPerNode: 0, spreadOver: undefined, stopGraceSeconds: undefined, limits: undefined, capabilities: undefined }) as { TaskTemplate: { ContainerSpec: object; Placement: object } };
     expect(body.TaskTemplate).not.toHaveProperty("Resources");
     expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("CapabilityAdd");
     expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("Args");
+    expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("Command");
     expect(body.TaskTemplate.ContainerSpec).not.toHaveProperty("StopGracePeriod");
     expect(body.TaskTemplate.Placement).toEqual({ Constraints: ["node.labels.lrsw.zone==a"], Preferences: [] });
+  });
+
+  it("a job: one task run once, never restarted, with no rollout settings", () => {
+    const body = serviceSpecBody({ ...full, mode: "job" }) as { Mode: object; TaskTemplate: { RestartPolicy: object } };
+    expect(body.Mode).toEqual({ ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } });
+    expect(body.TaskTemplate.RestartPolicy).toEqual({ Condition: "none", MaxAttempts: 0 });
+    expect(body).not.toHaveProperty("UpdateConfig");
   });
 });
 
@@ -108,7 +118,9 @@ describe("taskInfo", () => {
     ["running and meant to: ready", base, { ready: true, state: "running", image: "10.231.0.1:56110/lrsw/web:v1@sha256:abc", nodeId: "n1", containerId: "c1", addresses: { net1: "10.232.5.7" }, updatedAt: Date.parse("2026-12-02T13:00:00.5Z") }],
     ["starting (its health check not passed yet)", { ...base, Status: { State: "starting" } }, { ready: false, state: "starting", containerId: null }],
     ["running but being shut down", { ...base, DesiredState: "shutdown" }, { ready: false }],
-    ["failed, with the engine's error", { ...base, Status: { State: "failed", Err: "task: non-zero exit (1)" } }, { ready: false, error: "task: non-zero exit (1)" }],
+    ["failed, with the engine's error and its exit code", { ...base, Status: { State: "failed", Err: "task: non-zero exit (1)", ContainerStatus: { ContainerID: "c1", ExitCode: 1 } } }, { ready: false, error: "task: non-zero exit (1)", exitCode: 1 }],
+    ["running: no exit code yet, whatever the engine says", { ...base, Status: { State: "running", ContainerStatus: { ContainerID: "c1", ExitCode: 0 } } }, { exitCode: null }],
+    ["a job's task complete: exit code 0", { ...base, DesiredState: "complete", Status: { State: "complete", ContainerStatus: { ContainerID: "c1", ExitCode: 0 } } }, { ready: false, exitCode: 0 }],
     ["not placed yet", { ID: "t2", ServiceID: "s1", NodeID: "", Status: { State: "pending", Message: "no suitable node" } }, { nodeId: null, slot: null, image: "", state: "pending", message: "no suitable node", updatedAt: 0, addresses: {} }],
   ] as const)("%s", (_, task, want) => {
     expect(taskInfo(task)).toMatchObject(want);

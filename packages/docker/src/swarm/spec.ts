@@ -9,6 +9,7 @@ export const MTU_OPTION = "com.docker.network.driver.mtu";
 /** The Engine API's ServiceSpec body for `POST /services/create` and `/services/{id}/update`. */
 export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown> {
   const env = Object.entries(spec.env).map(([k, v]) => `${k}=${v}`);
+  const job = spec.mode === "job";
   return {
     Name: spec.name,
     Labels: { ...spec.labels },
@@ -45,11 +46,13 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
           }
         : {}),
       // The engine restarts a task that exits; a replacement is a new task, on whichever node fits.
-      RestartPolicy: { Condition: "any", Delay: 1_000_000_000, MaxAttempts: 0 },
+      // A job's one task runs once: its exit is its outcome.
+      RestartPolicy: job ? { Condition: "none", MaxAttempts: 0 } : { Condition: "any", Delay: 1_000_000_000, MaxAttempts: 0 },
       ForceUpdate: 0,
     },
-    Mode: { Replicated: { Replicas: spec.replicas } },
-    UpdateConfig: { Parallelism: 1, Order: spec.updateOrder, FailureAction: "pause", Monitor: 5_000_000_000 },
+    ...(job
+      ? { Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } } }
+      : { Mode: { Replicated: { Replicas: spec.replicas } }, UpdateConfig: { Parallelism: 1, Order: spec.updateOrder, FailureAction: "pause", Monitor: 5_000_000_000 } }),
     EndpointSpec: { Mode: spec.endpointMode },
   };
 }
@@ -115,7 +118,7 @@ export interface EngineTask {
   DesiredState?: string;
   UpdatedAt?: string;
   Spec?: { ContainerSpec?: { Image?: string } };
-  Status?: { State?: string; Message?: string; Err?: string; ContainerStatus?: { ContainerID?: string } };
+  Status?: { State?: string; Message?: string; Err?: string; ContainerStatus?: { ContainerID?: string; ExitCode?: number } };
   NetworksAttachments?: { Network?: { ID?: string }; Addresses?: string[] }[] | null;
 }
 
@@ -139,6 +142,8 @@ export function taskInfo(t: EngineTask): SwarmTask {
     message: t.Status?.Message ?? "",
     error: t.Status?.Err ?? "",
     containerId: t.Status?.ContainerStatus?.ContainerID || null,
+    // The engine reports 0 for a task still running too: only an ended one's code means anything.
+    exitCode: ["complete", "failed", "shutdown"].includes(state) && typeof t.Status?.ContainerStatus?.ExitCode === "number" ? t.Status.ContainerStatus.ExitCode : null,
     addresses,
     updatedAt: Number.isNaN(updated) ? 0 : updated,
   };

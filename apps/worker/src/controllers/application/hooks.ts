@@ -96,9 +96,9 @@ export type HookResult = { ok: true } | { ok: false; message: string };
 export type HookRuntime = Pick<Runtime, "inspectContainer" | "createContainer" | "startContainer" | "removeContainer" | "followLogs" | "waitExit" | "exec" | "containerLogs">;
 
 /** The engine refused to start the hook at all (e.g. its argv[0] is not in the image): recorded as an error, not retried. */
-class HookStartError extends Error {}
+export class HookStartError extends Error {}
 
-const phaseName = (p: HookPhase) => (p === "pre" ? "pre-deploy" : "post-deploy");
+export const phaseName = (p: HookPhase) => (p === "pre" ? "pre-deploy" : "post-deploy");
 const describe = (argv: string[]) => JSON.stringify(argv);
 
 /**
@@ -106,7 +106,7 @@ const describe = (argv: string[]) => JSON.stringify(argv);
  * Any other error (the engine or the database failing while the hook runs) is thrown without
  * finishing the run: the runner retries, and the next pass resumes or records a new attempt.
  */
-async function recorded(
+export async function recorded(
   recorder: HookRecorder | undefined,
   run: HookRun,
   attempt: string,

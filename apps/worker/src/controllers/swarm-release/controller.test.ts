@@ -4,7 +4,7 @@ import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { describe, expect, it } from "vitest";
 import type { DesiredRelease } from "../application/ports";
-import { MemoryStore, spec } from "../application/testbed";
+import { MemoryRecorder, MemoryStore, spec } from "../application/testbed";
 import { swarmReleaseController } from "./controller";
 
 // The controller as the worker's queue runs it, on the stateful fake swarm: the stored service read,
@@ -28,6 +28,7 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
   });
   const active: Record<string, ActiveEntry | null> = {};
   const joined: string[] = [];
+  const runs = new MemoryRecorder();
   const controller = swarmReleaseController({
     deps: {
       shortName: "lr",
@@ -38,6 +39,7 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
       },
       prober: { probe: async () => ({ ready: true, detail: "HTTP 200" }) },
       status: store,
+      hooks: runs,
       active: { setActive: async (id, e) => void (active[id] = e) },
       drainMs: 0,
     },
@@ -50,7 +52,7 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
     for (let i = 0; i < 20; i++) if (!(await controller.reconcile(KEY))) return;
     throw new Error(`no convergence: ${JSON.stringify(store.status)}`);
   };
-  return { swarm, store, release, active, joined, controller, converge };
+  return { swarm, store, release, active, joined, controller, converge, runs };
 }
 
 describe("the swarm release controller on the worker's queue", () => {
@@ -66,12 +68,48 @@ describe("the swarm release controller on the worker's queue", () => {
     expect(store.status?.replicas?.map((r) => r.node).sort()).toEqual(["node-a", "node-b"]);
   });
 
-  it("refuses a release with hooks before anything is made, naming them", async () => {
-    const { swarm, store, release, converge } = setup({ release: { spec: spec({ image: "reg/web:v1", hooks: { preDeploy: ["./migrate"], postDeploy: null, timeoutSeconds: 60 } }) } });
+  it("runs a release's pre-deploy hook as a swarm job of its image before its service is made, and its post-deploy hook before the switch", async () => {
+    const hooks = { preDeploy: ["./migrate", "--up"], postDeploy: ["./warm"], timeoutSeconds: 60 };
+    const { swarm, store, release, active, converge, runs } = setup({ release: { spec: spec({ image: "reg/web:v1", replicas: 2, hooks }) }, secretKeys: ["TOKEN"], secrets: { TOKEN: "hunter2-secret" } });
+    const jobs: { name: string; entrypoint: readonly string[] | undefined; command: readonly string[] | undefined; services: number; role: string | undefined }[] = [];
+    swarm.jobOutcome = (s) => {
+      jobs.push({ name: s.name, entrypoint: s.entrypoint, command: s.command, services: [...swarm.services.values()].filter((x) => x.spec.mode !== "job").length, role: s.labels["levelrail.role"] });
+      return { exitCode: 0, output: `ran ${s.command?.join(" ")} with hunter2-secret\n` };
+    };
     await converge();
-    expect(store.releases.get(release.id)).toMatchObject({ outcome: "failed", message: "hooks do not reach a swarm's tasks yet; remove them from the service to run it on the swarm" });
-    expect(await swarm.listServices([])).toEqual([]);
-    expect(store.status).toMatchObject({ phase: "failed" });
+    expect(store.releases.get(release.id)).toMatchObject({ outcome: "succeeded" });
+    expect(jobs.map((j) => [j.role, j.command, j.services])).toEqual([
+      ["pre-deploy", ["./migrate", "--up"], 0], // before the release's service was made
+      ["post-deploy", ["./warm"], 1],
+    ]);
+    // With secrets, the loader runs the argv; the jobs are gone once they ended.
+    expect(jobs[0]?.entrypoint?.[0]).toBe("/bin/sh");
+    expect([...swarm.services.values()].map((x) => x.spec.mode ?? "replicated")).toEqual(["replicated"]);
+    expect(active[ID]?.tasks).toHaveLength(2);
+    // Each run recorded with its output, the service's secret redacted.
+    expect(runs.runs.map((r) => [r.phase, r.outcome, r.output])).toEqual([
+      ["pre", "succeeded", "ran ./migrate --up with [redacted]\n"],
+      ["post", "succeeded", "ran ./warm with [redacted]\n"],
+    ]);
+  });
+
+  it("a failing pre-deploy hook fails the release before anything serves; a failing post-deploy hook fails it before the switch, its service removed", async () => {
+    const pre = setup({ release: { spec: spec({ image: "reg/web:v1", hooks: { preDeploy: ["./migrate"], postDeploy: null, timeoutSeconds: 60 } }) } });
+    pre.swarm.jobOutcome = () => ({ exitCode: 3, output: "no database\n" });
+    await pre.converge();
+    expect(pre.store.releases.get(pre.release.id)).toMatchObject({ outcome: "failed", message: 'pre-deploy hook ["./migrate"] failed with exit code 3' });
+    expect(await pre.swarm.listServices([])).toEqual([]);
+    expect(pre.store.status).toMatchObject({ phase: "failed" });
+
+    const post = setup();
+    await post.converge();
+    const serving = post.store.status?.activeContainer;
+    post.store.deploy({ id: "rel-2", spec: spec({ image: "reg/web:v1", replicas: 2, hooks: { preDeploy: null, postDeploy: ["./warm"], timeoutSeconds: 60 } }) });
+    post.swarm.jobOutcome = () => ({ exitCode: 1, output: "" });
+    await post.converge();
+    expect(post.store.releases.get("rel-2")).toMatchObject({ outcome: "failed", message: 'post-deploy hook ["./warm"] failed with exit code 1' });
+    expect((await post.swarm.listServices([])).map((x) => x.name)).toEqual([serving]);
+    expect(post.store.status).toMatchObject({ phase: "failed", activeContainer: serving });
   });
 
   it("fails a release whose environment cannot be resolved, saying why", async () => {

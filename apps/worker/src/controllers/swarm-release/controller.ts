@@ -5,7 +5,7 @@ import { type Controller, type ReconcileResult } from "../../reconcile/controlle
 import { TerminalError } from "../../reconcile/errors";
 import { environment, registryPassword } from "../application/observe";
 import type { RegistryStore, ServiceStore } from "../application/ports";
-import { changedStatusOnly, redactingStatus } from "../application/redacting";
+import { changedStatusOnly, redactingHooks, redactingStatus } from "../application/redacting";
 import { swarmInput } from "./desired";
 import { type SwarmReleaseDeps, reconcileSwarmRelease } from "./reconcile";
 
@@ -66,7 +66,9 @@ export function swarmReleaseController(o: SwarmReleaseControllerOptions): Contro
         auth,
       );
       try {
-        const { requeueAfterMs } = await reconcileSwarmRelease({ ...o.deps, status }, input);
+        // A hook's output is stored with the service's secrets redacted, as on one engine.
+        const hooks = o.deps.hooks && redactingHooks(o.deps.hooks, redact);
+        const { requeueAfterMs } = await reconcileSwarmRelease({ ...o.deps, status, ...(hooks ? { hooks } : {}) }, input);
         return requeueAfterMs === null ? undefined : { requeueAfterMs };
       } catch (err) {
         throw redactError(err, redact);

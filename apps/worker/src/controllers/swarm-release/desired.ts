@@ -184,10 +184,10 @@ export function swarmInput(
       image: r.spec.image,
       readyBudgetMs: r.spec.readyBudgetSeconds * 1000,
       secretEnv: Object.fromEntries(Object.entries(resolved.env).filter(([k]) => secret.has(k))),
-      unsupported: [
-        ...(r.spec.hooks?.preDeploy || r.spec.hooks?.postDeploy ? ["hooks"] : []),
-        ...(service.databaseKeys?.length ? [`database attachments (${[...service.databaseKeys].sort().join(", ")})`] : []),
-      ],
+      unsupported: service.databaseKeys?.length ? [`database attachments (${[...service.databaseKeys].sort().join(", ")})`] : [],
+      ...(r.spec.hooks?.preDeploy || r.spec.hooks?.postDeploy
+        ? { hooks: { preDeploy: r.spec.hooks.preDeploy ?? null, postDeploy: r.spec.hooks.postDeploy ?? null, timeoutSeconds: r.spec.hooks.timeoutSeconds } }
+        : {}),
     },
   };
 }

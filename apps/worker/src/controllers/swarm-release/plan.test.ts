@@ -24,7 +24,7 @@ const info = (name: string, over: Partial<SwarmServiceInfo> = {}): SwarmServiceI
 let seq = 0;
 const task = (over: Partial<SwarmTask> = {}): SwarmTask => ({
   id: `t${++seq}`, serviceId: "x", nodeId: "n1", slot: 1, image: "img", desiredState: "running", state: "running", ready: true,
-  message: "started", error: "", containerId: "c", addresses: { [NET]: `10.0.0.${seq}` }, updatedAt: NOW - 1_000, ...over,
+  message: "started", error: "", containerId: "c", exitCode: null, addresses: { [NET]: `10.0.0.${seq}` }, updatedAt: NOW - 1_000, ...over,
 });
 
 const svc = (name: string, tasks: SwarmTask[], over: Partial<SwarmServiceInfo> = {}): ObservedReleaseService => ({ info: info(name, over), tasks });
@@ -144,9 +144,9 @@ describe("plan on a swarm", () => {
   });
 
   it("refuses a release with what its tasks cannot have yet, before making anything; secrets are not refused", () => {
-    const step = plan(desired(release({ secretEnv: { TOKEN: "x" }, unsupported: ["hooks", "database attachments (DATABASE_URL)"] })), observed([]));
+    const step = plan(desired(release({ secretEnv: { TOKEN: "x" }, unsupported: ["database attachments (DATABASE_URL)"] })), observed([]));
     expect(step).toMatchObject({ kind: "fail", remove: [] });
-    expect(step.kind === "fail" && step.message).toBe("hooks and database attachments (DATABASE_URL) do not reach a swarm's tasks yet; remove them from the service to run it on the swarm");
+    expect(step.kind === "fail" && step.message).toBe("database attachments (DATABASE_URL) do not reach a swarm's tasks yet; remove them from the service to run it on the swarm");
     expect(plan(desired(release({ secretEnv: { TOKEN: "x" } })), observed([]))).toMatchObject({ kind: "create" });
   });
 
@@ -186,9 +186,19 @@ describe("plan on a swarm", () => {
     expect(plan(desired(r), observed([svc("lr-web-old", [task()]), svc(r.spec.name, [])]))).toMatchObject({ kind: "hold", remove: [`id-${r.spec.name}`] });
   });
 
-  it("a switched release whose service was removed by hand is made again", () => {
-    const step = plan(desired(release({ outcome: "succeeded", finishedAt: NOW - 60_000 })), observed([]));
-    expect(step).toMatchObject({ kind: "create", status: { message: "its swarm service was gone; starting it again" } });
+  it("a switched release whose service was removed by hand is made again (its pre-deploy hook does not run again)", () => {
+    const hooks = { preDeploy: ["migrate"], postDeploy: null, timeoutSeconds: 60 };
+    const step = plan(desired(release({ outcome: "succeeded", finishedAt: NOW - 60_000, hooks })), observed([]));
+    expect(step).toMatchObject({ kind: "create", preDeploy: null, status: { message: "its swarm service was gone; starting it again" } });
+  });
+
+  it("hooks: pre-deploy before the release's service is made, post-deploy when every task is ready, before the switch", () => {
+    const r = release({ hooks: { preDeploy: ["migrate", "--up"], postDeploy: ["warm"], timeoutSeconds: 60 } });
+    expect(plan(desired(r), observed([]))).toMatchObject({ kind: "create", preDeploy: ["migrate", "--up"], status: { step: "pre-deploy" } });
+    const [t1, t2] = [task(), task({ nodeId: "n2" })];
+    const ready = observed([svc(r.spec.name, [t1, t2])], { probes: { [t1.id]: { ready: true, detail: "" }, [t2.id]: { ready: true, detail: "" } } });
+    expect(plan(desired(r), ready)).toMatchObject({ kind: "switch", postDeploy: ["warm"] });
+    expect(plan(desired(release()), observed([]))).toMatchObject({ kind: "create", preDeploy: null, status: { step: "starting" } });
   });
 });
 
@@ -210,10 +220,11 @@ describe("the controller's input from a stored service", () => {
     expect(defaults.release?.spec).toMatchObject({ replicas: 1, constraints: [] });
   });
 
-  it("names what a swarm cannot give the release yet: its hooks, its database attachments", () => {
+  it("carries the hooks; names what a swarm cannot give the release yet: its database attachments", () => {
     const withHooks = { ...spec, hooks: { preDeploy: ["migrate"], postDeploy: null, timeoutSeconds: 60 } };
     const input = swarmInput("lr", "svc1", { ...stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: withHooks }), databaseKeys: ["DATABASE_URL"] }, { env: {}, secretKeys: [] }, null);
-    expect(input.release?.unsupported).toEqual(["hooks", "database attachments (DATABASE_URL)"]);
+    expect(input.release?.unsupported).toEqual(["database attachments (DATABASE_URL)"]);
+    expect(input.release?.hooks).toEqual({ preDeploy: ["migrate"], postDeploy: null, timeoutSeconds: 60 });
     expect(swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null).release?.unsupported).toEqual([]);
   });
 

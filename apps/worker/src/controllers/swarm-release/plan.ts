@@ -30,8 +30,10 @@ export interface DesiredSwarmRelease {
   readyBudgetMs: number;
   /** The secrets' values by key: the executor makes them the release's swarm secret (`withSecretEnv`); no step carries them. */
   secretEnv: Record<string, string>;
-  /** What else the release asks that a swarm's tasks cannot have yet (hooks, database attachments), as the refusal names it. */
+  /** What else the release asks that a swarm's tasks cannot have yet (database attachments), as the refusal names it. */
   unsupported?: string[];
+  /** Its hooks (argv each), run as swarm jobs: pre-deploy before its service is made, post-deploy before the switch. */
+  hooks?: { preDeploy: string[] | null; postDeploy: string[] | null; timeoutSeconds: number };
 }
 
 export interface SwarmDesired {
@@ -75,11 +77,12 @@ export type SwarmStep =
   | { kind: "fail"; message: string; remove: string[]; status: ObservedStatus }
   /** A failed release holds until the desired state changes: the old keep serving; its own service, if one is left (a removal that did not take, a release failed elsewhere), goes. */
   | { kind: "hold"; remove: string[]; status: ObservedStatus }
-  | { kind: "create"; spec: SwarmServiceSpec; status: ObservedStatus }
+  /** Make the release's service; a new release's pre-deploy hook (`preDeploy`) runs first, and a failure fails the release. */
+  | { kind: "create"; spec: SwarmServiceSpec; status: ObservedStatus; preDeploy: string[] | null }
   /** Tasks still starting or answering their probes. */
   | { kind: "wait"; status: ObservedStatus; requeueAfterMs: number }
-  /** Every task is running and ready: the release switches to them. */
-  | { kind: "switch"; service: string; tasks: TaskPlacement[]; status: ObservedStatus }
+  /** Every task is running and ready: the post-deploy hook (`postDeploy`) runs, then the release switches to them (a failed hook fails it). */
+  | { kind: "switch"; service: string; tasks: TaskPlacement[]; status: ObservedStatus; postDeploy: string[] | null }
   /** Switched: the old services serve requests in flight until the drain ends. */
   | { kind: "drain"; service: string; tasks: TaskPlacement[]; status: ObservedStatus; requeueAfterMs: number }
   /** Converged: remove what is left of older releases. */
@@ -175,9 +178,10 @@ function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   if (!mine) {
     if (r.outcome === "succeeded") {
       // Switched before, and its service is gone (removed by hand): make it again; it serves once its tasks run.
-      return { kind: "create", spec: r.spec, status: deploying(r.image, "starting", serving?.info.name ?? null, "its swarm service was gone; starting it again") };
+      return { kind: "create", spec: r.spec, status: deploying(r.image, "starting", serving?.info.name ?? null, "its swarm service was gone; starting it again"), preDeploy: null };
     }
-    return { kind: "create", spec: r.spec, status: deploying(r.image, "starting", serving?.info.name ?? null, "") };
+    const pre = r.hooks?.preDeploy ?? null;
+    return { kind: "create", spec: r.spec, status: deploying(r.image, pre ? "pre-deploy" : "starting", serving?.info.name ?? null, ""), preDeploy: pre };
   }
 
   const tasks = placements(mine, o.lostNodes);
@@ -213,5 +217,5 @@ function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   if (ready.length < tasks.length) {
     return { kind: "wait", status: deploying(r.image, "probing", active, `${ready.length} of ${tasks.length} tasks ready`), requeueAfterMs: WAIT_MS };
   }
-  return { kind: "switch", service: mine.info.name, tasks, status: running(r.image, mine.info.name, tasks, o.nodeNames) };
+  return { kind: "switch", service: mine.info.name, tasks, status: running(r.image, mine.info.name, tasks, o.nodeNames), postDeploy: r.hooks?.postDeploy ?? null };
 }

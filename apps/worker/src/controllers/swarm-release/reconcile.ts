@@ -1,9 +1,12 @@
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
-import { Labels } from "@levelrail/spec/naming";
+import { Labels, Roles } from "@levelrail/spec/naming";
+import type { HookPhase, HookRecorder } from "../application/hooks";
 import type { StatusWriter } from "../application/ports";
+import { deploying } from "../application/status";
 import { probeUrl } from "../application/desired";
 import { SWARM_SERVICE_LABEL, releaseSecretName, secretEnvFile, withSecretEnv } from "./desired";
+import { hookJobSpec, runHookJob } from "./hooks";
 import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan, staleSecrets, taskAddress } from "./plan";
 import type { TaskProber } from "./probe";
 
@@ -16,7 +19,10 @@ export interface SwarmReleaseDeps {
   swarm: Pick<
     SwarmPort,
     "listServices" | "listTasks" | "createService" | "removeService" | "listNodes" | "resolveImage" | "imageProcess" | "listSecrets" | "createSecret" | "removeSecret"
+    | "inspectService" | "serviceLogs"
   >;
+  /** Where hook runs are kept (as on one engine); without one, hooks still run and gate the release. */
+  hooks?: HookRecorder;
   /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
   ensureNetwork(appId: string): Promise<void>;
   prober: TaskProber;
@@ -43,7 +49,8 @@ export function nodeLabels(nodes: readonly { id: string; hostname: string; name:
 
 async function observe(deps: SwarmReleaseDeps, input: SwarmReleaseInput, now: number) {
   const mineFilter = [`${Labels.instance}=${deps.shortName}`, `${Labels.service}=${input.serviceId}`];
-  const [listed, secrets] = await Promise.all([deps.swarm.listServices(mineFilter), deps.swarm.listSecrets(mineFilter)]);
+  // The release services only (a hook's job carries its own role).
+  const [listed, secrets] = await Promise.all([deps.swarm.listServices([...mineFilter, `${Labels.role}=${Roles.service}`]), deps.swarm.listSecrets(mineFilter)]);
   const services: ObservedReleaseService[] = await Promise.all(listed.map(async (info) => ({ info, tasks: await deps.swarm.listTasks(info.id) })));
   const nodes = await deps.swarm.listNodes();
   const nodeNames = nodeLabels(nodes);
@@ -80,6 +87,29 @@ export function activeEntry(service: NonNullable<SwarmReleaseInput["service"]>, 
   return { appId: service.appId, app: service.appName, service: service.name, container: swarmService, port: service.port, tasks: tasks.map((t) => ({ name: t.taskId, address: t.address })) };
 }
 
+/**
+ * The release's service spec as it is made: with its secrets, the loader in front of the image's
+ * own process (read from the manager's copy of the image). A string: why it cannot be made.
+ */
+async function loadedSpec(deps: SwarmReleaseDeps, serviceId: string, r: DesiredSwarmRelease, spec: DesiredSwarmRelease["spec"], secrets: readonly ObservedSecret[]): Promise<DesiredSwarmRelease["spec"] | string> {
+  if (Object.keys(r.secretEnv).length === 0) return spec;
+  const process = await deps.swarm.imageProcess(spec.image, spec.registryAuth ?? null);
+  if (!process) return `the manager could not pull ${r.image} to read what it runs (its secrets are loaded before it starts); check the image's name and the service's registry credential`;
+  return withSecretEnv(spec, await releaseSecret(deps, serviceId, r.spec.name, r.secretEnv, secrets), process);
+}
+
+function runHook(deps: SwarmReleaseDeps, input: SwarmReleaseInput, r: DesiredSwarmRelease, phase: HookPhase, argv: string[], spec: DesiredSwarmRelease["spec"]) {
+  const run = { serviceId: input.serviceId, releaseId: r.id, phase, argv, timeoutSeconds: r.hooks?.timeoutSeconds ?? 300 };
+  return runHookJob(deps.swarm, deps.hooks, run, hookJobSpec(spec, phase, argv));
+}
+
+/** The release failed (its services in `remove` go, with their secrets): the next pass holds it and says so. */
+async function failRelease(deps: SwarmReleaseDeps, input: SwarmReleaseInput, releaseId: string, message: string, remove: string[]) {
+  await Promise.all(remove.map((id) => deps.swarm.removeService(id)));
+  await deps.status.updateRelease(releaseId, { outcome: "failed", message });
+  return { step: "fail" as const, requeueAfterMs: 0 };
+}
+
 /** One pass; resolves to when the next is due (ms), or null when nothing is pending. */
 export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: SwarmReleaseInput): Promise<{ step: SwarmStep["kind"]; requeueAfterMs: number | null }> {
   const now = (deps.now ?? Date.now)();
@@ -88,7 +118,9 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
   // A removed service's secret goes with it (the engine refuses while a service uses it).
   const remove = async (ids: string[]) => {
     await Promise.all(ids.map((id) => deps.swarm.removeService(id)));
-    await Promise.all(staleSecrets(observed.secrets, observed.services, ids, input.release).map((id) => deps.swarm.removeSecret(id)));
+    // One a hook's job still uses (a removal that did not take) is the engine's refusal: the next removal tries again.
+    const stale = staleSecrets(observed.secrets, observed.services, ids, input.release);
+    await Promise.all(stale.map((id) => deps.swarm.removeSecret(id).catch((err: unknown) => { if (!/in use/i.test(String((err as Error)?.message))) throw err; })));
   };
   const r = input.release;
   switch (step.kind) {
@@ -111,27 +143,23 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: null };
     case "create": {
-      if (!input.service) throw new Error("unreachable: create without a service");
-      if (r?.outcome === "pending") await deps.status.updateRelease(r.id, { outcome: "deploying" });
+      if (!input.service || !r) throw new Error("unreachable: create without a release");
+      if (r.outcome === "pending") await deps.status.updateRelease(r.id, { outcome: "deploying" });
       await deps.ensureNetwork(input.service.appId);
       // Pinned to the digest the registry has now, so every node runs the same bits (an image no
       // registry has stays as named: only a node that has it can run it, and the plan says so).
-      const auth = step.spec.registryAuth ?? null;
-      const image = (await deps.swarm.resolveImage(step.spec.image, auth)) ?? step.spec.image;
-      let spec = { ...step.spec, image };
-      if (r && Object.keys(r.secretEnv).length > 0) {
-        // The loader goes in front of what the image runs, so the manager reads that from its copy.
-        const process = await deps.swarm.imageProcess(image, auth);
-        if (!process) {
-          const message = `the manager could not pull ${r.image} to read what it runs (its secrets are loaded before it starts); check the image's name and the service's registry credential`;
-          await deps.status.updateRelease(r.id, { outcome: "failed", message });
-          return { step: "fail", requeueAfterMs: 0 };
-        }
-        spec = withSecretEnv(spec, await releaseSecret(deps, input.serviceId, step.spec.name, r.secretEnv, observed.secrets), process);
+      const image = (await deps.swarm.resolveImage(step.spec.image, step.spec.registryAuth ?? null)) ?? step.spec.image;
+      const spec = await loadedSpec(deps, input.serviceId, r, { ...step.spec, image }, observed.secrets);
+      if (typeof spec === "string") return failRelease(deps, input, r.id, spec, []);
+      if (step.preDeploy) {
+        await deps.status.setStatus(input.serviceId, step.status);
+        const hook = await runHook(deps, input, r, "pre", step.preDeploy, spec);
+        if (!hook.ok) return failRelease(deps, input, r.id, hook.message, []);
+        await deps.status.setStatus(input.serviceId, deploying(r.image, "starting", step.status.activeContainer, ""));
       }
       // A taken name (null) is this release's own service made by an earlier pass: the next pass observes it.
       await deps.swarm.createService(spec);
-      await deps.status.setStatus(input.serviceId, step.status);
+      if (!step.preDeploy) await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: WAIT_MS };
     }
     case "wait":
@@ -139,6 +167,14 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       return { step: step.kind, requeueAfterMs: step.requeueAfterMs };
     case "switch": {
       if (!input.service || !r) throw new Error("unreachable: switch without a release");
+      if (step.postDeploy) {
+        const mine = observed.services.find((x) => x.info.name === step.service);
+        await deps.status.setStatus(input.serviceId, deploying(r.image, "post-deploy", observed.services.find((x) => x !== mine)?.info.name ?? null, ""));
+        // The job runs the very image the tasks run (pinned), with their secrets.
+        const spec = await loadedSpec(deps, input.serviceId, r, { ...r.spec, image: mine?.info.image || r.spec.image }, observed.secrets);
+        const hook = typeof spec === "string" ? { ok: false as const, message: spec } : await runHook(deps, input, r, "post", step.postDeploy, spec);
+        if (!hook.ok) return failRelease(deps, input, r.id, hook.message, mine ? [mine.info.id] : []);
+      }
       await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
       await deps.status.updateRelease(r.id, { outcome: "succeeded", container: step.service });
       await deps.status.setStatus(input.serviceId, step.status);

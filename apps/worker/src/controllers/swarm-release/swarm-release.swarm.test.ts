@@ -18,6 +18,7 @@ import { overlayProber } from "./probe";
 import { passUntilIdle } from "./index";
 import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
 import { TestReleases } from "./testing";
+import { MemoryRecorder } from "../application/testbed";
 
 // The release controller on a real two-engine swarm (issue 26 items 1 and 2): each release a swarm
 // service of its own with its replicas over both nodes and its placement, every task running and
@@ -177,7 +178,7 @@ describe("releases on a swarm", () => {
     const TOKEN = `${marker} it's "quoted" $HOME \`x\`\nsecond line`;
     const cgi = '#!/bin/sh\necho "Content-Type: text/plain"\necho\necho "$TOKEN"\n';
     const image = await h.pushTestImage({ tag: `${short}-test/rel:env`, body: "env\n", healthy: true, files: { "/www/cgi-bin/token": { content: cgi, mode: 0o755 } } });
-    await converge(() => rels.input("rel5", image, {}, { TOKEN }));
+    await converge(() => rels.input("rel5", image, {}, { secretEnv: { TOKEN } }));
     expect(rels.releases.get("rel5")).toMatchObject({ outcome: "succeeded" });
     // The app sees it exactly, on both nodes (a value with quotes, a `$`, backquotes and a newline).
     expect(written.active).toHaveLength(2);
@@ -193,6 +194,30 @@ describe("releases on a swarm", () => {
     expect(JSON.stringify(await h.manager.docker.getContainer(local!.containerId!).inspect())).not.toContain(marker);
     // The older release's secretless service went; this one's secret is the only one left.
     expect((await swarm.listSecrets([`${Labels.service}=${serviceId}`])).map((x) => x.name)).toEqual([`${svc!.name}-env`]);
+  }, 180_000);
+
+  it("hooks run as swarm jobs of the release's image, env and secrets: a failing pre-deploy hook fails the release before its service is made; passing ones gate the switch", async () => {
+    const runs = new MemoryRecorder();
+    deps.hooks = runs;
+    const serving = await serviceNames();
+    const failing = { preDeploy: ["/bin/sh", "-c", "echo checking; exit 7"], postDeploy: null, timeoutSeconds: 60 };
+    await converge(() => rels.input("rel6", images.v1, {}, { hooks: failing }));
+    expect(rels.releases.get("rel6")).toMatchObject({ outcome: "failed", message: 'pre-deploy hook ["/bin/sh","-c","echo checking; exit 7"] failed with exit code 7' });
+    expect(runs.runs[0]).toMatchObject({ phase: "pre", outcome: "failed", output: "checking\n" });
+    expect(await serviceNames()).toEqual(serving);
+
+    const hooks = { preDeploy: ["/bin/sh", "-c", 'echo "pre $GREETING ${#TOKEN}"'], postDeploy: ["/bin/sh", "-c", "echo post"], timeoutSeconds: 60 };
+    const steps = await converge(() => rels.input("rel7", images.v1, {}, { secretEnv: { TOKEN: "tok-xyz" }, hooks }));
+    expect(steps).toEqual(expect.arrayContaining(["create", "switch"]));
+    expect(rels.releases.get("rel7")).toMatchObject({ outcome: "succeeded" });
+    // The release's env and secrets reach the job (the secret's length printed, not the secret).
+    expect(runs.runs.slice(1).map((r) => [r.phase, r.outcome, r.output])).toEqual([
+      ["pre", "succeeded", "pre hi 7\n"],
+      ["post", "succeeded", "post\n"],
+    ]);
+    // The jobs went once they ended: only the release's service is left.
+    expect(await serviceNames()).toEqual([rels.input("rel7", images.v1).release!.spec.name]);
+    delete deps.hooks;
   }, 180_000);
 
   it("the service deleted: every swarm service of it goes", async () => {

@@ -23,8 +23,8 @@ export class TestReleases implements StatusWriter {
     this.releases.set(id, { ...this.releases.get(id), ...update, ...(update.outcome === "succeeded" ? { finishedAt: Date.now() } : {}) });
   }
 
-  /** The input of a pass for release `releaseId` of `image` (its outcome as written so far); `over` changes the release, `secretEnv` its secrets. */
-  input(releaseId: string, image: string, over: Partial<SwarmRelease> = {}, secretEnv: Record<string, string> = this.o.secretEnv ?? {}): SwarmReleaseInput {
+  /** The input of a pass for release `releaseId` of `image` (its outcome as written so far); `over` changes the release, `extra` its secrets and hooks. */
+  input(releaseId: string, image: string, over: Partial<SwarmRelease> = {}, extra: Pick<DesiredSwarmRelease, "hooks"> & { secretEnv?: Record<string, string> } = {}): SwarmReleaseInput {
     const { shortName, serviceId, appId, appName } = this.o;
     const r: SwarmRelease = { serviceId, service: "web", appId, environmentId: "env-1", releaseId, restartNonce: "", image, port: 8080, healthPath: "/", replicas: this.o.replicas ?? 2, placement: {}, env: { ...this.o.env }, readyBudgetSeconds: 60, ...over };
     const rec = this.releases.get(releaseId);
@@ -36,7 +36,8 @@ export class TestReleases implements StatusWriter {
       spec: { ...releaseServiceSpec(shortName, r, this.o.registryAuth), stopGraceSeconds: 1 },
       image,
       readyBudgetMs: r.readyBudgetSeconds * 1000,
-      secretEnv: { ...secretEnv },
+      secretEnv: { ...(extra.secretEnv ?? this.o.secretEnv) },
+      ...(extra.hooks ? { hooks: extra.hooks } : {}),
     };
     return { serviceId, service: { appId, appName, name: r.service, port: r.port, healthPath: r.healthPath }, release };
   }
