@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_LINE_CHARS, engineSince, fixedTime, framesToLines } from "./logs";
+import { type LogLine, MAX_LINE_CHARS, SWARM_SERVICE_PREFIX, engineSince, fixedTime, framesToLines, inTimeOrder, serviceLogContainer } from "./logs";
 
 const frame = (kind: 1 | 2, text: string) => {
   const body = Buffer.from(text, "utf8");
@@ -51,5 +51,51 @@ describe("times", () => {
     expect(fixedTime("not a time")).toBeNull();
     expect(engineSince("2026-01-01T00:00:01.123456789Z")).toBe("1767225601.123456789");
     expect(engineSince("2026-01-01T00:00:01.5Z")).toBe("1767225601.500000000");
+  });
+});
+
+describe("a swarm service's logs", () => {
+  const at = (n: number) => `2026-12-03T10:00:0${n}.000000000Z`;
+  const line = (n: number, text: string): LogLine => ({ stream: "stdout", at: at(n), line: text });
+
+  it("lines of several tasks, arriving out of order within the hold, come out in time order; a task's own keep theirs", async () => {
+    async function* arriving() {
+      yield line(2, "a2");
+      yield line(1, "b1");
+      yield line(3, "a3");
+      yield line(3, "b3");
+      await new Promise((r) => setTimeout(r, 60));
+      yield line(4, "a4");
+    }
+    const out: string[] = [];
+    for await (const l of inTimeOrder(arriving(), 30)) out.push(l.line);
+    expect(out).toEqual(["b1", "a2", "a3", "b3", "a4"]);
+  });
+
+  it("a held line is let go once its wait is over, while the stream stays open (a follower sees it without a next line)", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    async function* slow() {
+      yield line(1, "first");
+      await gate;
+      yield line(2, "second");
+    }
+    const it = inTimeOrder(slow(), 20);
+    const started = Date.now();
+    expect((await it.next()).value?.line).toBe("first");
+    expect(Date.now() - started).toBeLessThan(1_000);
+    release();
+    expect((await it.next()).value?.line).toBe("second");
+    expect((await it.next()).done).toBe(true);
+  });
+
+  it("is listed as one container named as the service, its state and status from its tasks", () => {
+    const svc = { ID: "s1", CreatedAt: "2026-12-03T10:00:00Z", Spec: { Name: "lr-web-abc", Labels: { "levelrail.role": "service" } } };
+    const running = (state: string) => ({ DesiredState: "running", Status: { State: state } });
+    expect(serviceLogContainer(svc, [running("running"), running("starting"), { DesiredState: "shutdown", Status: { State: "shutdown" } }])).toEqual({
+      id: `${SWARM_SERVICE_PREFIX}s1`, name: "lr-web-abc", state: "running", status: "1 of 2 tasks running", labels: { "levelrail.role": "service" }, createdAt: Date.parse("2026-12-03T10:00:00Z"),
+    });
+    expect(serviceLogContainer(svc, [{ DesiredState: "complete", Status: { State: "complete" } }])).toMatchObject({ state: "exited", status: "Completed" });
+    expect(serviceLogContainer(svc, [])).toMatchObject({ state: "exited", status: "0 of 0 tasks running" });
   });
 });

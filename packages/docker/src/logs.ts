@@ -129,16 +129,121 @@ export async function* framesToLines(source: AsyncIterable<Buffer>): AsyncGenera
   if (raw && buf.length > 0) yield* emit(buf.toString("utf8"), "stdout");
 }
 
+/**
+ * On a swarm manager a release is a swarm service whose tasks run on any node, where this engine
+ * lists no container: the service itself is what the reader lists (its id prefixed with this), its
+ * lines those of all its tasks (the engine's `/services/{id}/logs`, which the manager gathers from
+ * every node).
+ */
+export const SWARM_SERVICE_PREFIX = "swarm-service:";
+
+/** The label the engine puts on a swarm task's container: such a container is read through its service. */
+const TASK_LABEL = "com.docker.swarm.service.id";
+
+/** How long an answer that this engine is no swarm manager is believed before it is asked again. */
+const NOT_MANAGER_MS = 30_000;
+
+/** How long a line of a service's merged stream waits for a line of another task printed before it. */
+export const MERGE_HOLD_MS = 250;
+
+type EngineService = { ID: string; CreatedAt?: string; Spec?: { Name?: string; Labels?: Record<string, string> | null; TaskTemplate?: { ContainerSpec?: { Env?: string[] | null } } } };
+type EngineTask = { DesiredState?: string; Status?: { State?: string } };
+
+/** Pure: a swarm service as the reader lists it, from its tasks' states. */
+export function serviceLogContainer(svc: EngineService, tasks: readonly EngineTask[]): LogContainer {
+  const meant = tasks.filter((t) => t.DesiredState === "running" || t.DesiredState === "complete");
+  const running = meant.filter((t) => t.Status?.State === "running").length;
+  const ended = meant.length > 0 && meant.every((t) => t.Status?.State === "complete");
+  return {
+    id: `${SWARM_SERVICE_PREFIX}${svc.ID}`,
+    name: svc.Spec?.Name ?? svc.ID,
+    state: running > 0 ? "running" : ended ? "exited" : meant.length > 0 ? "created" : "exited",
+    status: ended ? "Completed" : `${running} of ${meant.length} task${meant.length === 1 ? "" : "s"} running`,
+    labels: { ...(svc.Spec?.Labels ?? {}) },
+    createdAt: svc.CreatedAt ? Date.parse(svc.CreatedAt) || 0 : 0,
+  };
+}
+
+/**
+ * Lines of several tasks merged by the engine as they arrive, put in time order: each waits up to
+ * `holdMs` for a line of another task stamped before it (one later still would be out of order, and
+ * a follower drops what is older than what it sent). Ends with whatever is held, in order.
+ */
+export async function* inTimeOrder(source: AsyncIterable<LogLine>, holdMs = MERGE_HOLD_MS): AsyncGenerator<LogLine> {
+  const it = source[Symbol.asyncIterator]();
+  const held: { line: LogLine; until: number }[] = [];
+  const TICK = Symbol("tick");
+  let pending: Promise<IteratorResult<LogLine>> | null = null;
+  try {
+    for (;;) {
+      pending ??= it.next();
+      let timer: NodeJS.Timeout | undefined;
+      const first = held.length ? Math.min(...held.map((h) => h.until)) : null;
+      const r =
+        first === null
+          ? await pending
+          : await Promise.race([pending, new Promise<typeof TICK>((res) => (timer = setTimeout(() => res(TICK), Math.max(0, first - Date.now()))))]);
+      clearTimeout(timer);
+      if (r !== TICK) {
+        pending = null;
+        if (r.done) break;
+        // Sorted by time (stable: lines of one task keep their order).
+        let i = held.length;
+        while (i > 0 && held[i - 1]!.line.at > r.value.at) i--;
+        held.splice(i, 0, { line: r.value, until: Date.now() + holdMs });
+      }
+      // Everything up to the newest line whose wait is over goes, in order.
+      const now = Date.now();
+      let last = -1;
+      held.forEach((h, i) => {
+        if (h.until <= now) last = i;
+      });
+      for (const h of held.splice(0, last + 1)) yield h.line;
+    }
+    for (const h of held.splice(0)) yield h.line;
+  } finally {
+    await it.return?.();
+  }
+}
+
 /** The read-only log port on dockerode. `DOCKER_HOST` is read by the caller and passed in. */
 export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}): LogReader {
   const docker = new Docker(opts.dockerHost ? parseDockerHost(opts.dockerHost) : {});
+  let notManagerUntil = 0;
+  /** The swarm services matching the filters; none when this engine is no swarm manager. */
+  const services = async (labelFilters: string[]): Promise<LogContainer[]> => {
+    if (Date.now() < notManagerUntil) return [];
+    let list: EngineService[];
+    try {
+      list = (await docker.listServices({ filters: JSON.stringify({ label: labelFilters }) } as never)) as unknown as EngineService[];
+    } catch (err) {
+      // 503: not a swarm manager (a single engine, a worker node).
+      if (statusOf(err) !== 503) throw err;
+      notManagerUntil = Date.now() + NOT_MANAGER_MS;
+      return [];
+    }
+    return Promise.all(
+      list.map(async (svc) => {
+        const tasks = (await docker.listTasks({ filters: JSON.stringify({ service: [svc.ID] }) } as never)) as unknown as (EngineTask & { ServiceID?: string })[];
+        return serviceLogContainer(svc, tasks.filter((t) => t.ServiceID === svc.ID));
+      }),
+    );
+  };
   return {
     async containers(labelFilters) {
-      const list = await docker.listContainers({ all: true, filters: { label: labelFilters } });
-      return list.map((c) => ({ id: c.Id, name: (c.Names[0] ?? "").replace(/^\//, ""), state: c.State, status: c.Status, labels: c.Labels ?? {}, createdAt: c.Created * 1000 }));
+      const [list, swarm] = await Promise.all([docker.listContainers({ all: true, filters: { label: labelFilters } }), services(labelFilters)]);
+      const containers = list
+        // A swarm task's container is read through its service (which has its tasks on every node).
+        .filter((c) => !(swarm.length > 0 && c.Labels?.[TASK_LABEL]))
+        .map((c) => ({ id: c.Id, name: (c.Names[0] ?? "").replace(/^\//, ""), state: c.State, status: c.Status, labels: c.Labels ?? {}, createdAt: c.Created * 1000 }));
+      return [...containers, ...swarm];
     },
     async env(containerId) {
       try {
+        if (containerId.startsWith(SWARM_SERVICE_PREFIX)) {
+          const svc = (await docker.getService(containerId.slice(SWARM_SERVICE_PREFIX.length)).inspect()) as EngineService;
+          return envRecord(svc.Spec?.TaskTemplate?.ContainerSpec?.Env ?? []);
+        }
         return envRecord((await docker.getContainer(containerId).inspect()).Config.Env ?? []);
       } catch (err) {
         if (statusOf(err) === 404) return {};
@@ -147,6 +252,7 @@ export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}):
     },
     async *lines(containerId, o) {
       if (o.signal?.aborted) return;
+      const service = containerId.startsWith(SWARM_SERVICE_PREFIX) ? containerId.slice(SWARM_SERVICE_PREFIX.length) : null;
       const options: Record<string, string | number | boolean> = { stdout: true, stderr: true, timestamps: true, follow: o.follow };
       if (o.tail !== undefined) options.tail = o.tail;
       if (o.since !== undefined) options.since = engineSince(o.since);
@@ -156,11 +262,11 @@ export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}):
         stream = await new Promise<Readable>((resolve, reject) =>
           docker.modem.dial(
             {
-              path: `/containers/${encodeURIComponent(containerId)}/logs?`,
+              path: service ? `/services/${encodeURIComponent(service)}/logs?` : `/containers/${encodeURIComponent(containerId)}/logs?`,
               method: "GET",
               options,
               isStream: true,
-              statusCodes: { 200: true, 404: "no such container", 500: "server error" },
+              statusCodes: { 200: true, 404: service ? "no such service" : "no such container", 500: "server error", 503: "not a swarm manager" },
             },
             (err: unknown, s: unknown) => (err ? reject(err as Error) : resolve(s as Readable)),
           ),
@@ -173,7 +279,9 @@ export function dockerLogReader(opts: { dockerHost?: string | undefined } = {}):
       if (o.signal?.aborted) return void abort();
       o.signal?.addEventListener("abort", abort, { once: true });
       try {
-        for await (const line of framesToLines(quiet(stream))) yield line;
+        const lines = framesToLines(quiet(stream));
+        // Not following, the engine sends what it has at once: a longer hold costs nothing and orders more.
+        for await (const line of service ? inTimeOrder(lines, o.follow ? MERGE_HOLD_MS : 4 * MERGE_HOLD_MS) : lines) yield line;
       } finally {
         o.signal?.removeEventListener("abort", abort);
         stream.destroy();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Runtime, dockerRuntime } from "@levelrail/docker";
+import { dockerLogReader } from "@levelrail/docker/logs";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import type { ActiveEntry } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
@@ -219,6 +220,48 @@ describe("releases on a swarm", () => {
     expect(await serviceNames()).toEqual([rels.input("rel7", images.v1).release!.spec.name]);
     delete deps.hooks;
   }, 180_000);
+
+  it("logs: the reader lists a swarm service (not its task containers) and reads every task's lines from both nodes in time order, following too", async () => {
+    const logId = `logs-${run}`;
+    const labels = { [Labels.managed]: "true", [Labels.instance]: short, [Labels.service]: logId, [Labels.role]: "service" };
+    const name = `${short}-logs-${run}`;
+    const script = 'i=0; while :; do echo "$HOSTNAME $i"; i=$((i+1)); /bin/busybox sleep 0.1; done';
+    const id = await swarm.createService({
+      name, image: images.v1, replicas: 2, labels, containerLabels: labels, env: {}, entrypoint: ["/bin/sh", "-c", script], networks: [], constraints: [],
+      spreadOver: ["node.id"], secrets: [], updateOrder: "start-first", endpointMode: "dnsrr", stopGraceSeconds: 1, registryAuth: h.registryAuth,
+    });
+    const reader = dockerLogReader({ dockerHost: h.manager.dockerHost });
+    const filter = [`${Labels.instance}=${short}`, `${Labels.service}=${logId}`];
+    const deadline = Date.now() + 60_000;
+    let listed = await reader.containers(filter);
+    while (listed[0]?.status !== "2 of 2 tasks running" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      listed = await reader.containers(filter);
+    }
+    // One entry, the service, though one of its tasks' containers runs on this very engine.
+    expect(listed.map((c) => [c.name, c.state, c.status])).toEqual([[name, "running", "2 of 2 tasks running"]]);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const read = async (follow: boolean, count: number) => {
+      const ac = new AbortController();
+      const out: { at: string; line: string }[] = [];
+      for await (const l of reader.lines(listed[0]!.id, { follow, ...(follow ? { tail: 0 } : {}), signal: ac.signal })) {
+        out.push(l);
+        if (out.length >= count) ac.abort();
+      }
+      return out;
+    };
+    for (const lines of [await read(false, Infinity), await read(true, 30)]) {
+      const hosts = new Set(lines.map((l) => l.line.split(" ")[0]));
+      expect(hosts.size).toBe(2);
+      expect(lines.map((l) => l.at)).toEqual(lines.map((l) => l.at).sort());
+      // Each task's own lines in their order, none lost in the merge.
+      for (const host of hosts) {
+        const n = lines.filter((l) => l.line.startsWith(`${host} `)).map((l) => Number(l.line.split(" ")[1]));
+        expect(n).toEqual(n.map((_, i) => n[0]! + i));
+      }
+    }
+    await swarm.removeService(id!);
+  }, 120_000);
 
   it("the service deleted: every swarm service of it goes", async () => {
     await client.remove();
