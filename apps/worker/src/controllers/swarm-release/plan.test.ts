@@ -178,6 +178,27 @@ describe("plan on a swarm", () => {
     expect(step.kind === "done" && step.tasks.map((t) => t.nodeId)).toEqual(["n1"]);
   });
 
+  it("a switched release whose tasks keep failing is a crash loop in its status (restarts, last exit, where), looked at again until it ends", () => {
+    const r = release({ outcome: "succeeded", finishedAt: NOW - 60_000 });
+    const crashed = (n: number, at: number) => task({ desiredState: "shutdown", state: "failed", exitCode: 2, error: "task: non-zero exit (2)", nodeId: "n2", updatedAt: at, containerId: `c${n}` });
+    const failures = [crashed(1, NOW - 9_000), crashed(2, NOW - 5_000), crashed(3, NOW - 1_000)];
+    const step = plan(desired(r), observed([svc(r.spec.name, [task(), task({ nodeId: "n2" }), ...failures])]));
+    expect(step).toMatchObject({
+      kind: "done",
+      requeueAfterMs: 5_000,
+      status: { phase: "running", crashLooping: true, restarts: 3, lastExit: { code: 2, at: new Date(NOW - 1_000).toISOString() }, message: "2 tasks on node1, node2; tasks keep crashing (3 restarts, last exit code 2 on node2); the swarm restarts them" },
+    });
+    // A minute after the last failure the loop is over; the restarts stay counted. Failures before the switch are not the release's.
+    const later = plan(desired(r), observed([svc(r.spec.name, [task(), task({ nodeId: "n2" }), ...failures])], { now: NOW + 60_000 }));
+    expect(later).toMatchObject({ kind: "done", status: { crashLooping: false, restarts: 3, message: "2 tasks on node1, node2" } });
+    expect(later.kind === "done" && later.requeueAfterMs).toBeUndefined();
+    const before = plan(desired(release({ outcome: "succeeded", finishedAt: NOW })), observed([svc(r.spec.name, [task(), task({ nodeId: "n2" }), ...failures])]));
+    expect(before).toMatchObject({ status: { crashLooping: false, restarts: 0, lastExit: null } });
+    // Every task down: still the release's, waiting for the swarm, saying why.
+    const down = plan(desired(r), observed([svc(r.spec.name, failures)]));
+    expect(down).toMatchObject({ kind: "wait", requeueAfterMs: 5_000, status: { crashLooping: true, message: expect.stringContaining("no task of the release runs: tasks keep crashing") } });
+  });
+
   it("a failed release holds: nothing is written to the swarm", () => {
     const step = plan(desired(release({ outcome: "failed" })), observed([svc("lr-web-old", [task()])]));
     expect(step).toMatchObject({ kind: "hold", remove: [], status: { phase: "failed", activeContainer: "lr-web-old" } });

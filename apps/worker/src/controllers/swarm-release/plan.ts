@@ -1,7 +1,7 @@
 import type { SwarmServiceInfo, SwarmServiceSpec, SwarmTask } from "@levelrail/docker/swarm";
 import type { ReleaseOutcome } from "@levelrail/spec/service";
 import type { ObservedStatus, ProbeResult } from "../application/ports";
-import { NO_RESTARTS, deploying, stopped } from "../application/status";
+import { CRASH_LOOP_RESTARTS, CRASH_LOOP_WINDOW_MS, NO_RESTARTS, deploying, stopped } from "../application/status";
 
 // The release controller on a swarm, planned purely: one step per pass from what the swarm shows
 // (the service's swarm services and their tasks) and what the probes answered. Blue-green across
@@ -86,14 +86,37 @@ export type SwarmStep =
   /** Switched: the old services serve requests in flight until the drain ends. */
   | { kind: "drain"; service: string; tasks: TaskPlacement[]; status: ObservedStatus; requeueAfterMs: number }
   /** Converged: remove what is left of older releases. */
-  | { kind: "done"; service: string; tasks: TaskPlacement[]; remove: string[]; status: ObservedStatus };
+  | { kind: "done"; service: string; tasks: TaskPlacement[]; remove: string[]; status: ObservedStatus; requeueAfterMs?: number };
 
 const live = (t: SwarmTask) => t.desiredState === "running";
+const pickHealth = (h: ReturnType<typeof swarmHealth>) => ({ crashLooping: h.crashLooping, restarts: h.restarts, lastExit: h.lastExit });
 const failedTask = (t: SwarmTask) => t.state === "failed" || t.state === "rejected";
 
 function running(image: string, service: string, tasks: TaskPlacement[], nodeNames: Record<string, string>): ObservedStatus {
   const on = [...new Set(tasks.map((t) => nodeNames[t.nodeId] ?? t.nodeId))].sort();
   return { phase: "running", step: null, image, activeContainer: service, message: `${tasks.length} task${tasks.length === 1 ? "" : "s"} on ${on.join(", ")}`, ...NO_RESTARTS };
+}
+
+/** How soon a pass looks again while a switched release's tasks fail (the engine replaces them; the status follows). */
+export const UNHEALTHY_RECHECK_MS = 5_000;
+
+/**
+ * Pure: how a switched release's tasks are doing. The engine replaces a task that exits with a new
+ * one (a restart, on a swarm): its failed tasks since `since` are the restarts (as many as the
+ * engine's task history keeps, 5 per replica by default), the newest one's exit the last exit; at
+ * least `CRASH_LOOP_RESTARTS` of them, the last within the window, is a crash loop, as on one engine.
+ */
+export function swarmHealth(s: ObservedReleaseService, since: number, now: number, nodeNames: Record<string, string>): Pick<ObservedStatus, "crashLooping" | "restarts" | "lastExit"> & { message: string } {
+  const failed = s.tasks.filter((t) => failedTask(t) && t.updatedAt >= since).sort((a, b) => b.updatedAt - a.updatedAt);
+  const last = failed[0];
+  if (!last) return { ...NO_RESTARTS, message: "" };
+  const restarts = failed.length;
+  const crashLooping = restarts >= CRASH_LOOP_RESTARTS && now - last.updatedAt < CRASH_LOOP_WINDOW_MS;
+  const where = last.nodeId ? ` on ${nodeNames[last.nodeId] ?? last.nodeId}` : "";
+  const code = last.exitCode ?? "?";
+  const times = `${restarts} restart${restarts === 1 ? "" : "s"}`;
+  const message = crashLooping ? `tasks keep crashing (${times}, last exit code ${code}${where}); the swarm restarts them` : "";
+  return { crashLooping, restarts, lastExit: { code: last.exitCode, at: new Date(last.updatedAt).toISOString() }, message };
 }
 
 function failedStatus(image: string, message: string, serving: ObservedReleaseService | undefined): ObservedStatus {
@@ -186,11 +209,18 @@ function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
 
   const tasks = placements(mine, o.lostNodes);
   if (r.outcome === "succeeded") {
-    if (tasks.length === 0) return { kind: "wait", status: deploying(r.image, "starting", mine.info.name, "no task of the release runs; the swarm is placing them"), requeueAfterMs: WAIT_MS };
-    const status = running(r.image, mine.info.name, tasks, o.nodeNames);
+    const health = swarmHealth(mine, r.finishedAt ?? mine.info.createdAt, o.now, o.nodeNames);
+    if (tasks.length === 0) {
+      const message = health.message ? `no task of the release runs: ${health.message}` : "no task of the release runs; the swarm is placing them";
+      return { kind: "wait", status: { ...deploying(r.image, "starting", mine.info.name, message), ...pickHealth(health) }, requeueAfterMs: health.crashLooping ? UNHEALTHY_RECHECK_MS : WAIT_MS };
+    }
+    const up = running(r.image, mine.info.name, tasks, o.nodeNames);
+    const status = { ...up, ...pickHealth(health), message: health.message ? `${up.message}; ${health.message}` : up.message };
     const drainEnds = (r.finishedAt ?? 0) + d.drainMs;
     if (others.length > 0 && o.now < drainEnds) return { kind: "drain", service: mine.info.name, tasks, status, requeueAfterMs: drainEnds - o.now };
-    return { kind: "done", service: mine.info.name, tasks, remove: others.map((s) => s.info.id), status };
+    // Fewer tasks than replicas, or a loop still in its window: look again, so the status follows.
+    const unhealthy = tasks.length < r.spec.replicas || health.crashLooping;
+    return { kind: "done", service: mine.info.name, tasks, remove: others.map((s) => s.info.id), status, ...(unhealthy ? { requeueAfterMs: UNHEALTHY_RECHECK_MS } : {}) };
   }
 
   // Pending or deploying: every task must run and answer before the switch.

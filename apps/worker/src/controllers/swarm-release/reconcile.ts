@@ -188,6 +188,6 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       if (input.service) await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
       await remove(step.remove);
       await deps.status.setStatus(input.serviceId, step.status);
-      return { step: step.kind, requeueAfterMs: null };
+      return { step: step.kind, requeueAfterMs: step.requeueAfterMs ?? null };
   }
 }

@@ -17,7 +17,7 @@ import { ensureAppOverlay } from "../../network/app-overlay";
 import type { SwarmRelease } from "./desired";
 import { overlayProber } from "./probe";
 import { passUntilIdle } from "./index";
-import type { SwarmReleaseDeps, SwarmReleaseInput } from "./reconcile";
+import { type SwarmReleaseDeps, type SwarmReleaseInput, reconcileSwarmRelease } from "./reconcile";
 import { TestReleases } from "./testing";
 import { MemoryRecorder } from "../application/testbed";
 
@@ -262,6 +262,24 @@ describe("releases on a swarm", () => {
     }
     await swarm.removeService(id!);
   }, 120_000);
+
+  it("a switched release whose tasks keep exiting shows a crash loop: restarts, the last exit code and its node", async () => {
+    // Serves for 6 s, then exits with code 2: ready long enough to switch, then the swarm restarts it.
+    const image = await h.pushTestImage({ tag: `${short}-test/rel:crash`, body: "crash\n", healthy: true, cmd: ["/bin/sh", "-c", "/bin/busybox httpd -p 8080 -h /www; /bin/busybox sleep 6; exit 2"] });
+    const deadline = Date.now() + 120_000;
+    const seen: string[] = [];
+    while (!rels.status?.crashLooping) {
+      if (Date.now() > deadline) throw new Error(`no crash loop reported: ${seen.join(" → ")}; status ${JSON.stringify(rels.status)}`);
+      const { step, requeueAfterMs } = await reconcileSwarmRelease(deps, rels.input("rel8", image));
+      if (seen.at(-1) !== step) seen.push(step);
+      await new Promise((r) => setTimeout(r, Math.min(requeueAfterMs ?? 1_000, 1_000)));
+    }
+    expect(seen).toEqual(expect.arrayContaining(["create", "switch"]));
+    expect(rels.releases.get("rel8")).toMatchObject({ outcome: "succeeded" });
+    expect(rels.status).toMatchObject({ crashLooping: true, lastExit: { code: 2 }, message: expect.stringMatching(/tasks keep crashing \(\d+ restarts, last exit code 2 on .+\); the swarm restarts them/) });
+    expect(rels.status?.restarts).toBeGreaterThanOrEqual(3);
+    console.log(`a crash-looping release on a swarm: ${rels.status?.message}`);
+  }, 180_000);
 
   it("the service deleted: every swarm service of it goes", async () => {
     await client.remove();
