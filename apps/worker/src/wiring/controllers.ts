@@ -98,10 +98,9 @@ export function controllers(o: WorkerOptions, s: Shared) {
     retainMs: 3_600_000,
     wake: (key) => databases.enqueue(key),
   });
+  const attacher = databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id));
   const application: Runner = s.runner(
-    o.swarm && o.swarmReleases
-      ? swarmReleasesFor(o, s, o.swarm, o.swarmReleases)
-      : applicationFor(o, s, { informer, prober, images, attacher: databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id)) }),
+    o.swarm && o.swarmReleases ? swarmReleasesFor(o, s, o.swarm, o.swarmReleases, attacher) : applicationFor(o, s, { informer, prober, images, attacher }),
     (e) => {
       // A resync's batched row is taken only by a pass that starts after it was read.
       const key = parseKey(e.key);
@@ -158,7 +157,7 @@ export function controllers(o: WorkerOptions, s: Shared) {
  * overlay made and the ingress namespace joined to it before a release's service is, its tasks
  * probed from that namespace, the data plane told the ready tasks.
  */
-function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: NonNullable<WorkerOptions["swarmReleases"]>) {
+function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: NonNullable<WorkerOptions["swarmReleases"]>, attacher: ReturnType<typeof databaseAttacher>) {
   const stores = pgEnvStores(o.db, o.keyring);
   const pool = o.networkPool ?? { pool: DEFAULT_NETWORK_POOL, bits: APP_SUBNET_BITS };
   return swarmReleaseController({
@@ -169,6 +168,8 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
         await ensureAppOverlay(o.runtime, swarm, o.shortName, appId, pool);
         await sr.join(networkName(o.shortName, appId));
       },
+      // The databases run on the manager's engine; joined to the overlay, every node's tasks reach them.
+      attachDatabases: (serviceId) => attacher.attach(serviceId),
       prober: sr.prober,
       status: s.store,
       hooks: pgHookRecorder(o.db, s.fence),

@@ -29,6 +29,9 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
   const active: Record<string, ActiveEntry | null> = {};
   const joined: string[] = [];
   const runs = new MemoryRecorder();
+  /** Database joins asked, in order; `dbDown` makes them fail as a database not running yet does. */
+  const attached: string[] = [];
+  const db = { down: false };
   const controller = swarmReleaseController({
     deps: {
       shortName: "lr",
@@ -36,6 +39,10 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
       async ensureNetwork(appId) {
         await swarm.createOverlayNetwork({ name: networkName("lr", appId), labels: {}, subnet: null, gateway: null, encrypted: false, mtu: null });
         joined.push(networkName("lr", appId));
+      },
+      async attachDatabases(serviceId) {
+        if (db.down) throw new Error("database shopdb is not running yet; the deploy goes on once it is");
+        attached.push(`${serviceId} before ${swarm.services.size} services`);
       },
       prober: { probe: async () => ({ ready: true, detail: "HTTP 200" }) },
       status: store,
@@ -52,7 +59,7 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
     for (let i = 0; i < 20; i++) if (!(await controller.reconcile(KEY))) return;
     throw new Error(`no convergence: ${JSON.stringify(store.status)}`);
   };
-  return { swarm, store, release, active, joined, controller, converge, runs };
+  return { swarm, store, release, active, joined, controller, converge, runs, attached, db };
 }
 
 describe("the swarm release controller on the worker's queue", () => {
@@ -150,6 +157,17 @@ describe("the swarm release controller on the worker's queue", () => {
     await converge();
     expect(store.releases.get(release.id)).toMatchObject({ outcome: "failed", message: expect.stringContaining("the manager could not pull reg/web:v1") });
     expect(await swarm.listServices([])).toEqual([]);
+  });
+
+  it("joins the service's databases to the app's overlay before its service is made; one not running yet holds the deploy, retried", async () => {
+    const { swarm, store, release, controller, converge, attached, db } = setup();
+    db.down = true;
+    await expect(controller.reconcile(KEY)).rejects.toThrow(/not running yet/);
+    expect(await swarm.listServices([])).toEqual([]);
+    db.down = false;
+    await converge();
+    expect(attached).toEqual([`${ID} before 0 services`]);
+    expect(store.releases.get(release.id)).toMatchObject({ outcome: "succeeded" });
   });
 
   it("a deleted service: every swarm service of it goes and the data plane stops naming it", async () => {

@@ -60,7 +60,6 @@ export function swarmReleaseController(o: SwarmReleaseControllerOptions): Contro
           appName: service.appName,
           environmentId: service.environmentId,
           release: rel && { id: rel.id, restartNonce: rel.restartNonce, outcome: rel.outcome, finishedAt: rel.finishedAt, spec: rel.spec },
-          databaseKeys: Object.keys(service.envTarget.databaseEnv),
         },
         resolved,
         auth,

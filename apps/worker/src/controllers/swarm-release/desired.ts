@@ -135,8 +135,6 @@ export interface SwarmServiceSource {
     finishedAt: number | null;
     spec: Pick<ReleaseSpec, "image" | "port" | "healthPath" | "readyBudgetSeconds" | "replicas" | "placement" | "resources"> & { hooks?: ReleaseSpec["hooks"] };
   } | null;
-  /** Env keys its database attachments set (they name servers on one engine's networks). */
-  databaseKeys?: readonly string[];
 }
 
 /**
@@ -184,7 +182,6 @@ export function swarmInput(
       image: r.spec.image,
       readyBudgetMs: r.spec.readyBudgetSeconds * 1000,
       secretEnv: Object.fromEntries(Object.entries(resolved.env).filter(([k]) => secret.has(k))),
-      unsupported: service.databaseKeys?.length ? [`database attachments (${[...service.databaseKeys].sort().join(", ")})`] : [],
       ...(r.spec.hooks?.preDeploy || r.spec.hooks?.postDeploy
         ? { hooks: { preDeploy: r.spec.hooks.preDeploy ?? null, postDeploy: r.spec.hooks.postDeploy ?? null, timeoutSeconds: r.spec.hooks.timeoutSeconds } }
         : {}),

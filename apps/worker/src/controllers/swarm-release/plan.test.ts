@@ -143,10 +143,7 @@ describe("plan on a swarm", () => {
     expect(step).toMatchObject({ kind: "fail", message: "the release did not get ready within 3 s (1 of 2 tasks running)" });
   });
 
-  it("refuses a release with what its tasks cannot have yet, before making anything; secrets are not refused", () => {
-    const step = plan(desired(release({ secretEnv: { TOKEN: "x" }, unsupported: ["database attachments (DATABASE_URL)"] })), observed([]));
-    expect(step).toMatchObject({ kind: "fail", remove: [] });
-    expect(step.kind === "fail" && step.message).toBe("database attachments (DATABASE_URL) do not reach a swarm's tasks yet; remove them from the service to run it on the swarm");
+  it("a release with secrets is made (they go in a swarm secret, not refused)", () => {
     expect(plan(desired(release({ secretEnv: { TOKEN: "x" } })), observed([]))).toMatchObject({ kind: "create" });
   });
 
@@ -241,12 +238,11 @@ describe("the controller's input from a stored service", () => {
     expect(defaults.release?.spec).toMatchObject({ replicas: 1, constraints: [] });
   });
 
-  it("carries the hooks; names what a swarm cannot give the release yet: its database attachments", () => {
+  it("carries the hooks (none: no field)", () => {
     const withHooks = { ...spec, hooks: { preDeploy: ["migrate"], postDeploy: null, timeoutSeconds: 60 } };
-    const input = swarmInput("lr", "svc1", { ...stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: withHooks }), databaseKeys: ["DATABASE_URL"] }, { env: {}, secretKeys: [] }, null);
-    expect(input.release?.unsupported).toEqual(["database attachments (DATABASE_URL)"]);
+    const input = swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec: withHooks }), { env: {}, secretKeys: [] }, null);
     expect(input.release?.hooks).toEqual({ preDeploy: ["migrate"], postDeploy: null, timeoutSeconds: 60 });
-    expect(swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null).release?.unsupported).toEqual([]);
+    expect(swarmInput("lr", "svc1", stored({ id: "rel1", restartNonce: "", outcome: "pending", finishedAt: null, spec }), { env: {}, secretKeys: [] }, null).release).not.toHaveProperty("hooks");
   });
 
   it("a deleted service, and one with no release", () => {

@@ -30,8 +30,6 @@ export interface DesiredSwarmRelease {
   readyBudgetMs: number;
   /** The secrets' values by key: the executor makes them the release's swarm secret (`withSecretEnv`); no step carries them. */
   secretEnv: Record<string, string>;
-  /** What else the release asks that a swarm's tasks cannot have yet (database attachments), as the refusal names it. */
-  unsupported?: string[];
   /** Its hooks (argv each), run as swarm jobs: pre-deploy before its service is made, post-deploy before the switch. */
   hooks?: { preDeploy: string[] | null; postDeploy: string[] | null; timeoutSeconds: number };
 }
@@ -191,12 +189,6 @@ function nextStep(d: SwarmDesired, o: SwarmObserved): SwarmStep {
   const leftover = mine ? [mine.info.id] : [];
   if (r.outcome === "failed") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release failed", serving) };
   if (r.outcome === "superseded") return { kind: "hold", remove: leftover, status: failedStatus(r.image, "the release was superseded", serving) };
-
-  const refused = r.unsupported ?? [];
-  if (refused.length > 0 && r.outcome !== "succeeded") {
-    const message = `${refused.join(" and ")} do not reach a swarm's tasks yet; remove them from the service to run it on the swarm`;
-    return { kind: "fail", message, remove: mine ? [mine.info.id] : [], status: failedStatus(r.image, message, serving) };
-  }
 
   if (!mine) {
     if (r.outcome === "succeeded") {

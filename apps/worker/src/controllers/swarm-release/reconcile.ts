@@ -25,6 +25,12 @@ export interface SwarmReleaseDeps {
   hooks?: HookRecorder;
   /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
   ensureNetwork(appId: string): Promise<void>;
+  /**
+   * Joins the databases the service attaches (containers on the manager's engine) to the app's
+   * overlay, under their names, so its tasks on every node reach them; rejects while one is not
+   * running yet (the pass is retried). Absent: no database is joined.
+   */
+  attachDatabases?(serviceId: string): Promise<void>;
   prober: TaskProber;
   status: StatusWriter;
   /** The data plane: told the release's ready tasks at the switch (what the mesh name and the domains answer). */
@@ -146,6 +152,7 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       if (!input.service || !r) throw new Error("unreachable: create without a release");
       if (r.outcome === "pending") await deps.status.updateRelease(r.id, { outcome: "deploying" });
       await deps.ensureNetwork(input.service.appId);
+      await deps.attachDatabases?.(input.serviceId);
       // Pinned to the digest the registry has now, so every node runs the same bits (an image no
       // registry has stays as named: only a node that has it can run it, and the plan says so).
       const image = (await deps.swarm.resolveImage(step.spec.image, step.spec.registryAuth ?? null)) ?? step.spec.image;

@@ -14,6 +14,7 @@ import { type SwarmClient, type SwarmHarness, startClient, startSwarm } from "@l
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
+import { attachDatabase } from "../database/server";
 import type { SwarmRelease } from "./desired";
 import { overlayProber } from "./probe";
 import { passUntilIdle } from "./index";
@@ -279,6 +280,33 @@ describe("releases on a swarm", () => {
     expect(rels.status).toMatchObject({ crashLooping: true, lastExit: { code: 2 }, message: expect.stringMatching(/tasks keep crashing \(\d+ restarts, last exit code 2 on .+\); the swarm restarts them/) });
     expect(rels.status?.restarts).toBeGreaterThanOrEqual(3);
     console.log(`a crash-looping release on a swarm: ${rels.status?.message}`);
+  }, 180_000);
+
+  it("a database attached: its container on the manager's engine joins the app's overlay under its name, and the release's tasks on every node reach it", async () => {
+    // A stand-in for a managed database's server (the database controller makes those on the manager's engine, on `none`).
+    const dbName = `${short}-db-${run}`;
+    const alias = `shopdb${run}`;
+    const made = await h.manager.docker.createContainer({ name: dbName, Image: images.v1, Cmd: ["/bin/busybox", "httpd", "-f", "-p", "5432", "-h", "/www"], HostConfig: { NetworkMode: "none" } });
+    await made.start();
+    deps.attachDatabases = async () => {
+      const c = await runtime.inspectContainer(dbName);
+      await attachDatabase({ runtime }, c!, `${short}-app-${appId}`, alias);
+    };
+    try {
+      await converge(() => rels.input("rel9", images.v2));
+      expect(rels.releases.get("rel9")).toMatchObject({ outcome: "succeeded" });
+      // From the other node, on the app's overlay, by the database's name.
+      expect(await client.get(`http://${alias}:5432/`)).toMatchObject({ exitCode: 0, out: "v1\n" });
+      // And from a task of the release itself, wherever it runs.
+      const [svc] = await swarm.listServices([`${Labels.release}=rel9`]);
+      const managerId = (await swarm.swarmInfo()).nodeId;
+      const local = (await swarm.listTasks(svc!.id)).find((t) => t.nodeId === managerId && t.state === "running");
+      const exec = await runtime.exec(local!.containerId!, ["/bin/busybox", "wget", "-q", "-O-", `http://${alias}:5432/`], () => {});
+      expect(exec.exitCode).toBe(0);
+    } finally {
+      delete deps.attachDatabases;
+      await made.remove({ force: true });
+    }
   }, 180_000);
 
   it("the service deleted: every swarm service of it goes", async () => {
