@@ -1,5 +1,6 @@
 import { type Socket, createSocket } from "node:dgram";
 import { createServer } from "node:http";
+import { networkInterfaces } from "node:os";
 import type { Runtime } from "@levelrail/docker";
 import type { DataPlaneState } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
@@ -7,7 +8,7 @@ import { AddressBook } from "./addresses";
 import { type Scope, type StateIndex, answer, indexState, refuse } from "./answer";
 import { isDirect } from "./local";
 import { StateFollower } from "./state";
-import { gatewaySubnet, inSubnet } from "./subnet";
+import { gatewaySubnet, inSubnet, listenAddress } from "./subnet";
 import { type SniffingServer, sniffingServer } from "./tcp";
 
 export interface DataPlaneOptions {
@@ -172,17 +173,20 @@ export class DataPlane {
     } catch {
       return; // the engine is away; the sockets we have keep answering
     }
-    const wanted = new Map<string, { appId: string; subnet: string | null }>(); // gateway → its app and subnet
+    const wanted = new Map<string, { appId: string; subnet: string | null }>(); // listen address → its app and subnet
+    const local = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
     for (const n of networks) {
       const appId = n.labels[Labels.app];
-      if (appId && n.gateway) wanted.set(n.gateway, { appId, subnet: gatewaySubnet(n.gateway, n.subnets) });
+      if (!appId || !n.gateway) continue;
+      const subnet = gatewaySubnet(n.gateway, n.subnets);
+      wanted.set(listenAddress(n.gateway, subnet, local), { appId, subnet });
     }
-    for (const [gateway, { appId, subnet }] of wanted) {
-      const key = `${gateway}:53`;
+    for (const [host, { appId, subnet }] of wanted) {
+      const key = `${host}:53`;
       const had = this.listeners.get(key);
       if (had && had.subnet === subnet && !rebind) continue;
       try {
-        await this.bind(gateway, 53, { kind: "app", appId }, subnet);
+        await this.bind(host, 53, { kind: "app", appId }, subnet);
       } catch (err) {
         if (!this.bindFailures.has(key)) this.o.log(`[dns] cannot listen on ${key} yet (${err instanceof Error ? err.message : String(err)}); retrying`);
         this.bindFailures.add(key);

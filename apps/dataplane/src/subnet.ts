@@ -22,3 +22,13 @@ export function inSubnet(address: string, cidr: string): boolean {
 export function gatewaySubnet(gateway: string, subnets: readonly string[]): string | null {
   return subnets.find((s) => inSubnet(gateway, s)) ?? null;
 }
+
+/**
+ * Where the mesh DNS listens for one app network: on one engine its gateway (a bridge's, an address
+ * of this host); in a swarm node's edge namespace, which has an address on every app overlay it
+ * joined but not the overlay's gateway, that own address. `local`: this namespace's addresses.
+ */
+export function listenAddress(gateway: string, subnet: string | null, local: readonly string[]): string {
+  if (local.includes(gateway) || subnet === null) return gateway;
+  return local.find((a) => inSubnet(a, subnet)) ?? gateway;
+}

@@ -1,13 +1,18 @@
 import type Docker from "dockerode";
 import type { SwarmPort } from "@levelrail/docker/swarm";
-import { EDGE_HOME_LABEL, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
+import { EDGE_HOME_LABEL, edgeAddress, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
 import type { Runtime } from "@levelrail/docker";
 import { type CaddyAdmin, caddyAdminSocket } from "./controllers/ingress/caddy";
 import { type TaskProber, edgeProber } from "./controllers/swarm-release/probe";
 
 /** What the worker drives on a swarm: releases as swarm services, and Caddy in the edge namespace. */
 export interface SwarmMode {
-  swarmReleases: { join(network: string): Promise<unknown>; prober: TaskProber };
+  swarmReleases: {
+    join(network: string): Promise<unknown>;
+    /** The edge namespace's address on the network (its mesh DNS answers there); null before it joined. */
+    meshDns(network: string): Promise<string | null>;
+    prober: TaskProber;
+  };
   caddyAdmin: CaddyAdmin;
 }
 
@@ -32,7 +37,11 @@ export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, 
   const home = caddy?.Config?.Labels?.[EDGE_HOME_LABEL];
   if (!holder?.State?.Running || !node || !home) return null;
   return {
-    swarmReleases: { join: (network) => joinEdge(docker, shortName, network), prober: edgeProber(runtime, edgeName(shortName), node) },
+    swarmReleases: {
+      join: (network) => joinEdge(docker, shortName, network),
+      meshDns: (network) => edgeAddress(docker, shortName, network),
+      prober: edgeProber(runtime, edgeName(shortName), node),
+    },
     caddyAdmin: caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)),
   };
 }

@@ -1,3 +1,4 @@
+import type { SwarmMode } from "./swarm-mode";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Db, Sql } from "@levelrail/db/client";
@@ -5,7 +6,6 @@ import { listenDesired } from "@levelrail/db/notify";
 import type { Runtime } from "@levelrail/docker";
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { CaddyAdmin } from "./controllers/ingress/caddy";
-import type { TaskProber } from "./controllers/swarm-release/probe";
 import type { ImageBuilder } from "@levelrail/docker/build";
 import type { Keyring } from "@levelrail/secrets";
 import { IMAGES_KEY, PREVIEW_SWEEP_KEY } from "@levelrail/spec/keys";
@@ -62,9 +62,10 @@ export interface WorkerOptions {
   /**
    * On a swarm manager whose ingress runs in the edge namespace (`@levelrail/docker/swarm/edge`):
    * each release runs as swarm services (CONTRACT §12) through `swarm`. `join` joins the namespace to
-   * an app's overlay; `prober` probes tasks from there. Absent: releases are containers on this engine.
+   * an app's overlay, `meshDns` answers its address there (where its mesh DNS listens); `prober`
+   * probes tasks from there. Absent: releases are containers on this engine.
    */
-  swarmReleases?: { join(network: string): Promise<unknown>; prober: TaskProber };
+  swarmReleases?: SwarmMode["swarmReleases"];
   /** Caddy's admin API and the ports it serves domains on; absent: no ingress controller. */
   ingress?: { caddyAdmin: string | CaddyAdmin; httpPort: number; httpsPort: number | null } | undefined;
   /**

@@ -170,6 +170,11 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
       },
       // The databases run on the manager's engine; joined to the overlay, every node's tasks reach them.
       attachDatabases: (serviceId) => attacher.attach(serviceId),
+      // Mesh names: the tasks ask the mesh DNS in the edge namespace, on its address on the app's overlay.
+      async nameservers(appId) {
+        const mesh = await sr.meshDns(networkName(o.shortName, appId));
+        return mesh ? [mesh, ...(o.upstreamDns ?? hostNameservers())] : [];
+      },
       prober: sr.prober,
       status: s.store,
       hooks: pgHookRecorder(o.db, s.fence),

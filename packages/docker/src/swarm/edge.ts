@@ -161,3 +161,14 @@ export async function joinEdge(docker: Docker, shortName: string, network: strin
     throw err;
   }
 }
+
+/** The edge namespace's address on `network` (where its mesh DNS answers that app's tasks); null before it joined. */
+export async function edgeAddress(docker: Docker, shortName: string, network: string): Promise<string | null> {
+  try {
+    const info = (await docker.getContainer(edgeName(shortName)).inspect()) as { NetworkSettings?: { Networks?: Record<string, { IPAddress?: string }> } };
+    return info.NetworkSettings?.Networks?.[network]?.IPAddress || null;
+  } catch (err) {
+    if (statusOf(err) === 404) return null;
+    throw err;
+  }
+}

@@ -60,6 +60,8 @@ export interface SwarmServiceSpec {
   limits?: { memoryBytes: number | null; nanoCpus: number | null; pids: number };
   /** Each task's capabilities: `drop` (`ALL`) then `add`; unset: the engine's default set. */
   capabilities?: { add: readonly string[]; drop: readonly string[] };
+  /** Each task's resolver (`/etc/resolv.conf`): nameservers, search domains, options; unset: the engine's. */
+  dns?: { nameservers: readonly string[]; search: readonly string[]; options: readonly string[] };
   /** How long a task's container gets between SIGTERM and SIGKILL (unset: the engine's 10 s). */
   stopGraceSeconds?: number;
   /** How a change rolls out: the new task first (blue-green) or the old one stopped first. */

@@ -20,6 +20,7 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
         Env: env,
         ...(spec.entrypoint ? { Command: [...spec.entrypoint] } : {}),
         ...(spec.command ? { Args: [...spec.command] } : {}),
+        ...(spec.dns ? { DNSConfig: { Nameservers: [...spec.dns.nameservers], Search: [...spec.dns.search], Options: [...spec.dns.options] } } : {}),
         ...(spec.stopGraceSeconds !== undefined ? { StopGracePeriod: spec.stopGraceSeconds * 1e9 } : {}),
         ...(spec.capabilities ? { CapabilityDrop: [...spec.capabilities.drop], CapabilityAdd: [...spec.capabilities.add] } : {}),
         Secrets: spec.secrets.map((s) => ({

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { RegistryAuth } from "@levelrail/docker";
 import type { ImageProcess, SwarmServiceSpec } from "@levelrail/docker/swarm";
 import { ENV_KEY_RE } from "@levelrail/spec/checks";
-import { Roles, networkName, serviceLabels } from "@levelrail/spec/naming";
+import { Roles, meshZone, networkName, serviceLabels } from "@levelrail/spec/naming";
 import { type ReleaseSpec, type Resources, placementOf, replicasOf, resourcesOf } from "@levelrail/spec/service";
 import { hostLimits } from "../../containers/limits";
 import type { DesiredSwarmRelease } from "./plan";
@@ -119,6 +119,16 @@ export function withSecretEnv(spec: SwarmServiceSpec, secret: { id: string; name
     entrypoint: [...SECRET_LOADER],
     command: [...image.entrypoint, ...(spec.command ?? image.cmd)],
   };
+}
+
+/**
+ * Pure: the spec with the tasks' resolver as a container's on one engine: the mesh DNS first (its
+ * address on the app's overlay, in the edge namespace), then the upstream servers; a bare
+ * `<service>` completed to `<service>.<app>.<zone>`, which the mesh DNS answers with the active
+ * release's tasks; ndots:1 so that a bare name asks the mesh first.
+ */
+export function withMeshDns(spec: SwarmServiceSpec, shortName: string, appName: string, nameservers: readonly string[]): SwarmServiceSpec {
+  return { ...spec, dns: { nameservers: [...nameservers], search: [`${appName}.${meshZone(shortName)}`], options: ["ndots:1"] } };
 }
 
 /** What the worker knows of a service to run it on a swarm (the application controller's `DesiredService`, narrowed). */

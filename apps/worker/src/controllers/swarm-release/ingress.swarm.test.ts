@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { dockerRuntime } from "@levelrail/docker";
+import { demuxLogs, dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import { EDGE_CADDY_ROLE, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
-import { networkName } from "@levelrail/spec/naming";
+import { meshZone, networkName } from "@levelrail/spec/naming";
 import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
 import { whileLoaded } from "@levelrail/testkit/load";
 import { waitFor } from "@levelrail/testkit/wait";
@@ -155,6 +155,10 @@ describe("a swarm node's ingress", () => {
           await ensureAppOverlay(runtime, swarm, short, appId, pool);
           await mode.swarmReleases.join(networkName(short, appId));
         },
+        async nameservers(appId) {
+          const mesh = await mode.swarmReleases.meshDns(networkName(short, appId));
+          return mesh ? [mesh] : [];
+        },
         status: store,
       },
       store,
@@ -179,5 +183,29 @@ describe("a swarm node's ingress", () => {
     // Its service carries the env, and the image pinned by digest.
     const [svc] = await swarm.listServices([`levelrail.service=${id}`]);
     expect(svc?.image).toMatch(/@sha256:[0-9a-f]{64}$/);
+
+    // Mesh names: a task on each node resolves the bare service name through the mesh DNS in the
+    // edge namespace (its address on the app's overlay, in the task's resolv.conf) to the active tasks.
+    const tasks = (await swarm.listTasks(svc!.id)).filter((t) => t.state === "running");
+    const nodes = await swarm.listNodes();
+    for (const t of tasks) {
+      const node = h.nodes.find((n) => n.address === nodes.find((x) => x.id === t.nodeId)?.address)!;
+      const container = node.docker.getContainer(t.containerId!);
+      const inTask = async (cmd: string[]) => {
+        const ex = await container.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+        const stream = await ex.start({});
+        const chunks: Buffer[] = [];
+        await new Promise<void>((done) => { stream.on("data", (c: Buffer) => chunks.push(c)); stream.on("end", () => done()); });
+        return { code: (await ex.inspect()).ExitCode, out: demuxLogs(Buffer.concat(chunks)) };
+      };
+      const resolv = await inTask(["/bin/busybox", "cat", "/etc/resolv.conf"]);
+      expect(resolv.out).toContain(`search shop2.${meshZone(short)}`);
+      // (busybox's own timeout: this build's `wget -T` crashes.)
+      expect(await inTask(["/bin/busybox", "timeout", "10", "/bin/busybox", "wget", "-q", "-O-", "http://api:8080/"])).toEqual({ code: 0, out: "v1\n" });
+      // Another app's service (shop's web, whose overlay the edge joined too) does not resolve here.
+      const other = await inTask(["/bin/busybox", "nslookup", `web.shop.${meshZone(short)}`]);
+      expect(other.code, other.out).not.toBe(0);
+    }
+    expect(new Set(tasks.map((t) => t.nodeId)).size).toBe(2);
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
 import { DEFAULT_RESOURCES, ROLE_CAPABILITIES } from "@levelrail/spec/service";
 import { describe, expect, it } from "vitest";
-import { SECRET_ENV_PATH, type SwarmServiceSource, placementConstraints, releaseSecretName, releaseServiceName, releaseServiceSpec, secretEnvFile, swarmInput, withSecretEnv } from "./desired";
+import { SECRET_ENV_PATH, type SwarmServiceSource, placementConstraints, releaseSecretName, releaseServiceName, releaseServiceSpec, secretEnvFile, swarmInput, withMeshDns, withSecretEnv } from "./desired";
 import { nodeLabels } from "./reconcile";
 import { type DesiredSwarmRelease, FAILED_TASKS_LIMIT, type ObservedReleaseService, type SwarmDesired, type SwarmObserved, plan, staleSecrets } from "./plan";
 
@@ -53,6 +53,10 @@ describe("the swarm release's service", () => {
     expect(limited.limits).toEqual({ memoryBytes: 256 * 1024 * 1024, nanoCpus: 500_000_000, pids: 128 });
     expect(limited.capabilities?.add).toContain("NET_RAW");
   });
+});
+
+it("mesh names on a swarm: the tasks ask the mesh DNS on the app's overlay first, a bare name completed in the app's zone", () => {
+  expect(withMeshDns(release().spec, "lr", "shop", ["10.232.0.5", "192.0.2.53"]).dns).toEqual({ nameservers: ["10.232.0.5", "192.0.2.53"], search: ["shop.lr.internal"], options: ["ndots:1"] });
 });
 
 describe("a release's secrets on a swarm", () => {

@@ -5,7 +5,7 @@ import type { HookPhase, HookRecorder } from "../application/hooks";
 import type { StatusWriter } from "../application/ports";
 import { deploying } from "../application/status";
 import { probeUrl } from "../application/desired";
-import { SWARM_SERVICE_LABEL, releaseSecretName, secretEnvFile, withSecretEnv } from "./desired";
+import { SWARM_SERVICE_LABEL, releaseSecretName, secretEnvFile, withMeshDns, withSecretEnv } from "./desired";
 import { hookJobSpec, runHookJob } from "./hooks";
 import { type DesiredSwarmRelease, type ObservedReleaseService, type SwarmStep, type TaskPlacement, WAIT_MS, plan, staleSecrets, taskAddress } from "./plan";
 import type { TaskProber } from "./probe";
@@ -31,6 +31,11 @@ export interface SwarmReleaseDeps {
    * running yet (the pass is retried). Absent: no database is joined.
    */
   attachDatabases?(serviceId: string): Promise<void>;
+  /**
+   * The tasks' nameservers on the app's overlay: the mesh DNS's address there (the edge namespace's),
+   * then the upstream servers. Absent or empty: the engine's resolver (no mesh names).
+   */
+  nameservers?(appId: string): Promise<string[]>;
   prober: TaskProber;
   status: StatusWriter;
   /** The data plane: told the release's ready tasks at the switch (what the mesh name and the domains answer). */
@@ -94,14 +99,17 @@ export function activeEntry(service: NonNullable<SwarmReleaseInput["service"]>, 
 }
 
 /**
- * The release's service spec as it is made: with its secrets, the loader in front of the image's
- * own process (read from the manager's copy of the image). A string: why it cannot be made.
+ * The release's service spec as it is made: the mesh DNS as its tasks' resolver, and with its
+ * secrets, the loader in front of the image's own process (read from the manager's copy of the
+ * image). A string: why it cannot be made.
  */
-async function loadedSpec(deps: SwarmReleaseDeps, serviceId: string, r: DesiredSwarmRelease, spec: DesiredSwarmRelease["spec"], secrets: readonly ObservedSecret[]): Promise<DesiredSwarmRelease["spec"] | string> {
+async function loadedSpec(deps: SwarmReleaseDeps, input: SwarmReleaseInput, r: DesiredSwarmRelease, base: DesiredSwarmRelease["spec"], secrets: readonly ObservedSecret[]): Promise<DesiredSwarmRelease["spec"] | string> {
+  const nameservers = input.service ? ((await deps.nameservers?.(input.service.appId)) ?? []) : [];
+  const spec = nameservers.length > 0 && input.service ? withMeshDns(base, deps.shortName, input.service.appName, nameservers) : base;
   if (Object.keys(r.secretEnv).length === 0) return spec;
   const process = await deps.swarm.imageProcess(spec.image, spec.registryAuth ?? null);
   if (!process) return `the manager could not pull ${r.image} to read what it runs (its secrets are loaded before it starts); check the image's name and the service's registry credential`;
-  return withSecretEnv(spec, await releaseSecret(deps, serviceId, r.spec.name, r.secretEnv, secrets), process);
+  return withSecretEnv(spec, await releaseSecret(deps, input.serviceId, r.spec.name, r.secretEnv, secrets), process);
 }
 
 function runHook(deps: SwarmReleaseDeps, input: SwarmReleaseInput, r: DesiredSwarmRelease, phase: HookPhase, argv: string[], spec: DesiredSwarmRelease["spec"]) {
@@ -156,7 +164,7 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       // Pinned to the digest the registry has now, so every node runs the same bits (an image no
       // registry has stays as named: only a node that has it can run it, and the plan says so).
       const image = (await deps.swarm.resolveImage(step.spec.image, step.spec.registryAuth ?? null)) ?? step.spec.image;
-      const spec = await loadedSpec(deps, input.serviceId, r, { ...step.spec, image }, observed.secrets);
+      const spec = await loadedSpec(deps, input, r, { ...step.spec, image }, observed.secrets);
       if (typeof spec === "string") return failRelease(deps, input, r.id, spec, []);
       if (step.preDeploy) {
         await deps.status.setStatus(input.serviceId, step.status);
@@ -178,7 +186,7 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
         const mine = observed.services.find((x) => x.info.name === step.service);
         await deps.status.setStatus(input.serviceId, deploying(r.image, "post-deploy", observed.services.find((x) => x !== mine)?.info.name ?? null, ""));
         // The job runs the very image the tasks run (pinned), with their secrets.
-        const spec = await loadedSpec(deps, input.serviceId, r, { ...r.spec, image: mine?.info.image || r.spec.image }, observed.secrets);
+        const spec = await loadedSpec(deps, input, r, { ...r.spec, image: mine?.info.image || r.spec.image }, observed.secrets);
         const hook = typeof spec === "string" ? { ok: false as const, message: spec } : await runHook(deps, input, r, "post", step.postDeploy, spec);
         if (!hook.ok) return failRelease(deps, input, r.id, hook.message, mine ? [mine.info.id] : []);
       }
