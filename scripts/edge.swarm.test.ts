@@ -10,6 +10,7 @@ import { waitFor } from "@levelrail/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { desiredServers } from "../apps/worker/src/controllers/ingress/desired";
 import { swarmMode } from "../apps/worker/src/swarm-mode";
+import { diagnose } from "./doctor/main";
 
 // What `npm start` runs on a swarm manager (scripts/lib/edge.mjs): the edge ingress and both mesh
 // DNS replicas in its namespace, on a real engine that is a swarm manager (in a network namespace
@@ -25,6 +26,12 @@ const HTTP_PORT = 18081;
 const MESH_PORT = 15363;
 let h: SwarmHarness;
 let edgeLib: typeof import("./lib/edge.mjs");
+
+/** `levelrail doctor`'s swarm check against the test's manager. */
+async function swarmDoctor() {
+  const results = await diagnose({ ...process.env, DOCKER_HOST: h.manager.dockerHost, LEVELRAIL_SHORT_NAME: short, LEVELRAIL_DATA_DIR: dataDir });
+  return results.find((r) => r.name === "swarm");
+}
 
 beforeAll(async () => {
   h = await startSwarm({ shortName: short, nodes: 1, heartbeatSeconds: 1, net: "10.238.0", registryPort: 56118 });
@@ -95,6 +102,8 @@ describe("npm start on a swarm manager", () => {
     const { stopMeshDns } = await import("./lib/dataplane.mjs");
     const stopped = [...(await stopMeshDns(dataDir, short)), ...(await edgeLib.stopSwarmEdge(short))];
     expect(stopped.join("; ")).toMatch(/mesh DNS .*Caddy .*holder/);
+    // doctor says the edge is gone, and what to do.
+    expect(await swarmDoctor()).toMatchObject({ status: "warn", message: expect.stringContaining(`the edge ingress does not run here (${short}-edge and ${short}-edge-caddy not running)`) });
     const running = await h.manager.docker.listContainers({ filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) });
     expect(running.map((c) => c.Names[0])).toEqual([]);
     const t0 = Date.now();
@@ -106,5 +115,11 @@ describe("npm start on a swarm manager", () => {
     console.log(`the edge serves again ${Date.now() - t0} ms after the start`);
     expect(res.status).toBe(404);
     expect(await res.text()).toMatch(/no service has this domain/);
+    expect(await swarmDoctor()).toMatchObject({ status: "ok", message: "swarm manager of 1 node (1 manager), every one ready; the edge ingress runs here" });
   }, 120_000);
+
+  it("doctor on a swarm manager: never asks for live-restore, which dockerd refuses in swarm mode", async () => {
+    const results = await diagnose({ ...process.env, DOCKER_HOST: h.manager.dockerHost, LEVELRAIL_SHORT_NAME: short, LEVELRAIL_DATA_DIR: dataDir });
+    expect(results.find((r) => r.name === "live-restore")).toMatchObject({ status: "warn", message: expect.stringContaining("not available in swarm mode") });
+  }, 60_000);
 });

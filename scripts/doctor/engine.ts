@@ -6,6 +6,8 @@ export interface EngineInfo {
   serverVersion: string;
   apiVersion: string | null;
   liveRestore: boolean;
+  /** Whether the engine is a node of a swarm (which refuses live-restore). */
+  swarm?: boolean;
   /** `DockerRootDir`: where images, containers and volumes live. */
   rootDir: string;
   /** `SystemTime` as the engine printed it (RFC 3339, nanoseconds). */
@@ -39,6 +41,10 @@ export async function liveRestoreCheck(p: EngineProbe): Promise<CheckResult> {
   const i = await p.info().catch(() => null);
   if (!i) return engineDown("live-restore");
   if (i.liveRestore) return ok("live-restore", "on: a restart of dockerd leaves the containers running", { enabled: true });
+  // dockerd refuses to start with live-restore in swarm mode: the fix above would take the engine down.
+  if (i.swarm) {
+    return warn("live-restore", "not available in swarm mode (dockerd refuses it there): a restart of this engine stops its containers until it is back; other nodes keep their tasks running", { enabled: false, swarm: true });
+  }
   return warn(
     "live-restore",
     `off: a restart of dockerd stops every container (an outage); add "live-restore": true to ${DAEMON_JSON} and reload dockerd (\`systemctl reload docker\` or SIGHUP; no restart needed)`,

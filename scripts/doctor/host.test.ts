@@ -39,6 +39,12 @@ describe("engine", () => {
     expect(off.message).toContain("SIGHUP");
     expect(await liveRestoreCheck(engine(refused))).toMatchObject({ status: "warn", message: "not checked: the Docker engine does not answer" });
   });
+
+  it("on a swarm node, never asks for live-restore (dockerd refuses it in swarm mode) and says what a restart costs", async () => {
+    const swarm = await liveRestoreCheck(engine(info({ liveRestore: false, swarm: true })));
+    expect(swarm).toMatchObject({ status: "warn", message: expect.stringContaining("not available in swarm mode") });
+    expect(swarm.message).not.toContain("daemon.json");
+  });
 });
 
 describe("clock", () => {

@@ -10,7 +10,9 @@ import { caddyAdminCheck, dnsQueryA, httpCaddyProbe, httpGet, meshDnsCheck, read
 import { dataDiskCheck, engineDiskCheck } from "./disk";
 import { clockCheck, engineCheck, liveRestoreCheck } from "./engine";
 import { portCheck, procPortProbe } from "./ports";
-import { dockerEngineProbe, dockerOf, findOurCaddy, meshDnsReplicas, postgresProbe } from "./probes";
+import { dockerEngineProbe, dockerOf, dockerSwarmProbe, findOurCaddy, meshDnsReplicas, postgresProbe } from "./probes";
+import { swarmCheck } from "./swarm";
+import { edgeCaddyName, edgeName } from "@levelrail/docker/swarm/edge";
 import { hostProc } from "./procfs";
 import { type Check, type CheckResult, allOk, formatJson, formatLines, runChecks } from "./result";
 
@@ -48,6 +50,7 @@ export async function diagnose(vars: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const check = (name: string, run: () => Promise<CheckResult>): Check => ({ name, run });
   const checks: Check[] = [
     check("engine", () => engineCheck(engine)),
+    check("swarm", async () => swarmCheck(await dockerSwarmProbe(docker, short).facts().catch(() => null), { holder: edgeName(short), caddy: edgeCaddyName(short) })),
     check("live-restore", () => liveRestoreCheck(engine)),
     check("clock", () => clockCheck(engine)),
     check("disk-data", () => dataDiskCheck(dataDir)),

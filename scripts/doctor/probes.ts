@@ -13,6 +13,9 @@ import type { OurCaddy } from "./ports";
 import { type ProcFs, describeProc } from "./procfs";
 import { PROBE_TIMEOUT_MS } from "./dataplane";
 import { once } from "./result";
+import { type EngineInfo as SwarmEngineInfo, type EngineNode, engineKind, nodeView } from "@levelrail/docker/swarm/nodes";
+import { edgeCaddyName, edgeName } from "@levelrail/docker/swarm/edge";
+import type { SwarmProbe } from "./swarm";
 
 /** The engine of `DOCKER_HOST` (or the local socket), every request under the probe deadline. */
 export function dockerOf(dockerHost: string | undefined): Docker {
@@ -22,13 +25,14 @@ export function dockerOf(dockerHost: string | undefined): Docker {
 export function dockerEngineProbe(docker: Docker, where: string): EngineProbe {
   const info = once(async (): Promise<EngineInfo> => {
     const sentAt = Date.now();
-    const i = (await docker.info()) as { ServerVersion?: string; LiveRestoreEnabled?: boolean; DockerRootDir?: string; SystemTime?: string };
+    const i = (await docker.info()) as { ServerVersion?: string; LiveRestoreEnabled?: boolean; DockerRootDir?: string; SystemTime?: string; Swarm?: { LocalNodeState?: string } };
     const receivedAt = Date.now();
     const v = (await docker.version().catch(() => null)) as { ApiVersion?: string } | null;
     return {
       serverVersion: i.ServerVersion ?? "?",
       apiVersion: v?.ApiVersion ?? null,
       liveRestore: i.LiveRestoreEnabled === true,
+      swarm: i.Swarm?.LocalNodeState === "active",
       rootDir: i.DockerRootDir ?? "/var/lib/docker",
       systemTime: i.SystemTime ?? "",
       sentAt,
@@ -172,6 +176,25 @@ export function postgresProbe(url: string | undefined, o: { shortName: string; l
     },
     async close() {
       await sql?.end({ timeout: 0 });
+    },
+  };
+}
+
+/** What the `swarm` check asks the engine: its kind, the nodes (a manager's view) and the edge's two containers. */
+export function dockerSwarmProbe(docker: Docker, shortName: string): SwarmProbe {
+  const running = async (name: string) => {
+    try {
+      return ((await docker.getContainer(name).inspect()) as { State?: { Running?: boolean } }).State?.Running === true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    async facts() {
+      const kind = engineKind((await docker.info()) as SwarmEngineInfo);
+      if (kind !== "swarm-manager") return { kind, nodes: [], edge: { holder: false, caddy: false } };
+      const [nodes, holder, caddy] = await Promise.all([docker.listNodes() as Promise<EngineNode[]>, running(edgeName(shortName)), running(edgeCaddyName(shortName))]);
+      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy } };
     },
   };
 }

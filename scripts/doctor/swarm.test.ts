@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { type SwarmFacts, swarmCheck } from "./swarm";
+
+const names = { holder: "lr-edge", caddy: "lr-edge-caddy" };
+const node = (over: Partial<SwarmFacts["nodes"][number]> = {}): SwarmFacts["nodes"][number] => ({
+  id: "n1", hostname: "vm1", name: "vm1", address: "10.0.0.1", role: "manager", state: "ready", availability: "active", ...over,
+});
+const manager = (over: Partial<SwarmFacts> = {}): SwarmFacts => ({ kind: "swarm-manager", nodes: [node(), node({ id: "n2", hostname: "vm2", address: "10.0.0.2", role: "worker" })], edge: { holder: true, caddy: true }, ...over });
+
+describe("the swarm check", () => {
+  it("one engine: ok; the engine down: not checked", () => {
+    expect(swarmCheck({ kind: "single", nodes: [], edge: { holder: false, caddy: false } }, names)).toMatchObject({ status: "ok", message: "one engine (not in a swarm)" });
+    expect(swarmCheck(null, names)).toMatchObject({ status: "warn", message: "not checked: the Docker engine does not answer" });
+  });
+
+  it("a manager with every node ready and the edge running: ok, counting nodes and naming drained ones", () => {
+    expect(swarmCheck(manager(), names)).toMatchObject({ status: "ok", message: "swarm manager of 2 nodes (1 manager), every one ready; the edge ingress runs here" });
+    const drained = swarmCheck(manager({ nodes: [node(), node({ id: "n2", hostname: "vm2", address: "10.0.0.2", role: "worker", availability: "drain" })] }), names);
+    expect(drained.message).toContain("vm2 (10.0.0.2) takes no new tasks (drain)");
+  });
+
+  it("a worker: fail, saying to run the panel on a manager", () => {
+    expect(swarmCheck({ kind: "swarm-worker", nodes: [], edge: { holder: false, caddy: false } }, names)).toMatchObject({ status: "fail", message: expect.stringContaining("run it on a manager") });
+  });
+
+  it("the edge missing, a node down: warn with what to do", () => {
+    const r = swarmCheck(manager({ edge: { holder: true, caddy: false }, nodes: [node(), node({ id: "n2", hostname: "vm2", address: "10.0.0.2", role: "worker", state: "down" })] }), names);
+    expect(r.status).toBe("warn");
+    expect(r.message).toBe(
+      "the edge ingress does not run here (lr-edge-caddy not running): releases run as containers on this engine only; `npm start` makes it; vm2 (10.0.0.2) is down: its tasks run again on the other nodes; start its engine, or remove it (`docker node rm <node>`)",
+    );
+  });
+});

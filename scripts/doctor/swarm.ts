@@ -1,0 +1,44 @@
+// On a Docker Swarm (CONTRACT §12): what kind of node this engine is, whether every node is ready,
+// and whether the edge ingress runs here (without it the worker runs releases as containers on
+// this engine only).
+import type { EngineKind, NodeView } from "@levelrail/docker/swarm/nodes";
+import { type CheckResult, fail, ok, warn } from "./result";
+
+export interface SwarmFacts {
+  kind: EngineKind;
+  /** The swarm's nodes (a manager's view; none on one engine or a worker). */
+  nodes: Pick<NodeView, "id" | "hostname" | "name" | "address" | "role" | "state" | "availability">[];
+  /** Whether the edge's holder and its Caddy run on this engine. */
+  edge: { holder: boolean; caddy: boolean };
+}
+
+/** `facts()` throws when the engine does not answer. */
+export interface SwarmProbe {
+  facts(): Promise<SwarmFacts>;
+}
+
+const nodeName = (n: SwarmFacts["nodes"][number]) => `${n.hostname || n.name} (${n.address})`;
+
+/** Pure: the `swarm` check from what the engine says (null: it did not answer). */
+export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy: string }): CheckResult {
+  if (!f) return warn("swarm", "not checked: the Docker engine does not answer");
+  if (f.kind === "single") return ok("swarm", "one engine (not in a swarm)", { engine: "single" });
+  if (f.kind === "swarm-worker") {
+    return fail("swarm", "this engine is a swarm worker: the panel drives the swarm from a manager; run it on a manager, or promote this node (`docker node promote <node>` on a manager)", { engine: "swarm-worker" });
+  }
+  const detail = { engine: "swarm-manager", nodes: f.nodes.length, edge: f.edge };
+  const problems: string[] = [];
+  if (!f.edge.holder || !f.edge.caddy) {
+    const missing = [!f.edge.holder && names.holder, !f.edge.caddy && names.caddy].filter(Boolean).join(" and ");
+    problems.push(`the edge ingress does not run here (${missing} not running): releases run as containers on this engine only; \`npm start\` makes it`);
+  }
+  const down = f.nodes.filter((n) => n.state !== "ready");
+  if (down.length > 0) {
+    problems.push(`${down.map(nodeName).join(", ")} ${down.length === 1 ? "is" : "are"} ${down.map((n) => n.state).filter((s, i, a) => a.indexOf(s) === i).join("/")}: ${down.length === 1 ? "its" : "their"} tasks run again on the other nodes; start ${down.length === 1 ? "its" : "their"} engine, or remove ${down.length === 1 ? "it" : "them"} (\`docker node rm <node>\`)`);
+  }
+  if (problems.length > 0) return warn("swarm", problems.join("; "), detail);
+  const managers = f.nodes.filter((n) => n.role === "manager").length;
+  const drained = f.nodes.filter((n) => n.availability !== "active");
+  const note = drained.length > 0 ? `; ${drained.map(nodeName).join(", ")} ${drained.length === 1 ? "takes" : "take"} no new tasks (${drained.map((n) => n.availability).join("/")})` : "";
+  return ok("swarm", `swarm manager of ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"} (${managers} manager${managers === 1 ? "" : "s"}), every one ready; the edge ingress runs here${note}`, detail);
+}
