@@ -118,6 +118,19 @@ describe("npm start on a swarm manager", () => {
     expect(await swarmDoctor()).toMatchObject({ status: "ok", message: "swarm manager of 1 node (1 manager), every one ready; the edge ingress runs here" });
   }, 120_000);
 
+  it("a holder made again (its inputs changed) joins every app overlay again, so Caddy reaches the tasks that serve now", async () => {
+    const overlay = `${short}-app-rejoin${run}`;
+    await h.manager.docker.createNetwork({ Name: overlay, Driver: "overlay", Attachable: true, Labels: { "levelrail.managed": "true", "levelrail.instance": short, "levelrail.app": `rejoin${run}` } });
+    const before = (await h.manager.docker.getContainer(edgeName(short)).inspect()).Id;
+    // Another HTTP port: the holder's inputs change, so it is made again (a new namespace).
+    await edgeLib.ensureSwarmEdge({ dataDir, short, httpPort: HTTP_PORT + 1, httpsPort: null, port: MESH_PORT });
+    // One edge network, however many starts made it.
+    expect((await h.manager.docker.listNetworks()).filter((n) => n.Name === edgeName(short))).toHaveLength(1);
+    const holder = await h.manager.docker.getContainer(edgeName(short)).inspect();
+    expect(holder.Id).not.toBe(before);
+    expect(Object.keys(holder.NetworkSettings.Networks)).toContain(overlay);
+  }, 120_000);
+
   it("doctor on a swarm manager: never asks for live-restore, which dockerd refuses in swarm mode", async () => {
     const results = await diagnose({ ...process.env, DOCKER_HOST: h.manager.dockerHost, LEVELRAIL_SHORT_NAME: short, LEVELRAIL_DATA_DIR: dataDir });
     expect(results.find((r) => r.name === "live-restore")).toMatchObject({ status: "warn", message: expect.stringContaining("not available in swarm mode") });

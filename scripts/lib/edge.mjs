@@ -9,7 +9,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { BUNDLES, bundle } from "./bundle.mjs";
 import { caddyImage, ensureCaddyBinary } from "./caddy.mjs";
-import { ROLES, docker, findOwn, isRunning, stop, stopAndRemove } from "./containers.mjs";
+import { ROLES, docker, dockerSocket, findOwn, isRunning, stop, stopAndRemove } from "./containers.mjs";
 import { dataPlaneVersion, ensureDataPlane, meshDnsImage } from "./dataplane.mjs";
 import { repoRoot } from "./paths.mjs";
 import { log } from "./util.mjs";
@@ -51,9 +51,15 @@ export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, por
   const caddyHome = edgeCaddyHome(dataDir);
   const made = await edge.ensureEdge(
     docker(),
-    { shortName: short, holderImage: { image: mesh, node: process.execPath }, caddyImage: caddy.tag, httpPort, httpsPort, caddyHome },
+    { shortName: short, holderImage: { image: mesh, node: process.execPath }, caddyImage: caddy.tag, httpPort, httpsPort, caddyHome, engineSocket: dockerSocket() },
     () => answersOn(edge.edgeAdminSocket(caddyHome)),
   );
+  if (made.madeHolder) {
+    // A new namespace: it joins every app overlay again, so Caddy reaches the tasks that serve now.
+    const overlays = await docker().listNetworks({ filters: JSON.stringify({ label: [`levelrail.instance=${short}`, "levelrail.app"], driver: ["overlay"] }) });
+    for (const n of overlays) await edge.joinEdge(docker(), short, n.Name);
+    if (overlays.length > 0) log(`edge ingress: joined ${overlays.length} app overlay${overlays.length === 1 ? "" : "s"} again`);
+  }
   log(`edge ingress ${edge.edgeName(short)}: ${made.madeHolder ? "made" : "adopted"} (HTTP on ${httpPort}${httpsPort === null ? "" : `, HTTPS on ${httpsPort}`}; Caddy's admin API on ${edge.edgeAdminSocket(caddyHome)})`);
   await ensureDataPlane({ dataDir, port, short, version, edge: edge.edgeName(short) });
   return edge.edgeName(short);

@@ -61,6 +61,12 @@ export interface SwarmHarness {
   partition(index: number): Promise<void>;
   /** Brings a partitioned node back. */
   heal(index: number): Promise<void>;
+  /**
+   * Restarts node `index`'s dockerd (SIGTERM, wait for it to exit, start it again with the same
+   * arguments): its containers stop and start again under their restart policies. Answers how long
+   * the engine was away (from the signal to its first answer), in ms.
+   */
+  restartEngine(index: number): Promise<number>;
   /** Builds a test image on the manager, pushes it to the registry and answers its reference there. */
   pushTestImage(img: TestImage): Promise<string>;
   /** Timings of the start, in ms. */
@@ -247,6 +253,22 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
       timings,
       partition: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "down"]).then(() => undefined),
       heal: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "up"]).then(() => undefined),
+      async restartEngine(index) {
+        const pid = Number(readFileSync(`${nodeDir(l, index)}/d.pid`, "utf8").trim()); // (`join` here is the swarm join)
+        const t0 = Date.now();
+        process.kill(pid, "SIGTERM");
+        const alive = () => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        await waitFor(`dockerd ${index} to exit`, async () => (alive() ? undefined : true), { timeoutMs: 60_000, intervalMs: 100 });
+        await startEngine(l, index, registry, opts.iptables === true);
+        return Date.now() - t0;
+      },
       async pushTestImage(img) {
         const ref = `${registry}/${img.tag.replace(/^[^/]*\//, `${l.prefix}/`)}`;
         await ensureTestImage(manager.docker, { ...img, tag: ref });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type EdgeOptions, edgeAdminConfig, edgeCaddyOptions, edgeHolderOptions, edgeNetworkBody } from "./edge";
+import { EDGE_SUPERVISOR, type EdgeOptions, edgeAdminConfig, edgeCaddyOptions, edgeHolderOptions, edgeNetworkBody } from "./edge";
 
 const o: EdgeOptions = { shortName: "lr", holderImage: { image: "levelrail/mesh-dns:abc", node: "/usr/bin/node" }, caddyImage: "levelrail/caddy:def", httpPort: 80, httpsPort: 443, caddyHome: "/var/lib/levelrail/caddy" };
 
@@ -13,7 +13,7 @@ describe("a swarm node's ingress namespace", () => {
       RestartPolicy: { Name: "unless-stopped" },
     });
     expect(edgeHolderOptions({ ...o, httpsPort: null }).HostConfig.PortBindings).toEqual({ "80/tcp": [{ HostIp: "0.0.0.0", HostPort: "80" }] });
-    expect(edgeNetworkBody("lr")).toMatchObject({ Name: "lr-edge", Driver: "bridge" });
+    expect(edgeNetworkBody("lr")).toMatchObject({ Name: "lr-edge", Driver: "bridge", CheckDuplicate: true });
   });
 
   it("is made again when its image or ports change (its inputs label), and only then", () => {
@@ -21,6 +21,17 @@ describe("a swarm node's ingress namespace", () => {
     expect(label(o)).toBe(label({ ...o, caddyImage: "levelrail/caddy:new" }));
     expect(label(o)).not.toBe(label({ ...o, httpPort: 8080 }));
     expect(label(o)).not.toBe(label({ ...o, holderImage: { ...o.holderImage, image: "levelrail/mesh-dns:new" } }));
+  });
+
+  it("the holder watches its namespace through the engine's socket folder (read-only), its program Node's built-ins only", () => {
+    const holder = edgeHolderOptions({ ...o, engineSocket: "/run/docker.sock" });
+    expect(holder.Entrypoint).toEqual(["/usr/bin/node", "-e", EDGE_SUPERVISOR]);
+    expect(holder.Env).toEqual(["LEVELRAIL_EDGE=lr-edge", "LEVELRAIL_SHORT_NAME=lr", "LEVELRAIL_ENGINE_SOCKET=/run/levelrail-engine/docker.sock"]);
+    expect(holder.HostConfig).toMatchObject({ Binds: ["/run:/run/levelrail-engine:ro"] });
+    expect(edgeHolderOptions(o).HostConfig).not.toHaveProperty("Binds");
+    expect([...EDGE_SUPERVISOR.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1])).toEqual(["node:http"]);
+    // A holder made before it supervised is made again.
+    expect(holder.Labels["levelrail.edge.inputs"]).not.toBe(edgeHolderOptions(o).Labels["levelrail.edge.inputs"]);
   });
 
   it("runs Caddy in the holder's namespace with its admin API on a unix socket in its root-only folder, never on an address", () => {

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { statusOf } from "../engine-errors";
 
@@ -26,7 +26,52 @@ export interface EdgeOptions {
   httpsPort: number | null;
   /** A root-only folder of the host for Caddy's state, its admin socket and its config (bind-mounted at the same path). */
   caddyHome: string;
+  /**
+   * The engine's unix socket on the host: the holder watches the containers in its namespace through
+   * it and starts again one that failed to start (see `EDGE_SUPERVISOR`). Null: it only waits.
+   */
+  engineSocket?: string | null;
 }
+
+/** Where the holder finds the engine's socket folder (the folder: a restarted dockerd makes a new socket file). */
+const ENGINE_DIR = "/run/levelrail-engine";
+
+/**
+ * The holder's program. When dockerd starts again (a restart, a reboot), it starts the holder and the
+ * containers in the holder's namespace (Caddy, the mesh DNS) at once: one started before the holder
+ * runs fails ("cannot join network of a non running container") and the engine does not try again.
+ * Every second the holder starts again each container of its namespace that is not running and
+ * whose last start failed (the engine's `State.Error`; one an operator stopped has none).
+ * Node's built-ins only: it runs in the data plane's image.
+ */
+export const EDGE_SUPERVISOR = `
+const http = require("node:http");
+const sock = process.env.LEVELRAIL_ENGINE_SOCKET, me = process.env.LEVELRAIL_EDGE, short = process.env.LEVELRAIL_SHORT_NAME;
+const call = (method, path) => new Promise((done) => {
+  const req = http.request({ socketPath: sock, method, path, timeout: 5000 }, (res) => {
+    let body = ""; res.setEncoding("utf8"); res.on("data", (c) => (body += c)); res.on("end", () => done({ status: res.statusCode, body }));
+  });
+  req.on("error", () => done(null)); req.on("timeout", () => req.destroy()); req.end();
+});
+let myId = "";
+async function tick() {
+  if (!myId) { const r = await call("GET", "/containers/" + encodeURIComponent(me) + "/json"); if (r && r.status === 200) myId = JSON.parse(r.body).Id; }
+  const filters = encodeURIComponent(JSON.stringify({ label: ["levelrail.instance=" + short] }));
+  const list = await call("GET", "/containers/json?all=1&filters=" + filters);
+  if (!list || list.status !== 200) return;
+  for (const c of JSON.parse(list.body)) {
+    const mode = (c.HostConfig && c.HostConfig.NetworkMode) || "";
+    if (c.State === "running" || (mode !== "container:" + me && (!myId || mode !== "container:" + myId))) continue;
+    const i = await call("GET", "/containers/" + c.Id + "/json");
+    const state = i && i.status === 200 ? JSON.parse(i.body).State : null;
+    if (!state || state.Running || !state.Error) continue;
+    const r = await call("POST", "/containers/" + c.Id + "/start");
+    console.log(new Date().toISOString() + " " + (c.Names[0] || c.Id) + " had failed to start (" + state.Error + "): started again: " + (r ? r.status : "no answer"));
+  }
+}
+if (sock) setInterval(() => void tick().catch(() => {}), 1000);
+else setInterval(() => {}, 2 ** 30);
+`;
 
 export const EDGE_ROLE = "edge";
 export const EDGE_CADDY_ROLE = "edge-caddy";
@@ -53,25 +98,34 @@ export function edgeAdminConfig(caddyHome: string): { listen: string; origins: s
 
 /** The bridge network the namespace is on (its published ports go through it). */
 export function edgeNetworkBody(shortName: string) {
-  return { Name: edgeName(shortName), Driver: "bridge", Labels: labels(shortName, EDGE_ROLE, "network") };
+  // CheckDuplicate: without it the engine makes a second network of the same name, and a container
+  // started on that name then finds neither (the swarm is asked for it: "network … not found").
+  return { Name: edgeName(shortName), Driver: "bridge", CheckDuplicate: true, Labels: labels(shortName, EDGE_ROLE, "network") };
 }
 
 /** Pure: the holder's create options. */
 export function edgeHolderOptions(o: EdgeOptions) {
   const ports: Record<string, { HostIp: string; HostPort: string }[]> = { "80/tcp": [{ HostIp: "0.0.0.0", HostPort: String(o.httpPort) }] };
   if (o.httpsPort !== null) ports["443/tcp"] = [{ HostIp: "0.0.0.0", HostPort: String(o.httpsPort) }];
-  const inputs = `${o.holderImage.image} ${o.httpPort} ${o.httpsPort ?? "-"}`;
+  const socket = o.engineSocket ?? null;
+  const inputs = `${o.holderImage.image} ${o.httpPort} ${o.httpsPort ?? "-"} supervising ${socket ?? "-"}`;
   return {
     name: edgeName(o.shortName),
     Image: o.holderImage.image,
-    // A process that only waits (SIGTERM ends it: node's default).
-    Entrypoint: [o.holderImage.node, "-e", "setInterval(() => {}, 2 ** 30)"],
+    // Waits, starting again what failed to start in its namespace (SIGTERM ends it: node's default).
+    Entrypoint: [o.holderImage.node, "-e", EDGE_SUPERVISOR],
     Cmd: [],
+    Env: [
+      `LEVELRAIL_EDGE=${edgeName(o.shortName)}`,
+      `LEVELRAIL_SHORT_NAME=${o.shortName}`,
+      ...(socket ? [`LEVELRAIL_ENGINE_SOCKET=${ENGINE_DIR}/${basename(socket)}`] : []),
+    ],
     Labels: labels(o.shortName, EDGE_ROLE, inputs),
     ExposedPorts: Object.fromEntries(Object.keys(ports).map((p) => [p, {}])),
     HostConfig: {
       NetworkMode: edgeName(o.shortName),
       PortBindings: ports,
+      ...(socket ? { Binds: [`${dirname(socket)}:${ENGINE_DIR}:ro`] } : {}),
       RestartPolicy: { Name: "unless-stopped" },
       LogConfig: LOG_CONFIG,
       SecurityOpt: ["no-new-privileges"],
@@ -121,6 +175,23 @@ async function ensureContainer(docker: Docker, options: { name: string; Labels: 
   return { id: c.id, made: true };
 }
 
+/** The edge's bridge network, one of that name: extra ones an earlier version made (none attached) go. */
+async function ensureEdgeNetwork(docker: Docker, shortName: string): Promise<void> {
+  const name = edgeName(shortName);
+  const listed = (await docker.listNetworks({ filters: JSON.stringify({ name: [name] }) } as never)) as unknown as { Id: string; Name: string }[];
+  const same = listed.filter((n) => n.Name === name);
+  if (same.length === 0) {
+    await docker.createNetwork(edgeNetworkBody(shortName) as Docker.NetworkCreateOptions).catch((err: unknown) => {
+      if (statusOf(err) !== 409) throw err;
+    });
+    return;
+  }
+  if (same.length === 1) return;
+  const inspected = await Promise.all(same.map(async (n) => ({ id: n.Id, used: Object.keys(((await docker.getNetwork(n.Id).inspect()) as { Containers?: object }).Containers ?? {}).length > 0 })));
+  const keep = inspected.find((n) => n.used) ?? inspected[0]!;
+  for (const n of inspected) if (n !== keep && !n.used) await docker.getNetwork(n.id).remove().catch(() => {});
+}
+
 /**
  * The node's ingress runs as `o` asks: the bridge network, the holder and Caddy (each adopted when
  * it runs the same inputs, made again otherwise). A new holder is a new namespace: Caddy is made
@@ -130,9 +201,7 @@ async function ensureContainer(docker: Docker, options: { name: string; Labels: 
 export async function ensureEdge(docker: Docker, o: EdgeOptions, answers: () => Promise<boolean>, timeoutMs = 20_000): Promise<{ holder: string; caddy: string; madeHolder: boolean }> {
   mkdirSync(o.caddyHome, { recursive: true, mode: 0o700 });
   writeFileSync(join(o.caddyHome, "admin.json"), `${JSON.stringify({ admin: edgeAdminConfig(o.caddyHome) }, null, 2)}\n`, { mode: 0o600 });
-  await docker.createNetwork(edgeNetworkBody(o.shortName) as Docker.NetworkCreateOptions).catch((err: unknown) => {
-    if (statusOf(err) !== 409) throw err;
-  });
+  await ensureEdgeNetwork(docker, o.shortName);
   const holder = await ensureContainer(docker, edgeHolderOptions(o));
   const caddyOptions = edgeCaddyOptions(o);
   // A new namespace: Caddy's container still points at the old one.

@@ -7,7 +7,7 @@ import { EDGE_CADDY_ROLE, edgeCaddyName, edgeName, joinEdge } from "@levelrail/d
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
 import { meshZone, networkName } from "@levelrail/spec/naming";
-import { type SwarmHarness, startSwarm } from "@levelrail/testkit/swarm";
+import { type SwarmHarness, startClient, startSwarm } from "@levelrail/testkit/swarm";
 import { whileLoaded } from "@levelrail/testkit/load";
 import { waitFor } from "@levelrail/testkit/wait";
 import type Docker from "dockerode";
@@ -130,6 +130,48 @@ describe("a swarm node's ingress", () => {
     await waitFor("the domain to answer again", async () => ((await get(1_000).catch(() => null))?.body === "v2\n" ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
     console.log(`Caddy killed: serving again after ${Date.now() - killedAt} ms`);
   }, 60_000);
+
+  it("the manager's engine restarted: the worker node's task serves throughout; the edge comes back with the engine and the domain serves again", async () => {
+    const svc = (await swarm.inspectService(input("rel2", images.v2).release!.spec.name))!;
+    const workerId = (await swarm.listNodes()).find((n) => n.address === h.nodes[1]!.address)!.id;
+    const task = (await swarm.listTasks(svc.id)).find((t) => t.nodeId === workerId && t.state === "running")!;
+    const address = Object.values(task.addresses)[0]!;
+    const startedAt = (await h.nodes[1]!.docker.getContainer(task.containerId!).inspect()).State.StartedAt;
+    // From a container on the worker node, on the app's overlay: requests that never touch the manager.
+    const client = await startClient(h.nodes[1]!, { network: networkName(short, appId), image: svc.image, shortName: short });
+    try {
+      let away = 0;
+      const { sent, failures } = await whileLoaded(
+        async () => {
+          const r = await client.get(`http://${address}:8080/`, 3);
+          return r.exitCode === 0 ? { ok: true, body: r.out } : { ok: false, detail: `exit ${r.exitCode} ${r.out}` };
+        },
+        async () => void (away = await h.restartEngine(1)),
+      );
+      expect(failures).toEqual([]);
+      expect(sent).toBeGreaterThan(5);
+      // The same container, never restarted: the worker's agent kept it while its manager was away.
+      expect((await h.nodes[1]!.docker.getContainer(task.containerId!).inspect()).State).toMatchObject({ Running: true, StartedAt: startedAt });
+      // The manager's own task restarted with its engine: a pass takes the release's tasks as they are now.
+      const back = Date.now();
+      await passUntilIdle(deps, () => input("rel2", images.v2));
+      await waitFor("the domain through the manager's Caddy", async () => ((await get(2_000).catch(() => null))?.body === "v2\n" ? true : undefined), {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        describe: async () => {
+          const r = await get(2_000).catch((e: unknown) => String(e));
+          const list = await docker.listContainers({ all: true });
+          const holder = await docker.getContainer(edgeName(short)).inspect().catch(() => null);
+          const caddyLogs = (await docker.getContainer(edgeCaddyName(short)).logs({ stdout: true, stderr: true, tail: 8 }).catch(() => "")).toString();
+          return JSON.stringify({ r, containers: list.map((c) => `${c.Names[0]} ${c.State} ${c.Status}`), holderNets: Object.keys(holder?.NetworkSettings.Networks ?? {}), active: publisher.current().services[serviceId], caddyLogs });
+        },
+      });
+      console.log(`the manager's engine restarted (away ${away} ms): the worker's task answered ${sent} of ${sent} requests meanwhile; the domain served again through the manager's Caddy ${Date.now() - back} ms after the engine answered`);
+      for (let i = 0; i < 10; i++) expect(await get()).toEqual({ status: 200, body: "v2\n" });
+    } finally {
+      await client.remove();
+    }
+  }, 240_000);
 
   it("the worker's swarm mode: with the edge on a swarm manager, a service key's pass runs the release as swarm services and Caddy serves it", async () => {
     const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
