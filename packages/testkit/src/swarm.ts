@@ -254,18 +254,8 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
       partition: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "down"]).then(() => undefined),
       heal: (index) => run(["ip", "link", "set", `${l.prefix}-v${index}`, "up"]).then(() => undefined),
       async restartEngine(index) {
-        const pid = Number(readFileSync(`${nodeDir(l, index)}/d.pid`, "utf8").trim()); // (`join` here is the swarm join)
         const t0 = Date.now();
-        process.kill(pid, "SIGTERM");
-        const alive = () => {
-          try {
-            process.kill(pid, 0);
-            return true;
-          } catch {
-            return false;
-          }
-        };
-        await waitFor(`dockerd ${index} to exit`, async () => (alive() ? undefined : true), { timeoutMs: 60_000, intervalMs: 100 });
+        await stopByPidfile(`${nodeDir(l, index)}/d.pid`, 60_000); // (`join` here is the swarm join)
         await startEngine(l, index, registry, opts.iptables === true);
         return Date.now() - t0;
       },
