@@ -139,6 +139,7 @@ export async function startWorker(given: WorkerOptions) {
     void resyncLogged();
   };
   await c.informer.start(); // the index is complete before the first pass reads it
+  c.swarmTasks?.start();
   await resync();
   const timer = setInterval(() => void resyncLogged(), o.resyncMs);
   timer.unref();
@@ -173,6 +174,7 @@ export async function startWorker(given: WorkerOptions) {
       await c.buildParts.poller.stop();
       c.buildParts.running.stopAll();
       c.informer.stop();
+      c.swarmTasks?.stop();
       c.prober.stop();
       c.databaseReadiness.stop();
       await unlisten();

@@ -1,6 +1,6 @@
 import { pgEnvStores } from "@levelrail/services/env/sources";
 import type { SwarmPort } from "@levelrail/docker/swarm";
-import { IMAGES_KEY, INGRESS_KEY, formatKey, parseKey } from "@levelrail/spec/keys";
+import { IMAGES_KEY, INGRESS_KEY, formatKey, parseKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { ContainerInformer } from "../containers/informer";
 import { wakeKeys } from "../containers/wake";
@@ -26,6 +26,7 @@ import { pgPreviewStore, providerStatus } from "../controllers/previews/store";
 import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
 import { nodesController } from "../controllers/nodes/reconcile";
 import { swarmReleaseController } from "../controllers/swarm-release/controller";
+import { watchSwarmTasks } from "../controllers/swarm-release/watch";
 import { ensureAppOverlay } from "../network/app-overlay";
 import { pgNodeChangeStore } from "../node-store";
 import type { pgDatabaseStore } from "../database-store";
@@ -145,11 +146,15 @@ export function controllers(o: WorkerOptions, s: Shared) {
     }),
   );
   const previews = o.previews ? s.runner(previewsFor(o, o.previews, s)) : null;
+  // On a swarm: a service whose tasks the swarm changed (a crash, a node's engine restarted) is woken,
+  // as a container's event wakes it on one engine.
+  const swarmTasks =
+    o.swarm && o.swarmReleases ? watchSwarmTasks({ swarm: o.swarm, shortName: o.shortName, wake: (id) => application.enqueue(formatKey(serviceKey(id))), log: o.log }) : null;
   // What operators asked of the swarm's nodes (drain, labels): only with a swarm port to apply it through.
   const nodes = o.swarm ? s.runner(nodesController({ swarm: o.swarm, store: pgNodeChangeStore(o.db), log: o.log })) : null;
   // Builds of git sources: their own runner (builds never take a deploy's slot), slots fair by organization.
   const builds = buildsFor(o, s);
-  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, nodes, builds: builds.runner, buildParts: builds };
+  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, nodes, swarmTasks, builds: builds.runner, buildParts: builds };
 }
 
 /**

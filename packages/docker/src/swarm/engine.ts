@@ -140,6 +140,10 @@ export function swarmCalls(api: Docker, streams: Docker = api): SwarmPort {
       // The filter matches service names by prefix as well; keep the service's own.
       return list.map(taskInfo).filter((t) => t.serviceId === serviceId);
     },
+    async listRunningTasks() {
+      const list = (await api.listTasks({ filters: JSON.stringify({ "desired-state": ["running"] }) })) as EngineTask[];
+      return list.map(taskInfo);
+    },
     async createOverlayNetwork(spec) {
       try {
         await api.createNetwork(overlayNetworkBody(spec) as unknown as Docker.NetworkCreateOptions);

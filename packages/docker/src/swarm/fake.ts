@@ -141,6 +141,9 @@ export class FakeSwarm implements SwarmPort {
     this.services.delete(s.id);
     for (const [tid, t] of this.tasks) if (t.serviceId === s.id) this.tasks.delete(tid);
   }
+  async listRunningTasks() {
+    return [...this.tasks.values()].filter((t) => t.desiredState === "running").map((t) => ({ ...t, addresses: { ...t.addresses } }));
+  }
   async serviceLogs(id: string) {
     return this.output.get(this.find(id)?.id ?? "") ?? "";
   }

@@ -173,6 +173,8 @@ export interface SwarmPort {
   serviceLogs(id: string, tailLines: number): Promise<string>;
   /** The tasks of one service (by id), in every state. */
   listTasks(serviceId: string): Promise<SwarmTask[]>;
+  /** Every task the swarm means to run (desired state `running`), of every service: one call. */
+  listRunningTasks(): Promise<SwarmTask[]>;
   /** An attachable overlay network; resolves to false when the name is taken. */
   createOverlayNetwork(spec: OverlayNetworkSpec): Promise<boolean>;
   /** Creates a secret from `value`; resolves to its id. A taken name is the engine's 409, thrown: secrets are immutable, name a new one. */

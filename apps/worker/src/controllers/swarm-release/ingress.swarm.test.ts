@@ -152,9 +152,15 @@ describe("a swarm node's ingress", () => {
       expect(sent).toBeGreaterThan(5);
       // The same container, never restarted: the worker's agent kept it while its manager was away.
       expect((await h.nodes[1]!.docker.getContainer(task.containerId!).inspect()).State).toMatchObject({ Running: true, StartedAt: startedAt });
-      // The manager's own task restarted with its engine: a pass takes the release's tasks as they are now.
+      // The manager's own task is replaced after its engine's restart: passes (the worker's, on the
+      // swarm's task changes) take the release's tasks as they run now.
       const back = Date.now();
-      await passUntilIdle(deps, () => input("rel2", images.v2));
+      await waitFor("the data plane to name the release's running tasks", async () => {
+        await passUntilIdle(deps, () => input("rel2", images.v2));
+        const running = (await swarm.listTasks(svc.id)).filter((t) => t.desiredState === "running" && t.state === "running").map((t) => t.id).sort();
+        const active = (publisher.current().services[serviceId]?.tasks ?? []).map((t) => t.name).sort();
+        return running.length === 2 && running.join() === active.join() ? true : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 500 });
       await waitFor("the domain through the manager's Caddy", async () => ((await get(2_000).catch(() => null))?.body === "v2\n" ? true : undefined), {
         timeoutMs: 60_000,
         intervalMs: 200,

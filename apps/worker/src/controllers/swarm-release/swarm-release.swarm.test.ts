@@ -9,6 +9,7 @@ import type { ActiveEntry } from "@levelrail/spec/dataplane";
 import { Labels } from "@levelrail/spec/naming";
 import { DEFAULT_RESOURCES, ROLE_CAPABILITIES } from "@levelrail/spec/service";
 import { whileLoaded } from "@levelrail/testkit/load";
+import { waitFor } from "@levelrail/testkit/wait";
 import { ensureNodeImage } from "@levelrail/testkit/node-image";
 import { type SwarmClient, type SwarmHarness, startClient, startSwarm } from "@levelrail/testkit/swarm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,7 @@ import { overlayProber } from "./probe";
 import { passUntilIdle } from "./index";
 import { type SwarmReleaseDeps, type SwarmReleaseInput, reconcileSwarmRelease } from "./reconcile";
 import { TestReleases } from "./testing";
+import { watchSwarmTasks } from "./watch";
 import { MemoryRecorder } from "../application/testbed";
 
 // The release controller on a real two-engine swarm (issue 26 items 1 and 2): each release a swarm
@@ -280,6 +282,10 @@ describe("releases on a swarm", () => {
     expect(rels.status).toMatchObject({ crashLooping: true, lastExit: { code: 2 }, message: expect.stringMatching(/tasks keep crashing \(\d+ restarts, last exit code 2 on .+\); the swarm restarts them/) });
     expect(rels.status?.restarts).toBeGreaterThanOrEqual(3);
     console.log(`a crash-looping release on a swarm: ${rels.status?.message}`);
+    // The worker learns of the swarm's task changes by listing its live tasks (no event reaches it from another node).
+    const watch = watchSwarmTasks({ swarm, shortName: short, wake: () => {}, log: () => {} });
+    await watch.tick();
+    await waitFor("the task watcher to see the crashing release's tasks change", async () => ((await watch.tick()).includes(serviceId) ? true : undefined), { timeoutMs: 30_000, intervalMs: 1_000 });
   }, 180_000);
 
   it("a database attached: its container on the manager's engine joins the app's overlay under its name, and the release's tasks on every node reach it", async () => {
