@@ -1,5 +1,5 @@
 import type { SwarmPort, SwarmServiceSpec, SwarmTask } from "@levelrail/docker/swarm";
-import { Labels, Roles } from "@levelrail/spec/naming";
+import { Labels, Roles, carriesLabels } from "@levelrail/spec/naming";
 import { type HookPhase, type HookRecorder, type HookResult, type HookRun, HookStartError, phaseName, recorded } from "../application/hooks";
 import { SECRET_LOADER } from "./desired";
 
@@ -34,7 +34,8 @@ export function hookJobSpec(release: SwarmServiceSpec, phase: HookPhase, argv: r
 
 /** The labels that make a swarm service a release's hook job (a name alone proves nothing). */
 const OWNER_LABELS = [Labels.instance, Labels.service, Labels.release, Labels.role] as const;
-const ownedBy = (labels: Record<string, string>, spec: SwarmServiceSpec) => OWNER_LABELS.every((k) => spec.labels[k] !== undefined && labels[k] === spec.labels[k]);
+const ownedBy = (labels: Record<string, string>, spec: SwarmServiceSpec) =>
+  OWNER_LABELS.every((k) => spec.labels[k] !== undefined) && carriesLabels(labels, Object.fromEntries(OWNER_LABELS.map((k) => [k, spec.labels[k]!])));
 
 /** A job's task that ended (complete, failed, rejected), the newest first. */
 const ended = (tasks: SwarmTask[]) =>
