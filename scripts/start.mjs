@@ -54,7 +54,16 @@ await runMain(async () => {
     // A swarm manager: the ingress in the edge namespace, joined to the apps' overlays (CONTRACT §12).
     const httpPort = Number(process.env.LEVELRAIL_INGRESS_HTTP_PORT ?? "80");
     const httpsPort = (process.env.LEVELRAIL_INGRESS_TLS ?? "on") === "on" ? Number(process.env.LEVELRAIL_INGRESS_HTTPS_PORT ?? "443") : null;
-    await ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port: Number(meshPort) });
+    const registry = process.env.LEVELRAIL_SWARM_REGISTRY;
+    const username = process.env.LEVELRAIL_SWARM_REGISTRY_USERNAME;
+    const nodeAgents = registry
+      ? {
+          registry,
+          registryAuth: username ? { username, password: process.env.LEVELRAIL_SWARM_REGISTRY_PASSWORD ?? "", serveraddress: registry } : null,
+          nodeEngineSocket: process.env.LEVELRAIL_NODE_ENGINE_SOCKET ?? "/var/run/docker.sock",
+        }
+      : null;
+    await ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port: Number(meshPort), nodeAgents });
   } else {
     await ensureCaddy({ dataDir, admin: caddyAdmin, short });
     await ensureDataPlane({ dataDir, port: Number(meshPort), short });

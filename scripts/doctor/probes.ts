@@ -181,6 +181,17 @@ export function postgresProbe(url: string | undefined, o: { shortName: string; l
 }
 
 /** What the `swarm` check asks the engine: its kind, the nodes (a manager's view) and the edge's two containers. */
+/** The node agents' service: null when it does not exist; else where its tasks run. */
+async function nodeAgents(docker: Docker, shortName: string): Promise<{ self: string; runningOn: string[] } | null> {
+  const self = ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? "";
+  const name = `${shortName}-node-agent`;
+  const services = (await docker.listServices({ filters: JSON.stringify({ name: [name] }) } as never)) as unknown as { ID: string; Spec?: { Name?: string } }[];
+  const svc = services.find((x) => x.Spec?.Name === name);
+  if (!svc) return null;
+  const tasks = (await docker.listTasks({ filters: JSON.stringify({ service: [svc.ID], "desired-state": ["running"] }) } as never)) as unknown as { NodeID?: string; Status?: { State?: string } }[];
+  return { self, runningOn: tasks.filter((t) => t.Status?.State === "running" && t.NodeID).map((t) => t.NodeID!) };
+}
+
 export function dockerSwarmProbe(docker: Docker, shortName: string): SwarmProbe {
   const running = async (name: string) => {
     try {
@@ -194,7 +205,7 @@ export function dockerSwarmProbe(docker: Docker, shortName: string): SwarmProbe 
       const kind = engineKind((await docker.info()) as SwarmEngineInfo);
       if (kind !== "swarm-manager") return { kind, nodes: [], edge: { holder: false, caddy: false } };
       const [nodes, holder, caddy] = await Promise.all([docker.listNodes() as Promise<EngineNode[]>, running(edgeName(shortName)), running(edgeCaddyName(shortName))]);
-      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy } };
+      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy }, agents: await nodeAgents(docker, shortName) };
     },
   };
 }

@@ -30,4 +30,15 @@ describe("the swarm check", () => {
       "the edge ingress does not run here (lr-edge-caddy not running): releases run as containers on this engine only; `npm start` makes it; vm2 (10.0.0.2) is down: its tasks run again on the other nodes; start its engine, or remove it (`docker node rm <node>`)",
     );
   });
+
+  it("the node agents: none on a swarm of several nodes is a warn saying how to run them; a node without one is named; all running: ok", () => {
+    const none = swarmCheck(manager({ agents: null }), names);
+    expect(none).toMatchObject({ status: "warn", message: expect.stringContaining("set LEVELRAIL_SWARM_REGISTRY") });
+    const missing = swarmCheck(manager({ agents: { self: "n1", runningOn: [] } }), names);
+    expect(missing).toMatchObject({ status: "warn", message: expect.stringContaining("vm2 (10.0.0.2) runs no node agent") });
+    const all = swarmCheck(manager({ agents: { self: "n1", runningOn: ["n2"] } }), names);
+    expect(all).toMatchObject({ status: "ok", message: expect.stringContaining("every other node runs its own edge") });
+    // One node: nothing to run elsewhere.
+    expect(swarmCheck(manager({ nodes: [node()], agents: null }), names)).toMatchObject({ status: "ok" });
+  });
 });

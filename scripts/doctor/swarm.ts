@@ -10,6 +10,11 @@ export interface SwarmFacts {
   nodes: Pick<NodeView, "id" | "hostname" | "name" | "address" | "role" | "state" | "availability">[];
   /** Whether the edge's holder and its Caddy run on this engine. */
   edge: { holder: boolean; caddy: boolean };
+  /**
+   * The node agents (`<short>-node-agent`, every other node's own edge): null when the service does
+   * not exist; else this node's id and the nodes where an agent task runs. Absent: not asked.
+   */
+  agents?: { self: string; runningOn: string[] } | null;
 }
 
 /** `facts()` throws when the engine does not answer. */
@@ -36,9 +41,17 @@ export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy:
   if (down.length > 0) {
     problems.push(`${down.map(nodeName).join(", ")} ${down.length === 1 ? "is" : "are"} ${down.map((n) => n.state).filter((s, i, a) => a.indexOf(s) === i).join("/")}: ${down.length === 1 ? "its" : "their"} tasks run again on the other nodes; start ${down.length === 1 ? "its" : "their"} engine, or remove ${down.length === 1 ? "it" : "them"} (\`docker node rm <node>\`)`);
   }
+  const others = f.nodes.filter((n) => n.state === "ready" && n.id !== f.agents?.self);
+  if (f.agents === null && f.nodes.length > 1) {
+    problems.push("the other nodes run no edge of their own, so only this node's Caddy serves the domains (and none while this engine restarts): set LEVELRAIL_SWARM_REGISTRY to the installation's registry and run `npm start` (README, Nodes)");
+  } else if (f.agents) {
+    const without = others.filter((n) => !f.agents!.runningOn.includes(n.id));
+    if (without.length > 0) problems.push(`${without.map(nodeName).join(", ")} ${without.length === 1 ? "runs" : "run"} no node agent, so ${without.length === 1 ? "its" : "their"} Caddy may serve an old copy or nothing: see \`docker service ps <short>-node-agent\``);
+  }
   if (problems.length > 0) return warn("swarm", problems.join("; "), detail);
   const managers = f.nodes.filter((n) => n.role === "manager").length;
   const drained = f.nodes.filter((n) => n.availability !== "active");
   const note = drained.length > 0 ? `; ${drained.map(nodeName).join(", ")} ${drained.length === 1 ? "takes" : "take"} no new tasks (${drained.map((n) => n.availability).join("/")})` : "";
-  return ok("swarm", `swarm manager of ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"} (${managers} manager${managers === 1 ? "" : "s"}), every one ready; the edge ingress runs here${note}`, detail);
+  const everywhere = f.agents && others.length > 0 ? "; every other node runs its own edge" : "";
+  return ok("swarm", `swarm manager of ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"} (${managers} manager${managers === 1 ? "" : "s"}), every one ready; the edge ingress runs here${everywhere}${note}`, detail);
 }

@@ -191,6 +191,8 @@ export function removeBundle(outfile) {
 export const BUNDLES = {
   worker: { entry: "apps/worker/src/main.ts", outfile: "apps/worker/dist/main.mjs" },
   dataplane: { entry: "apps/dataplane/src/main.ts", outfile: "apps/dataplane/dist/main.mjs" },
+  /** On a swarm: every other node's agent, in the edge-node image (scripts/lib/node-agent.mjs). */
+  agent: { entry: "apps/dataplane/src/agent-main.ts", outfile: "apps/dataplane/dist/agent.mjs" },
   cli: { entry: "scripts/cli.ts", outfile: "scripts/dist/cli.mjs" },
   /** Loaded by the launchers themselves: migrations run in-process. */
   migrate: { entry: "packages/db/src/migrate.ts", outfile: "packages/db/dist/migrate.mjs" },

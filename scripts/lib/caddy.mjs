@@ -43,7 +43,7 @@ export function caddyResolvConf(hostResolvConf) {
 
 const DOCKERFILE = ["FROM scratch", "COPY . /", 'ENTRYPOINT ["/usr/bin/caddy"]', ""].join("\n");
 
-function caddyEntries() {
+export function caddyEntries() {
   return [
     ...BASE_ENTRIES,
     hostFile(CADDY),

@@ -29,6 +29,7 @@ const SOURCES = [
   "packages/spec/src/dataplane.ts",
   "packages/spec/src/naming.ts",
   "packages/docker/src/index.ts",
+  "packages/docker/src/swarm/edge.ts",
   "packages/config/src/env.ts",
 ];
 const NODE = process.execPath;

@@ -12,6 +12,7 @@ import { caddyImage, ensureCaddyBinary } from "./caddy.mjs";
 import { ROLES, docker, dockerSocket, findOwn, isRunning, stop, stopAndRemove } from "./containers.mjs";
 import { dataPlaneVersion, ensureDataPlane, meshDnsImage } from "./dataplane.mjs";
 import { repoRoot } from "./paths.mjs";
+import { edgeFeedHost, ensureControlNetwork, ensureNodeAgents } from "./node-agent.mjs";
 import { log } from "./util.mjs";
 
 /** Whether the engine is a swarm manager (the only kind the edge is for). */
@@ -36,8 +37,13 @@ function answersOn(socketPath) {
   });
 }
 
-/** The edge and its mesh DNS replicas run as this code asks; resolves to the edge's holder name. */
-export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port }) {
+/**
+ * The edge and its mesh DNS replicas run as this code asks; resolves to the edge's holder name.
+ * `nodeAgents` (an installation registry: `{ registry, registryAuth?, nodeEngineSocket? }`): every
+ * other node runs an edge of its own too (scripts/lib/node-agent.mjs), fed from this one's mesh DNS
+ * over the control overlay.
+ */
+export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port, nodeAgents = null }) {
   const out = join(repoRoot, BUNDLES.edge.outfile);
   await bundle({ entry: join(repoRoot, BUNDLES.edge.entry), outfile: out });
   const edge = await import(out);
@@ -62,6 +68,14 @@ export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, por
   }
   log(`edge ingress ${edge.edgeName(short)}: ${made.madeHolder ? "made" : "adopted"} (HTTP on ${httpPort}${httpsPort === null ? "" : `, HTTPS on ${httpsPort}`}; Caddy's admin API on ${edge.edgeAdminSocket(caddyHome)})`);
   await ensureDataPlane({ dataDir, port, short, version, edge: edge.edgeName(short) });
+  // The control overlay: the mesh DNS serves the node agents the edge feed on its address there.
+  const control = await ensureControlNetwork(short);
+  if (await edge.joinEdge(docker(), short, control, [edgeFeedHost(short)])) log(`edge ingress: joined the control overlay ${control} (the node agents read the edge feed there)`);
+  if (nodeAgents) {
+    await ensureNodeAgents({ short, version, httpPort, httpsPort, meshPort: port, ...nodeAgents });
+  } else {
+    log("this swarm's other nodes run no edge (set LEVELRAIL_SWARM_REGISTRY to the installation's registry): domains are served through this node's Caddy only");
+  }
   return edge.edgeName(short);
 }
 

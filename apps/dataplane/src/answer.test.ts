@@ -19,9 +19,9 @@ const state: DataPlaneState = {
 };
 const ips: Record<string, string> = { "lr-web-111/a1": "10.201.0.5", "lr-web-222/a2": "10.201.0.70", "lr-api-333/a1": "10.201.0.6" };
 
-const ask = async (name: string, type: "A" | "SRV" | "AAAA", scope: Scope = { kind: "loopback" }) => {
+const ask = async (name: string, type: "A" | "SRV" | "AAAA", scope: Scope = { kind: "loopback" }, live?: (address: string, port: number) => boolean) => {
   const msg = dnsPacket.encode({ type: "query", id: 9, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name }] });
-  const reply = await answer(msg, { zone, index: indexState(state), scope, address: async (c, a) => ips[`${c}/${a}`] ?? null, fallbackPort: 10053, ttlSeconds: 1 });
+  const reply = await answer(msg, { zone, index: indexState(state), scope, address: async (c, a) => ips[`${c}/${a}`] ?? null, fallbackPort: 10053, ttlSeconds: 1, ...(live ? { live } : {}) });
   const p = dnsPacket.decode(reply!);
   return { rcode: (p.flags ?? 0) & 0xf, answers: p.answers ?? [] };
 };
@@ -87,5 +87,16 @@ describe("the data plane's answers", () => {
     expect((await ask("example.com", "A")).rcode).toBe(5);
     expect(await ask("api.shop.lr.internal", "AAAA")).toEqual({ rcode: 0, answers: [] });
     expect(await answer(Buffer.from("garbage"), { zone, index: indexState(state), scope: { kind: "loopback" }, address: async () => null, fallbackPort: 1, ttlSeconds: 1 })).toBeNull();
+  });
+
+  it("a swarm task that does not answer its probes is left out of the route and the mesh name, unless none answers", async () => {
+    const t2Down = (address: string, port: number) => !(address === "10.234.0.6" && port === 80);
+    const route = await ask("blog.example.com._route.lr.internal", "SRV", { kind: "loopback" }, t2Down);
+    expect(route.answers.map((a) => (a.type === "SRV" ? a.data.target : ""))).toEqual(["t1abc._ctr.lr.internal"]);
+    const mesh = await ask("web.blog.lr.internal", "A", { kind: "app", appId: "a4" }, t2Down);
+    expect(mesh.answers.map((a) => (a.type === "A" ? a.data : ""))).toEqual(["10.234.0.5"]);
+    // None answers: every task, as published (a probe is no reason to serve nothing).
+    const none = await ask("blog.example.com._route.lr.internal", "SRV", { kind: "loopback" }, () => false);
+    expect(none.answers).toHaveLength(2);
   });
 });

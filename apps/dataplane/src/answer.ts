@@ -61,6 +61,19 @@ export interface AnswerContext {
   /** Where the fallback page is served (loopback), for domains that have no ready container. */
   fallbackPort: number;
   ttlSeconds: number;
+  /**
+   * On a swarm: whether a task answered its last connect (`TaskLiveness`). A release's tasks that
+   * did not are left out of the answers, unless none did (then all are answered, as published).
+   */
+  live?: (address: string, port: number) => boolean;
+}
+
+/** The entry's tasks that answer (all of them when none does, or nothing is probed). */
+function liveTasks(entry: ActiveEntry, c: AnswerContext): { name: string; address: string }[] {
+  const tasks = entry.tasks ?? [];
+  if (!c.live) return tasks;
+  const live = tasks.filter((t) => c.live!(t.address, entry.port));
+  return live.length > 0 ? live : tasks;
 }
 
 const REFUSED = 5;
@@ -70,7 +83,7 @@ type Found = { type: "A"; addresses: string[] } | { type: "SRV"; targets: { targ
 
 /** An entry's addresses: its swarm tasks' as published, or its container's as inspected. */
 async function addressesOf(entry: ActiveEntry, c: AnswerContext): Promise<string[]> {
-  if (entry.tasks) return entry.tasks.map((t) => t.address);
+  if (entry.tasks) return liveTasks(entry, c).map((t) => t.address);
   const address = await c.address(entry.container, entry.appId);
   return address ? [address] : [];
 }
@@ -105,7 +118,7 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
     const fallback = { type: "SRV" as const, targets: [{ target: `${FALLBACK_CONTAINER}.${CONTAINER_LABEL}.${c.zone}`, port: c.fallbackPort }] };
     if (!entry) return fallback;
     // A swarm release: one target per ready task (each its own name, so each its own connection pool).
-    if (entry.tasks) return entry.tasks.length ? { type: "SRV", targets: entry.tasks.map((t) => ({ target: `${t.name}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port })) } : fallback;
+    if (entry.tasks) return entry.tasks.length ? { type: "SRV", targets: liveTasks(entry, c).map((t) => ({ target: `${t.name}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port })) } : fallback;
     const up = await c.address(entry.container, entry.appId);
     return up ? { type: "SRV", targets: [{ target: `${entry.container}.${CONTAINER_LABEL}.${c.zone}`, port: entry.port }] } : fallback;
   }

@@ -1,10 +1,13 @@
 import { type Socket, createSocket } from "node:dgram";
-import { createServer } from "node:http";
+import { type Server, createServer } from "node:http";
 import { networkInterfaces } from "node:os";
+import { dirname, join } from "node:path";
 import type { Runtime } from "@levelrail/docker";
-import type { DataPlaneState } from "@levelrail/spec/dataplane";
+import { CONTROL_ROLE, EDGE_CADDY_FILE, EDGE_FEED_PORT, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
 import { AddressBook } from "./addresses";
+import { feedServer } from "./feed";
+import { TaskLiveness } from "./liveness";
 import { type Scope, type StateIndex, answer, indexState, refuse } from "./answer";
 import { isDirect } from "./local";
 import { StateFollower } from "./state";
@@ -27,6 +30,8 @@ export interface DataPlaneOptions {
   replica?: number;
   /** How often app networks are listed to (re)bind their gateways. */
   syncMs?: number;
+  /** Probe swarm tasks (`TaskLiveness`; default on). */
+  probeTasks?: boolean;
   /** Bind each app network's gateway on port 53 (off in tests that do not need containers to resolve). */
   gateways?: boolean;
   log: (line: string) => void;
@@ -52,6 +57,7 @@ export class DataPlane {
   private readonly zone: string;
   private readonly addresses: AddressBook;
   private readonly follower: StateFollower;
+  private readonly liveness: TaskLiveness;
   private index: StateIndex = indexState({ version: 1, generation: 0, services: {}, domains: {} });
   private readonly listeners = new Map<string, Listener>();
   private readonly bindFailures = new Set<string>();
@@ -59,12 +65,16 @@ export class DataPlane {
   private servingSince = 0;
   private timer: NodeJS.Timeout | null = null;
   private unwatch: (() => void) | null = null;
+  /** On a swarm manager's edge: the feed the node agents read, on the control overlay (`feedServer`). */
+  private feed: { host: string; server: Server } | null = null;
+  private appNetworks: string[] = [];
   private stopped = false;
   private connectedOnce = false;
 
   constructor(private readonly o: DataPlaneOptions) {
     this.zone = meshZone(o.shortName);
     this.addresses = new AddressBook(o.runtime, o.shortName);
+    this.liveness = new TaskLiveness({ log: o.log });
     this.follower = new StateFollower(o.stateFile, (s) => this.apply(s), o.log);
   }
 
@@ -79,6 +89,7 @@ export class DataPlane {
 
   async start(): Promise<void> {
     this.follower.start();
+    if (this.o.probeTasks !== false) this.liveness.start();
     await this.bind("127.0.0.1", this.o.port, { kind: "loopback" });
     this.unwatch = this.o.runtime.watchContainers(
       instanceFilter(this.o.shortName),
@@ -105,8 +116,11 @@ export class DataPlane {
   async stop(): Promise<void> {
     this.stopped = true;
     this.follower.stop();
+    this.liveness.stop();
     this.unwatch?.();
     if (this.timer) clearInterval(this.timer);
+    this.feed?.server.close();
+    this.feed = null;
     // The TCP port first: a newer replica waiting to bind it takes over at once.
     const tcp = this.tcp?.close();
     for (const l of this.listeners.values()) l.socket.close();
@@ -123,11 +137,13 @@ export class DataPlane {
       address: (c, appId) => this.addresses.address(c, appId),
       fallbackPort: this.o.port,
       ttlSeconds: 1,
+      live: (address, port) => this.liveness.isLive(address, port),
     });
   }
 
   private apply(state: DataPlaneState): void {
     this.index = indexState(state);
+    this.liveness.setState(state);
     // Containers only: a swarm release's task addresses come with the state.
     const names = new Set(Object.values(state.services).flatMap((e) => (e.tasks ? [] : [e.container])));
     this.addresses.retain(names);
@@ -181,6 +197,11 @@ export class DataPlane {
       const subnet = gatewaySubnet(n.gateway, n.subnets);
       wanted.set(listenAddress(n.gateway, subnet, local), { appId, subnet });
     }
+    this.appNetworks = networks.filter((n) => n.labels[Labels.app]).map((n) => n.name);
+    const control = networks.find((n) => n.name === controlNetworkName(this.o.shortName) && n.labels[Labels.role] === CONTROL_ROLE);
+    const controlSubnet = control?.gateway ? gatewaySubnet(control.gateway, control.subnets) : null;
+    const feedHost = controlSubnet ? local.find((a) => inSubnet(a, controlSubnet)) : undefined;
+    if (feedHost && this.feed?.host !== feedHost) await this.serveFeed(feedHost);
     for (const [host, { appId, subnet }] of wanted) {
       const key = `${host}:53`;
       const had = this.listeners.get(key);
@@ -198,6 +219,37 @@ export class DataPlane {
         this.listeners.delete(key);
       }
     }
+  }
+
+  /**
+   * The edge feed on `host` (this namespace's address on the control overlay): the state, the
+   * edge's Caddy config and the app overlays, for the node agents. One replica holds the port;
+   * the other's bind fails (logged once) and it tries again at each sync.
+   */
+  private async serveFeed(host: string): Promise<void> {
+    const server = feedServer({
+      state: () => this.follower.state,
+      caddyFile: join(dirname(this.o.stateFile), EDGE_CADDY_FILE),
+      networks: () => this.appNetworks,
+    });
+    const key = `${host}:${EDGE_FEED_PORT}`;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(EDGE_FEED_PORT, host, () => {
+          server.removeListener("error", reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      if (!this.bindFailures.has(key)) this.o.log(`[feed] cannot serve the edge feed on ${key} (${err instanceof Error ? err.message : String(err)}); retrying`);
+      this.bindFailures.add(key);
+      return;
+    }
+    this.feed?.server.close();
+    this.feed = { host, server };
+    this.bindFailures.delete(key);
+    this.o.log(`[feed] serving the edge feed to the node agents on ${key}`);
   }
 
   /**

@@ -5,7 +5,7 @@ import { dockerRuntime } from "@levelrail/docker";
 import { dockerSwarm } from "@levelrail/docker/swarm";
 import { dockerImageBuilder } from "@levelrail/docker/build";
 import { join } from "node:path";
-import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
 import { runAsLeader } from "./leader";
 import { startWorker } from "./wiring";
 import { swarmMode } from "./swarm-mode";
@@ -67,7 +67,7 @@ await runtime.ping();
 const { keyring, fingerprintKey } = secretsKitFromEnv(env);
 const swarmPort = dockerSwarm({ dockerHost: env.DOCKER_HOST });
 // On a swarm manager with the edge ingress: releases as swarm services (CONTRACT §12); else containers here.
-const swarm = await swarmMode(runtime.docker, runtime, swarmPort, env.LEVELRAIL_SHORT_NAME);
+const swarm = await swarmMode(runtime.docker, runtime, swarmPort, env.LEVELRAIL_SHORT_NAME, join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, EDGE_CADDY_FILE));
 if (swarm) console.log("[worker] this engine is a swarm manager with the edge ingress: releases run as swarm services");
 
 const options = {

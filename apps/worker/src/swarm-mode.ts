@@ -1,3 +1,4 @@
+import { renameSync, writeFileSync } from "node:fs";
 import type Docker from "dockerode";
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import { EDGE_HOME_LABEL, edgeAddress, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
@@ -16,6 +17,34 @@ export interface SwarmMode {
   caddyAdmin: CaddyAdmin;
 }
 
+/**
+ * The edge's Caddy admin, with every config it runs also written to `file` (`EDGE_CADDY_FILE`,
+ * beside the data plane's state): the manager's mesh DNS hands it to the node agents, whose edges
+ * load the same. Written when a load or a read shows a config other than the last written.
+ */
+export function mirroredCaddyAdmin(inner: CaddyAdmin, file: string): CaddyAdmin {
+  let last = "";
+  const mirror = (config: Record<string, unknown>) => {
+    const text = JSON.stringify(config);
+    if (text === last) return;
+    writeFileSync(`${file}.${process.pid}.tmp`, `${text}\n`, { mode: 0o600 });
+    renameSync(`${file}.${process.pid}.tmp`, file);
+    last = text;
+  };
+  return {
+    adminConfig: inner.adminConfig,
+    async getConfig() {
+      const config = await inner.getConfig();
+      if (config) mirror(config);
+      return config;
+    },
+    async load(config) {
+      await inner.load(config);
+      mirror(config);
+    },
+  };
+}
+
 type Inspected = { State?: { Running?: boolean }; Config?: { Entrypoint?: string[] | null; Labels?: Record<string, string> | null } };
 
 /**
@@ -24,7 +53,7 @@ type Inspected = { State?: { Running?: boolean }; Config?: { Entrypoint?: string
  * the apps' overlays, where the tasks are. Otherwise null: containers on this engine, as on one
  * engine (a swarm manager without the edge keeps serving as it did).
  */
-export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, swarm: Pick<SwarmPort, "swarmInfo">, shortName: string): Promise<SwarmMode | null> {
+export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, swarm: Pick<SwarmPort, "swarmInfo">, shortName: string, edgeCaddyFile?: string): Promise<SwarmMode | null> {
   const info = await swarm.swarmInfo();
   if (info.kind !== "swarm-manager") return null;
   const inspect = (name: string) =>
@@ -42,6 +71,6 @@ export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, 
       meshDns: (network) => edgeAddress(docker, shortName, network),
       prober: edgeProber(runtime, edgeName(shortName), node),
     },
-    caddyAdmin: caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)),
+    caddyAdmin: edgeCaddyFile ? mirroredCaddyAdmin(caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)), edgeCaddyFile) : caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)),
   };
 }

@@ -56,3 +56,27 @@ export interface MeshPort {
  * Host header says.
  */
 export const INGRESS_HEADER = "X-Levelrail-Ingress";
+
+// The data plane on every node of a swarm (CONTRACT §12): each worker node's agent runs an edge of
+// its own (holder, Caddy, both mesh DNS replicas) and keeps it a copy of the manager's, which it
+// reads from the manager's mesh DNS on an overlay only the manager's edge and the agents are on.
+
+/** On a swarm: the overlay of the manager's edge and the node agents, and nothing else. */
+export const controlNetworkName = (shortName: string) => `${shortName}-control`;
+/** Its `levelrail.role` label. */
+export const CONTROL_ROLE = "control";
+/** The manager's edge holder's alias there: where an agent finds the feed. */
+export const edgeFeedHost = (shortName: string) => `${shortName}-edge-feed`;
+/** The port the manager's mesh DNS serves the edge feed on, on its control-overlay address only. */
+export const EDGE_FEED_PORT = 7440;
+export const EDGE_FEED_PATH = "/v1/edge";
+/** Beside the state file: the Caddy config the worker loaded into the manager's edge (every node's edge loads the same). */
+export const EDGE_CADDY_FILE = "edge-caddy.json";
+
+/** What an agent reads: the data plane's state, the edge's Caddy config, and the app overlays to join. */
+export const edgeFeedSchema = z.object({
+  state: dataPlaneStateSchema,
+  caddy: z.record(z.string(), z.unknown()).nullable(),
+  networks: z.array(z.string()),
+});
+export type EdgeFeed = z.infer<typeof edgeFeedSchema>;

@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync, symlinkSync } from "node:fs";
+import { join, join as join_ } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { dockerRuntime } from "@levelrail/docker";
 import { Labels } from "@levelrail/spec/naming";
@@ -69,6 +69,11 @@ export interface SwarmHarness {
   restartEngine(index: number): Promise<number>;
   /** Builds a test image on the manager, pushes it to the registry and answers its reference there. */
   pushTestImage(img: TestImage): Promise<string>;
+  /**
+   * Each node's engine socket as a swarm service's mount names it (`{{.Node.ID}}` in the path: every
+   * node's socket is under a folder named by its node id), for the node agents (LEVELRAIL_NODE_ENGINE_SOCKET).
+   */
+  nodeEngineSocket: string;
   /** Timings of the start, in ms. */
   timings: Record<string, number>;
   stop(): Promise<void>;
@@ -194,6 +199,15 @@ async function startEngine(l: HostLayout, n: number, registry: string, iptables:
   };
 }
 
+/** by-node/<node id> → the node's folder (its socket is d.sock there): what `nodeEngineSocket` names. */
+async function linkByNodeId(l: HostLayout, node: SwarmNode): Promise<void> {
+  const id = ((await node.docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID;
+  if (!id) return;
+  mkdirSync(join_(baseDir(l), "by-node"), { recursive: true });
+  rmSync(join_(baseDir(l), "by-node", id), { force: true });
+  symlinkSync(nodeDir(l, node.index), join_(baseDir(l), "by-node", id));
+}
+
 /** Builds the harness; see `SwarmHarness`. Must run as root (namespaces, iptables, dockerd). */
 export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
   if (opts.nodes < 1 || opts.nodes > 9) throw new Error("startSwarm: 1–9 nodes");
@@ -236,6 +250,7 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
         RemoteAddrs: [`${manager.address}:2377`],
         JoinToken: info.JoinTokens.Worker,
       });
+      await linkByNodeId(l, node);
       await waitFor(`node ${index} to be ready`, async () => {
         const list = (await manager.docker.listNodes()) as { Status?: { Addr?: string; State?: string } }[];
         return list.some((x) => x.Status?.Addr === node.address && x.Status.State === "ready") ? true : undefined;
@@ -244,7 +259,9 @@ export async function startSwarm(opts: SwarmOptions): Promise<SwarmHarness> {
     if (opts.join !== false) await time("join", async () => {
       for (let n = 2; n <= opts.nodes; n++) await join(n);
     });
+    for (const node of nodes) await linkByNodeId(l, node);
     return {
+      nodeEngineSocket: join_(baseDir(l), "by-node", "{{.Node.ID}}", "d.sock"),
       nodes,
       manager,
       registry,

@@ -259,7 +259,7 @@ function previewsFor(o: WorkerOptions, p: NonNullable<WorkerOptions["previews"]>
 
 /** The ingress controller: Caddy's one catch-all config, the data plane's domain map. */
 function ingressFor(o: WorkerOptions, ingress: NonNullable<WorkerOptions["ingress"]>, s: Shared) {
-  const settings: IngressSettings = { shortName: o.shortName, httpPort: ingress.httpPort, httpsPort: ingress.httpsPort, dataPlane: `127.0.0.1:${o.meshDnsPort}` };
+  const settings: IngressSettings = { shortName: o.shortName, httpPort: ingress.httpPort, httpsPort: ingress.httpsPort, dataPlane: `127.0.0.1:${o.meshDnsPort}`, ...(o.swarmReleases ? { swarm: true } : {}) };
   return ingressController({
     settings,
     store: s.fleet,

@@ -31,6 +31,12 @@ export interface EdgeOptions {
    * it and starts again one that failed to start (see `EDGE_SUPERVISOR`). Null: it only waits.
    */
   engineSocket?: string | null;
+  /**
+   * A named volume that holds `caddyHome` (mounted at the folder above it in Caddy's container), in
+   * place of the host folder: a node agent's edge (`apps/dataplane/src/agent.ts`), whose own
+   * container mounts the same volume. Null: the host folder.
+   */
+  homeVolume?: { name: string; path: string } | null;
 }
 
 /** Where the holder finds the engine's socket folder (the folder: a restarted dockerd makes a new socket file). */
@@ -146,7 +152,7 @@ export function edgeCaddyOptions(o: EdgeOptions) {
     StopSignal: "SIGTERM",
     HostConfig: {
       NetworkMode: `container:${edgeName(o.shortName)}`,
-      Binds: [`${home}:${home}`],
+      Binds: [o.homeVolume ? `${o.homeVolume.name}:${o.homeVolume.path}` : `${home}:${home}`],
       RestartPolicy: { Name: "unless-stopped" },
       LogConfig: LOG_CONFIG,
       SecurityOpt: ["no-new-privileges"],
@@ -157,7 +163,7 @@ export function edgeCaddyOptions(o: EdgeOptions) {
 type Created = { Id: string; Name: string; State: { Running: boolean }; Config: { Labels: Record<string, string> | null } };
 
 /** The container named `name` as it runs now: adopted when its inputs label matches, else made again. */
-async function ensureContainer(docker: Docker, options: { name: string; Labels: Record<string, string> }): Promise<{ id: string; made: boolean }> {
+export async function ensureEdgeContainer(docker: Docker, options: { name: string; Labels: Record<string, string> }): Promise<{ id: string; made: boolean }> {
   const existing = (await docker
     .getContainer(options.name)
     .inspect()
@@ -202,11 +208,11 @@ export async function ensureEdge(docker: Docker, o: EdgeOptions, answers: () => 
   mkdirSync(o.caddyHome, { recursive: true, mode: 0o700 });
   writeFileSync(join(o.caddyHome, "admin.json"), `${JSON.stringify({ admin: edgeAdminConfig(o.caddyHome) }, null, 2)}\n`, { mode: 0o600 });
   await ensureEdgeNetwork(docker, o.shortName);
-  const holder = await ensureContainer(docker, edgeHolderOptions(o));
+  const holder = await ensureEdgeContainer(docker, edgeHolderOptions(o));
   const caddyOptions = edgeCaddyOptions(o);
   // A new namespace: Caddy's container still points at the old one.
   if (holder.made) await docker.getContainer(caddyOptions.name).remove({ force: true }).catch(() => {});
-  const caddy = await ensureContainer(docker, caddyOptions);
+  const caddy = await ensureEdgeContainer(docker, caddyOptions);
   const deadline = Date.now() + timeoutMs;
   while (!(await answers())) {
     if (Date.now() > deadline) {
@@ -218,10 +224,13 @@ export async function ensureEdge(docker: Docker, o: EdgeOptions, answers: () => 
   return { holder: holder.id, caddy: caddy.id, madeHolder: holder.made };
 }
 
-/** Joins the node's ingress namespace to an app's network, live; one it already joined is left as it is. */
-export async function joinEdge(docker: Docker, shortName: string, network: string): Promise<boolean> {
+/**
+ * Joins the node's ingress namespace to an app's network, live (`aliases`: more names for it
+ * there); one it already joined is left as it is.
+ */
+export async function joinEdge(docker: Docker, shortName: string, network: string, aliases: readonly string[] = []): Promise<boolean> {
   try {
-    await docker.getNetwork(network).connect({ Container: edgeName(shortName) });
+    await docker.getNetwork(network).connect({ Container: edgeName(shortName), ...(aliases.length > 0 ? { EndpointConfig: { Aliases: [...aliases] } } : {}) });
     return true;
   } catch (err) {
     // Joined before: 409 "… is already attached to network …" (older engines: 403 "endpoint … already exists").

@@ -23,6 +23,14 @@ export interface IngressSettings {
    * on the same port. Replica 1 listens on the next port.
    */
   dataPlane: string;
+  /**
+   * On a swarm (CONTRACT §12): a task whose node went away (or whose engine restarts) leaves its
+   * overlay address silent, so a dial there hangs instead of being refused, and the state may name
+   * it until the manager is back to say otherwise. Dials give up after 1 s and are retried for 4 s,
+   * by when the data plane's own probes (`TaskLiveness`) have left the silent task out of its
+   * answers. (Caddy's passive health checks do not cover upstreams looked up per request.)
+   */
+  swarm?: boolean;
 }
 
 export const serverNames = (shortName: string) => ({ http: `${shortName}-http`, https: `${shortName}-https` });
@@ -60,10 +68,10 @@ function catchAll(s: IngressSettings): Json {
       {
         handler: "reverse_proxy",
         dynamic_upstreams: { source: "srv", name: `{http.request.host}._route.${meshZone(s.shortName)}`, refresh: "100ms", resolver },
-        transport: { protocol: "http", resolver },
+        transport: { protocol: "http", resolver, ...(s.swarm ? { dial_timeout: "1s" } : {}) },
         headers: { request: { set: { [INGRESS_HEADER]: ["1"] } } },
         // A dial that fails during a switch is retried on the fresh answer instead of failing the request.
-        load_balancing: { try_duration: "2s", try_interval: "100ms" },
+        load_balancing: { try_duration: s.swarm ? "4s" : "2s", try_interval: "100ms" },
       },
     ],
     terminal: true,

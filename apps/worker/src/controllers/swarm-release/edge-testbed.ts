@@ -4,7 +4,10 @@
 // through Caddy's admin socket, as the worker's ingress controller would.
 import { Agent, request } from "node:http";
 import { edgeAdminConfig, edgeAdminSocket } from "@levelrail/docker/swarm/edge";
-import type { SwarmHarness } from "@levelrail/testkit/swarm";
+import { join } from "node:path";
+import { DATAPLANE_DIR, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
+import type { SwarmHarness, SwarmNode } from "@levelrail/testkit/swarm";
+import { mirroredCaddyAdmin } from "../../swarm-mode";
 import { type CaddyAdmin, caddyAdminSocket } from "../ingress/caddy";
 import { desiredServers } from "../ingress/desired";
 
@@ -12,6 +15,8 @@ export interface TestEdge {
   admin: CaddyAdmin;
   /** One GET of `host` through the manager's published ingress port, from the host (outside the swarm), on a keep-alive connection. */
   get(host: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
+  /** The same through another node's published ingress port (its own edge, with `nodeAgents`). */
+  getOn(node: SwarmNode, host: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
   close(): void;
 }
 
@@ -20,20 +25,20 @@ export interface TestEdge {
  * DOCKER_HOST is set to it). The data plane's state file is under `dataDir/dataplane/`, written by
  * the caller's `StatePublisher`.
  */
-export async function startTestEdge(h: SwarmHarness, o: { shortName: string; dataDir: string; httpPort: number; meshPort: number }): Promise<TestEdge> {
+export async function startTestEdge(h: SwarmHarness, o: { shortName: string; dataDir: string; httpPort: number; meshPort: number; nodeAgents?: boolean }): Promise<TestEdge> {
   process.env.DOCKER_HOST = h.manager.dockerHost;
   const { edgeCaddyHome, ensureSwarmEdge } = await import("../../../../../scripts/lib/edge.mjs");
-  await ensureSwarmEdge({ dataDir: o.dataDir, short: o.shortName, httpPort: o.httpPort, httpsPort: null, port: o.meshPort });
+  const nodeAgents = o.nodeAgents ? { registry: h.registry, registryAuth: h.registryAuth, nodeEngineSocket: h.nodeEngineSocket } : null;
+  await ensureSwarmEdge({ dataDir: o.dataDir, short: o.shortName, httpPort: o.httpPort, httpsPort: null, port: o.meshPort, nodeAgents });
   const home = edgeCaddyHome(o.dataDir);
-  const admin = caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home));
+  // As the worker does: every config loaded is also where the node agents read it.
+  const admin = mirroredCaddyAdmin(caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)), join(o.dataDir, DATAPLANE_DIR, EDGE_CADDY_FILE));
   // The product's ingress config, in the namespace: Caddy serves on 80 (published on httpPort) and asks the mesh DNS on its loopback.
-  await admin.load({ admin: admin.adminConfig, apps: { http: { servers: desiredServers({ shortName: o.shortName, httpPort: 80, httpsPort: null, dataPlane: `127.0.0.1:${o.meshPort}` }) } } });
+  await admin.load({ admin: admin.adminConfig, apps: { http: { servers: desiredServers({ shortName: o.shortName, httpPort: 80, httpsPort: null, dataPlane: `127.0.0.1:${o.meshPort}`, swarm: true }) } } });
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-  return {
-    admin,
-    get: (host, timeoutMs = 3_000) =>
-      new Promise((resolve, reject) => {
-        const req = request({ host: h.manager.address, port: o.httpPort, path: "/", headers: { Host: host }, agent, timeout: timeoutMs }, (res) => {
+  const getOn = (node: SwarmNode, host: string, timeoutMs = 3_000) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: node.address, port: o.httpPort, path: "/", headers: { Host: host }, agent, timeout: timeoutMs }, (res) => {
           let body = "";
           res.setEncoding("utf8");
           res.on("data", (c: string) => (body += c));
@@ -43,7 +48,11 @@ export async function startTestEdge(h: SwarmHarness, o: { shortName: string; dat
         req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
         req.on("error", reject);
         req.end();
-      }),
+      });
+  return {
+    admin,
+    get: (host, timeoutMs) => getOn(h.manager, host, timeoutMs),
+    getOn,
     close: () => agent.destroy(),
   };
 }

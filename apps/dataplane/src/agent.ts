@@ -1,0 +1,267 @@
+// The node agent (CONTRACT §12: "Caddy and the mesh DNS run on every node"). On a swarm, `npm start`
+// on the manager runs it as a global swarm service on every other node. It talks to its own node's
+// engine only (the socket mounted), and runs there what the manager runs in its edge namespace: the
+// holder (joined live to each app overlay), Caddy and both mesh DNS replicas, each a standalone
+// container under its engine's restart policy, so the node's edge outlives the agent. It keeps
+// them a copy of the manager's edge: every 300 ms it reads the edge feed (the data plane's state,
+// the edge's Caddy config, the app overlays) from the manager's mesh DNS on the control overlay,
+// writes the state file its replicas follow, loads the config into its Caddy and joins the overlays.
+// The manager is needed only for changes: while it is away, the node keeps serving what it knew.
+import { createHash } from "node:crypto";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { basename, dirname, join } from "node:path";
+import type Docker from "dockerode";
+import { type EdgeOptions, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_FEED_PATH, EDGE_FEED_PORT, type EdgeFeed, edgeFeedHost, edgeFeedSchema } from "@levelrail/spec/dataplane";
+
+export interface AgentOptions {
+  shortName: string;
+  /** The image this agent runs from: node, the data plane, the agent and Caddy (the node's edge containers use it too). */
+  image: string;
+  version: string;
+  /** The node's engine socket on the host (the edge's holder and replicas mount its folder), and where this agent reaches it. */
+  hostSocket: string;
+  socket: string;
+  httpPort: number;
+  httpsPort: number | null;
+  meshPort: number;
+  /** The named volume of the node's edge state (Caddy's home, the state file), mounted at `home` here and in the edge's containers. */
+  volume: string;
+  home: string;
+  /** Where the feed is (default: the manager edge's alias on the control overlay). */
+  feedUrl?: string;
+  pollMs?: number;
+  log: (line: string) => void;
+}
+
+const ENGINE_DIR = "/run/levelrail-engine";
+const LOG_CONFIG = { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } };
+type Json = Record<string, unknown>;
+
+export const feedUrl = (shortName: string) => `http://${edgeFeedHost(shortName)}:${EDGE_FEED_PORT}${EDGE_FEED_PATH}`;
+
+/** Pure: the manager's edge config as this node's Caddy runs it (its own admin socket; everything else the same). */
+export function nodeCaddyConfig(manager: Json, caddyHome: string): Json {
+  return { ...manager, admin: edgeAdminConfig(caddyHome) };
+}
+
+/** Pure: the edge options of a node agent's edge (the same image for the holder and Caddy, its home in the volume). */
+export function nodeEdgeOptions(o: AgentOptions): EdgeOptions {
+  return {
+    shortName: o.shortName,
+    holderImage: { image: o.image, node: process.execPath },
+    caddyImage: o.image,
+    httpPort: o.httpPort,
+    httpsPort: o.httpsPort,
+    caddyHome: join(o.home, "caddy"),
+    homeVolume: { name: o.volume, path: o.home },
+    engineSocket: o.hostSocket,
+  };
+}
+
+/** Pure: one mesh DNS replica of the node's edge, in the holder's namespace, as the manager's are. */
+export function nodeMeshReplicaOptions(o: AgentOptions, replica: number) {
+  return {
+    name: `${o.shortName}-mesh-dns-${replica}-${o.version}-edge`,
+    Image: o.image,
+    Entrypoint: [process.execPath, "--enable-source-maps", "/app/dataplane/main.mjs"],
+    Cmd: [],
+    Env: [
+      `LEVELRAIL_DATA_DIR=${o.home}`,
+      `LEVELRAIL_SHORT_NAME=${o.shortName}`,
+      `LEVELRAIL_MESH_DNS_PORT=${o.meshPort}`,
+      `LEVELRAIL_MESH_DNS_REPLICA=${replica}`,
+      `LEVELRAIL_DATAPLANE_VERSION=${o.version}`,
+      "LEVELRAIL_DATAPLANE_SUPERVISOR=engine",
+      `DOCKER_HOST=unix://${ENGINE_DIR}/${basename(o.hostSocket)}`,
+    ],
+    Labels: {
+      "levelrail.managed": "true",
+      "levelrail.instance": o.shortName,
+      "levelrail.role": "mesh-dns",
+      "levelrail.replica": String(replica),
+      "levelrail.version": o.version,
+      "levelrail.network": edgeName(o.shortName),
+      "levelrail.edge.inputs": `${o.image} ${o.meshPort}`,
+    },
+    StopSignal: "SIGTERM",
+    HostConfig: {
+      NetworkMode: `container:${edgeName(o.shortName)}`,
+      Binds: [`${o.volume}:${o.home}`, `${dirname(o.hostSocket)}:${ENGINE_DIR}`],
+      // The replicas watch each other by pid (`sibling.ts`), as on the manager.
+      PidMode: "host",
+      RestartPolicy: { Name: "unless-stopped" },
+      LogConfig: LOG_CONFIG,
+      SecurityOpt: ["no-new-privileges"],
+    },
+  };
+}
+
+const hash = (v: unknown) => createHash("sha256").update(JSON.stringify(v)).digest("hex");
+
+/** One GET of the feed: the feed, `null` for a 304 (unchanged), or throws. */
+function readFeed(url: string, etag: string | null, timeoutMs: number): Promise<{ feed: EdgeFeed; etag: string } | null> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: etag ? { "if-none-match": etag } : {}, timeout: timeoutMs }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => {
+        if (res.statusCode === 304) return resolve(null);
+        if (res.statusCode !== 200) return reject(new Error(`the edge feed answered ${res.statusCode}`));
+        try {
+          resolve({ feed: edgeFeedSchema.parse(JSON.parse(body)), etag: String(res.headers.etag ?? "") });
+        } catch (err) {
+          reject(new Error(`the edge feed sent what is not a feed: ${err instanceof Error ? err.message : String(err)}`));
+        }
+      });
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`the edge feed did not answer within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Caddy's admin API on a unix socket (the node's Caddy): loads a whole config. */
+function loadCaddy(socketPath: string, config: Json): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(config);
+    const req = request({ socketPath, method: "POST", path: "/load", headers: { Host: "localhost", "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: 15_000 }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`Caddy refused the config (${res.statusCode}): ${text.slice(0, 300)}`))));
+    });
+    req.on("timeout", () => req.destroy(new Error("Caddy's admin socket did not answer within 15 s")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, method: "GET", path: "/config/", headers: { Host: "localhost" }, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+    req.end();
+  });
+}
+
+/**
+ * The agent's loop (see the file's head). `ensure` makes or adopts the node's edge (every 10 s, and
+ * at once when a container of it went); `sync` applies a changed feed. Errors are logged once per
+ * kind and retried: a node's edge keeps serving its last copy whatever fails here.
+ */
+export class NodeAgent {
+  private etag: string | null = null;
+  private edge: { holder: string; caddy: string } | null = null;
+  private joined = new Set<string>();
+  private written = "";
+  private loaded: { caddy: string; config: string } | null = null;
+  private feed: EdgeFeed | null = null;
+  private lastProblem = "";
+  private stopped = false;
+  private lastEnsure = 0;
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly o: AgentOptions,
+  ) {}
+
+  private get caddyHome() {
+    return join(this.o.home, "caddy");
+  }
+
+  private problem(what: string, err: unknown): void {
+    const line = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+    if (line !== this.lastProblem) this.o.log(line);
+    this.lastProblem = line;
+  }
+
+  /** The node's edge: holder, Caddy and both replicas, made or adopted. */
+  async ensure(): Promise<void> {
+    const made = await ensureEdge(this.docker, nodeEdgeOptions(this.o), () => answers(edgeAdminSocket(this.caddyHome)));
+    if (made.madeHolder || made.caddy !== this.edge?.caddy) {
+      // A new namespace has no overlay; a new Caddy has only its admin config.
+      if (made.madeHolder) {
+        this.joined.clear();
+        for (const r of [0, 1]) await this.docker.getContainer(nodeMeshReplicaOptions(this.o, r).name).remove({ force: true }).catch(() => {});
+      }
+      this.loaded = null;
+      this.o.log(`edge ${made.madeHolder ? "made" : "adopted"} (holder ${made.holder.slice(0, 12)}, Caddy ${made.caddy.slice(0, 12)}; HTTP on ${this.o.httpPort})`);
+    }
+    this.edge = { holder: made.holder, caddy: made.caddy };
+    for (const r of [0, 1]) await ensureEdgeContainer(this.docker, nodeMeshReplicaOptions(this.o, r));
+    this.lastEnsure = Date.now();
+  }
+
+  /** Applies the feed: the state file, the overlays, Caddy's config (each only when it changed). */
+  async apply(feed: EdgeFeed): Promise<void> {
+    const stateText = JSON.stringify(feed.state);
+    if (stateText !== this.written) {
+      const file = join(this.o.home, DATAPLANE_DIR, DATAPLANE_STATE_FILE);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(`${file}.agent.tmp`, `${stateText}\n`);
+      renameSync(`${file}.agent.tmp`, file);
+      this.written = stateText;
+    }
+    for (const n of feed.networks) {
+      if (this.joined.has(n)) continue;
+      try {
+        await joinEdge(this.docker, this.o.shortName, n);
+        this.joined.add(n);
+        this.o.log(`joined the app overlay ${n}`);
+      } catch (err) {
+        this.problem(`cannot join the app overlay ${n} yet`, err);
+      }
+    }
+    if (feed.caddy && this.edge) {
+      const config = nodeCaddyConfig(feed.caddy, this.caddyHome);
+      const key = hash(config);
+      if (this.loaded?.caddy !== this.edge.caddy || this.loaded.config !== key) {
+        await loadCaddy(edgeAdminSocket(this.caddyHome), config);
+        this.loaded = { caddy: this.edge.caddy, config: key };
+        this.o.log("loaded the edge's Caddy config");
+      }
+    }
+  }
+
+  /** One pass: the edge when due, then the feed. */
+  async pass(): Promise<void> {
+    try {
+      if (!this.edge || Date.now() - this.lastEnsure > 10_000) await this.ensure();
+    } catch (err) {
+      this.problem("cannot run the node's edge", err);
+      this.edge = null;
+      return;
+    }
+    try {
+      const got = await readFeed(this.o.feedUrl ?? feedUrl(this.o.shortName), this.etag, 5_000);
+      if (got) {
+        this.feed = got.feed;
+        this.etag = got.etag;
+      }
+      if (this.feed) await this.apply(this.feed);
+      if (this.lastProblem) this.o.log("in step with the manager's edge again");
+      this.lastProblem = "";
+    } catch (err) {
+      this.problem("cannot read the edge feed (the node keeps serving its last copy)", err);
+    }
+  }
+
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      await this.pass();
+      await new Promise((r) => setTimeout(r, this.o.pollMs ?? 300));
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EDGE_FEED_PATH, edgeFeedSchema, emptyDataPlaneState } from "@levelrail/spec/dataplane";
+import { nodeCaddyConfig, nodeEdgeOptions, nodeMeshReplicaOptions } from "./agent";
+import { feedServer } from "./feed";
+
+const dir = mkdtempSync(join(tmpdir(), "lr-feed-"));
+const caddyFile = join(dir, "edge-caddy.json");
+const state = { ...emptyDataPlaneState(), generation: 4, domains: { "shop.test": "s1" } };
+const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"] });
+let base = "";
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the edge feed", () => {
+  it("hands the state, the edge's Caddy config and the overlays; an agent that has them gets a 304", async () => {
+    const first = await fetch(`${base}${EDGE_FEED_PATH}`);
+    expect(first.status).toBe(200);
+    const feed = edgeFeedSchema.parse(await first.json());
+    expect(feed).toEqual({ state, caddy: null, networks: ["lr-a", "lr-b"] });
+    const etag = first.headers.get("etag")!;
+    expect((await fetch(`${base}${EDGE_FEED_PATH}`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    // The worker loaded a config into the manager's edge: a new feed.
+    writeFileSync(caddyFile, JSON.stringify({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } }));
+    const next = await fetch(`${base}${EDGE_FEED_PATH}`, { headers: { "if-none-match": etag } });
+    expect(next.status).toBe(200);
+    expect(edgeFeedSchema.parse(await next.json()).caddy).toEqual({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } });
+    expect((await fetch(`${base}/v1/other`)).status).toBe(404);
+  });
+});
+
+describe("a node agent's edge", () => {
+  const o = { shortName: "lr", image: "reg:5000/levelrail/edge-node:abc@sha256:1", version: "v1", hostSocket: "/tmp/x/by-node/n1/d.sock", socket: "/run/levelrail-engine/d.sock", httpPort: 80, httpsPort: null, meshPort: 10053, volume: "lr-node-edge", home: "/var/lib/levelrail-edge", log: () => {} };
+
+  it("its Caddy runs the manager's config with its own admin socket", () => {
+    const config = nodeCaddyConfig({ admin: { listen: "unix//data/edge-caddy/admin.sock", origins: ["localhost"] }, apps: { http: { servers: { a: {} } } } }, "/var/lib/levelrail-edge/caddy");
+    expect(config).toEqual({ admin: { listen: "unix//var/lib/levelrail-edge/caddy/admin.sock", origins: ["localhost"] }, apps: { http: { servers: { a: {} } } } });
+  });
+
+  it("its holder, Caddy and mesh DNS replicas run from the agent's own image, their state in the node's volume", () => {
+    expect(nodeEdgeOptions(o)).toMatchObject({ holderImage: { image: o.image }, caddyImage: o.image, caddyHome: "/var/lib/levelrail-edge/caddy", homeVolume: { name: "lr-node-edge", path: o.home }, engineSocket: o.hostSocket, httpsPort: null });
+    const r1 = nodeMeshReplicaOptions(o, 1);
+    expect(r1.name).toBe("lr-mesh-dns-1-v1-edge");
+    expect(r1.HostConfig).toMatchObject({ NetworkMode: "container:lr-edge", Binds: ["lr-node-edge:/var/lib/levelrail-edge", "/tmp/x/by-node/n1:/run/levelrail-engine"] });
+    expect(r1.Env).toEqual(expect.arrayContaining(["LEVELRAIL_MESH_DNS_REPLICA=1", "LEVELRAIL_DATA_DIR=/var/lib/levelrail-edge", "DOCKER_HOST=unix:///run/levelrail-engine/d.sock"]));
+  });
+});

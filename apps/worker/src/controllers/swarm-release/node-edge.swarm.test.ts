@@ -1,0 +1,151 @@
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { dockerRuntime } from "@levelrail/docker";
+import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
+import { edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { networkName } from "@levelrail/spec/naming";
+import { type SwarmHarness, type SwarmNode, startSwarm } from "@levelrail/testkit/swarm";
+import { whileLoaded } from "@levelrail/testkit/load";
+import { waitFor } from "@levelrail/testkit/wait";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StatePublisher } from "../../dataplane/publisher";
+import { ensureAppOverlay } from "../../network/app-overlay";
+import { type TestEdge, startTestEdge } from "./edge-testbed";
+import { edgeProber } from "./probe";
+import { passUntilIdle } from "./index";
+import type { SwarmReleaseDeps } from "./reconcile";
+import { TestReleases } from "./testing";
+import { dockerSwarmProbe } from "../../../../../scripts/doctor/probes";
+import { swarmCheck } from "../../../../../scripts/doctor/swarm";
+
+// The data plane on every node (CONTRACT §12, issue 26), on real engines: `npm start`'s edge on the
+// manager with the node agents (scripts/lib/node-agent.mjs: a global swarm service of an image
+// pushed to the swarm's registry). The worker node's agent runs an edge of its own on its engine
+// (holder, Caddy, both mesh DNS replicas, standalone containers) and keeps it a copy of the
+// manager's, read over the control overlay; requests from outside the swarm to the worker node's
+// published port reach the app's tasks, a cutover fails nothing there, and the worker node keeps
+// serving while the manager's engine restarts. Run by `npm run test:swarm`, as root.
+
+const short = process.env.LEVELRAIL_SHORT_NAME ?? "lrsw";
+const run = randomBytes(3).toString("hex");
+const appId = `n${run}`;
+const serviceId = `svc-${run}`;
+const DOMAIN = `node-${run}.test`;
+const HTTP_PORT = 18080;
+const MESH_PORT = 15353;
+const pool = { pool: "10.236.0.0/16", bits: 26 };
+const base = `/tmp/${short}-nodeedge-${run}`;
+const dataDir = join(base, "data");
+
+let h: SwarmHarness;
+let swarm: SwarmPort;
+let worker: SwarmNode;
+let images: { v1: string; v2: string };
+let deps: SwarmReleaseDeps;
+let edge: TestEdge;
+const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
+let rels: TestReleases;
+const input = (releaseId: string, image: string) => rels.input(releaseId, image);
+const onWorker = (timeoutMs = 3_000) => edge.getOn(worker, DOMAIN, timeoutMs);
+
+beforeAll(async () => {
+  h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
+  worker = h.nodes[1]!;
+  rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth });
+  swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
+  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+  images = {
+    v1: await h.pushTestImage({ tag: `${short}-test/nodeedge:v1`, body: "v1\n", healthy: true }),
+    v2: await h.pushTestImage({ tag: `${short}-test/nodeedge:v2`, body: "v2\n", healthy: true }),
+  };
+  await publisher.setDomains({ [DOMAIN]: serviceId });
+  edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: HTTP_PORT, meshPort: MESH_PORT, nodeAgents: true });
+  deps = {
+    shortName: short,
+    swarm,
+    ensureNetwork: async (id) => {
+      await ensureAppOverlay(runtime, swarm, short, id, pool);
+      await joinEdge(h.manager.docker, short, networkName(short, id));
+    },
+    prober: edgeProber(runtime, edgeName(short), process.execPath),
+    status: rels,
+    active: publisher,
+    drainMs: 2_000,
+  };
+}, 240_000);
+
+afterAll(async () => {
+  edge?.close();
+  await h?.stop();
+  rmSync(base, { recursive: true, force: true });
+});
+
+const agentLogs = async () => {
+  const [svc] = await h.manager.docker.listServices({ filters: JSON.stringify({ name: [`${short}-node-agent`] }) });
+  if (!svc) return "no node agent service";
+  try {
+    return String(await (h.manager.docker.getService(svc.ID) as unknown as { logs(o: object): Promise<Buffer> }).logs({ stdout: true, stderr: true, tail: 30 }));
+  } catch (err) {
+    return String(err);
+  }
+};
+
+describe("the data plane on every node", () => {
+  it("the worker node's agent runs an edge of its own, and its published port serves the app's domain", async () => {
+    const t0 = Date.now();
+    await passUntilIdle(deps, () => input("rel1", images.v1));
+    expect(rels.releases.get("rel1")).toMatchObject({ outcome: "succeeded" });
+    const answered = await waitFor("the domain through the worker node's own Caddy", async () => {
+      const r = await onWorker().catch(() => null);
+      return r?.status === 200 ? r : undefined;
+    }, { timeoutMs: 90_000, intervalMs: 250, describe: agentLogs });
+    expect(answered.body).toBe("v1\n");
+    console.log(`the worker node's edge served the domain ${Date.now() - t0} ms after the release began`);
+    // Its edge: standalone containers on the worker's own engine, the holder joined to the app's overlay.
+    const mine = await worker.docker.listContainers({ filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) });
+    const names = mine.map((c) => c.Names[0]!.slice(1)).filter((n) => !n.startsWith(`${short}-node-agent.`)).sort();
+    expect(names).toEqual(expect.arrayContaining([edgeName(short), edgeCaddyName(short)]));
+    expect(names.filter((n) => n.startsWith(`${short}-mesh-dns-`))).toHaveLength(2);
+    const holder = await worker.docker.getContainer(edgeName(short)).inspect();
+    expect(Object.keys(holder.NetworkSettings.Networks)).toContain(networkName(short, appId));
+    for (let i = 0; i < 10; i++) expect(await onWorker()).toEqual({ status: 200, body: "v1\n" });
+    // `levelrail doctor` sees the agent on the other node.
+    const facts = await dockerSwarmProbe(h.manager.docker, short).facts();
+    expect(swarmCheck(facts, { holder: edgeName(short), caddy: edgeCaddyName(short) })).toMatchObject({ status: "ok", message: expect.stringContaining("every other node runs its own edge") });
+  }, 180_000);
+
+  it("blue-green through the worker node's Caddy: nothing fails while the new release replaces the old", async () => {
+    const { result: steps, sent, failures, bodies } = await whileLoaded(
+      async () => {
+        const r = await onWorker();
+        return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)}` };
+      },
+      () => passUntilIdle(deps, () => input("rel2", images.v2)),
+    );
+    expect(steps).toEqual(expect.arrayContaining(["create", "switch", "done"]));
+    console.log(`swarm cutover through the worker node's Caddy: ${failures.length} failed of ${sent}`);
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(20);
+    expect(bodies).toEqual(new Set(["v1\n", "v2\n"]));
+  }, 180_000);
+
+  it("the manager's engine restarted: the worker node's Caddy serves the domain throughout", async () => {
+    let away = 0;
+    const { sent, failures } = await whileLoaded(
+      async () => {
+        const r = await onWorker(5_000);
+        return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)}` };
+      },
+      async () => void (away = await h.restartEngine(1)),
+    );
+    console.log(`the manager's engine restarted (away ${away} ms): the worker node's Caddy answered ${sent - failures.length} of ${sent} requests meanwhile`);
+    if (failures.length > 0) {
+      const logs = (await worker.docker.getContainer(edgeCaddyName(short)).logs({ stdout: true, stderr: true, tail: 400 })).toString("utf8");
+      console.log(logs.split("\n").filter((l) => /error|502|fail/i.test(l)).slice(-20).join("\n"));
+    }
+    expect(sent).toBeGreaterThan(5);
+    expect(failures).toEqual([]);
+  }, 240_000);
+});
