@@ -15,7 +15,7 @@ const schema = z.object({
   LEVELRAIL_MESH_DNS_PORT: z.coerce.number().int().min(1).max(65534),
   LEVELRAIL_EDGE_VOLUME: z.string().min(1),
   LEVELRAIL_EDGE_HOME: z.string().startsWith("/"),
-  LEVELRAIL_NODE_ID: z.string().default("?"),
+  LEVELRAIL_NODE_ID: z.string().regex(/^[a-z0-9]{1,64}$/),
 });
 const parsed = schema.safeParse(process.env);
 if (!parsed.success) {
@@ -35,6 +35,7 @@ const agent = new NodeAgent(new Docker({ socketPath: env.LEVELRAIL_AGENT_ENGINE_
   meshPort: env.LEVELRAIL_MESH_DNS_PORT,
   volume: env.LEVELRAIL_EDGE_VOLUME,
   home: env.LEVELRAIL_EDGE_HOME,
+  nodeId: env.LEVELRAIL_NODE_ID,
   log,
 });
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -29,6 +29,8 @@ export interface AgentOptions {
   /** The named volume of the node's edge state (Caddy's home, the state file), mounted at `home` here and in the edge's containers. */
   volume: string;
   home: string;
+  /** This node's swarm id: said with each read of the feed, with the generation applied. */
+  nodeId: string;
   /** Where the feed is (default: the manager edge's alias on the control overlay). */
   feedUrl?: string;
   pollMs?: number;
@@ -167,6 +169,8 @@ export class NodeAgent {
   private lastProblem = "";
   private stopped = false;
   private lastEnsure = 0;
+  /** The state generation whose feed was applied whole (state file, overlays, Caddy). */
+  private applied = -1;
 
   constructor(
     private readonly docker: Docker,
@@ -241,12 +245,20 @@ export class NodeAgent {
       return;
     }
     try {
-      const got = await readFeed(this.o.feedUrl ?? feedUrl(this.o.shortName), this.etag, 5_000);
+      const url = `${this.o.feedUrl ?? feedUrl(this.o.shortName)}?node=${encodeURIComponent(this.o.nodeId)}&generation=${this.applied}`;
+      const got = await readFeed(url, this.etag, 5_000);
       if (got) {
         this.feed = got.feed;
         this.etag = got.etag;
       }
-      if (this.feed) await this.apply(this.feed);
+      if (this.feed) {
+        await this.apply(this.feed);
+        if (this.applied !== this.feed.state.generation) {
+          this.applied = this.feed.state.generation;
+          // Said at once: the worker waits for it before removing a release's old tasks.
+          await readFeed(`${this.o.feedUrl ?? feedUrl(this.o.shortName)}?node=${encodeURIComponent(this.o.nodeId)}&generation=${this.applied}`, this.etag, 5_000).catch(() => null);
+        }
+      }
       if (this.lastProblem) this.o.log("in step with the manager's edge again");
       this.lastProblem = "";
     } catch (err) {

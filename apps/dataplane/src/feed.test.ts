@@ -1,16 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_FEED_PATH, edgeFeedSchema, emptyDataPlaneState } from "@levelrail/spec/dataplane";
 import { nodeCaddyConfig, nodeEdgeOptions, nodeMeshReplicaOptions } from "./agent";
-import { feedServer } from "./feed";
+import { AckBook, feedServer } from "./feed";
 
 const dir = mkdtempSync(join(tmpdir(), "lr-feed-"));
 const caddyFile = join(dir, "edge-caddy.json");
 const state = { ...emptyDataPlaneState(), generation: 4, domains: { "shop.test": "s1" } };
-const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"] });
+const acked: string[] = [];
+const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"], ack: (node, generation) => acked.push(`${node}@${generation}`) });
 let base = "";
 beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -36,10 +37,31 @@ describe("the edge feed", () => {
     expect(edgeFeedSchema.parse(await next.json()).caddy).toEqual({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } });
     expect((await fetch(`${base}/v1/other`)).status).toBe(404);
   });
+
+  it("an agent's read says which generation it applied; the book writes a node's change at once and its freshness every 5 s", async () => {
+    await fetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=4`);
+    await fetch(`${base}${EDGE_FEED_PATH}?node=Not%20An%20Id&generation=4`);
+    await fetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=x`);
+    expect(acked).toEqual(["abc123@4"]);
+    let now = 1_000;
+    const file = join(dir, "edge-acks.json");
+    const book = new AckBook(file, 5_000, () => now);
+    const read = () => JSON.parse(readFileSync(file, "utf8"));
+    book.ack("n1", 3);
+    expect(read()).toEqual({ nodes: { n1: { generation: 3, seenAt: 1_000 } } });
+    now = 2_000;
+    book.ack("n1", 3); // nothing new: not written
+    expect(read().nodes.n1.seenAt).toBe(1_000);
+    book.ack("n1", 4);
+    expect(read().nodes.n1).toEqual({ generation: 4, seenAt: 2_000 });
+    now = 7_500;
+    book.ack("n1", 4);
+    expect(read().nodes.n1.seenAt).toBe(7_500);
+  });
 });
 
 describe("a node agent's edge", () => {
-  const o = { shortName: "lr", image: "reg:5000/levelrail/edge-node:abc@sha256:1", version: "v1", hostSocket: "/tmp/x/by-node/n1/d.sock", socket: "/run/levelrail-engine/d.sock", httpPort: 80, httpsPort: null, meshPort: 10053, volume: "lr-node-edge", home: "/var/lib/levelrail-edge", log: () => {} };
+  const o = { shortName: "lr", image: "reg:5000/levelrail/edge-node:abc@sha256:1", version: "v1", hostSocket: "/tmp/x/by-node/n1/d.sock", socket: "/run/levelrail-engine/d.sock", httpPort: 80, httpsPort: null, meshPort: 10053, volume: "lr-node-edge", home: "/var/lib/levelrail-edge", nodeId: "n1", log: () => {} };
 
   it("its Caddy runs the manager's config with its own admin socket", () => {
     const config = nodeCaddyConfig({ admin: { listen: "unix//data/edge-caddy/admin.sock", origins: ["localhost"] }, apps: { http: { servers: { a: {} } } } }, "/var/lib/levelrail-edge/caddy");

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:http";
 import { type DataPlaneState, EDGE_FEED_PATH } from "@levelrail/spec/dataplane";
 
@@ -10,6 +10,8 @@ export interface FeedSource {
   caddyFile: string;
   /** The app overlays the manager's edge joined. */
   networks(): readonly string[];
+  /** An agent said which generation it applied (`?node=…&generation=…` on its request). */
+  ack?(node: string, generation: number): void;
 }
 
 /** The feed's body and its entity tag (an agent that has it gets a 304). */
@@ -31,10 +33,14 @@ export function feedBody(src: FeedSource): { body: string; etag: string } {
  */
 export function feedServer(src: FeedSource): Server {
   const server = createServer((req, res) => {
-    if (req.method !== "GET" || new URL(req.url ?? "/", "http://x").pathname !== EDGE_FEED_PATH) {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (req.method !== "GET" || url.pathname !== EDGE_FEED_PATH) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
       return;
     }
+    const node = url.searchParams.get("node");
+    const generation = Number(url.searchParams.get("generation"));
+    if (node && /^[a-z0-9]{1,64}$/.test(node) && Number.isInteger(generation)) src.ack?.(node, generation);
     const { body, etag } = feedBody(src);
     if (req.headers["if-none-match"] === etag) {
       res.writeHead(304, { etag }).end();
@@ -44,4 +50,34 @@ export function feedServer(src: FeedSource): Server {
   });
   server.keepAliveTimeout = 30_000;
   return server;
+}
+
+/**
+ * The agents' acknowledgements, kept in memory and written to `file` (whole, through a rename)
+ * when a node's generation changes or its last write is `refreshMs` old (so its `seenAt` says it
+ * still asks).
+ */
+export class AckBook {
+  private readonly nodes = new Map<string, { generation: number; seenAt: number; writtenAt: number }>();
+
+  constructor(
+    private readonly file: string,
+    private readonly refreshMs = 5_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  ack(node: string, generation: number): void {
+    const at = this.now();
+    const had = this.nodes.get(node);
+    const write = !had || had.generation !== generation || at - had.writtenAt >= this.refreshMs;
+    this.nodes.set(node, { generation, seenAt: at, writtenAt: write ? at : had.writtenAt });
+    if (!write) return;
+    const body = { nodes: Object.fromEntries([...this.nodes].map(([id, n]) => [id, { generation: n.generation, seenAt: n.seenAt }])) };
+    try {
+      writeFileSync(`${this.file}.${process.pid}.tmp`, `${JSON.stringify(body)}\n`);
+      renameSync(`${this.file}.${process.pid}.tmp`, this.file);
+    } catch {
+      // the next ack writes it
+    }
+  }
 }

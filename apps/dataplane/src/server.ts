@@ -3,10 +3,10 @@ import { type Server, createServer } from "node:http";
 import { networkInterfaces } from "node:os";
 import { dirname, join } from "node:path";
 import type { Runtime } from "@levelrail/docker";
-import { CONTROL_ROLE, EDGE_CADDY_FILE, EDGE_FEED_PORT, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
+import { CONTROL_ROLE, EDGE_ACKS_FILE, EDGE_CADDY_FILE, EDGE_FEED_PORT, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
 import { AddressBook } from "./addresses";
-import { feedServer } from "./feed";
+import { AckBook, feedServer } from "./feed";
 import { TaskLiveness } from "./liveness";
 import { type Scope, type StateIndex, answer, indexState, refuse } from "./answer";
 import { isDirect } from "./local";
@@ -227,10 +227,12 @@ export class DataPlane {
    * the other's bind fails (logged once) and it tries again at each sync.
    */
   private async serveFeed(host: string): Promise<void> {
+    const acks = new AckBook(join(dirname(this.o.stateFile), EDGE_ACKS_FILE));
     const server = feedServer({
       state: () => this.follower.state,
       caddyFile: join(dirname(this.o.stateFile), EDGE_CADDY_FILE),
       networks: () => this.appNetworks,
+      ack: (node, generation) => acks.ack(node, generation),
     });
     const key = `${host}:${EDGE_FEED_PORT}`;
     try {

@@ -80,3 +80,14 @@ export const edgeFeedSchema = z.object({
   networks: z.array(z.string()),
 });
 export type EdgeFeed = z.infer<typeof edgeFeedSchema>;
+
+/**
+ * Beside the state file, written by the manager's mesh DNS: which state generation each node's
+ * agent last applied (its edge's state file written and its Caddy loaded), and when it last asked.
+ * The worker removes a release's old tasks only once every agent that asked lately has the switch.
+ */
+export const EDGE_ACKS_FILE = "edge-acks.json";
+export const edgeAcksSchema = z.object({
+  nodes: z.record(z.string(), z.object({ generation: z.number().int(), seenAt: z.number() })),
+});
+export type EdgeAcks = z.infer<typeof edgeAcksSchema>;

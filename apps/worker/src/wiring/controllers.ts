@@ -33,6 +33,9 @@ import type { pgDatabaseStore } from "../database-store";
 import type { DesiredSnapshot } from "../desired-snapshot";
 import type { Fence } from "../fence";
 import type { StatePublisher } from "../dataplane/publisher";
+import { laggingEdges, readEdgeAcks } from "../dataplane/edge-acks";
+import { EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
+import { dirname, join } from "node:path";
 import type { pgFleetStore } from "../fleet-store";
 import { pgHookRecorder } from "../hook-store";
 import type { workerMetrics } from "../metrics";
@@ -184,6 +187,8 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
       status: s.store,
       hooks: pgHookRecorder(o.db, s.fence),
       active: s.dataPlane,
+      // Other nodes' edges (node agents) acknowledge each state they apply, through the manager's mesh DNS.
+      edgesBehind: () => laggingEdges(readEdgeAcks(join(dirname(o.dataPlaneStateFile), EDGE_ACKS_FILE)), s.dataPlane.current().generation, Date.now()),
       drainMs: o.drainMs ?? 2000,
     },
     store: s.desired,

@@ -14,7 +14,7 @@ const ID = "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const KEY = formatKey(serviceKey(ID));
 const DIGEST = `sha256:${"e".repeat(64)}`;
 
-function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[]; secrets?: Record<string, string>; databaseEnv?: Record<string, { from: string }> } = {}) {
+function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[]; secrets?: Record<string, string>; databaseEnv?: Record<string, { from: string }>; edgesBehind?: () => string[]; now?: () => number } = {}) {
   const swarm = new FakeSwarm();
   swarm.addNode({ id: "m", hostname: "node-a", address: "10.0.0.1" });
   swarm.addNode({ id: "w", hostname: "node-b", address: "10.0.0.2", role: "worker" });
@@ -49,6 +49,8 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
       hooks: runs,
       active: { setActive: async (id, e) => void (active[id] = e) },
       drainMs: 0,
+      ...(over.edgesBehind ? { edgesBehind: over.edgesBehind } : {}),
+      ...(over.now ? { now: over.now } : {}),
     },
     store,
     envStores: over.secrets ? { secrets: { secretsOf: async () => ({ ...over.secrets }) } } : {},
@@ -149,6 +151,32 @@ describe("the swarm release controller on the worker's queue", () => {
     store.service = null;
     await converge();
     expect(swarm.secrets.size).toBe(0);
+  });
+
+  it("keeps the old release's tasks while another node's edge has not applied the switch, at most 10 s after the drain", async () => {
+    let behind = ["node-w"];
+    let skew = 0;
+    const { swarm, store, release, controller, converge } = setup({ edgesBehind: () => behind, now: () => Date.now() + skew });
+    await converge();
+    const names = async () => (await swarm.listServices([`levelrail.service=${ID}`])).map((x) => x.name).sort();
+    const first = await names();
+    store.deploy({ id: "rel-2", spec: release.spec });
+    for (let i = 0; i < 6; i++) await controller.reconcile(KEY);
+    expect(store.releases.get("rel-2")).toMatchObject({ outcome: "succeeded" });
+    // Switched, but a node's Caddy may still send requests to the old tasks: they stay.
+    expect((await names()).length).toBe(2);
+    behind = [];
+    await converge();
+    expect(await names()).not.toEqual(expect.arrayContaining(first));
+    expect(await names()).toHaveLength(1);
+    // A node whose edge never catches up holds the old tasks only so long.
+    behind = ["node-w"];
+    store.deploy({ id: "rel-3", spec: release.spec });
+    for (let i = 0; i < 6; i++) await controller.reconcile(KEY);
+    expect((await names()).length).toBe(2);
+    skew = 10_001;
+    await converge();
+    expect(await names()).toHaveLength(1);
   });
 
   it("fails a release with secrets whose image the manager cannot pull, saying so", async () => {

@@ -4,12 +4,13 @@ import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import { edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
-import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
 import { networkName } from "@levelrail/spec/naming";
 import { type SwarmHarness, type SwarmNode, startSwarm } from "@levelrail/testkit/swarm";
 import { whileLoaded } from "@levelrail/testkit/load";
 import { waitFor } from "@levelrail/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
 import { type TestEdge, startTestEdge } from "./edge-testbed";
@@ -72,6 +73,8 @@ beforeAll(async () => {
     prober: edgeProber(runtime, edgeName(short), process.execPath),
     status: rels,
     active: publisher,
+    // As the worker wires it: old tasks go only once the worker node's edge has the switch.
+    edgesBehind: () => laggingEdges(readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), publisher.current().generation, Date.now()),
     drainMs: 2_000,
   };
 }, 240_000);
@@ -126,6 +129,9 @@ describe("the data plane on every node", () => {
     );
     expect(steps).toEqual(expect.arrayContaining(["create", "switch", "done"]));
     console.log(`swarm cutover through the worker node's Caddy: ${failures.length} failed of ${sent}`);
+    // The worker node's agent said it applied the switch (the old tasks waited for it).
+    const acks = readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE));
+    expect(Object.values(acks?.nodes ?? {}).map((n) => n.generation)).toEqual([publisher.current().generation]);
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(20);
     expect(bodies).toEqual(new Set(["v1\n", "v2\n"]));

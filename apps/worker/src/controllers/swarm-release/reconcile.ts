@@ -14,6 +14,9 @@ import type { TaskProber } from "./probe";
 // the installation's services for this service's label and one task listing per release service;
 // probes run only while a release proves itself.
 
+/** The longest a release's old tasks wait, after the drain, for nodes' edges to apply the switch. */
+export const EDGE_WAIT_MS = 10_000;
+
 export interface SwarmReleaseDeps {
   shortName: string;
   swarm: Pick<
@@ -40,6 +43,12 @@ export interface SwarmReleaseDeps {
   status: StatusWriter;
   /** The data plane: told the release's ready tasks at the switch (what the mesh name and the domains answer). */
   active?: MeshPort;
+  /**
+   * The nodes whose own edge (a node agent's copy of the data plane) has not applied the data
+   * plane's current state yet: a release's old tasks are removed only once none is behind (or
+   * `EDGE_WAIT_MS` after the drain ended). Absent: the manager's edge only.
+   */
+  edgesBehind?(): string[] | Promise<string[]>;
   drainMs: number;
   probeTimeoutMs?: number;
   now?: () => number;
@@ -201,6 +210,14 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       return { step: step.kind, requeueAfterMs: step.requeueAfterMs };
     case "done":
       if (input.service) await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
+      if (step.remove.length > 0 && deps.edgesBehind) {
+        // Every node's Caddy must route to the new tasks before the old ones go.
+        const behind = await deps.edgesBehind();
+        if (behind.length > 0 && now < (r?.finishedAt ?? 0) + deps.drainMs + EDGE_WAIT_MS) {
+          await deps.status.setStatus(input.serviceId, step.status);
+          return { step: "drain", requeueAfterMs: 250 };
+        }
+      }
       await remove(step.remove);
       await deps.status.setStatus(input.serviceId, step.status);
       return { step: step.kind, requeueAfterMs: step.requeueAfterMs ?? null };

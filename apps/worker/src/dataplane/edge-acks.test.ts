@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { laggingEdges, readEdgeAcks } from "./edge-acks";
+
+describe("the node edges' acknowledgements", () => {
+  it("a node that asked lately and has an older generation is behind; a silent one is not waited for", () => {
+    const now = 1_000_000;
+    const acks = { nodes: { a: { generation: 7, seenAt: now - 1_000 }, b: { generation: 6, seenAt: now - 2_000 }, c: { generation: 2, seenAt: now - 60_000 } } };
+    expect(laggingEdges(acks, 7, now)).toEqual(["b"]);
+    expect(laggingEdges(acks, 8, now)).toEqual(["a", "b"]);
+    expect(laggingEdges(null, 8, now)).toEqual([]);
+  });
+
+  it("reads the file the manager's mesh DNS writes; a missing or broken one is none", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lr-acks-"));
+    try {
+      const file = join(dir, "edge-acks.json");
+      expect(readEdgeAcks(file)).toBeNull();
+      writeFileSync(file, "{not json");
+      expect(readEdgeAcks(file)).toBeNull();
+      writeFileSync(file, JSON.stringify({ nodes: { n1: { generation: 3, seenAt: 5 } } }));
+      expect(readEdgeAcks(file)).toEqual({ nodes: { n1: { generation: 3, seenAt: 5 } } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
