@@ -5,24 +5,26 @@
  * product deploy:  the release controller (apps/worker swarm-release) from a new release to its old
  *                  release's service gone: a swarm service of 2 replicas created beside the old, every
  *                  task running and answering a probe sent from inside the app's overlay, the switch
- *                  (the data plane's state file written), the old removed (drain 0: the drain is a
+ *                  (the data plane's state file written), every other node's edge has applied it
+ *                  (the node agents' acknowledgements), the old removed (drain 0: the drain is a
  *                  policy delay, not work).
  * engine API:      the same work by hand on the same swarm: create the new service, wait until both
  *                  tasks run, remove the old.
- * cutover failures: a loop of GETs of the app's domain from the host (outside the swarm) through the
- *                  manager's Caddy: the edge ingress (a holder container owning a network namespace
- *                  joined to the app's overlay, Caddy and the product's mesh DNS in it, the product's
- *                  ingress config), through every product deploy; tasks probed from that namespace.
+ * cutover failures: a loop of GETs of the app's domain from the host (outside the swarm) through
+ *                  every node's published port in turn: the manager's edge ingress (a holder container
+ *                  owning a network namespace joined to the app's overlay, Caddy and the product's mesh
+ *                  DNS in it, the product's ingress config) and each other node's copy of it (the node
+ *                  agents), through every product deploy; tasks probed from the manager's namespace.
  * node loss recovery: a worker holding a task is cut off (its veth down) while the controller passes
- *                  every 250 ms → every request answered again (its tasks run again on the others;
- *                  1 s heartbeat).
+ *                  every 250 ms → every request (to the surviving nodes' ports) answered again (its
+ *                  tasks run again on the others; 1 s heartbeat).
  *
  * `npm run bench -- swarm` (not part of a plain `npm run bench`); BENCH_ROUNDS (default 6).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
-import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
 import { networkName } from "@levelrail/spec/naming";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,7 +36,9 @@ import {
   StatePublisher,
   edgeProber,
   ensureAppOverlay,
+  laggingEdges,
   passUntilIdle,
+  readEdgeAcks,
   reconcileSwarmRelease,
   startTestEdge,
   TestReleases,
@@ -71,7 +75,8 @@ try {
   const dataDir = join(stateDir, "data");
   const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
   await publisher.setDomains({ [DOMAIN]: serviceId });
-  const edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: 18080, meshPort: 15353 });
+  // As `npm start` with LEVELRAIL_SWARM_REGISTRY: every other node runs its own edge (node agents).
+  const edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: 18080, meshPort: 15353, nodeAgents: true });
   const rels = new TestReleases({ shortName: short, serviceId, appId, appName: "bench", registryAuth: h.registryAuth, replicas: REPLICAS });
   const releases = rels.releases;
   const deps: SwarmReleaseDeps = {
@@ -84,22 +89,29 @@ try {
     prober: edgeProber(runtime, edgeName(short), process.execPath),
     status: rels,
     active: publisher,
+    // As the worker wires it: old tasks go once every node's edge has the switch.
+    edgesBehind: () => laggingEdges(readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), publisher.current().generation, Date.now()),
     drainMs: 0,
   };
   const input = (releaseId: string, image: string): SwarmReleaseInput => rels.input(releaseId, image, { environmentId: "bench", readyBudgetSeconds: 120 });
   const activeTasks = () => publisher.current().services[serviceId]?.tasks ?? [];
 
-  // The first release, then its domain answering through the manager's Caddy.
+  // The first release, then its domain answering through every node's Caddy.
   await passUntilIdle(deps, () => input("r0", images[0]));
-  await waitFor("the domain to answer through Caddy", async () => ((await edge.get(DOMAIN).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+  for (const node of h.nodes) {
+    await waitFor(`the domain to answer through node ${node.index}'s Caddy`, async () => ((await edge.getOn(node, DOMAIN).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
+  }
   let stop = false;
   let sent = 0;
+  /** The nodes whose published port the load goes to, in turn (a lost node leaves it). */
+  const targets = [...h.nodes];
   const failures: { at: number; what: string }[] = [];
   const load = (async () => {
     while (!stop) {
+      const node = targets[sent % targets.length]!;
       sent++;
-      const res = await edge.get(DOMAIN, 2_000).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
-      if (res.status !== 200 || !/^v[12]\n$/.test(res.body)) failures.push({ at: performance.now(), what: `${res.status} ${res.body.slice(0, 100)}` });
+      const res = await edge.getOn(node, DOMAIN, 5_000).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
+      if (res.status !== 200 || !/^v[12]\n$/.test(res.body)) failures.push({ at: performance.now(), what: `node ${node.index}: ${res.status} ${res.body.slice(0, 100)}` });
     }
   })();
 
@@ -143,6 +155,8 @@ try {
         await sleep(250);
       }
     })();
+    // Its own Caddy goes with it: the load keeps to the other nodes' published ports.
+    targets.splice(targets.indexOf(victim), 1);
     const t0 = performance.now();
     await h.partition(victim.index);
     // Recovered: every active task on a surviving node, and the last 20 requests answered.
@@ -164,7 +178,7 @@ try {
   console.log(`product deploy (release controller: ${REPLICAS} replicas created beside the old, probed, switched, old removed): ${fmt(productMs)}`);
   console.log(`engine API (create the service, wait for ${REPLICAS} tasks running, remove the old): ${fmt(engineMs)}`);
   console.log(`swarm deploy latency ratio: ${(median(productMs) / median(engineMs)).toFixed(2)}`);
-  console.log(`swarm cutover failures: ${cutoverFailed} of ${cutoverSent} (requests from outside the swarm through the manager's Caddy over ${ROUNDS} deploys)`);
+  console.log(`swarm cutover failures: ${cutoverFailed} of ${cutoverSent} (requests from outside the swarm through every node's Caddy in turn, ${h.nodes.length} nodes, over ${ROUNDS} deploys)`);
   console.log(`node loss recovery: ${recovery}`);
 } finally {
   await h.stop();

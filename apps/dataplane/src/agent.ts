@@ -12,8 +12,10 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
+import { statsCalls } from "@levelrail/docker";
+import { readTaskStats } from "@levelrail/docker/swarm/task-stats";
 import { type EdgeOptions, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
-import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_FEED_PATH, EDGE_FEED_PORT, type EdgeFeed, edgeFeedHost, edgeFeedSchema } from "@levelrail/spec/dataplane";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_FEED_PATH, EDGE_STATS_PATH, EDGE_FEED_PORT, type EdgeFeed, edgeFeedHost, edgeFeedSchema } from "@levelrail/spec/dataplane";
 
 export interface AgentOptions {
   shortName: string;
@@ -29,6 +31,8 @@ export interface AgentOptions {
   /** The named volume of the node's edge state (Caddy's home, the state file), mounted at `home` here and in the edge's containers. */
   volume: string;
   home: string;
+  /** How often this node's task readings go to the manager (default 5 s). */
+  statsEveryMs?: number;
   /** This node's swarm id: said with each read of the feed, with the generation applied. */
   nodeId: string;
   /** Where the feed is (default: the manager edge's alias on the control overlay). */
@@ -126,6 +130,19 @@ function readFeed(url: string, etag: string | null, timeoutMs: number): Promise<
   });
 }
 
+/** One POST of this node's task readings to the manager's mesh DNS. */
+function postStats(url: string, body: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 204 ? resolve() : reject(new Error(`the manager refused this node's readings (${res.statusCode})`))));
+    });
+    req.on("timeout", () => req.destroy(new Error(`the manager did not take this node's readings within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 /** Caddy's admin API on a unix socket (the node's Caddy): loads a whole config. */
 function loadCaddy(socketPath: string, config: Json): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -171,11 +188,27 @@ export class NodeAgent {
   private lastEnsure = 0;
   /** The state generation whose feed was applied whole (state file, overlays, Caddy). */
   private applied = -1;
+  private lastStats = 0;
+  private readonly stats: ReturnType<typeof statsCalls>;
 
   constructor(
     private readonly docker: Docker,
     private readonly o: AgentOptions,
-  ) {}
+  ) {
+    this.stats = statsCalls(docker);
+  }
+
+  /**
+   * Every `statsEveryMs`: one reading of each task container on this node, sent to the manager
+   * (the worker's metrics sampler reads them: stats of a task exist only on its node's engine).
+   */
+  async sendStats(): Promise<void> {
+    if (Date.now() - this.lastStats < (this.o.statsEveryMs ?? 5_000)) return;
+    this.lastStats = Date.now();
+    const readings = await readTaskStats(this.docker, this.stats, this.o.shortName);
+    const base = (this.o.feedUrl ?? feedUrl(this.o.shortName)).replace(EDGE_FEED_PATH, EDGE_STATS_PATH);
+    await postStats(`${base}?node=${encodeURIComponent(this.o.nodeId)}`, JSON.stringify({ readings }), 5_000);
+  }
 
   private get caddyHome() {
     return join(this.o.home, "caddy");
@@ -263,7 +296,9 @@ export class NodeAgent {
       this.lastProblem = "";
     } catch (err) {
       this.problem("cannot read the edge feed (the node keeps serving its last copy)", err);
+      return;
     }
+    await this.sendStats().catch((err: unknown) => this.problem("cannot send this node's task readings", err));
   }
 
   async run(): Promise<void> {

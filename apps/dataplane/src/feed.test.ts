@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), "lr-feed-"));
 const caddyFile = join(dir, "edge-caddy.json");
 const state = { ...emptyDataPlaneState(), generation: 4, domains: { "shop.test": "s1" } };
 const acked: string[] = [];
-const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"], ack: (node, generation) => acked.push(`${node}@${generation}`) });
+const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"], ack: (node, generation) => acked.push(`${node}@${generation}`), statsDir: join(dir, "node-stats") });
 let base = "";
 beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -36,6 +36,16 @@ describe("the edge feed", () => {
     expect(next.status).toBe(200);
     expect(edgeFeedSchema.parse(await next.json()).caddy).toEqual({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } });
     expect((await fetch(`${base}/v1/other`)).status).toBe(404);
+  });
+
+  it("an agent's readings of its node's tasks are kept per node, with when they came; anything else is a 400", async () => {
+    const readings = [{ taskId: "t1", container: "lr-web.1.t1", stats: { cpu: { containerNs: 5, systemNs: 50, onlineCpus: 2 }, precpu: null, memoryBytes: 9, memoryLimitBytes: null, netRxBytes: 1, netTxBytes: 2 } }];
+    const post = (node: string, body: string) => fetch(`${base}/v1/stats?node=${node}`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    expect((await post("n2", JSON.stringify({ readings }))).status).toBe(204);
+    const stored = JSON.parse(readFileSync(join(dir, "node-stats", "n2.json"), "utf8"));
+    expect(stored).toEqual({ at: expect.any(Number), readings });
+    expect((await post("n2", JSON.stringify({ readings: [{ taskId: "../x" }] }))).status).toBe(400);
+    expect((await post("../n2", JSON.stringify({ readings }))).status).toBe(404);
   });
 
   it("an agent's read says which generation it applied; the book writes a node's change at once and its freshness every 5 s", async () => {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:http";
-import { type DataPlaneState, EDGE_FEED_PATH } from "@levelrail/spec/dataplane";
+import { join } from "node:path";
+import { type DataPlaneState, EDGE_FEED_PATH, EDGE_STATS_PATH, nodeStatsSchema } from "@levelrail/spec/dataplane";
 
 /** What the manager's mesh DNS hands the node agents (`EdgeFeed`), read at each request. */
 export interface FeedSource {
@@ -12,6 +13,27 @@ export interface FeedSource {
   networks(): readonly string[];
   /** An agent said which generation it applied (`?node=…&generation=…` on its request). */
   ack?(node: string, generation: number): void;
+  /** Where an agent's readings of its node's tasks are kept (`POST /v1/stats?node=…`); absent: refused. */
+  statsDir?: string;
+}
+
+/** The most an agent's readings may weigh. */
+const MAX_STATS_BYTES = 1 << 20;
+
+/** Stores a node's readings (validated) as `<statsDir>/<node>.json`, with the time they came. */
+function storeStats(dir: string, node: string, text: string): boolean {
+  let parsed;
+  try {
+    parsed = nodeStatsSchema.safeParse(JSON.parse(text));
+  } catch {
+    return false;
+  }
+  if (!parsed.success) return false;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${node}.json`);
+  writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify({ at: Date.now(), readings: parsed.data.readings })}\n`);
+  renameSync(`${file}.${process.pid}.tmp`, file);
+  return true;
 }
 
 /** The feed's body and its entity tag (an agent that has it gets a 304). */
@@ -34,13 +56,28 @@ export function feedBody(src: FeedSource): { body: string; etag: string } {
 export function feedServer(src: FeedSource): Server {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    const node = url.searchParams.get("node");
+    const nodeOk = node !== null && /^[a-z0-9]{1,64}$/.test(node);
+    if (req.method === "POST" && url.pathname === EDGE_STATS_PATH && src.statsDir && nodeOk) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_STATS_BYTES) req.destroy();
+        else chunks.push(c);
+      });
+      req.on("end", () => {
+        const ok = storeStats(src.statsDir!, node, Buffer.concat(chunks).toString("utf8"));
+        res.writeHead(ok ? 204 : 400, { "content-type": "text/plain; charset=utf-8" }).end(ok ? undefined : "not a node's readings\n");
+      });
+      return;
+    }
     if (req.method !== "GET" || url.pathname !== EDGE_FEED_PATH) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
       return;
     }
-    const node = url.searchParams.get("node");
     const generation = Number(url.searchParams.get("generation"));
-    if (node && /^[a-z0-9]{1,64}$/.test(node) && Number.isInteger(generation)) src.ack?.(node, generation);
+    if (nodeOk && Number.isInteger(generation)) src.ack?.(node, generation);
     const { body, etag } = feedBody(src);
     if (req.headers["if-none-match"] === etag) {
       res.writeHead(304, { etag }).end();

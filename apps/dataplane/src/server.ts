@@ -3,7 +3,7 @@ import { type Server, createServer } from "node:http";
 import { networkInterfaces } from "node:os";
 import { dirname, join } from "node:path";
 import type { Runtime } from "@levelrail/docker";
-import { CONTROL_ROLE, EDGE_ACKS_FILE, EDGE_CADDY_FILE, EDGE_FEED_PORT, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
+import { CONTROL_ROLE, NODE_STATS_DIR, EDGE_ACKS_FILE, EDGE_CADDY_FILE, EDGE_FEED_PORT, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
 import { AddressBook } from "./addresses";
 import { AckBook, feedServer } from "./feed";
@@ -233,6 +233,7 @@ export class DataPlane {
       caddyFile: join(dirname(this.o.stateFile), EDGE_CADDY_FILE),
       networks: () => this.appNetworks,
       ack: (node, generation) => acks.ack(node, generation),
+      statsDir: join(dirname(this.o.stateFile), NODE_STATS_DIR),
     });
     const key = `${host}:${EDGE_FEED_PORT}`;
     try {

@@ -1,7 +1,7 @@
 "use client";
 import type { ContainerSampleView } from "@levelrail/services/metrics/containers";
 import { agoLabel, endLabel, timeRange } from "@/lib/chart";
-import { formatBytes, latestAndPeak, networkRates } from "@/lib/container-metrics";
+import { formatBytes, latestAndPeak, serviceSeries } from "@/lib/container-metrics";
 import type { Scoped } from "@/lib/paths";
 import { useServiceMetrics } from "@/lib/service-queries";
 import { LineChart } from "./line-chart";
@@ -14,7 +14,7 @@ const MAX_GAP_MS = 60_000;
 const MIN_SPAN_MS = 10_000;
 
 /**
- * The service's active container over the last hour, as the worker sampled it from the engine: CPU,
+ * The service's active container (on a swarm, its tasks summed) over the last hour, as the worker sampled it: CPU,
  * memory against its limit, and network in and out (`LineChart`); each chart's text says the
  * latest and highest figures, and the value under the pointer.
  */
@@ -27,14 +27,12 @@ export function ServiceMetrics({ service }: { service: Scoped }) {
   const now = Date.now();
   const { from, to } = timeRange(first && last ? { first: at(first), last: at(last) } : null, now, HOUR_MS, MIN_SPAN_MS);
   const axis: [string, string] = [agoLabel(now - from), endLabel(to, now, MAX_GAP_MS)];
-  const cpu = samples.map((s) => ({ t: at(s), v: s.cpuPercent }));
-  const memory = samples.map((s) => ({ t: at(s), v: s.memoryBytes }));
-  const limits = samples.map((s) => ({ t: at(s), v: s.memoryLimitBytes }));
+  // One line per figure: a swarm release's tasks summed per round.
+  const { cpu, memory, limits, rx, tx, containers } = serviceSeries(samples);
   const limit = latestAndPeak(limits).latest;
-  const net = networkRates(samples);
   return (
     <section className="card" aria-labelledby="metrics-title">
-      <h2 id="metrics-title">Resources (last hour)</h2>
+      <h2 id="metrics-title">Resources (last hour{containers > 1 ? `, ${containers} tasks together` : ""})</h2>
       {metrics.isPending && <p className="muted">Loading…</p>}
       <Alert error={metrics.error} />
       {metrics.data && samples.length === 0 && <p className="muted">No samples yet: the worker samples the running container every few seconds.</p>}
@@ -65,8 +63,8 @@ export function ServiceMetrics({ service }: { service: Scoped }) {
             axis={axis}
             to={to}
             series={[
-              { name: "in", points: net.rx, className: "line-a" },
-              { name: "out", points: net.tx, className: "line-b" },
+              { name: "in", points: rx, className: "line-a" },
+              { name: "out", points: tx, className: "line-b" },
             ]}
           />
         </div>

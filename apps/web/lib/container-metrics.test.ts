@@ -1,21 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, latestAndPeak, linePath, networkRates } from "./container-metrics";
+import { formatBytes, latestAndPeak, linePath, serviceSeries } from "./container-metrics";
 
-const sample = (at: number, container: string, rx: number, tx: number) => ({
+const sample = (at: number, container: string, rx: number, tx: number, more: { cpu?: number; memory?: number; limit?: number | null } = {}) => ({
   at: new Date(at * 1000).toISOString(),
   container,
-  cpuPercent: 0,
-  memoryBytes: 0,
-  memoryLimitBytes: null,
+  cpuPercent: more.cpu ?? 0,
+  memoryBytes: more.memory ?? 0,
+  memoryLimitBytes: more.limit ?? null,
   netRxBytes: rx,
   netTxBytes: tx,
 });
 
 describe("container metrics for the charts", () => {
   it("network: bytes per second between samples of one container; a new container starts a new line", () => {
-    const { rx, tx } = networkRates([sample(0, "a", 0, 0), sample(10, "a", 1000, 100), sample(20, "b", 50, 5), sample(30, "b", 250, 25)]);
-    expect(rx.map((p) => p.v)).toEqual([100, null, 20]);
-    expect(tx.map((p) => p.v)).toEqual([10, null, 2]);
+    const { rx, tx, containers } = serviceSeries([sample(0, "a", 0, 0), sample(10, "a", 1000, 100), sample(20, "b", 50, 5), sample(30, "b", 250, 25)]);
+    expect(rx.map((p) => p.v)).toEqual([null, 100, null, 20]);
+    expect(tx.map((p) => p.v)).toEqual([null, 10, null, 2]);
+    expect(containers).toBe(1);
+  });
+
+  it("a swarm release's tasks: each round is the sum of its tasks, network rates taken per task", () => {
+    const s = serviceSeries([
+      sample(0, "web.1.t1", 0, 0, { cpu: 10, memory: 100, limit: 1000 }),
+      sample(0, "web.2.t2", 0, 0, { cpu: 30, memory: 300, limit: 1000 }),
+      sample(10, "web.1.t1", 1000, 100, { cpu: 20, memory: 200, limit: 1000 }),
+      sample(10, "web.2.t2", 500, 50, { cpu: 40, memory: 400, limit: null }),
+    ]);
+    expect(s.cpu.map((p) => p.v)).toEqual([40, 60]);
+    expect(s.memory.map((p) => p.v)).toEqual([400, 600]);
+    expect(s.limits.map((p) => p.v)).toEqual([2000, null]);
+    expect(s.rx.map((p) => p.v)).toEqual([null, 150]);
+    expect(s.tx.map((p) => p.v)).toEqual([null, 15]);
+    expect(s.containers).toBe(2);
   });
 
   it("a line breaks at nulls and at long gaps", () => {

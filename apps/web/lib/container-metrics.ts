@@ -6,24 +6,57 @@ export interface Point {
   v: number | null;
 }
 
+/** A service's figures over time: per sampling round, the sum over its containers (on a swarm, its tasks). */
+export interface ServiceSeries {
+  cpu: Point[];
+  memory: Point[];
+  /** Null where any container has no limit. */
+  limits: Point[];
+  rx: Point[];
+  tx: Point[];
+  /** The most containers sampled in one round (a swarm release's tasks). */
+  containers: number;
+}
+
 /**
- * Network rates (bytes per second) between consecutive samples of the same container: the engine's
- * counters are cumulative since the container started, so a new container (or counters that went
- * back) starts a new line instead of a negative rate.
+ * Pure: the samples (oldest first; one per container per round, a round's share one `at`) as the
+ * service's totals per round. Network rates are each container's own between its consecutive
+ * samples (counters are per container), then summed; a round where no container has one is a gap.
  */
-export function networkRates(samples: readonly ContainerSampleView[]): { rx: Point[]; tx: Point[] } {
-  const rx: Point[] = [];
-  const tx: Point[] = [];
-  for (let i = 1; i < samples.length; i++) {
-    const a = samples[i - 1]!;
-    const b = samples[i]!;
-    const t = Date.parse(b.at);
-    const seconds = (t - Date.parse(a.at)) / 1000;
-    const same = a.container === b.container && b.netRxBytes >= a.netRxBytes && b.netTxBytes >= a.netTxBytes && seconds > 0;
-    rx.push({ t, v: same ? (b.netRxBytes - a.netRxBytes) / seconds : null });
-    tx.push({ t, v: same ? (b.netTxBytes - a.netTxBytes) / seconds : null });
+export function serviceSeries(samples: readonly ContainerSampleView[]): ServiceSeries {
+  const out: ServiceSeries = { cpu: [], memory: [], limits: [], rx: [], tx: [], containers: 0 };
+  const last = new Map<string, ContainerSampleView>();
+  for (let i = 0; i < samples.length; ) {
+    const at = samples[i]!.at;
+    let j = i;
+    let cpu = 0;
+    let memory = 0;
+    let limit: number | null = 0;
+    let rx: number | null = null;
+    let tx: number | null = null;
+    for (; j < samples.length && samples[j]!.at === at; j++) {
+      const s = samples[j]!;
+      cpu += s.cpuPercent;
+      memory += s.memoryBytes;
+      limit = limit === null || s.memoryLimitBytes === null ? null : limit + s.memoryLimitBytes;
+      const prev = last.get(s.container);
+      const seconds = prev ? (Date.parse(s.at) - Date.parse(prev.at)) / 1000 : 0;
+      if (prev && seconds > 0 && s.netRxBytes >= prev.netRxBytes && s.netTxBytes >= prev.netTxBytes) {
+        rx = (rx ?? 0) + (s.netRxBytes - prev.netRxBytes) / seconds;
+        tx = (tx ?? 0) + (s.netTxBytes - prev.netTxBytes) / seconds;
+      }
+      last.set(s.container, s);
+    }
+    const t = Date.parse(at);
+    out.cpu.push({ t, v: cpu });
+    out.memory.push({ t, v: memory });
+    out.limits.push({ t, v: limit });
+    out.rx.push({ t, v: rx });
+    out.tx.push({ t, v: tx });
+    out.containers = Math.max(out.containers, j - i);
+    i = j;
   }
-  return { rx, tx };
+  return out;
 }
 
 const UNITS = ["B", "KiB", "MiB", "GiB", "TiB"];

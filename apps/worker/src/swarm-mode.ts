@@ -1,4 +1,9 @@
 import { renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { statsCalls } from "@levelrail/docker";
+import { type TaskReading, readTaskStats } from "@levelrail/docker/swarm/task-stats";
+import { NODE_STATS_DIR } from "@levelrail/spec/dataplane";
+import { readNodeStats } from "./metrics-sampler/swarm-targets";
 import type Docker from "dockerode";
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import { EDGE_HOME_LABEL, edgeAddress, edgeAdminConfig, edgeAdminSocket, edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
@@ -13,6 +18,8 @@ export interface SwarmMode {
     /** The edge namespace's address on the network (its mesh DNS answers there); null before it joined. */
     meshDns(network: string): Promise<string | null>;
     prober: TaskProber;
+    /** One reading of every task container: the manager's own, and what the node agents sent lately. */
+    taskReadings?: () => Promise<TaskReading[]>;
   };
   caddyAdmin: CaddyAdmin;
 }
@@ -63,6 +70,7 @@ export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, 
     });
   const [holder, caddy] = await Promise.all([inspect(edgeName(shortName)), inspect(edgeCaddyName(shortName))]);
   const node = holder?.Config?.Entrypoint?.[0];
+  const stats = statsCalls(docker);
   const home = caddy?.Config?.Labels?.[EDGE_HOME_LABEL];
   if (!holder?.State?.Running || !node || !home) return null;
   return {
@@ -70,6 +78,14 @@ export async function swarmMode(docker: Docker, runtime: Pick<Runtime, "exec">, 
       join: (network) => joinEdge(docker, shortName, network),
       meshDns: (network) => edgeAddress(docker, shortName, network),
       prober: edgeProber(runtime, edgeName(shortName), node),
+      ...(edgeCaddyFile
+        ? {
+            taskReadings: async () => {
+              const local = await readTaskStats(docker, stats, shortName).catch(() => []);
+              return [...local, ...readNodeStats(join(dirname(edgeCaddyFile), NODE_STATS_DIR), Date.now())];
+            },
+          }
+        : {}),
     },
     caddyAdmin: edgeCaddyFile ? mirroredCaddyAdmin(caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)), edgeCaddyFile) : caddyAdminSocket(edgeAdminSocket(home), edgeAdminConfig(home)),
   };

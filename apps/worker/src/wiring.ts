@@ -148,7 +148,7 @@ export async function startWorker(given: WorkerOptions) {
   route(PREVIEW_SWEEP_KEY);
   const imageTimer = setInterval(() => route(IMAGES_KEY), o.images?.intervalMs ?? 3_600_000);
   imageTimer.unref();
-  const background = await startBackground(o, { informer: c.informer, metrics });
+  const background = await startBackground(o, { informer: c.informer, metrics, dataPlane: shared.dataPlane });
   await ensureWorkDir(c.buildParts.workDir);
   c.buildParts.poller.start();
   return {

@@ -16,6 +16,7 @@ export { ExecStoppedError } from "./exec-stop";
 export type { VolumeInfo } from "./volumes";
 export type { ContainerStats, CpuCounters } from "./stats";
 export { cpuPercent } from "./stats";
+export { statsCalls } from "./stats-calls";
 
 export type {
   ContainerEvent,

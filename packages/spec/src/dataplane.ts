@@ -91,3 +91,24 @@ export const edgeAcksSchema = z.object({
   nodes: z.record(z.string(), z.object({ generation: z.number().int(), seenAt: z.number() })),
 });
 export type EdgeAcks = z.infer<typeof edgeAcksSchema>;
+
+/** Under the dataplane folder: each node agent's last readings of its node's task containers (`<node id>.json`). */
+export const NODE_STATS_DIR = "node-stats";
+export const EDGE_STATS_PATH = "/v1/stats";
+const cpuCountersSchema = z.object({ containerNs: z.number(), systemNs: z.number(), onlineCpus: z.number() });
+export const taskReadingSchema = z.object({
+  taskId: z.string().regex(/^[a-z0-9]{1,64}$/),
+  container: z.string().min(1).max(300),
+  stats: z.object({
+    cpu: cpuCountersSchema,
+    precpu: cpuCountersSchema.nullable(),
+    memoryBytes: z.number(),
+    memoryLimitBytes: z.number().nullable(),
+    netRxBytes: z.number(),
+    netTxBytes: z.number(),
+  }),
+});
+/** What an agent posts; the manager's mesh DNS stores it with the time it arrived (`at`, ms). */
+export const nodeStatsSchema = z.object({ readings: z.array(taskReadingSchema).max(5_000) });
+export const storedNodeStatsSchema = nodeStatsSchema.extend({ at: z.number() });
+export type StoredNodeStats = z.infer<typeof storedNodeStatsSchema>;

@@ -1,6 +1,8 @@
 import type { ContainerInformer } from "../containers/informer";
 import type { workerMetrics } from "../metrics";
+import type { StatePublisher } from "../dataplane/publisher";
 import { DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS, MetricsSampler, sampleTargets } from "../metrics-sampler/sampler";
+import { swarmSampling } from "../metrics-sampler/swarm-targets";
 import { pgMetricStore } from "../metrics-sampler/store";
 import { NotificationDispatcher } from "../notifications/dispatch";
 import type { WorkerOptions } from "../wiring";
@@ -10,7 +12,7 @@ import type { WorkerOptions } from "../wiring";
  * and retries what changes enqueued) and the container metrics sampler (the status rows name each
  * service's active container, the informer says whether it runs; only stats calls go to the engine).
  */
-export async function startBackground(o: WorkerOptions, p: { informer: ContainerInformer; metrics: ReturnType<typeof workerMetrics> }) {
+export async function startBackground(o: WorkerOptions, p: { informer: ContainerInformer; metrics: ReturnType<typeof workerMetrics>; dataPlane: StatePublisher }) {
   const metricsServer = o.metricsPort === undefined ? null : await p.metrics.serve(o.metricsPort);
   const notifications = new NotificationDispatcher({
     db: o.db,
@@ -21,9 +23,14 @@ export async function startBackground(o: WorkerOptions, p: { informer: Container
   });
   notifications.start();
   const metricStore = pgMetricStore(o.db);
+  // On a swarm: each service's tasks, read on their nodes (the manager's, and the node agents' readings).
+  const readings = o.swarmReleases?.taskReadings;
+  const swarm = readings
+    ? swarmSampling({ active: () => metricStore.activeServices(), tasksOf: (id) => p.dataPlane.current().services[id]?.tasks ?? [], readings })
+    : null;
   const sampler = new MetricsSampler({
-    runtime: o.runtime,
-    targets: sampleTargets(() => metricStore.activeServices(), p.informer),
+    runtime: swarm?.runtime ?? o.runtime,
+    targets: swarm?.targets ?? sampleTargets(() => metricStore.activeServices(), p.informer),
     store: metricStore,
     intervalMs: o.containerMetrics?.intervalMs ?? 10_000,
     retentionMs: o.containerMetrics?.retentionMs ?? DEFAULT_RETENTION_MS,

@@ -8,6 +8,7 @@ export { edgeProber, overlayProber, probeContainerName, type ProbeImage, type Ta
 export { type SwarmReleaseDeps, type SwarmReleaseInput, activeEntry, reconcileSwarmRelease } from "./reconcile";
 export { ensureAppOverlay } from "../../network/app-overlay";
 export { StatePublisher } from "../../dataplane/publisher";
+export { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
 export { type TestEdge, startTestEdge } from "./edge-testbed";
 export { TestReleases } from "./testing";
 export type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application/ports";

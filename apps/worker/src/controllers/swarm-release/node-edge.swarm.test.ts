@@ -4,13 +4,15 @@ import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import { edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
-import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_ACKS_FILE, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
 import { networkName } from "@levelrail/spec/naming";
 import { type SwarmHarness, type SwarmNode, startSwarm } from "@levelrail/testkit/swarm";
 import { whileLoaded } from "@levelrail/testkit/load";
 import { waitFor } from "@levelrail/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
+import { swarmSampling } from "../../metrics-sampler/swarm-targets";
+import { swarmMode } from "../../swarm-mode";
 import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
 import { type TestEdge, startTestEdge } from "./edge-testbed";
@@ -48,6 +50,8 @@ let deps: SwarmReleaseDeps;
 let edge: TestEdge;
 const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
 let rels: TestReleases;
+let managerRuntime: ReturnType<typeof dockerRuntime>;
+const runtime = () => managerRuntime;
 const input = (releaseId: string, image: string) => rels.input(releaseId, image);
 const onWorker = (timeoutMs = 3_000) => edge.getOn(worker, DOMAIN, timeoutMs);
 
@@ -57,6 +61,7 @@ beforeAll(async () => {
   rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
   const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+  managerRuntime = runtime;
   images = {
     v1: await h.pushTestImage({ tag: `${short}-test/nodeedge:v1`, body: "v1\n", healthy: true }),
     v2: await h.pushTestImage({ tag: `${short}-test/nodeedge:v2`, body: "v2\n", healthy: true }),
@@ -114,6 +119,20 @@ describe("the data plane on every node", () => {
     const holder = await worker.docker.getContainer(edgeName(short)).inspect();
     expect(Object.keys(holder.NetworkSettings.Networks)).toContain(networkName(short, appId));
     for (let i = 0; i < 10; i++) expect(await onWorker()).toEqual({ status: 200, body: "v1\n" });
+    // Metrics per task: the worker node's agent sends readings of its tasks; with the manager's own,
+    // the sampler's targets are every task of the active release, each read on its node.
+    const mode = await swarmMode(h.manager.docker, runtime(), swarm, short, join(dataDir, DATAPLANE_DIR, EDGE_CADDY_FILE));
+    const sampling = swarmSampling({
+      active: async () => [{ serviceId, service: "web", environmentId: "e", environment: "prod", container: publisher.current().services[serviceId]!.container }],
+      tasksOf: (id) => publisher.current().services[id]?.tasks ?? [],
+      readings: mode!.swarmReleases.taskReadings!,
+    });
+    const targets = await waitFor("a reading of every task (the worker node's from its agent)", async () => {
+      const t = await sampling.targets();
+      return t.length === 2 ? t : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 500, describe: agentLogs });
+    for (const t of targets) expect(await sampling.runtime.containerStats(t.containerId)).toMatchObject({ memoryBytes: expect.any(Number) });
+    expect(new Set(targets.map((t) => t.container)).size).toBe(2);
     // `levelrail doctor` sees the agent on the other node.
     const facts = await dockerSwarmProbe(h.manager.docker, short).facts();
     expect(swarmCheck(facts, { holder: edgeName(short), caddy: edgeCaddyName(short) })).toMatchObject({ status: "ok", message: expect.stringContaining("every other node runs its own edge") });
