@@ -34,7 +34,7 @@ await runMain(async () => {
 
   await ensureNpm();
   // Imported once the npm packages are installed: these load dockerode and tar-stream.
-  const [{ DEFAULT_CADDY_ADMIN, ensureCaddy }, { ensureDataPlane }] = await Promise.all([import("./lib/caddy.mjs"), import("./lib/dataplane.mjs")]);
+  const [{ DEFAULT_CADDY_ADMIN }, { ensureIngress }] = await Promise.all([import("./lib/caddy.mjs"), import("./lib/ingress.mjs")]);
   const caddyAdmin = process.env.LEVELRAIL_CADDY_ADMIN ?? DEFAULT_CADDY_ADMIN;
 
   ensureMasterKeyFile(dataDir); // before the web app and the worker, which both read it
@@ -49,25 +49,8 @@ await runMain(async () => {
   await ensureDocker({ dataDir });
   // The data plane first: it serves the apps whatever happens to the panel from here on.
   const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
-  const { ensureSwarmEdge, isSwarmManager } = await import("./lib/edge.mjs");
-  if (await isSwarmManager()) {
-    // A swarm manager: the ingress in the edge namespace, joined to the apps' overlays (CONTRACT §12).
-    const httpPort = Number(process.env.LEVELRAIL_INGRESS_HTTP_PORT ?? "80");
-    const httpsPort = (process.env.LEVELRAIL_INGRESS_TLS ?? "on") === "on" ? Number(process.env.LEVELRAIL_INGRESS_HTTPS_PORT ?? "443") : null;
-    const registry = process.env.LEVELRAIL_SWARM_REGISTRY;
-    const username = process.env.LEVELRAIL_SWARM_REGISTRY_USERNAME;
-    const nodeAgents = registry
-      ? {
-          registry,
-          registryAuth: username ? { username, password: process.env.LEVELRAIL_SWARM_REGISTRY_PASSWORD ?? "", serveraddress: registry } : null,
-          nodeEngineSocket: process.env.LEVELRAIL_NODE_ENGINE_SOCKET ?? "/var/run/docker.sock",
-        }
-      : null;
-    await ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, port: Number(meshPort), nodeAgents });
-  } else {
-    await ensureCaddy({ dataDir, admin: caddyAdmin, short });
-    await ensureDataPlane({ dataDir, port: Number(meshPort), short });
-  }
+  // On a swarm manager, the edge namespace joined to the apps' overlays (CONTRACT §12).
+  await ensureIngress({ dataDir, short, caddyAdmin, meshPort });
 
   const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });
   if (pending && !db.embedded) dumpExternal(dataDir, db.url);

@@ -32,7 +32,7 @@ export interface InstallConfig {
 }
 
 /** Variables that are not passed on: secrets, paths of this host, and what the installer sets itself. */
-const NOT_PASSED = new Set(["LEVELRAIL_DATA_DIR", "LEVELRAIL_MASTER_KEY", "LEVELRAIL_PREVIOUS_MASTER_KEYS", "LEVELRAIL_PG_PORT", "LEVELRAIL_URL", "LEVELRAIL_TOKEN"]);
+const NOT_PASSED = new Set(["LEVELRAIL_DATA_DIR", "LEVELRAIL_MASTER_KEY", "LEVELRAIL_PREVIOUS_MASTER_KEYS", "LEVELRAIL_PG_PORT", "LEVELRAIL_URL", "LEVELRAIL_TOKEN", "LEVELRAIL_SWARM_REGISTRY_PASSWORD"]);
 
 /** The panel's password file in the data dir (created by the launcher's database step, mode 0600). */
 export const passwordFile = (dataDir: string) => join(dataDir, "pg-password");

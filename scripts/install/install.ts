@@ -8,8 +8,7 @@ import { databaseUrl } from "@levelrail/config/env";
 import { copyCluster, migrationsPending, recordMigrated } from "../lib/backup.mjs";
 import { buildWeb, migrate } from "../lib/build.mjs";
 import { BUNDLES, bundle } from "../lib/bundle.mjs";
-import { ensureCaddy } from "../lib/caddy.mjs";
-import { ensureDataPlane } from "../lib/dataplane.mjs";
+import { ensureIngress } from "../lib/ingress.mjs";
 import { liveDatabaseUrl, password } from "../lib/database.mjs";
 import { ensureMasterKeyFile, repoRoot } from "../lib/paths.mjs";
 import { ensureDocker, httpStatus } from "../lib/system.mjs";
@@ -72,7 +71,7 @@ async function preflight(docker: Docker, cfg: InstallConfig) {
 export async function install(cfg: InstallConfig, opts: InstallOptions): Promise<InstallResult> {
   const started = Date.now();
   const { log } = opts;
-  // the launcher's helpers (ensureDocker, ensureCaddy, ensureDataPlane) drive the engine of DOCKER_HOST: the same one
+  // the launcher's helpers (ensureDocker, ensureIngress) drive the engine of DOCKER_HOST: the same one
   const processSocket = (process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").replace(/^unix:\/\//, "");
   if (processSocket !== cfg.dockerSocket) throw new Error(`DOCKER_HOST of this process (${processSocket}) is not the engine being installed on (${cfg.dockerSocket})`);
   const docker = new Docker({ socketPath: cfg.dockerSocket });
@@ -84,8 +83,8 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
   const images = await ensurePanelImages(docker, cfg.shortName, log);
 
   // The data plane first: it serves the apps whatever happens to the panel from here on.
-  await ensureCaddy({ dataDir: cfg.dataDir, admin: cfg.caddyAdmin, short: cfg.shortName });
-  await ensureDataPlane({ dataDir: cfg.dataDir, port: cfg.meshDnsPort, short: cfg.shortName });
+  // On a swarm manager, the edge namespace (with the node agents when LEVELRAIL_SWARM_REGISTRY is set).
+  const ingress = await ensureIngress({ dataDir: cfg.dataDir, short: cfg.shortName, caddyAdmin: cfg.caddyAdmin, meshPort: cfg.meshDnsPort, env: { ...cfg.panelEnv, LEVELRAIL_SWARM_REGISTRY_PASSWORD: process.env.LEVELRAIL_SWARM_REGISTRY_PASSWORD } });
 
   // PostgreSQL on its volume; the first install over an `npm start` data dir adopts its cluster.
   const volume = await ensurePanelVolume(docker, cfg.shortName);
@@ -115,7 +114,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
   recordMigrated(cfg.dataDir);
 
   // The worker first (one leads at a time: the old one stops before the new one starts), then the web app.
-  outcomes.worker = await ensureContainer(docker, cfg.shortName, workerSpec(cfg, images.node, release));
+  outcomes.worker = await ensureContainer(docker, cfg.shortName, workerSpec(cfg, images.node, release, { edge: ingress === "edge" }));
   outcomes.web = await ensureContainer(docker, cfg.shortName, webSpec(cfg, images.node, release));
   const web = `http://127.0.0.1:${cfg.webPort}`;
   const up = await waitFor(async () => (await httpStatus({ socketPath: undefined, url: web, path: "/api/v1/orgs" })) > 0, { timeoutMs: 120_000, intervalMs: 300 });

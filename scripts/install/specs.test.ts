@@ -10,7 +10,7 @@ const specs = [postgresSpec(cfg, "pg"), webSpec(cfg, "node", release), workerSpe
 describe("installConfig", () => {
   it("reads the ports and the engine's socket, and passes settings on without secrets or host paths", () => {
     expect(cfg).toMatchObject({ shortName: "lrx", webPort: 3507, pgPort: 54507, ingressHttpPort: 18487, dockerSocket: "/run/x.sock" });
-    const withKey = { ...env, LEVELRAIL_DATA_DIR: "/elsewhere", LEVELRAIL_TEST_DATA_DIR: "/t" };
+    const withKey = { ...env, LEVELRAIL_DATA_DIR: "/elsewhere", LEVELRAIL_TEST_DATA_DIR: "/t", LEVELRAIL_SWARM_REGISTRY_PASSWORD: "hunter2" };
     expect(Object.keys(installConfig(withKey, "/srv/lr").panelEnv).sort()).toEqual(["LEVELRAIL_INGRESS_HTTP_PORT", "LEVELRAIL_PUBLIC_URL", "LEVELRAIL_SHORT_NAME", "PORT"]);
   });
 
@@ -24,6 +24,12 @@ describe("installConfig", () => {
 });
 
 describe("container specs", () => {
+  it("on a swarm manager's edge, the worker reaches the edge's Caddy admin socket at the path its label names", () => {
+    const mounts = workerSpec(cfg, "node", release, { edge: true }).create.HostConfig?.Mounts ?? [];
+    expect(mounts).toContainEqual({ Type: "bind", Source: "/srv/lr/edge-caddy", Target: "/srv/lr/edge-caddy" });
+    expect(workerSpec(cfg, "node", release).create.HostConfig?.Mounts?.some((m) => m.Source === "/srv/lr/edge-caddy")).toBe(false);
+  });
+
   it("run on the host network under unless-stopped", () => {
     for (const s of specs) {
       expect(s.create.HostConfig?.NetworkMode).toBe("host");

@@ -98,8 +98,14 @@ export function webSpec(cfg: InstallConfig, image: string, release: Release): Co
   };
 }
 
-export function workerSpec(cfg: InstallConfig, image: string, release: Release): ContainerSpec {
+/**
+ * `edge`: the ingress is a swarm manager's edge namespace (scripts/lib/edge.mjs): the worker talks to
+ * its Caddy on the admin socket in `<data dir>/edge-caddy`, at the path the Caddy container's label
+ * names, so that folder is mounted at the same path.
+ */
+export function workerSpec(cfg: InstallConfig, image: string, release: Release, o: { edge?: boolean } = {}): ContainerSpec {
   const base = panelBase(cfg, image, release);
+  const edgeHome = join(cfg.dataDir, "edge-caddy"); // edgeCaddyHome in scripts/lib/edge.mjs
   return {
     name: containerName(cfg.shortName, "worker"),
     role: "panel-worker",
@@ -110,7 +116,11 @@ export function workerSpec(cfg: InstallConfig, image: string, release: Release):
       HostConfig: {
         ...base.HostConfig,
         // the data plane's state, which the worker writes and the mesh DNS reads
-        Mounts: [...base.HostConfig.Mounts, { Type: "bind", Source: join(cfg.dataDir, "dataplane"), Target: `${CONTAINER_DATA_DIR}/dataplane` }],
+        Mounts: [
+          ...base.HostConfig.Mounts,
+          { Type: "bind", Source: join(cfg.dataDir, "dataplane"), Target: `${CONTAINER_DATA_DIR}/dataplane` },
+          ...(o.edge ? [{ Type: "bind" as const, Source: edgeHome, Target: edgeHome }] : []),
+        ],
       },
     },
   };
