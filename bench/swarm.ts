@@ -23,24 +23,18 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
-import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
-import { networkName } from "@levelrail/spec/naming";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
 import {
   type SwarmReleaseDeps,
   type SwarmReleaseInput,
   StatePublisher,
-  edgeProber,
-  ensureAppOverlay,
-  laggingEdges,
   passUntilIdle,
-  readEdgeAcks,
   reconcileSwarmRelease,
   startTestEdge,
+  testReleaseDeps,
   TestReleases,
 } from "@levelrail/worker/swarm-release";
 import { startSwarm } from "@levelrail/testkit/swarm";
@@ -67,7 +61,6 @@ const h = await startSwarm({ shortName: short, nodes: 3, heartbeatSeconds: 1 });
 const stateDir = mkdtempSync(join(tmpdir(), "lr-bench-swarm-"));
 try {
   const swarm: SwarmPort = dockerSwarm({ dockerHost: h.manager.dockerHost });
-  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
   const images = [
     await h.pushTestImage({ tag: `${short}-bench/web:v1`, body: "v1\n", healthy: true }),
     await h.pushTestImage({ tag: `${short}-bench/web:v2`, body: "v2\n", healthy: true }),
@@ -79,20 +72,8 @@ try {
   const edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: 18080, meshPort: 15353, nodeAgents: true });
   const rels = new TestReleases({ shortName: short, serviceId, appId, appName: "bench", registryAuth: h.registryAuth, replicas: REPLICAS });
   const releases = rels.releases;
-  const deps: SwarmReleaseDeps = {
-    shortName: short,
-    swarm,
-    ensureNetwork: async (id) => {
-      await ensureAppOverlay(runtime, swarm, short, id, pool);
-      await joinEdge(h.manager.docker, short, networkName(short, id));
-    },
-    prober: edgeProber(runtime, edgeName(short), process.execPath),
-    status: rels,
-    active: publisher,
-    // As the worker wires it: old tasks go once every node's edge has the switch.
-    edgesBehind: () => laggingEdges(readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), publisher.current().generation, Date.now()),
-    drainMs: 0,
-  };
+  // As the worker wires it (drain 0: the drain is a policy delay, not work): old tasks go once every node's edge has the switch.
+  const deps: SwarmReleaseDeps = testReleaseDeps(h, { shortName: short, pool, dataDir, status: rels, active: publisher, drainMs: 0 });
   const input = (releaseId: string, image: string): SwarmReleaseInput => rels.input(releaseId, image, { environmentId: "bench", readyBudgetSeconds: 120 });
   const activeTasks = () => publisher.current().services[serviceId]?.tasks ?? [];
 

@@ -5,7 +5,6 @@
 // finds the edge and runs releases as swarm services (apps/worker/src/swarm-mode.ts); the holder
 // joins each app's overlay. A host-network Caddy of an earlier start is removed first (its ports):
 // domains pause until the worker loads the ingress config into the edge's Caddy.
-import { request } from "node:http";
 import { join } from "node:path";
 import { BUNDLES, bundle } from "./bundle.mjs";
 import { caddyImage, ensureCaddyBinary } from "./caddy.mjs";
@@ -23,19 +22,6 @@ export async function isSwarmManager() {
 
 /** Caddy's folder on the host for the edge: its state, config and admin socket. */
 export const edgeCaddyHome = (dataDir) => join(dataDir, "edge-caddy");
-
-/** Whether Caddy answers on its admin socket. */
-function answersOn(socketPath) {
-  return new Promise((resolve) => {
-    const req = request({ socketPath, method: "GET", path: "/config/", headers: { Host: "localhost" }, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(false));
-    req.end();
-  });
-}
 
 /**
  * The edge and its mesh DNS replicas run as this code asks; resolves to the edge's holder name.
@@ -58,7 +44,7 @@ export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, por
   const made = await edge.ensureEdge(
     docker(),
     { shortName: short, holderImage: { image: mesh, node: process.execPath }, caddyImage: caddy.tag, httpPort, httpsPort, caddyHome, engineSocket: dockerSocket() },
-    () => answersOn(edge.edgeAdminSocket(caddyHome)),
+    () => edge.adminSocketAnswers(edge.edgeAdminSocket(caddyHome)),
   );
   if (made.madeHolder) {
     // A new namespace: it joins every app overlay again, so Caddy reaches the tasks that serve now.

@@ -14,7 +14,7 @@ import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { statsCalls } from "@levelrail/docker";
 import { readTaskStats } from "@levelrail/docker/swarm/task-stats";
-import { type EdgeOptions, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
+import { type EdgeOptions, adminSocketAnswers, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_FEED_PATH, EDGE_STATS_PATH, EDGE_FEED_PORT, type EdgeFeed, edgeFeedHost, edgeFeedSchema } from "@levelrail/spec/dataplane";
 
 export interface AgentOptions {
@@ -159,18 +159,6 @@ function loadCaddy(socketPath: string, config: Json): Promise<void> {
   });
 }
 
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ socketPath, method: "GET", path: "/config/", headers: { Host: "localhost" }, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(false));
-    req.end();
-  });
-}
-
 /**
  * The agent's loop (see the file's head). `ensure` makes or adopts the node's edge (every 10 s, and
  * at once when a container of it went); `sync` applies a changed feed. Errors are logged once per
@@ -222,7 +210,7 @@ export class NodeAgent {
 
   /** The node's edge: holder, Caddy and both replicas, made or adopted. */
   async ensure(): Promise<void> {
-    const made = await ensureEdge(this.docker, nodeEdgeOptions(this.o), () => answers(edgeAdminSocket(this.caddyHome)));
+    const made = await ensureEdge(this.docker, nodeEdgeOptions(this.o), () => adminSocketAnswers(edgeAdminSocket(this.caddyHome)));
     if (made.madeHolder || made.caddy !== this.edge?.caddy) {
       // A new namespace has no overlay; a new Caddy has only its admin config.
       if (made.madeHolder) {

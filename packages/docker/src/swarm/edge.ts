@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { statusOf } from "../engine-errors";
@@ -222,6 +223,19 @@ export async function ensureEdge(docker: Docker, o: EdgeOptions, answers: () => 
     await new Promise((r) => setTimeout(r, 100));
   }
   return { holder: holder.id, caddy: caddy.id, madeHolder: holder.made };
+}
+
+/** Whether Caddy answers on its admin socket (what `ensureEdge` waits for). */
+export function adminSocketAnswers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, method: "GET", path: "/config/", headers: { Host: "localhost" }, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(false));
+    req.end();
+  });
 }
 
 /**

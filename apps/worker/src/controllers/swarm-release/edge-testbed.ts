@@ -8,6 +8,18 @@ import { join } from "node:path";
 import { DATAPLANE_DIR, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
 import type { SwarmHarness, SwarmNode } from "@levelrail/testkit/swarm";
 import { mirroredCaddyAdmin } from "../../swarm-mode";
+import { dockerRuntime } from "@levelrail/docker";
+import { dockerSwarm } from "@levelrail/docker/swarm";
+import { edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
+import { EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
+import { networkName } from "@levelrail/spec/naming";
+import { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
+import type { StatePublisher } from "../../dataplane/publisher";
+import { ensureAppOverlay } from "../../network/app-overlay";
+import type { SubnetPool } from "../../network/pool";
+import type { StatusWriter } from "../application/ports";
+import { edgeProber } from "./probe";
+import type { SwarmReleaseDeps } from "./reconcile";
 import { type CaddyAdmin, caddyAdminSocket } from "../ingress/caddy";
 import { desiredServers } from "../ingress/desired";
 
@@ -54,5 +66,28 @@ export async function startTestEdge(h: SwarmHarness, o: { shortName: string; dat
     get: (host, timeoutMs) => getOn(h.manager, host, timeoutMs),
     getOn,
     close: () => agent.destroy(),
+  };
+}
+
+/**
+ * The release controller's deps on a test swarm, as the worker wires them: the app's overlay made
+ * from `pool` and joined by the manager's edge, tasks probed from there, the data plane's state in
+ * `active` (under `dataDir`), and the node edges' acknowledgements read beside it.
+ */
+export function testReleaseDeps(h: SwarmHarness, o: { shortName: string; pool: SubnetPool; dataDir: string; status: StatusWriter; active: StatePublisher; drainMs: number }): SwarmReleaseDeps {
+  const swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
+  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+  return {
+    shortName: o.shortName,
+    swarm,
+    ensureNetwork: async (id) => {
+      await ensureAppOverlay(runtime, swarm, o.shortName, id, o.pool);
+      await joinEdge(h.manager.docker, o.shortName, networkName(o.shortName, id));
+    },
+    prober: edgeProber(runtime, edgeName(o.shortName), process.execPath),
+    status: o.status,
+    active: o.active,
+    edgesBehind: () => laggingEdges(readEdgeAcks(join(o.dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), o.active.current().generation, Date.now()),
+    drainMs: o.drainMs,
   };
 }

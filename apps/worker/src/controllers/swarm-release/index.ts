@@ -9,7 +9,7 @@ export { type SwarmReleaseDeps, type SwarmReleaseInput, activeEntry, reconcileSw
 export { ensureAppOverlay } from "../../network/app-overlay";
 export { StatePublisher } from "../../dataplane/publisher";
 export { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
-export { type TestEdge, startTestEdge } from "./edge-testbed";
+export { type TestEdge, startTestEdge, testReleaseDeps } from "./edge-testbed";
 export { TestReleases } from "./testing";
 export type { ObservedStatus, ReleaseUpdate, StatusWriter } from "../application/ports";
 

@@ -16,10 +16,9 @@ import { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
 import type { DesiredRelease } from "../application/ports";
 import { MemoryStore, spec } from "../application/testbed";
-import { type TestEdge, startTestEdge } from "./edge-testbed";
+import { type TestEdge, startTestEdge, testReleaseDeps } from "./edge-testbed";
 import { swarmMode } from "../../swarm-mode";
 import { swarmReleaseController } from "./controller";
-import { edgeProber } from "./probe";
 import { passUntilIdle } from "./index";
 import type { SwarmReleaseDeps } from "./reconcile";
 import { TestReleases } from "./testing";
@@ -62,7 +61,6 @@ beforeAll(async () => {
   rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
   docker = h.manager.docker;
-  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
   images = {
     v1: await h.pushTestImage({ tag: `${short}-test/edge:v1`, body: "v1\n", healthy: true }),
     v2: await h.pushTestImage({ tag: `${short}-test/edge:v2`, body: "v2\n", healthy: true }),
@@ -70,18 +68,7 @@ beforeAll(async () => {
   await publisher.setDomains({ [DOMAIN]: serviceId });
   edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: HTTP_PORT, meshPort: MESH_PORT });
 
-  deps = {
-    shortName: short,
-    swarm,
-    ensureNetwork: async (id) => {
-      await ensureAppOverlay(runtime, swarm, short, id, pool);
-      await joinEdge(docker, short, networkName(short, id));
-    },
-    prober: edgeProber(runtime, edgeName(short), process.execPath),
-    status: rels,
-    active: publisher,
-    drainMs: 2_000,
-  };
+  deps = testReleaseDeps(h, { shortName: short, pool, dataDir, status: rels, active: publisher, drainMs: 2_000 });
 }, 240_000);
 
 afterAll(async () => {

@@ -3,20 +3,18 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { dockerRuntime } from "@levelrail/docker";
 import { type SwarmPort, dockerSwarm } from "@levelrail/docker/swarm";
-import { edgeCaddyName, edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
+import { edgeCaddyName, edgeName } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_ACKS_FILE, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
 import { networkName } from "@levelrail/spec/naming";
 import { type SwarmHarness, type SwarmNode, startSwarm } from "@levelrail/testkit/swarm";
 import { whileLoaded } from "@levelrail/testkit/load";
 import { waitFor } from "@levelrail/testkit/wait";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
+import { readEdgeAcks } from "../../dataplane/edge-acks";
 import { swarmSampling } from "../../metrics-sampler/swarm-targets";
 import { swarmMode } from "../../swarm-mode";
 import { StatePublisher } from "../../dataplane/publisher";
-import { ensureAppOverlay } from "../../network/app-overlay";
-import { type TestEdge, startTestEdge } from "./edge-testbed";
-import { edgeProber } from "./probe";
+import { type TestEdge, startTestEdge, testReleaseDeps } from "./edge-testbed";
 import { passUntilIdle } from "./index";
 import type { SwarmReleaseDeps } from "./reconcile";
 import { TestReleases } from "./testing";
@@ -68,20 +66,8 @@ beforeAll(async () => {
   };
   await publisher.setDomains({ [DOMAIN]: serviceId });
   edge = await startTestEdge(h, { shortName: short, dataDir, httpPort: HTTP_PORT, meshPort: MESH_PORT, nodeAgents: true });
-  deps = {
-    shortName: short,
-    swarm,
-    ensureNetwork: async (id) => {
-      await ensureAppOverlay(runtime, swarm, short, id, pool);
-      await joinEdge(h.manager.docker, short, networkName(short, id));
-    },
-    prober: edgeProber(runtime, edgeName(short), process.execPath),
-    status: rels,
-    active: publisher,
-    // As the worker wires it: old tasks go only once the worker node's edge has the switch.
-    edgesBehind: () => laggingEdges(readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), publisher.current().generation, Date.now()),
-    drainMs: 2_000,
-  };
+  // As the worker wires it: old tasks go only once the worker node's edge has the switch.
+  deps = testReleaseDeps(h, { shortName: short, pool, dataDir, status: rels, active: publisher, drainMs: 2_000 });
 }, 240_000);
 
 afterAll(async () => {
