@@ -221,7 +221,17 @@ export class NodeAgent {
       this.o.log(`edge ${made.madeHolder ? "made" : "adopted"} (holder ${made.holder.slice(0, 12)}, Caddy ${made.caddy.slice(0, 12)}; HTTP on ${this.o.httpPort})`);
     }
     this.edge = { holder: made.holder, caddy: made.caddy };
-    for (const r of [0, 1]) await ensureEdgeContainer(this.docker, nodeMeshReplicaOptions(this.o, r));
+    const replicas = [0, 1].map((r) => nodeMeshReplicaOptions(this.o, r));
+    for (const r of replicas) await ensureEdgeContainer(this.docker, r);
+    // Replicas of another version (an agent before an upgrade) go once these run: the new ones
+    // answer DNS beside them already, and take the TCP port when they let go of it.
+    const current = new Set(replicas.map((r) => `/${r.name}`));
+    const filters = JSON.stringify({ label: [`levelrail.instance=${this.o.shortName}`, "levelrail.role=mesh-dns", `levelrail.network=${edgeName(this.o.shortName)}`] });
+    for (const c of await this.docker.listContainers({ all: true, filters })) {
+      if (current.has(c.Names?.[0] ?? "")) continue;
+      await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+      this.o.log(`removed the mesh DNS replica ${(c.Names?.[0] ?? c.Id).replace(/^\//, "")} of another version`);
+    }
     this.lastEnsure = Date.now();
   }
 
