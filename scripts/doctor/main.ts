@@ -50,7 +50,7 @@ export async function diagnose(vars: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const check = (name: string, run: () => Promise<CheckResult>): Check => ({ name, run });
   const checks: Check[] = [
     check("engine", () => engineCheck(engine)),
-    check("swarm", async () => swarmCheck(await dockerSwarmProbe(docker, short).facts().catch(() => null), { holder: edgeName(short), caddy: edgeCaddyName(short) })),
+    check("swarm", async () => swarmCheck(await dockerSwarmProbe(docker, short, join(dataDir, DATAPLANE_DIR)).facts().catch(() => null), { holder: edgeName(short), caddy: edgeCaddyName(short) })),
     check("live-restore", () => liveRestoreCheck(engine)),
     check("clock", () => clockCheck(engine)),
     check("disk-data", () => dataDiskCheck(dataDir)),

@@ -16,6 +16,7 @@ import { once } from "./result";
 import { type EngineInfo as SwarmEngineInfo, type EngineNode, engineKind, nodeView } from "@levelrail/docker/swarm/nodes";
 import { edgeCaddyName, edgeName } from "@levelrail/docker/swarm/edge";
 import type { SwarmProbe } from "./swarm";
+import { EDGE_ACKS_FILE, edgeAcksSchema } from "@levelrail/spec/dataplane";
 
 /** The engine of `DOCKER_HOST` (or the local socket), every request under the probe deadline. */
 export function dockerOf(dockerHost: string | undefined): Docker {
@@ -182,17 +183,27 @@ export function postgresProbe(url: string | undefined, o: { shortName: string; l
 
 /** What the `swarm` check asks the engine: its kind, the nodes (a manager's view) and the edge's two containers. */
 /** The node agents' service: null when it does not exist; else where its tasks run. */
-async function nodeAgents(docker: Docker, shortName: string): Promise<{ self: string; runningOn: string[] } | null> {
+async function nodeAgents(docker: Docker, shortName: string, acksFile: string | null): Promise<{ self: string; runningOn: string[]; silent: string[] } | null> {
   const self = ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? "";
   const name = `${shortName}-node-agent`;
   const services = (await docker.listServices({ filters: JSON.stringify({ name: [name] }) } as never)) as unknown as { ID: string; Spec?: { Name?: string } }[];
   const svc = services.find((x) => x.Spec?.Name === name);
   if (!svc) return null;
   const tasks = (await docker.listTasks({ filters: JSON.stringify({ service: [svc.ID], "desired-state": ["running"] }) } as never)) as unknown as { NodeID?: string; Status?: { State?: string } }[];
-  return { self, runningOn: tasks.filter((t) => t.Status?.State === "running" && t.NodeID).map((t) => t.NodeID!) };
+  const runningOn = tasks.filter((t) => t.Status?.State === "running" && t.NodeID).map((t) => t.NodeID!);
+  // The agents' last reads of the feed, as the manager's mesh DNS recorded them.
+  let acks: Record<string, { seenAt: number }> = {};
+  try {
+    if (acksFile) acks = edgeAcksSchema.parse(JSON.parse(readFileSync(acksFile, "utf8"))).nodes;
+  } catch {
+    // none yet: every agent is silent
+  }
+  const silent = acksFile ? runningOn.filter((id) => !(Date.now() - (acks[id]?.seenAt ?? 0) < 15_000)) : [];
+  return { self, runningOn, silent };
 }
 
-export function dockerSwarmProbe(docker: Docker, shortName: string): SwarmProbe {
+/** `dataplaneDir`: where the manager's mesh DNS records the agents' reads (null: not checked). */
+export function dockerSwarmProbe(docker: Docker, shortName: string, dataplaneDir: string | null = null): SwarmProbe {
   const running = async (name: string) => {
     try {
       return ((await docker.getContainer(name).inspect()) as { State?: { Running?: boolean } }).State?.Running === true;
@@ -205,7 +216,7 @@ export function dockerSwarmProbe(docker: Docker, shortName: string): SwarmProbe 
       const kind = engineKind((await docker.info()) as SwarmEngineInfo);
       if (kind !== "swarm-manager") return { kind, nodes: [], edge: { holder: false, caddy: false } };
       const [nodes, holder, caddy] = await Promise.all([docker.listNodes() as Promise<EngineNode[]>, running(edgeName(shortName)), running(edgeCaddyName(shortName))]);
-      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy }, agents: await nodeAgents(docker, shortName) };
+      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy }, agents: await nodeAgents(docker, shortName, dataplaneDir && join(dataplaneDir, EDGE_ACKS_FILE)) };
     },
   };
 }

@@ -38,6 +38,8 @@ describe("the swarm check", () => {
     expect(missing).toMatchObject({ status: "warn", message: expect.stringContaining("vm2 (10.0.0.2) runs no node agent") });
     const all = swarmCheck(manager({ agents: { self: "n1", runningOn: ["n2"] } }), names);
     expect(all).toMatchObject({ status: "ok", message: expect.stringContaining("every other node runs its own edge") });
+    const silent = swarmCheck(manager({ agents: { self: "n1", runningOn: ["n2"], silent: ["n2"] } }), names);
+    expect(silent).toMatchObject({ status: "warn", message: expect.stringContaining("the node agent on vm2 (10.0.0.2) has not read the edge feed for 15 s") });
     // One node: nothing to run elsewhere.
     expect(swarmCheck(manager({ nodes: [node()], agents: null }), names)).toMatchObject({ status: "ok" });
   });

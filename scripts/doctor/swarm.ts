@@ -12,9 +12,10 @@ export interface SwarmFacts {
   edge: { holder: boolean; caddy: boolean };
   /**
    * The node agents (`<short>-node-agent`, every other node's own edge): null when the service does
-   * not exist; else this node's id and the nodes where an agent task runs. Absent: not asked.
+   * not exist; else this node's id, the nodes where an agent task runs, and those of them whose
+   * agent has not read the edge feed in the last 15 s (their edge serves an old copy). Absent: not asked.
    */
-  agents?: { self: string; runningOn: string[] } | null;
+  agents?: { self: string; runningOn: string[]; silent?: string[] } | null;
 }
 
 /** `facts()` throws when the engine does not answer. */
@@ -47,6 +48,8 @@ export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy:
   } else if (f.agents) {
     const without = others.filter((n) => !f.agents!.runningOn.includes(n.id));
     if (without.length > 0) problems.push(`${without.map(nodeName).join(", ")} ${without.length === 1 ? "runs" : "run"} no node agent, so ${without.length === 1 ? "its" : "their"} Caddy may serve an old copy or nothing: see \`docker service ps <short>-node-agent\``);
+    const silent = others.filter((n) => f.agents!.silent?.includes(n.id));
+    if (silent.length > 0) problems.push(`the node agent on ${silent.map(nodeName).join(", ")} has not read the edge feed for 15 s, so ${silent.length === 1 ? "its" : "their"} Caddy serves an old copy: see \`docker service logs <short>-node-agent\` (the control overlay between the nodes, ports 7946 and 4789)`);
   }
   if (problems.length > 0) return warn("swarm", problems.join("; "), detail);
   const managers = f.nodes.filter((n) => n.role === "manager").length;

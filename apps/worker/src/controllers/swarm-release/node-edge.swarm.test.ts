@@ -120,7 +120,8 @@ describe("the data plane on every node", () => {
     for (const t of targets) expect(await sampling.runtime.containerStats(t.containerId)).toMatchObject({ memoryBytes: expect.any(Number) });
     expect(new Set(targets.map((t) => t.container)).size).toBe(2);
     // `levelrail doctor` sees the agent on the other node.
-    const facts = await dockerSwarmProbe(h.manager.docker, short).facts();
+    const facts = await dockerSwarmProbe(h.manager.docker, short, join(dataDir, DATAPLANE_DIR)).facts();
+    expect(facts.agents?.silent).toEqual([]);
     expect(swarmCheck(facts, { holder: edgeName(short), caddy: edgeCaddyName(short) })).toMatchObject({ status: "ok", message: expect.stringContaining("every other node runs its own edge") });
   }, 180_000);
 
