@@ -1,5 +1,7 @@
 // The node agent's process (see agent.ts): its settings come from the swarm service that runs it
 // (scripts/lib/node-agent.mjs), the node's own values through the service's templates.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import Docker from "dockerode";
 import { z } from "zod";
 import { NodeAgent } from "./agent";
@@ -24,6 +26,14 @@ if (!parsed.success) {
 }
 const env = parsed.data;
 const log = (line: string) => console.log(`${new Date().toISOString()} [node ${env.LEVELRAIL_NODE_ID}] ${line}`);
+// Caddy's binary in this image: the node's Caddy is made again only when it changes.
+const caddyInputs = (() => {
+  try {
+    return `caddy ${createHash("sha256").update(readFileSync("/usr/bin/caddy")).digest("hex").slice(0, 16)}`;
+  } catch {
+    return undefined;
+  }
+})();
 const agent = new NodeAgent(new Docker({ socketPath: env.LEVELRAIL_AGENT_ENGINE_SOCKET }), {
   shortName: env.LEVELRAIL_SHORT_NAME,
   image: env.LEVELRAIL_EDGE_IMAGE,
@@ -36,6 +46,7 @@ const agent = new NodeAgent(new Docker({ socketPath: env.LEVELRAIL_AGENT_ENGINE_
   volume: env.LEVELRAIL_EDGE_VOLUME,
   home: env.LEVELRAIL_EDGE_HOME,
   nodeId: env.LEVELRAIL_NODE_ID,
+  ...(caddyInputs ? { caddyInputs } : {}),
   log,
 });
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

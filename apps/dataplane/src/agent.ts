@@ -31,6 +31,8 @@ export interface AgentOptions {
   /** The named volume of the node's edge state (Caddy's home, the state file), mounted at `home` here and in the edge's containers. */
   volume: string;
   home: string;
+  /** What the node's Caddy container is adopted by (the hash of the image's Caddy binary: an upgrade of the agent alone keeps it). */
+  caddyInputs?: string;
   /** How often this node's task readings go to the manager (default 5 s). */
   statsEveryMs?: number;
   /** This node's swarm id: said with each read of the feed, with the generation applied. */
@@ -58,6 +60,7 @@ export function nodeEdgeOptions(o: AgentOptions): EdgeOptions {
     shortName: o.shortName,
     holderImage: { image: o.image, node: process.execPath },
     caddyImage: o.image,
+    ...(o.caddyInputs ? { caddyInputs: o.caddyInputs } : {}),
     httpPort: o.httpPort,
     httpsPort: o.httpsPort,
     caddyHome: join(o.home, "caddy"),

@@ -16,11 +16,11 @@ describe("a swarm node's ingress namespace", () => {
     expect(edgeNetworkBody("lr")).toMatchObject({ Name: "lr-edge", Driver: "bridge", CheckDuplicate: true });
   });
 
-  it("is made again when its image or ports change (its inputs label), and only then", () => {
+  it("is made again when its ports or its program change (its inputs label), not for a new image: an upgrade keeps the namespace and its overlays", () => {
     const label = (x: EdgeOptions) => edgeHolderOptions(x).Labels["levelrail.edge.inputs"];
     expect(label(o)).toBe(label({ ...o, caddyImage: "levelrail/caddy:new" }));
     expect(label(o)).not.toBe(label({ ...o, httpPort: 8080 }));
-    expect(label(o)).not.toBe(label({ ...o, holderImage: { ...o.holderImage, image: "levelrail/mesh-dns:new" } }));
+    expect(label(o)).toBe(label({ ...o, holderImage: { ...o.holderImage, image: "levelrail/mesh-dns:new" } }));
   });
 
   it("the holder watches its namespace through the engine's socket folder (read-only), its program Node's built-ins only", () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { basename, dirname, join } from "node:path";
@@ -22,6 +23,12 @@ export interface EdgeOptions {
   holderImage: { image: string; node: string };
   /** An image with Caddy at /usr/bin/caddy (the installation's Caddy image). */
   caddyImage: string;
+  /**
+   * What Caddy's container is adopted by (default: the image's name): a node agent's image changes
+   * with every data plane version while its Caddy binary does not, so it names the binary's hash
+   * and an upgrade keeps the running Caddy.
+   */
+  caddyInputs?: string;
   /** Host ports the ingress serves on, published from the namespace's 80 and 443 (null: no HTTPS). */
   httpPort: number;
   httpsPort: number | null;
@@ -80,6 +87,8 @@ if (sock) setInterval(() => void tick().catch(() => {}), 1000);
 else setInterval(() => {}, 2 ** 30);
 `;
 
+const SUPERVISOR_HASH = createHash("sha256").update(EDGE_SUPERVISOR).digest("hex").slice(0, 12);
+
 export const EDGE_ROLE = "edge";
 export const EDGE_CADDY_ROLE = "edge-caddy";
 /** On the edge's Caddy: its folder on the host (its admin socket is there), for the worker to find it. */
@@ -115,7 +124,9 @@ export function edgeHolderOptions(o: EdgeOptions) {
   const ports: Record<string, { HostIp: string; HostPort: string }[]> = { "80/tcp": [{ HostIp: "0.0.0.0", HostPort: String(o.httpPort) }] };
   if (o.httpsPort !== null) ports["443/tcp"] = [{ HostIp: "0.0.0.0", HostPort: String(o.httpsPort) }];
   const socket = o.engineSocket ?? null;
-  const inputs = `${o.holderImage.image} ${o.httpPort} ${o.httpsPort ?? "-"} supervising ${socket ?? "-"}`;
+  // Not the image: the holder runs only node and its program, so a new data plane image (an upgrade)
+  // keeps the namespace and every overlay it joined; a new program makes it again.
+  const inputs = `holder ${SUPERVISOR_HASH} ${o.httpPort} ${o.httpsPort ?? "-"} supervising ${socket ?? "-"}`;
   return {
     name: edgeName(o.shortName),
     Image: o.holderImage.image,
@@ -149,7 +160,7 @@ export function edgeCaddyOptions(o: EdgeOptions) {
     Entrypoint: ["/usr/bin/caddy"],
     Cmd: ["run", "--config", join(home, "admin.json"), "--resume"],
     Env: [`XDG_DATA_HOME=${home}`, `XDG_CONFIG_HOME=${home}`, `HOME=${home}`],
-    Labels: { ...labels(o.shortName, EDGE_CADDY_ROLE, o.caddyImage), [EDGE_HOME_LABEL]: home },
+    Labels: { ...labels(o.shortName, EDGE_CADDY_ROLE, o.caddyInputs ?? o.caddyImage), [EDGE_HOME_LABEL]: home },
     StopSignal: "SIGTERM",
     HostConfig: {
       NetworkMode: `container:${edgeName(o.shortName)}`,

@@ -160,4 +160,31 @@ describe("the data plane on every node", () => {
     expect(sent).toBeGreaterThan(5);
     expect(failures).toEqual([]);
   }, 240_000);
+
+  it("an agent upgrade (a new version pushed): the worker node keeps its namespace and its Caddy, swaps its mesh DNS replicas, and serves throughout", async () => {
+    process.env.DOCKER_HOST = h.manager.dockerHost; // the launcher's helpers drive the manager's engine
+    const { ensureNodeAgents } = await import("../../../../../scripts/lib/node-agent.mjs");
+    const kept = async () => Promise.all([edgeName(short), edgeCaddyName(short)].map(async (n) => (await worker.docker.getContainer(n).inspect()).Id));
+    const before = await kept();
+    const version = `upgrade${run}`;
+    const replicas = async () => (await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`, "levelrail.role=mesh-dns"] }) })).map((c) => c.Names[0]!.slice(1));
+    const { sent, failures } = await whileLoaded(
+      async () => {
+        const r = await onWorker(5_000);
+        return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)}` };
+      },
+      async () => {
+        await ensureNodeAgents({ short, version, registry: h.registry, registryAuth: h.registryAuth, nodeEngineSocket: h.nodeEngineSocket, httpPort: HTTP_PORT, httpsPort: null, meshPort: MESH_PORT });
+        await waitFor("the new version's replicas on the worker node, the old ones gone", async () => {
+          const names = await replicas();
+          return names.length === 2 && names.every((n) => n.includes(version)) ? true : undefined;
+        }, { timeoutMs: 120_000, intervalMs: 500, describe: async () => `${(await replicas()).join(", ")}\n${await agentLogs()}` });
+      },
+      2_000,
+    );
+    console.log(`node agent upgrade: the worker node answered ${sent - failures.length} of ${sent} requests meanwhile`);
+    expect(await kept()).toEqual(before);
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(5);
+  }, 240_000);
 });
