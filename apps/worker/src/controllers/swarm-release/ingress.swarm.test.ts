@@ -167,6 +167,9 @@ describe("a swarm node's ingress", () => {
         return Date.now();
       }, { timeoutMs: 60_000, intervalMs: 200 });
       console.log(`the manager's engine restarted (away ${away} ms): the worker's task answered ${sent} of ${sent} requests meanwhile; the domain served again through the manager's Caddy ${servedAt - back} ms after the engine answered, steadily ${steadyAt - back} ms after`);
+      // The restarted manager sees the other node ready again only once it reported back: until
+      // then the swarm places new tasks on the manager alone (the next test spreads two).
+      await waitFor("every node ready again in the manager's view", async () => ((await swarm.listNodes()).every((n) => n.state === "ready") ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
     } finally {
       await client.remove();
     }
