@@ -52,6 +52,7 @@ export const BODY_ID_CASES: BodyIdCase[] = [
 /** Fields named in input schemas that are not a request's: why each is left out. */
 const NOT_REQUEST_INPUT: Record<string, string> = {
   appId: "packages/spec/src/dataplane.ts: the data plane's state file, written by the worker",
+  taskId: "packages/spec/src/dataplane.ts: a swarm node agent's readings of its node's tasks, sent to the manager's mesh DNS on the control overlay, never to the panel",
   clientId: "packages/services/src/org/sso-rules.ts: the OpenID client id at the organization's own identity provider, no resource of the panel",
 };
 
