@@ -14,7 +14,7 @@ import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { statsCalls } from "@levelrail/docker";
 import { readTaskStats } from "@levelrail/docker/swarm/task-stats";
-import { type EdgeOptions, adminSocketAnswers, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
+import { ENGINE_DIR, type EdgeOptions, adminSocketAnswers, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_FEED_PATH, EDGE_STATS_PATH, EDGE_FEED_PORT, type EdgeFeed, edgeFeedHost, edgeFeedSchema } from "@levelrail/spec/dataplane";
 
 export interface AgentOptions {
@@ -43,7 +43,6 @@ export interface AgentOptions {
   log: (line: string) => void;
 }
 
-const ENGINE_DIR = "/run/levelrail-engine";
 const LOG_CONFIG = { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } };
 type Json = Record<string, unknown>;
 
@@ -224,18 +223,32 @@ export class NodeAgent {
       this.o.log(`edge ${made.madeHolder ? "made" : "adopted"} (holder ${made.holder.slice(0, 12)}, Caddy ${made.caddy.slice(0, 12)}; HTTP on ${this.o.httpPort})`);
     }
     this.edge = { holder: made.holder, caddy: made.caddy };
-    const replicas = [0, 1].map((r) => nodeMeshReplicaOptions(this.o, r));
-    for (const r of replicas) await ensureEdgeContainer(this.docker, r);
-    // Replicas of another version (an agent before an upgrade) go once these run: the new ones
-    // answer DNS beside them already, and take the TCP port when they let go of it.
-    const current = new Set(replicas.map((r) => `/${r.name}`));
+    // One replica at a time, as the launcher does on the manager: the new one answers DNS beside
+    // the old (UDP) and takes its TCP port, which Caddy asks, once the old lets go; the other
+    // replica's port serves meanwhile. Replicas of another version (an agent before an upgrade) go.
     const filters = JSON.stringify({ label: [`levelrail.instance=${this.o.shortName}`, "levelrail.role=mesh-dns", `levelrail.network=${edgeName(this.o.shortName)}`] });
-    for (const c of await this.docker.listContainers({ all: true, filters })) {
-      if (current.has(c.Names?.[0] ?? "")) continue;
-      await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
-      this.o.log(`removed the mesh DNS replica ${(c.Names?.[0] ?? c.Id).replace(/^\//, "")} of another version`);
+    const all = await this.docker.listContainers({ all: true, filters });
+    for (const r of [0, 1]) {
+      const want = nodeMeshReplicaOptions(this.o, r);
+      const made = await ensureEdgeContainer(this.docker, want);
+      const old = all.filter((c) => c.Labels?.["levelrail.replica"] === String(r) && c.Names?.[0] !== `/${want.name}`);
+      for (const c of old) {
+        await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+        this.o.log(`removed the mesh DNS replica ${(c.Names?.[0] ?? c.Id).replace(/^\//, "")} of another version`);
+      }
+      if (old.length > 0) await this.untilServing(made.id);
     }
     this.lastEnsure = Date.now();
+  }
+
+  /** Waits (at most 15 s) until a replica says it serves TCP too (its "ready" line). */
+  private async untilServing(id: string): Promise<void> {
+    const until = Date.now() + 15_000;
+    while (Date.now() < until) {
+      const logs = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: 20 }).catch(() => Buffer.from(""));
+      if (/ ready \(pid /.test(logs.toString("utf8"))) return;
+      await new Promise((done) => setTimeout(done, 100));
+    }
   }
 
   /** Applies the feed: the state file, the overlays, Caddy's config (each only when it changed). */
@@ -269,6 +282,11 @@ export class NodeAgent {
     }
   }
 
+  /** The feed's address, saying which node asks and which generation it applied. */
+  private feedRead(): string {
+    return `${this.o.feedUrl ?? feedUrl(this.o.shortName)}?node=${encodeURIComponent(this.o.nodeId)}&generation=${this.applied}`;
+  }
+
   /** One pass: the edge when due, then the feed. */
   async pass(): Promise<void> {
     try {
@@ -279,8 +297,7 @@ export class NodeAgent {
       return;
     }
     try {
-      const url = `${this.o.feedUrl ?? feedUrl(this.o.shortName)}?node=${encodeURIComponent(this.o.nodeId)}&generation=${this.applied}`;
-      const got = await readFeed(url, this.etag, 5_000);
+      const got = await readFeed(this.feedRead(), this.etag, 5_000);
       if (got) {
         this.feed = got.feed;
         this.etag = got.etag;
@@ -290,7 +307,7 @@ export class NodeAgent {
         if (this.applied !== this.feed.state.generation) {
           this.applied = this.feed.state.generation;
           // Said at once: the worker waits for it before removing a release's old tasks.
-          await readFeed(`${this.o.feedUrl ?? feedUrl(this.o.shortName)}?node=${encodeURIComponent(this.o.nodeId)}&generation=${this.applied}`, this.etag, 5_000).catch(() => null);
+          await readFeed(this.feedRead(), this.etag, 5_000).catch(() => null);
         }
       }
       if (this.lastProblem) this.o.log("in step with the manager's edge again");

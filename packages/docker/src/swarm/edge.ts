@@ -48,7 +48,7 @@ export interface EdgeOptions {
 }
 
 /** Where the holder finds the engine's socket folder (the folder: a restarted dockerd makes a new socket file). */
-const ENGINE_DIR = "/run/levelrail-engine";
+export const ENGINE_DIR = "/run/levelrail-engine";
 
 /**
  * The holder's program. When dockerd starts again (a restart, a reboot), it starts the holder and the

@@ -48,8 +48,6 @@ let deps: SwarmReleaseDeps;
 let edge: TestEdge;
 const publisher = new StatePublisher(join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE));
 let rels: TestReleases;
-let managerRuntime: ReturnType<typeof dockerRuntime>;
-const runtime = () => managerRuntime;
 const input = (releaseId: string, image: string) => rels.input(releaseId, image);
 const onWorker = (timeoutMs = 3_000) => edge.getOn(worker, DOMAIN, timeoutMs);
 
@@ -58,8 +56,6 @@ beforeAll(async () => {
   worker = h.nodes[1]!;
   rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
-  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
-  managerRuntime = runtime;
   images = {
     v1: await h.pushTestImage({ tag: `${short}-test/nodeedge:v1`, body: "v1\n", healthy: true }),
     v2: await h.pushTestImage({ tag: `${short}-test/nodeedge:v2`, body: "v2\n", healthy: true }),
@@ -107,7 +103,7 @@ describe("the data plane on every node", () => {
     for (let i = 0; i < 10; i++) expect(await onWorker()).toEqual({ status: 200, body: "v1\n" });
     // Metrics per task: the worker node's agent sends readings of its tasks; with the manager's own,
     // the sampler's targets are every task of the active release, each read on its node.
-    const mode = await swarmMode(h.manager.docker, runtime(), swarm, short, join(dataDir, DATAPLANE_DIR, EDGE_CADDY_FILE));
+    const mode = await swarmMode(h.manager.docker, dockerRuntime({ dockerHost: h.manager.dockerHost }), swarm, short, join(dataDir, DATAPLANE_DIR, EDGE_CADDY_FILE));
     const sampling = swarmSampling({
       active: async () => [{ serviceId, service: "web", environmentId: "e", environment: "prod", container: publisher.current().services[serviceId]!.container }],
       tasksOf: (id) => publisher.current().services[id]?.tasks ?? [],
