@@ -232,23 +232,26 @@ export class NodeAgent {
       const want = nodeMeshReplicaOptions(this.o, r);
       const made = await ensureEdgeContainer(this.docker, want);
       const old = all.filter((c) => c.Labels?.["levelrail.replica"] === String(r) && c.Names?.[0] !== `/${want.name}`);
+      // The new one has the state and has probed its tasks before the old one goes.
+      if (old.length > 0) await this.untilLogged(made.id, / answering DNS over UDP /);
       for (const c of old) {
         await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
         this.o.log(`removed the mesh DNS replica ${(c.Names?.[0] ?? c.Id).replace(/^\//, "")} of another version`);
       }
-      if (old.length > 0) await this.untilServing(made.id);
+      if (old.length > 0) await this.untilLogged(made.id, / ready \(pid /); // it serves TCP too
     }
     this.lastEnsure = Date.now();
   }
 
-  /** Waits (at most 15 s) until a replica says it serves TCP too (its "ready" line). */
-  private async untilServing(id: string): Promise<void> {
+  /** Waits (at most 15 s) until a replica's log has a line `line` matches. */
+  private async untilLogged(id: string, line: RegExp): Promise<void> {
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
-      const logs = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: 20 }).catch(() => Buffer.from(""));
-      if (/ ready \(pid /.test(logs.toString("utf8"))) return;
+      const logs = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: 40 }).catch(() => Buffer.from(""));
+      if (line.test(logs.toString("utf8"))) return;
       await new Promise((done) => setTimeout(done, 100));
     }
+    this.o.log(`the mesh DNS replica ${id.slice(0, 12)} did not log ${line.source.trim()} within 15 s; going on`);
   }
 
   /** Applies the feed: the state file, the overlays, Caddy's config (each only when it changed). */

@@ -48,4 +48,19 @@ describe("the data plane's task probes", () => {
     l.setState(stateWith([]));
     expect(l.isLive("127.0.0.1", open)).toBe(true);
   });
+
+  it("start resolves once the first round is done: a replica that starts never names a task it has not asked", async () => {
+    let release!: () => void;
+    const asked = new Promise<void>((r) => (release = r));
+    const l = new TaskLiveness({ log: () => {}, intervalMs: 60_000, connect: async () => (await asked, false) });
+    l.setState(stateWith([{ address: "127.0.0.1", port: closed }]));
+    let started = false;
+    const start = l.start().then(() => (started = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(started).toBe(false); // still probing
+    release();
+    await start;
+    expect(l.isLive("127.0.0.1", closed)).toBe(false);
+    l.stop();
+  });
 });

@@ -67,14 +67,23 @@ export class TaskLiveness {
     );
   }
 
-  start(): void {
+  /**
+   * Probes every interval; resolves once the first round is done (at most the probe timeout), so a
+   * replica that starts does not name a dead task before it has asked (a new replica beside an old
+   * one that knew: an agent's upgrade after a node's engine restarted).
+   */
+  start(): Promise<void> {
+    let first!: () => void;
+    const probed = new Promise<void>((done) => (first = done));
     const loop = async () => {
-      if (this.stopped) return;
+      if (this.stopped) return first();
       if (this.targets.length > 0) await this.probe().catch(() => {});
+      first();
       if (!this.stopped) this.timer = setTimeout(() => void loop(), this.o.intervalMs ?? 1000);
       this.timer?.unref();
     };
     void loop();
+    return probed;
   }
 
   stop(): void {

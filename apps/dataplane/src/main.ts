@@ -46,6 +46,8 @@ const plane = new DataPlane({
   log,
 });
 await plane.start();
+// Whoever replaces an older replica waits for this line before it removes the old one.
+log(`answering DNS over UDP on 127.0.0.1:${port} (state generation ${plane.state.generation}; swarm tasks probed)`);
 
 // The UDP sockets are bound (beside any older data plane's of this replica, which no longer gets
 // queries): tell it to go.

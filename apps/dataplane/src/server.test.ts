@@ -72,3 +72,28 @@ describe("the data plane with two apps named alike in two environments", () => {
     }
   });
 });
+
+describe("a replica that starts on a swarm state", () => {
+  it("has probed the tasks before its first answer: a task that refuses connects is left out at once", async () => {
+    // One task answers on 127.0.0.1:P; the other (127.0.0.2, the same port) refuses: nothing listens there.
+    const { createServer } = await import("node:net");
+    const open = createServer((s) => s.end());
+    await new Promise<void>((r) => open.listen(0, "127.0.0.1", r));
+    const port = (open.address() as { port: number }).port;
+    try {
+      const state: DataPlaneState = {
+        version: 1,
+        generation: 1,
+        services: { s1: { appId: "a1", app: "shop", service: "web", container: "lrt-web-1", port, tasks: [{ name: "tlive", address: "127.0.0.1" }, { name: "tgone", address: "127.0.0.2" }] } },
+        domains: {},
+      };
+      const stateFile = join(mkdtempSync(join(tmpdir(), "lr-dp-")), "state.json");
+      writeFileSync(stateFile, JSON.stringify(state));
+      plane = new DataPlane({ stateFile, shortName: SHORT, runtime: new FakeEngine(), port: 0, version: "test", gateways: false, log: () => {} });
+      await plane.start();
+      expect(await ask(`web.shop.${SHORT}.internal`, { kind: "loopback" })).toEqual({ rcode: 0, addresses: ["127.0.0.1"] });
+    } finally {
+      await new Promise((r) => open.close(r));
+    }
+  });
+});

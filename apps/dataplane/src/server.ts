@@ -89,7 +89,9 @@ export class DataPlane {
 
   async start(): Promise<void> {
     this.follower.start();
-    if (this.o.probeTasks !== false) this.liveness.start();
+    // Before any socket: the tasks of the state it loaded are probed once, so its first answers
+    // leave out the dead ones (the older replica it replaces knew them).
+    if (this.o.probeTasks !== false) await this.liveness.start();
     await this.bind("127.0.0.1", this.o.port, { kind: "loopback" });
     this.unwatch = this.o.runtime.watchContainers(
       instanceFilter(this.o.shortName),

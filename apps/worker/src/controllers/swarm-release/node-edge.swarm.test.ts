@@ -72,6 +72,13 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
+/** The highest host address of an IPv4 subnet (`a.b.c.d/n`): free on a small app overlay. */
+const lastUsable = (cidr: string) => {
+  const [ip, bits] = cidr.split("/");
+  const n = ip!.split(".").reduce((a, o) => a * 256 + Number(o), 0) + 2 ** (32 - Number(bits)) - 2;
+  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
+};
+
 const agentLogs = async () => {
   const [svc] = await h.manager.docker.listServices({ filters: JSON.stringify({ name: [`${short}-node-agent`] }) });
   if (!svc) return "no node agent service";
@@ -139,6 +146,55 @@ describe("the data plane on every node", () => {
     expect(bodies).toEqual(new Set(["v1\n", "v2\n"]));
   }, 180_000);
 
+  it("an agent upgrade (a new version pushed): the worker node keeps its namespace and its Caddy, swaps its mesh DNS replicas, and serves throughout", async () => {
+    process.env.DOCKER_HOST = h.manager.dockerHost; // the launcher's helpers drive the manager's engine
+    const { ensureNodeAgents } = await import("../../../../../scripts/lib/node-agent.mjs");
+    const kept = async () => Promise.all([edgeName(short), edgeCaddyName(short)].map(async (n) => (await worker.docker.getContainer(n).inspect()).Id));
+    const before = await kept();
+    const version = `upgrade${run}`;
+    const replicas = async () => (await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`, "levelrail.role=mesh-dns"] }) })).map((c) => c.Names[0]!.slice(1));
+    // A task the state still names but that is gone (as after a node's engine restarted, before the
+    // worker publishes again): the old replicas left it out of their answers; the new ones must too,
+    // from their first answer (they probe before they serve).
+    const entry = publisher.current().services[serviceId]!;
+    const ipam = (await h.manager.docker.getNetwork(networkName(short, appId)).inspect()).IPAM as { Config: { Subnet: string }[] };
+    const subnet = ipam.Config[0]?.Subnet;
+    await publisher.setActive(serviceId, { ...entry, tasks: [...(entry.tasks ?? []), { name: `gone${run}`, address: lastUsable(subnet!) }] });
+    await waitFor("the worker node's edge has the state naming the gone task", async () => {
+      const acks = readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE));
+      return Object.values(acks?.nodes ?? {}).every((n) => n.generation === publisher.current().generation) || undefined;
+    }, { timeoutMs: 30_000, intervalMs: 200, describe: agentLogs });
+    await new Promise((r) => setTimeout(r, 3_000)); // its replicas probed it
+    for (let i = 0; i < 10; i++) expect(await onWorker(5_000)).toEqual({ status: 200, body: "v2\n" });
+    const t0 = Date.now();
+    const { sent, failures } = await whileLoaded(
+      async () => {
+        const r = await onWorker(5_000);
+        return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)} at ${new Date().toISOString()} (+${Date.now() - t0} ms)` };
+      },
+      async () => {
+        await ensureNodeAgents({ short, version, registry: h.registry, registryAuth: h.registryAuth, nodeEngineSocket: h.nodeEngineSocket, httpPort: HTTP_PORT, httpsPort: null, meshPort: MESH_PORT });
+        await waitFor("the new version's replicas on the worker node, the old ones gone", async () => {
+          const names = await replicas();
+          return names.length === 2 && names.every((n) => n.includes(version)) ? true : undefined;
+        }, { timeoutMs: 120_000, intervalMs: 500, describe: async () => `${(await replicas()).join(", ")}\n${await agentLogs()}` });
+      },
+      2_000,
+    );
+    console.log(`node agent upgrade: the worker node answered ${sent - failures.length} of ${sent} requests meanwhile`);
+    if (failures.length > 0) {
+      console.log(failures.join("\n"));
+      console.log(await agentLogs());
+      for (const c of await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) })) {
+        if (!/mesh-dns|edge-caddy/.test(c.Names[0]!)) continue;
+        const logs = (await worker.docker.getContainer(c.Id).logs({ stdout: true, stderr: true, tail: 60, timestamps: true })).toString("utf8");
+        console.log(`--- ${c.Names[0]}\n${logs.split("\n").filter((l) => !/"level":"info"/.test(l) || /502|error/i.test(l)).slice(-40).join("\n")}`);
+      }
+    }
+    expect(await kept()).toEqual(before);
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(5);
+  }, 240_000);
   it("the manager's engine restarted: the worker node's Caddy serves the domain throughout", async () => {
     let away = 0;
     const { sent, failures } = await whileLoaded(
@@ -157,30 +213,4 @@ describe("the data plane on every node", () => {
     expect(failures).toEqual([]);
   }, 240_000);
 
-  it("an agent upgrade (a new version pushed): the worker node keeps its namespace and its Caddy, swaps its mesh DNS replicas, and serves throughout", async () => {
-    process.env.DOCKER_HOST = h.manager.dockerHost; // the launcher's helpers drive the manager's engine
-    const { ensureNodeAgents } = await import("../../../../../scripts/lib/node-agent.mjs");
-    const kept = async () => Promise.all([edgeName(short), edgeCaddyName(short)].map(async (n) => (await worker.docker.getContainer(n).inspect()).Id));
-    const before = await kept();
-    const version = `upgrade${run}`;
-    const replicas = async () => (await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`, "levelrail.role=mesh-dns"] }) })).map((c) => c.Names[0]!.slice(1));
-    const { sent, failures } = await whileLoaded(
-      async () => {
-        const r = await onWorker(5_000);
-        return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)}` };
-      },
-      async () => {
-        await ensureNodeAgents({ short, version, registry: h.registry, registryAuth: h.registryAuth, nodeEngineSocket: h.nodeEngineSocket, httpPort: HTTP_PORT, httpsPort: null, meshPort: MESH_PORT });
-        await waitFor("the new version's replicas on the worker node, the old ones gone", async () => {
-          const names = await replicas();
-          return names.length === 2 && names.every((n) => n.includes(version)) ? true : undefined;
-        }, { timeoutMs: 120_000, intervalMs: 500, describe: async () => `${(await replicas()).join(", ")}\n${await agentLogs()}` });
-      },
-      2_000,
-    );
-    console.log(`node agent upgrade: the worker node answered ${sent - failures.length} of ${sent} requests meanwhile`);
-    expect(await kept()).toEqual(before);
-    expect(failures).toEqual([]);
-    expect(sent).toBeGreaterThan(5);
-  }, 240_000);
 });
