@@ -15,6 +15,10 @@ export class StatePublisher implements MeshPort {
   private state: DataPlaneState;
   private chain: Promise<void> = Promise.resolve();
   private next: Promise<void> | null = null;
+  /** serviceId → the generation of the write that gave its entry the value it has now (writes of this process). */
+  private readonly entryGeneration = new Map<string, number>();
+  /** Services whose entry changed since the last write began. */
+  private readonly unwritten = new Set<string>();
 
   constructor(private readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -26,6 +30,18 @@ export class StatePublisher implements MeshPort {
     return this.state;
   }
 
+  /**
+   * The generation from which the state has `serviceId`'s entry as it is now: an edge that applied
+   * it routes the service as the controllers last said, whatever changed for other services since
+   * (a busy fleet writes every few hundred ms; waiting for the newest generation would wait for
+   * ever). Not written yet: none has it (MAX_SAFE_INTEGER); unchanged since this process began:
+   * the current generation (all this process knows).
+   */
+  generationOf(serviceId: string): number {
+    if (this.unwritten.has(serviceId)) return Number.MAX_SAFE_INTEGER;
+    return this.entryGeneration.get(serviceId) ?? this.state.generation;
+  }
+
   setActive(serviceId: string, entry: ActiveEntry | null): Promise<void> {
     const had = this.state.services[serviceId];
     if (entry === null ? had === undefined : had !== undefined && canonicalJson(had) === canonicalJson(entry)) return this.next ?? Promise.resolve();
@@ -33,6 +49,7 @@ export class StatePublisher implements MeshPort {
     if (entry) services[serviceId] = entry;
     else delete services[serviceId];
     this.state = { ...this.state, services };
+    this.unwritten.add(serviceId);
     return this.schedule();
   }
 
@@ -48,7 +65,10 @@ export class StatePublisher implements MeshPort {
     const gone = Object.keys(this.state.services).filter((id) => !serviceIds.has(id));
     if (gone.length === 0) return this.next ?? Promise.resolve();
     const services = { ...this.state.services };
-    for (const id of gone) delete services[id];
+    for (const id of gone) {
+      delete services[id];
+      this.unwritten.add(id);
+    }
     this.state = { ...this.state, services };
     return this.schedule();
   }
@@ -60,6 +80,8 @@ export class StatePublisher implements MeshPort {
         this.next = null; // later changes need a write of their own
         const snapshot = { ...this.state, generation: this.state.generation + 1 };
         this.state = { ...this.state, generation: snapshot.generation };
+        for (const id of this.unwritten) this.entryGeneration.set(id, snapshot.generation);
+        this.unwritten.clear();
         const tmp = `${this.file}.${process.pid}.tmp`;
         await writeFile(tmp, JSON.stringify(snapshot) + "\n");
         await rename(tmp, this.file);

@@ -188,7 +188,7 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
       hooks: pgHookRecorder(o.db, s.fence),
       active: s.dataPlane,
       // Other nodes' edges (node agents) acknowledge each state they apply, through the manager's mesh DNS.
-      edgesBehind: () => laggingEdges(readEdgeAcks(join(dirname(o.dataPlaneStateFile), EDGE_ACKS_FILE)), s.dataPlane.current().generation, Date.now()),
+      edgesBehind: (serviceId) => laggingEdges(readEdgeAcks(join(dirname(o.dataPlaneStateFile), EDGE_ACKS_FILE)), s.dataPlane.generationOf(serviceId), Date.now()),
       drainMs: o.drainMs ?? 2000,
     },
     store: s.desired,

@@ -14,7 +14,7 @@ const ID = "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const KEY = formatKey(serviceKey(ID));
 const DIGEST = `sha256:${"e".repeat(64)}`;
 
-function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[]; secrets?: Record<string, string>; databaseEnv?: Record<string, { from: string }>; edgesBehind?: () => string[]; now?: () => number } = {}) {
+function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[]; secrets?: Record<string, string>; databaseEnv?: Record<string, { from: string }>; edgesBehind?: (serviceId: string) => string[]; now?: () => number } = {}) {
   const swarm = new FakeSwarm();
   swarm.addNode({ id: "m", hostname: "node-a", address: "10.0.0.1" });
   swarm.addNode({ id: "w", hostname: "node-b", address: "10.0.0.2", role: "worker" });
@@ -156,7 +156,8 @@ describe("the swarm release controller on the worker's queue", () => {
   it("keeps the old release's tasks while another node's edge has not applied the switch, at most 10 s after the drain", async () => {
     let behind = ["node-w"];
     let skew = 0;
-    const { swarm, store, release, controller, converge } = setup({ edgesBehind: () => behind, now: () => Date.now() + skew });
+    const asked = new Set<string>();
+    const { swarm, store, release, controller, converge } = setup({ edgesBehind: (id) => (asked.add(id), behind), now: () => Date.now() + skew });
     await converge();
     const names = async () => (await swarm.listServices([`levelrail.service=${ID}`])).map((x) => x.name).sort();
     const first = await names();
@@ -165,6 +166,7 @@ describe("the swarm release controller on the worker's queue", () => {
     expect(store.releases.get("rel-2")).toMatchObject({ outcome: "succeeded" });
     // Switched, but a node's Caddy may still send requests to the old tasks: they stay.
     expect((await names()).length).toBe(2);
+    expect([...asked]).toEqual([ID]); // asked about this service's entry, not the newest state
     behind = [];
     await converge();
     expect(await names()).not.toEqual(expect.arrayContaining(first));

@@ -87,7 +87,7 @@ export function testReleaseDeps(h: SwarmHarness, o: { shortName: string; pool: S
     prober: edgeProber(runtime, edgeName(o.shortName), process.execPath),
     status: o.status,
     active: o.active,
-    edgesBehind: () => laggingEdges(readEdgeAcks(join(o.dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), o.active.current().generation, Date.now()),
+    edgesBehind: (serviceId) => laggingEdges(readEdgeAcks(join(o.dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), o.active.generationOf(serviceId), Date.now()),
     drainMs: o.drainMs,
   };
 }

@@ -44,11 +44,11 @@ export interface SwarmReleaseDeps {
   /** The data plane: told the release's ready tasks at the switch (what the mesh name and the domains answer). */
   active?: MeshPort;
   /**
-   * The nodes whose own edge (a node agent's copy of the data plane) has not applied the data
-   * plane's current state yet: a release's old tasks are removed only once none is behind (or
-   * `EDGE_WAIT_MS` after the drain ended). Absent: the manager's edge only.
+   * The nodes whose own edge (a node agent's copy of the data plane) has not applied the state
+   * that routes `serviceId` as it is now: a release's old tasks are removed only once none is
+   * behind (or `EDGE_WAIT_MS` after the drain ended). Absent: the manager's edge only.
    */
-  edgesBehind?(): string[] | Promise<string[]>;
+  edgesBehind?(serviceId: string): string[] | Promise<string[]>;
   drainMs: number;
   probeTimeoutMs?: number;
   now?: () => number;
@@ -212,7 +212,7 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       if (input.service) await deps.active?.setActive(input.serviceId, activeEntry(input.service, step.service, step.tasks));
       if (step.remove.length > 0 && deps.edgesBehind) {
         // Every node's Caddy must route to the new tasks before the old ones go.
-        const behind = await deps.edgesBehind();
+        const behind = await deps.edgesBehind(input.serviceId);
         if (behind.length > 0 && now < (r?.finishedAt ?? 0) + deps.drainMs + EDGE_WAIT_MS) {
           await deps.status.setStatus(input.serviceId, step.status);
           return { step: "drain", requeueAfterMs: 250 };
