@@ -16,7 +16,7 @@ import { once } from "./result";
 import { type EngineInfo as SwarmEngineInfo, type EngineNode, engineKind, nodeView } from "@levelrail/docker/swarm/nodes";
 import { edgeCaddyName, edgeName } from "@levelrail/docker/swarm/edge";
 import type { SwarmProbe } from "./swarm";
-import { EDGE_ACKS_FILE, edgeAcksSchema } from "@levelrail/spec/dataplane";
+import { EDGE_ACKS_FILE, edgeAcksSchema, nodeAgentName } from "@levelrail/spec/dataplane";
 
 /** The engine of `DOCKER_HOST` (or the local socket), every request under the probe deadline. */
 export function dockerOf(dockerHost: string | undefined): Docker {
@@ -185,7 +185,7 @@ export function postgresProbe(url: string | undefined, o: { shortName: string; l
 /** The node agents' service: null when it does not exist; else where its tasks run. */
 async function nodeAgents(docker: Docker, shortName: string, acksFile: string | null): Promise<{ self: string; runningOn: string[]; silent: string[] } | null> {
   const self = ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? "";
-  const name = `${shortName}-node-agent`;
+  const name = nodeAgentName(shortName);
   const services = (await docker.listServices({ filters: JSON.stringify({ name: [name] }) } as never)) as unknown as { ID: string; Spec?: { Name?: string } }[];
   const svc = services.find((x) => x.Spec?.Name === name);
   if (!svc) return null;

@@ -1,4 +1,6 @@
 export declare const nodeAgentName: (short: string) => string;
+export declare const controlNetworkName: (short: string) => string;
+export declare const edgeFeedHost: (short: string) => string;
 export declare function ensureNodeAgents(o: {
   short: string;
   version: string;

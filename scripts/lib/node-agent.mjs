@@ -18,6 +18,8 @@ const NODE = process.execPath;
 const AGENT_ENGINE_DIR = "/run/levelrail-engine";
 /** The edge's state on each node: a named volume, mounted at this path in the agent and the edge's containers. */
 export const NODE_EDGE_HOME = "/var/lib/levelrail-edge";
+// The launcher is plain JavaScript: these names are also in @levelrail/spec/dataplane, and
+// scripts/lib/names.test.ts holds the two to the same values.
 export const nodeAgentName = (short) => `${short}-node-agent`;
 export const nodeEdgeVolume = (short) => `${short}-node-edge`;
 export const controlNetworkName = (short) => `${short}-control`;

@@ -67,6 +67,8 @@ export const controlNetworkName = (shortName: string) => `${shortName}-control`;
 export const CONTROL_ROLE = "control";
 /** The manager's edge holder's alias there: where an agent finds the feed. */
 export const edgeFeedHost = (shortName: string) => `${shortName}-edge-feed`;
+/** The node agents' global swarm service (every node but the manager runs one). */
+export const nodeAgentName = (shortName: string) => `${shortName}-node-agent`;
 /** The port the manager's mesh DNS serves the edge feed on, on its control-overlay address only. */
 export const EDGE_FEED_PORT = 7440;
 export const EDGE_FEED_PATH = "/v1/edge";
