@@ -14,7 +14,7 @@ import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { statsCalls } from "@levelrail/docker";
 import { readTaskStats } from "@levelrail/docker/swarm/task-stats";
-import { ENGINE_DIR, type EdgeOptions, adminSocketAnswers, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
+import { ENGINE_DIR, type EdgeOptions, adminSocketAnswers, adminSocketRequest, edgeAdminConfig, edgeAdminSocket, edgeName, ensureEdge, ensureEdgeContainer, joinEdge } from "@levelrail/docker/swarm/edge";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_FEED_PATH, EDGE_STATS_PATH, EDGE_FEED_PORT, type EdgeFeed, edgeFeedHost, edgeFeedSchema } from "@levelrail/spec/dataplane";
 
 export interface AgentOptions {
@@ -146,19 +146,9 @@ function postStats(url: string, body: string, timeoutMs: number): Promise<void> 
 }
 
 /** Caddy's admin API on a unix socket (the node's Caddy): loads a whole config. */
-function loadCaddy(socketPath: string, config: Json): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const body = JSON.stringify(config);
-    const req = request({ socketPath, method: "POST", path: "/load", headers: { Host: "localhost", "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: 15_000 }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`Caddy refused the config (${res.statusCode}): ${text.slice(0, 300)}`))));
-    });
-    req.on("timeout", () => req.destroy(new Error("Caddy's admin socket did not answer within 15 s")));
-    req.on("error", reject);
-    req.end(body);
-  });
+async function loadCaddy(socketPath: string, config: Json): Promise<void> {
+  const res = await adminSocketRequest(socketPath, "POST", "/load", JSON.stringify(config), 15_000);
+  if (res.status !== 200) throw new Error(`Caddy refused the config (${res.status}): ${res.text.slice(0, 300)}`);
 }
 
 /**

@@ -236,6 +236,21 @@ export async function ensureEdge(docker: Docker, o: EdgeOptions, answers: () => 
   return { holder: holder.id, caddy: caddy.id, madeHolder: holder.made };
 }
 
+/** One request to Caddy's admin API on a unix socket (an edge's): its status and body. */
+export function adminSocketRequest(socketPath: string, method: "GET" | "POST", path: string, body: string | null, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, method, path, headers: { Host: "localhost", ...(body === null ? {} : { "Content-Type": "application/json" }) }, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`Caddy's admin socket ${socketPath} did not answer ${method} ${path} within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(body ?? undefined);
+  });
+}
+
 /** Whether Caddy answers on its admin socket (what `ensureEdge` waits for). */
 export function adminSocketAnswers(socketPath: string): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,4 +1,4 @@
-import { request } from "node:http";
+import { adminSocketRequest } from "@levelrail/docker/swarm/edge";
 import { caddyAdminConfig, caddyAdminOrigin } from "@levelrail/spec/caddy-admin";
 
 /** The few calls the ingress controller makes to Caddy's admin API (loopback only). */
@@ -42,21 +42,6 @@ export function caddyAdmin(base: string): CaddyAdmin {
   };
 }
 
-/** One request to Caddy's admin API on a unix socket: status and body. */
-function overSocket(socketPath: string, method: "GET" | "POST", path: string, body: string | null, timeoutMs: number): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ socketPath, method, path, headers: { Host: "localhost", ...(body === null ? {} : { "Content-Type": "application/json" }) }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new Error(`Caddy's admin socket ${socketPath} did not answer ${method} ${path} within ${timeoutMs} ms`)));
-    req.on("error", reject);
-    req.end(body ?? undefined);
-  });
-}
-
 /**
  * Caddy's admin API on a unix socket (a swarm node's ingress, `@levelrail/docker/swarm/edge`: its
  * network namespace joins app overlays, so no address of it may serve the admin API). `adminConfig`
@@ -66,12 +51,12 @@ export function caddyAdminSocket(socketPath: string, adminConfig: CaddyAdmin["ad
   return {
     adminConfig,
     async getConfig() {
-      const res = await overSocket(socketPath, "GET", "/config/", null, 5000);
+      const res = await adminSocketRequest(socketPath, "GET", "/config/", null, 5000);
       if (res.status !== 200) throw new Error(`Caddy admin API answered ${res.status} to GET /config/`);
       return JSON.parse(res.text) as Record<string, unknown> | null;
     },
     async load(config) {
-      const res = await overSocket(socketPath, "POST", "/load", JSON.stringify(config), 15_000);
+      const res = await adminSocketRequest(socketPath, "POST", "/load", JSON.stringify(config), 15_000);
       if (res.status === 400) throw new CaddyRejected(`Caddy rejected the ingress config: ${res.text.slice(0, 500)}`);
       if (res.status !== 200) throw new Error(`Caddy admin API answered ${res.status} to POST /load: ${res.text.slice(0, 300)}`);
     },
