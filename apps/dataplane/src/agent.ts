@@ -223,25 +223,25 @@ export class NodeAgent {
       const made = await ensureEdgeContainer(this.docker, want);
       const old = all.filter((c) => c.Labels?.["levelrail.replica"] === String(r) && c.Names?.[0] !== `/${want.name}`);
       // The new one has the state and has probed its tasks before the old one goes.
-      if (old.length > 0) await this.untilLogged(made.id, / answering DNS over UDP /);
+      if (old.length > 0) await this.untilLogged(made.id, / answering DNS over UDP | ready \(pid /, "that it answers DNS"); // either: one adopted may be ready long since
       for (const c of old) {
         await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
         this.o.log(`removed the mesh DNS replica ${(c.Names?.[0] ?? c.Id).replace(/^\//, "")} of another version`);
       }
-      if (old.length > 0) await this.untilLogged(made.id, / ready \(pid /); // it serves TCP too
+      if (old.length > 0) await this.untilLogged(made.id, / ready \(pid /, "that it is ready"); // it serves TCP too
     }
     this.lastEnsure = Date.now();
   }
 
-  /** Waits (at most 15 s) until a replica's log has a line `line` matches. */
-  private async untilLogged(id: string, line: RegExp): Promise<void> {
+  /** Waits (at most 15 s) until a replica's log has a line `line` matches (`what` it says, for the log). */
+  private async untilLogged(id: string, line: RegExp, what: string): Promise<void> {
     const until = Date.now() + 15_000;
     while (Date.now() < until) {
-      const logs = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: 40 }).catch(() => Buffer.from(""));
+      const logs = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, tail: 200 }).catch(() => Buffer.from(""));
       if (line.test(logs.toString("utf8"))) return;
       await new Promise((done) => setTimeout(done, 100));
     }
-    this.o.log(`the mesh DNS replica ${id.slice(0, 12)} did not log ${line.source.trim()} within 15 s; going on`);
+    this.o.log(`the mesh DNS replica ${id.slice(0, 12)} did not say ${what} within 15 s; going on`);
   }
 
   /** Applies the feed: the state file, the overlays, Caddy's config (each only when it changed). */
