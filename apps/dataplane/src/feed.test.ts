@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_FEED_PATH, edgeFeedSchema, emptyDataPlaneState } from "@levelrail/spec/dataplane";
 import { nodeCaddyConfig, nodeEdgeOptions, nodeMeshReplicaOptions } from "./agent";
-import { AckBook, feedServer } from "./feed";
+import { AckBook, feedBodies, feedServer } from "./feed";
 
 const dir = mkdtempSync(join(tmpdir(), "lr-feed-"));
 const caddyFile = join(dir, "edge-caddy.json");
@@ -36,6 +36,25 @@ describe("the edge feed", () => {
     expect(next.status).toBe(200);
     expect(edgeFeedSchema.parse(await next.json()).caddy).toEqual({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } });
     expect((await fetch(`${base}/v1/other`)).status).toBe(404);
+  });
+
+  it("makes the body again only when the state, the Caddy config's file or the overlays changed", () => {
+    const file = join(dir, "memo-caddy.json");
+    let current = { ...emptyDataPlaneState(), generation: 1 };
+    let networks = ["lr-a"];
+    const bodies = feedBodies({ state: () => current, caddyFile: file, networks: () => networks });
+    const first = bodies();
+    expect(bodies()).toBe(first); // nothing changed: the same body, not made again
+    current = { ...current, generation: 2 };
+    const second = bodies();
+    expect(second).not.toBe(first);
+    expect(JSON.parse(second.body).state.generation).toBe(2);
+    writeFileSync(file, JSON.stringify({ apps: {} }));
+    const third = bodies();
+    expect(JSON.parse(third.body).caddy).toEqual({ apps: {} });
+    expect(bodies()).toBe(third);
+    networks = ["lr-a", "lr-b"];
+    expect(JSON.parse(bodies().body).networks).toEqual(["lr-a", "lr-b"]);
   });
 
   it("an agent's readings of its node's tasks are kept per node, with when they came; anything else is a 400", async () => {

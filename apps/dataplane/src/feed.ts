@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:http";
 import { join } from "node:path";
 import { type DataPlaneState, EDGE_FEED_PATH, EDGE_STATS_PATH, nodeStatsSchema } from "@levelrail/spec/dataplane";
@@ -48,12 +48,39 @@ export function feedBody(src: FeedSource): { body: string; etag: string } {
   return { body, etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"` };
 }
 
+/** What identifies a version of a file written whole (a rename makes a new inode; an in-place write a new mtime or size). */
+function fileStamp(file: string): string {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.mtimeMs}:${s.size}`;
+  } catch {
+    return "none";
+  }
+}
+
+/**
+ * The feed's body, made again only when the state (a new object from the follower), the Caddy
+ * config's file or the overlays changed: every agent asks every 300 ms, and a fleet's state and
+ * config weigh enough that making them each time would take the mesh DNS's loop from its lookups.
+ */
+export function feedBodies(src: FeedSource): () => { body: string; etag: string } {
+  let last: { state: DataPlaneState; caddy: string; networks: string; made: { body: string; etag: string } } | null = null;
+  return () => {
+    const state = src.state();
+    const caddy = fileStamp(src.caddyFile);
+    const networks = src.networks().join("\n");
+    if (!last || last.state !== state || last.caddy !== caddy || last.networks !== networks) last = { state, caddy, networks, made: feedBody(src) };
+    return last.made;
+  };
+}
+
 /**
  * The edge feed's HTTP server (bound by the caller on the manager edge's control-overlay address
  * only: nothing but the agents is on that network). Answers `GET /v1/edge`, with a 304 for an
  * agent that has it already; anything else is a 404.
  */
 export function feedServer(src: FeedSource): Server {
+  const bodies = feedBodies(src);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const node = url.searchParams.get("node");
@@ -78,7 +105,7 @@ export function feedServer(src: FeedSource): Server {
     }
     const generation = Number(url.searchParams.get("generation"));
     if (nodeOk && Number.isInteger(generation)) src.ack?.(node, generation);
-    const { body, etag } = feedBody(src);
+    const { body, etag } = bodies();
     if (req.headers["if-none-match"] === etag) {
       res.writeHead(304, { etag }).end();
       return;
