@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { laggingEdges, readEdgeAcks } from "./edge-acks";
+import { agentNodes, laggingEdges, readEdgeAcks } from "./edge-acks";
 
 describe("the node edges' acknowledgements", () => {
   it("a node that asked lately and has an older generation is behind; a silent one is not waited for", () => {
@@ -11,6 +11,24 @@ describe("the node edges' acknowledgements", () => {
     expect(laggingEdges(acks, 7, now)).toEqual(["b"]);
     expect(laggingEdges(acks, 8, now)).toEqual(["a", "b"]);
     expect(laggingEdges(null, 8, now)).toEqual([]);
+  });
+
+  it("every ready node running an agent is waited for, even one that has not asked lately or ever (the overlay after a manager restart)", () => {
+    const now = 1_000_000;
+    const acks = { nodes: { a: { generation: 7, seenAt: now - 60_000 }, c: { generation: 2, seenAt: now - 60_000 } } };
+    expect(laggingEdges(acks, 7, now, 15_000, ["a", "b"])).toEqual(["b"]); // a has it; b never said
+    expect(laggingEdges(acks, 8, now, 15_000, ["a", "b"])).toEqual(["a", "b"]); // c runs no agent now
+    expect(laggingEdges(null, 8, now, 15_000, ["b"])).toEqual(["b"]);
+  });
+
+  it("the nodes running an agent: its running tasks on ready nodes; no agents' service, none", async () => {
+    const swarm = {
+      inspectService: async (name: string) => (name === "lr-node-agent" ? ({ id: "svc" } as never) : null),
+      listTasks: async () => [{ nodeId: "n1", state: "running" }, { nodeId: "n2", state: "running" }, { nodeId: "n3", state: "failed" }, { nodeId: null, state: "pending" }] as never,
+      listNodes: async () => [{ id: "n1", state: "ready" }, { id: "n2", state: "down" }, { id: "n3", state: "ready" }] as never,
+    };
+    expect(await agentNodes(swarm, "lr-node-agent")).toEqual(["n1"]);
+    expect(await agentNodes(swarm, "other-node-agent")).toEqual([]);
   });
 
   it("reads the file the manager's mesh DNS writes; a missing or broken one is none", () => {

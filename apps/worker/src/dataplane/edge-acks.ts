@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import type { SwarmPort } from "@levelrail/docker/swarm";
 import { type EdgeAcks, edgeAcksSchema } from "@levelrail/spec/dataplane";
 
 /** How long after its last read of the feed an agent still counts (a node whose agent stopped asking is not waited for). */
@@ -15,11 +16,25 @@ export function readEdgeAcks(file: string): EdgeAcks | null {
   }
 }
 
-/** Pure: the nodes whose agent asked lately and has not applied `generation` yet. */
-export function laggingEdges(acks: EdgeAcks | null, generation: number, now: number, freshMs = ACK_FRESH_MS): string[] {
-  if (!acks) return [];
-  return Object.entries(acks.nodes)
-    .filter(([, n]) => now - n.seenAt < freshMs && n.generation < generation)
-    .map(([id]) => id)
-    .sort();
+/**
+ * Pure: the nodes whose edge has not applied `generation` yet: each node of `agentNodes` (a ready
+ * node the swarm runs an agent on), whatever it said last or if it never did (after the manager's
+ * engine restarts, an agent cannot reach the feed for about 30 s, until the overlay's gossip is
+ * back, and the acknowledgements it made before are old), and any other node that asked lately.
+ */
+export function laggingEdges(acks: EdgeAcks | null, generation: number, now: number, freshMs = ACK_FRESH_MS, agentNodes: readonly string[] = []): string[] {
+  const nodes = acks?.nodes ?? {};
+  const asking = Object.entries(nodes)
+    .filter(([, n]) => now - n.seenAt < freshMs)
+    .map(([id]) => id);
+  return [...new Set([...agentNodes, ...asking])].filter((id) => (nodes[id]?.generation ?? -1) < generation).sort();
+}
+
+/** The ready nodes the swarm runs a node agent on (`service`: the agents' service; none: none). */
+export async function agentNodes(swarm: Pick<SwarmPort, "inspectService" | "listTasks" | "listNodes">, service: string): Promise<string[]> {
+  const svc = await swarm.inspectService(service);
+  if (!svc) return [];
+  const [tasks, nodes] = await Promise.all([swarm.listTasks(svc.id), swarm.listNodes()]);
+  const ready = new Set(nodes.filter((n) => n.state === "ready").map((n) => n.id));
+  return [...new Set(tasks.filter((t) => t.state === "running" && t.nodeId && ready.has(t.nodeId)).map((t) => t.nodeId!))].sort();
 }

@@ -33,8 +33,8 @@ import type { pgDatabaseStore } from "../database-store";
 import type { DesiredSnapshot } from "../desired-snapshot";
 import type { Fence } from "../fence";
 import type { StatePublisher } from "../dataplane/publisher";
-import { laggingEdges, readEdgeAcks } from "../dataplane/edge-acks";
-import { EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
+import { ACK_FRESH_MS, agentNodes, laggingEdges, readEdgeAcks } from "../dataplane/edge-acks";
+import { EDGE_ACKS_FILE, nodeAgentName } from "@levelrail/spec/dataplane";
 import { dirname, join } from "node:path";
 import type { pgFleetStore } from "../fleet-store";
 import { pgHookRecorder } from "../hook-store";
@@ -188,7 +188,9 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
       hooks: pgHookRecorder(o.db, s.fence),
       active: s.dataPlane,
       // Other nodes' edges (node agents) acknowledge each state they apply, through the manager's mesh DNS.
-      edgesBehind: (serviceId) => laggingEdges(readEdgeAcks(join(dirname(o.dataPlaneStateFile), EDGE_ACKS_FILE)), s.dataPlane.generationOf(serviceId), Date.now()),
+      // Every ready node that runs an agent is waited for, even one that has not asked lately (the overlay after a manager restart).
+      edgesBehind: async (serviceId) =>
+        laggingEdges(readEdgeAcks(join(dirname(o.dataPlaneStateFile), EDGE_ACKS_FILE)), s.dataPlane.generationOf(serviceId), Date.now(), ACK_FRESH_MS, await agentNodes(swarm, nodeAgentName(o.shortName))),
       drainMs: o.drainMs ?? 2000,
     },
     store: s.desired,

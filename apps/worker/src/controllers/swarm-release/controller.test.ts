@@ -153,7 +153,7 @@ describe("the swarm release controller on the worker's queue", () => {
     expect(swarm.secrets.size).toBe(0);
   });
 
-  it("keeps the old release's tasks while another node's edge has not applied the switch, at most 10 s after the drain", async () => {
+  it("keeps the old release's tasks while another node's edge has not applied the switch, at most 45 s after the drain", async () => {
     let behind = ["node-w"];
     let skew = 0;
     const asked = new Set<string>();
@@ -176,7 +176,7 @@ describe("the swarm release controller on the worker's queue", () => {
     store.deploy({ id: "rel-3", spec: release.spec });
     for (let i = 0; i < 6; i++) await controller.reconcile(KEY);
     expect((await names()).length).toBe(2);
-    skew = 10_001;
+    skew = 45_001;
     await converge();
     expect(await names()).toHaveLength(1);
   });

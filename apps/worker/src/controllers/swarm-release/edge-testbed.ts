@@ -5,7 +5,7 @@
 import { Agent, request } from "node:http";
 import { edgeAdminConfig, edgeAdminSocket } from "@levelrail/docker/swarm/edge";
 import { join } from "node:path";
-import { DATAPLANE_DIR, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
+import { DATAPLANE_DIR, EDGE_CADDY_FILE, nodeAgentName } from "@levelrail/spec/dataplane";
 import type { SwarmHarness, SwarmNode } from "@levelrail/testkit/swarm";
 import { mirroredCaddyAdmin } from "../../swarm-mode";
 import { dockerRuntime } from "@levelrail/docker";
@@ -13,7 +13,7 @@ import { dockerSwarm } from "@levelrail/docker/swarm";
 import { edgeName, joinEdge } from "@levelrail/docker/swarm/edge";
 import { EDGE_ACKS_FILE } from "@levelrail/spec/dataplane";
 import { networkName } from "@levelrail/spec/naming";
-import { laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
+import { ACK_FRESH_MS, agentNodes, laggingEdges, readEdgeAcks } from "../../dataplane/edge-acks";
 import type { StatePublisher } from "../../dataplane/publisher";
 import { ensureAppOverlay } from "../../network/app-overlay";
 import type { SubnetPool } from "../../network/pool";
@@ -87,7 +87,8 @@ export function testReleaseDeps(h: SwarmHarness, o: { shortName: string; pool: S
     prober: edgeProber(runtime, edgeName(o.shortName), process.execPath),
     status: o.status,
     active: o.active,
-    edgesBehind: (serviceId) => laggingEdges(readEdgeAcks(join(o.dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), o.active.generationOf(serviceId), Date.now()),
+    edgesBehind: async (serviceId) =>
+      laggingEdges(readEdgeAcks(join(o.dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE)), o.active.generationOf(serviceId), Date.now(), ACK_FRESH_MS, await agentNodes(swarm, nodeAgentName(o.shortName))),
     drainMs: o.drainMs,
   };
 }

@@ -14,8 +14,13 @@ import type { TaskProber } from "./probe";
 // the installation's services for this service's label and one task listing per release service;
 // probes run only while a release proves itself.
 
-/** The longest a release's old tasks wait, after the drain, for nodes' edges to apply the switch. */
-export const EDGE_WAIT_MS = 10_000;
+/**
+ * The longest a release's old tasks wait, after the drain, for nodes' edges to apply the switch:
+ * past the ~30 s an agent cannot reach the feed after the manager's engine restarts (the overlay's
+ * gossip), so a release then does not remove tasks a node's Caddy still sends requests to. Old
+ * tasks kept longer cost only their resources; removed early, requests through that node.
+ */
+export const EDGE_WAIT_MS = 45_000;
 
 export interface SwarmReleaseDeps {
   shortName: string;
