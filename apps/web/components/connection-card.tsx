@@ -7,7 +7,8 @@ import { AttachedBy } from "./database-status";
  * database's host, port, user and name never change. Which services attach it changes, so that
  * list is a client island (AttachedBy) that follows the polled database.
  */
-export function ConnectionCard({ database, connection: c }: { database: Scoped; connection: DatabaseView["connection"] }) {
+export function ConnectionCard({ database, connection: c, placement = {} }: { database: Scoped; connection: DatabaseView["connection"]; placement?: DatabaseView["placement"] }) {
+  const labels = Object.entries(placement).map(([k, v]) => `${k}=${v}`);
   return (
     <section className="card stack" aria-labelledby="connection-title">
       <h2 id="connection-title">Connection</h2>
@@ -22,6 +23,8 @@ export function ConnectionCard({ database, connection: c }: { database: Scoped; 
         <dd className="mono">{c.database}</dd>
         <dt>Password</dt>
         <dd className="muted">generated and sealed; never shown</dd>
+        <dt>Runs on</dt>
+        <dd data-testid="database-placement">{labels.length > 0 ? <>a swarm node labelled <span className="mono">{labels.join(", ")}</span>, with its data volume there</> : "the manager's engine"}</dd>
       </dl>
       <p className="muted">
         A service attaches it from its own page (Databases): its container gets{" "}

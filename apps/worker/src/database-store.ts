@@ -62,7 +62,7 @@ export function pgDatabaseStore(db: Db, keyring: Keyring, fence?: Fence): Databa
       const names = [...new Set(Object.values(s.databaseEnv).map((v) => v.from))];
       if (!names.length) return { appId: s.appId, databases: [] };
       const dbs = await db
-        .select({ id: managedDatabase.id, name: managedDatabase.name, image: managedDatabase.image, volume: managedDatabase.volume })
+        .select({ id: managedDatabase.id, name: managedDatabase.name, image: managedDatabase.image, volume: managedDatabase.volume, placement: managedDatabase.placement })
         .from(managedDatabase)
         .where(and(eq(managedDatabase.environmentId, s.environmentId), eq(managedDatabase.orgId, s.orgId), inArray(managedDatabase.name, names)));
       return { appId: s.appId, databases: dbs };
@@ -105,6 +105,7 @@ export function pgDatabaseStore(db: Db, keyring: Keyring, fence?: Fence): Databa
         attachedApps: apps.map((a) => a.appId).sort(),
         volumesToRemove: removing.map((v) => v.name),
         failedInto: into?.status === "failed" ? into.message : null,
+        placement: d.placement ?? {},
       };
     },
     async databaseIds() {

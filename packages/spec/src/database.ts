@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cronProblem } from "./cron";
 import { DEFAULT_POSTGRES_VERSION, MAX_KEEP } from "./lists";
-import { imageRef } from "./service";
+import { imageRef, placementSpec } from "./service";
 import { isUuid, resourceName } from "./rules";
 
 export { cronProblem, nextDue } from "./cron";
@@ -58,6 +58,11 @@ export const databaseInput = z
     version: postgresVersion.default(DEFAULT_POSTGRES_VERSION),
     image: imageRef.optional(),
     backupSchedule: backupScheduleInput.nullable().optional(),
+    /**
+     * The node labels its server's node must carry (`{}`: the manager's engine, as on one engine).
+     * On a swarm only; fixed once made (its volume lives on that node).
+     */
+    placement: placementSpec.optional(),
   })
   .strict();
 export type DatabaseInput = z.infer<typeof databaseInput>;

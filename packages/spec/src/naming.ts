@@ -152,7 +152,7 @@ export function meshName(shortName: string, app: string, service: string): strin
 }
 
 /** What a managed database's containers are for: the server itself, a restore filling a fresh volume, a backup's throwaway restore. */
-export const DatabaseRoles = { database: "database", restore: "database-restore", verify: "backup-verify" } as const;
+export const DatabaseRoles = { database: "database", restore: "database-restore", verify: "backup-verify", client: "database-client" } as const;
 export type DatabaseRole = (typeof DatabaseRoles)[keyof typeof DatabaseRoles];
 
 /** The inputs of a database container's name: which database, which image, which volume. */
@@ -169,7 +169,7 @@ export function databaseContainerName(shortName: string, name: string, k: Databa
 }
 
 /** `<short>-db-<name>-<purpose>-<first 8 of an id>`: a restore's or a verification's one-off container. */
-export function databaseHelperName(shortName: string, name: string, purpose: "restore" | "verify", id: string): string {
+export function databaseHelperName(shortName: string, name: string, purpose: "restore" | "verify" | "client", id: string): string {
   return `${shortName}-db-${name}-${purpose}-${id.slice(0, 8)}`;
 }
 

@@ -152,6 +152,7 @@ export const databaseSchema = z.strictObject({
   createdAt: time,
   connection: z.strictObject({ host: z.string(), port: z.number().int(), user: z.string(), database: z.string() }).describe("never the password"),
   volume: z.string(),
+  placement: z.record(z.string(), z.string()).describe("node label → value its server's node must carry on a swarm (fixed once made); {}: the manager's engine"),
 });
 export const databaseDetailSchema = databaseSchema.extend({
   attachedBy: z.array(z.strictObject({ service: z.string(), app: z.string(), key: z.string() })),

@@ -1,6 +1,6 @@
 import { pgEnvStores } from "@levelrail/services/env/sources";
 import type { SwarmPort } from "@levelrail/docker/swarm";
-import { IMAGES_KEY, INGRESS_KEY, formatKey, parseKey, serviceKey } from "@levelrail/spec/keys";
+import { IMAGES_KEY, INGRESS_KEY, databaseKey, formatKey, parseKey, serviceKey } from "@levelrail/spec/keys";
 import { networkName } from "@levelrail/spec/naming";
 import { ContainerInformer } from "../containers/informer";
 import { wakeKeys } from "../containers/wake";
@@ -102,7 +102,12 @@ export function controllers(o: WorkerOptions, s: Shared) {
     retainMs: 3_600_000,
     wake: (key) => databases.enqueue(key),
   });
-  const attacher = databaseAttacher({ ...serverDeps, containers: informer }, (id) => s.databaseStore.attachedTo(id));
+  // On a swarm, a database pinned to a node is a swarm service: the attacher waits for it to join.
+  const pinnedSwarm = o.swarm && o.swarmReleases ? o.swarm : null;
+  const attacher = databaseAttacher(
+    { ...serverDeps, containers: informer, ...(pinnedSwarm ? { pinned: { swarm: pinnedSwarm, wake: (id: string) => databases.enqueue(formatKey(databaseKey(id))) } } : {}) },
+    (id) => s.databaseStore.attachedTo(id),
+  );
   const application: Runner = s.runner(
     o.swarm && o.swarmReleases ? swarmReleasesFor(o, s, o.swarm, o.swarmReleases, attacher) : applicationFor(o, s, { informer, prober, images, attacher }),
     (e) => {
@@ -131,6 +136,7 @@ export function controllers(o: WorkerOptions, s: Shared) {
       wake: (key) => databases.enqueue(key),
       pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
       log: o.log,
+      ...(pinnedSwarm ? { pinned: { swarm: pinnedSwarm } } : {}),
     }),
     undefined,
     // A stuck database of one organization never holds back another's: slots go fairly by organization.

@@ -64,6 +64,11 @@ export interface SwarmServiceSpec {
   dns?: { nameservers: readonly string[]; search: readonly string[]; options: readonly string[] };
   /** How long a task's container gets between SIGTERM and SIGKILL (unset: the engine's 10 s). */
   stopGraceSeconds?: number;
+  /**
+   * Named volumes mounted into each task, made by the engine of the node the task runs on (with
+   * these labels) when that node has none of the name: a task pinned to one node keeps its data there.
+   */
+  mounts?: readonly { source: string; target: string; labels: Record<string, string> }[];
   /** How a change rolls out: the new task first (blue-green) or the old one stopped first. */
   updateOrder: "start-first" | "stop-first";
   /**

@@ -22,6 +22,7 @@ export function serviceSpecBody(spec: SwarmServiceSpec): Record<string, unknown>
         ...(spec.command ? { Args: [...spec.command] } : {}),
         ...(spec.dns ? { DNSConfig: { Nameservers: [...spec.dns.nameservers], Search: [...spec.dns.search], Options: [...spec.dns.options] } } : {}),
         ...(spec.stopGraceSeconds !== undefined ? { StopGracePeriod: spec.stopGraceSeconds * 1e9 } : {}),
+        ...(spec.mounts ? { Mounts: spec.mounts.map((m) => ({ Type: "volume", Source: m.source, Target: m.target, VolumeOptions: { Labels: { ...m.labels } } })) } : {}),
         ...(spec.capabilities ? { CapabilityDrop: [...spec.capabilities.drop], CapabilityAdd: [...spec.capabilities.add] } : {}),
         Secrets: spec.secrets.map((s) => ({
           SecretID: s.secretId,

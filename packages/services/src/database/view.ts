@@ -35,6 +35,8 @@ export interface DatabaseView {
   /** How attached services reach it: host (on their app network), port, user and database; the password is never shown. */
   connection: { host: string; port: number; user: string; database: string };
   volume: string;
+  /** Node labels its server's node must carry (a swarm); `{}`: the manager's engine. */
+  placement: Record<string, string>;
 }
 
 /** The database's detail: who attaches it, its kept volumes and its latest restores. */
@@ -94,6 +96,7 @@ export function databaseView(d: DatabaseRow, status: { phase: DatabasePhase; mes
     createdAt: d.createdAt.toISOString(),
     connection: { host: d.name, port: 5432, user: d.username, database: d.name },
     volume: d.volume,
+    placement: d.placement ?? {},
   };
 }
 

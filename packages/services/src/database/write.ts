@@ -10,6 +10,7 @@ import { databaseKey } from "@levelrail/spec/keys";
 import { databaseVolumeName } from "@levelrail/spec/naming";
 import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
+import { refuseOnOneEngine } from "../node/engine";
 import { findEnvironment } from "../project/list";
 import { type DatabaseRow, type DatabaseView, attachmentsOf, databaseView, findDatabase, getDatabase, shortNameOf } from "./view";
 import { audit, fieldNames } from "../audit/record";
@@ -36,6 +37,8 @@ export interface NewDatabase {
   version: string;
   image: string;
   backupSchedule: BackupSchedule | null;
+  /** Node labels its server's node must carry (a swarm only); absent: `{}`, the manager's engine. */
+  placement?: Record<string, string>;
 }
 
 /** Inserts a database (its status pending, quota checked, the worker woken) inside `tx`. */
@@ -67,6 +70,8 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
   const env = await findEnvironment(ctx, envId, "database.write");
   const spec = parse(databaseInput, input);
   await checkSchedule(ctx, env.orgId, spec.backupSchedule);
+  // A placement names node labels: one engine has no nodes to place on (409 naming the field).
+  await refuseOnOneEngine(ctx, { placement: spec.placement });
   const row = await uniquely("name", `database ${spec.name}`, () =>
     ctx.db.transaction(async (tx) => {
       const r = await insertDatabase(ctx, tx, {
@@ -77,6 +82,7 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
         version: spec.version,
         image: spec.image ?? `postgres:${spec.version}`,
         backupSchedule: spec.backupSchedule ?? null,
+        placement: spec.placement ?? {},
       });
       await audit(ctx, tx, { orgId: env.orgId, action: "database.create", target: { type: "database", id: r.id, name: spec.name }, fields: fieldNames(spec) });
       return r;

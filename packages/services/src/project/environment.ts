@@ -70,7 +70,7 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
   // Databases are created empty (same engine, version and image; no schedule): attachments resolve by name.
   const dbs = await tx.select().from(managedDatabase).where(and(eq(managedDatabase.environmentId, from.id), eq(managedDatabase.orgId, from.orgId)));
   for (const d of dbs) {
-    await insertDatabase(ctx, tx, { orgId: to.orgId, environmentId: to.id, name: d.name, engine: d.engine, version: d.version, image: d.image, backupSchedule: null });
+    await insertDatabase(ctx, tx, { orgId: to.orgId, environmentId: to.id, name: d.name, engine: d.engine, version: d.version, image: d.image, backupSchedule: null, placement: d.placement });
   }
   const appIds = new Map<string, string>();
   for (const a of apps) {

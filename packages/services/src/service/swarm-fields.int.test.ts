@@ -7,11 +7,15 @@ import { and, count, eq } from "drizzle-orm";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { auditEntry } from "@levelrail/db/schema/audit";
 import { release, service } from "@levelrail/db/schema/services";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { hostEngine, swarmEngine } from "@levelrail/testkit/engine";
 import { refusal } from "@levelrail/testkit/refusal";
 import { seedOrg, uniq } from "@levelrail/testkit/seed";
 import { createApp } from "../app/app";
+import { restoreBackup } from "../database/backups";
+import { getDatabase } from "../database/view";
+import { createDatabase } from "../database/write";
 import type { Ctx } from "../context";
 import { configDrift } from "../env/effective";
 import { ONE_ENGINE } from "../node/engine";
@@ -234,5 +238,34 @@ describe("config as code", () => {
       delete s.placement;
     }
     expect((await applySpec({ ctx: oneEngine, envId: env.id, input: { spec: old } })).plan.changes).toEqual([]);
+  });
+});
+
+describe("a database's placement", () => {
+  it("is refused on one engine (409 naming placement) and by a bad label (400), writing nothing; on a swarm it is kept, shown and carried by a clone", async () => {
+    const name = `pg-${uniq()}`;
+    const before = await audits();
+    expect(await refusal(() => createDatabase({ ctx: oneEngine, envId: a.envId, input: { name, placement: { disk: "ssd" } } }))).toMatchObject({ code: "conflict", field: "placement", message: ONE_ENGINE.placement });
+    expect(await refusal(() => createDatabase({ ctx: swarm().ctx, envId: a.envId, input: { name, placement: { "levelrail.mtu": "1500" } } }))).toMatchObject({ code: "invalid_input", field: "placement.levelrail.mtu" });
+    expect(await db.select().from(managedDatabase).where(eq(managedDatabase.name, name))).toEqual([]);
+    expect(await audits()).toBe(before);
+
+    expect(await createDatabase({ ctx: swarm().ctx, envId: a.envId, input: { name, placement: { disk: "ssd" } } })).toMatchObject({ name, placement: { disk: "ssd" } });
+    expect(await getDatabase({ ctx: a, envId: a.envId, name })).toMatchObject({ placement: { disk: "ssd" } });
+    const copy = await createEnvironment({ ctx: a, projectId: a.projectId, input: { name: `clone-${uniq()}`, from: a.envId } });
+    expect(await getDatabase({ ctx: a, envId: copy.id, name })).toMatchObject({ placement: { disk: "ssd" } });
+    // Without one, the database stays on the manager's engine (and one engine is never asked).
+    const plain = `pg-${uniq()}`;
+    engine.calls = 0;
+    expect(await createDatabase({ ctx: oneEngine, envId: a.envId, input: { name: plain } })).toMatchObject({ placement: {} });
+    expect(engine.calls).toBe(0);
+  });
+
+  it("a pinned database cannot be restored in place yet (409 naming replace, saying to restore into a new one)", async () => {
+    const name = `pg-${uniq()}`;
+    await createDatabase({ ctx: swarm().ctx, envId: a.envId, input: { name, placement: { disk: "ssd" } } });
+    const err = await refusal(() => restoreBackup({ ctx: a, envId: a.envId, name, input: { backupId: crypto.randomUUID(), replace: true } }));
+    expect(err).toMatchObject({ code: "conflict", field: "replace" });
+    expect(err.message).toContain("restore into a new database");
   });
 });

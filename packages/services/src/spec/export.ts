@@ -102,6 +102,8 @@ export async function readEnvironment(ctx: Ctx, env: EnvRow): Promise<Environmen
     engine: d.engine,
     version: d.version,
     image: d.image,
+    // Said only when set: a database on the manager's engine exports as it always did.
+    ...(Object.keys(d.placement ?? {}).length > 0 ? { placement: sortedRecord(d.placement) } : {}),
     backupSchedule: d.backupSchedule ? { cron: d.backupSchedule.cron, keep: d.backupSchedule.keep, target: nameOf(targets, d.backupSchedule.targetId) ?? "" } : null,
   }));
   const body: SpecBody = { vars: Object.fromEntries(vars.map((v) => [v.key, v.value])), apps: apps.map((a) => ({ name: a.name })), services, databases };

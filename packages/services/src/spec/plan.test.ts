@@ -55,6 +55,8 @@ describe("planSpec", () => {
     { name: "a service moved to another app: refused", desired: change((b) => { b.apps.push({ name: "blog" }); b.services[1]!.app = "blog"; }), changes: ["create app blog", "change service worker app REFUSED"] },
     { name: "a database's schedule changes; its version cannot", desired: change((b) => { b.databases[0]!.backupSchedule = { cron: "0 3 * * *", keep: 7, target: "s3" }; }), changes: ["change database shop-db backupSchedule"] },
     { name: "a database's version: refused", desired: change((b) => { b.databases[0]!.version = "18"; delete b.databases[0]!.image; }), changes: ["change database shop-db version,image REFUSED"] },
+    { name: "a database's placement: refused (its volume lives on its node)", desired: change((b) => { b.databases[0]!.placement = { disk: "ssd" }; }), changes: ["change database shop-db placement REFUSED"] },
+    { name: "a database's placement given as none: no change", desired: change((b) => { b.databases[0]!.placement = {}; }), changes: [] },
     { name: "a secret given a value", desired: BASE, over: { secretKeys: ["API_KEY"] }, changes: ["change secret web/API_KEY value"] },
     { name: "objects left out, kept", desired: change((b) => { b.services = [b.services[0]!]; b.databases = []; }), changes: [], left: ["service worker", "database shop-db"] },
     { name: "objects left out, pruned", desired: change((b) => { b.services = []; b.databases = []; b.apps = []; }), over: { prune: true }, changes: ["delete service web", "delete service worker", "delete database shop-db", "delete app shop"] },

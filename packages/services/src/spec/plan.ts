@@ -69,8 +69,9 @@ function serviceFields(fromSpec: SpecService, toSpec: SpecService): FieldChange[
 }
 
 function databaseFields(from: SpecDatabase, to: SpecDatabase): FieldChange[] {
-  const a = { engine: from.engine, version: from.version, image: databaseImage(from), backupSchedule: from.backupSchedule };
-  const b = { engine: to.engine, version: to.version, image: databaseImage(to), backupSchedule: to.backupSchedule };
+  // A placement left out is none (the manager's engine); it is fixed once made, like the version.
+  const a = { engine: from.engine, version: from.version, image: databaseImage(from), placement: from.placement ?? {}, backupSchedule: from.backupSchedule };
+  const b = { engine: to.engine, version: to.version, image: databaseImage(to), placement: to.placement ?? {}, backupSchedule: to.backupSchedule };
   return (Object.keys(a) as (keyof typeof a)[]).filter((f) => !same(a[f], b[f])).map((f) => ({ field: f, from: a[f], to: b[f] }));
 }
 

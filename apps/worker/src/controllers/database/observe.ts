@@ -5,6 +5,7 @@ import { cachedImageAccess } from "../application/image";
 import type { ProberManager } from "../application/prober";
 import type { BackupDesired, BackupObserved } from "./backup-plan";
 import type { Desired, Observed } from "./plan";
+import { isPinned, pinnedClientName } from "./pinned";
 import type { ContainerPort, DatabaseEngine, ImagePort, NetworkPort, VolumePort } from "./ports";
 import { type DatabaseProbeTarget, logTail } from "./readiness";
 import { type DatabaseContainers, containersOf, databaseContainerOptions, serverName } from "./server";
@@ -25,6 +26,11 @@ export interface ObserveDeps {
 
 /** The server the database runs in now, when it is running (its readiness is the prober's to say). */
 export function liveServer(o: Pick<ObserveDeps, "shortName" | "containers">, d: DesiredDatabase): ManagedContainer | null {
+  // Pinned to a node: every client runs in its client container on the manager, which reaches the server.
+  if (isPinned(d)) {
+    const client = pinnedClientName(o.shortName, d);
+    return containersOf(o.containers, d.id, DatabaseRoles.client).find((c) => c.name === client && c.state === "running") ?? null;
+  }
   const want = serverName(o, d);
   return containersOf(o.containers, d.id, DatabaseRoles.database).find((c) => c.name === want && c.state === "running") ?? null;
 }

@@ -44,6 +44,7 @@ export function database(over: Partial<DesiredDatabase> = {}): DesiredDatabase {
     attachedApps: [],
     volumesToRemove: [],
     failedInto: null,
+    placement: {},
     ...over,
   };
 }

@@ -62,7 +62,7 @@ export interface DatabaseEngine {
    * takes a `signal` that stops it (its exec is dropped and its process killed where the worker can
    * see it, `@levelrail/docker`'s `killExec`), and has a deadline and an output cap of its own.
    */
-  ready(containerId: string, creds: DatabaseCredentials, signal: AbortSignal): Promise<boolean>;
+  ready(containerId: string, creds: DatabaseCredentials, signal: AbortSignal, host?: string): Promise<boolean>;
   /**
    * The same check made by the worker itself, over TCP to the server's `address` on one of its
    * networks (nothing of the tenant's image runs): preferred whenever the server has an address.
@@ -129,6 +129,8 @@ export interface VolumePort {
 
 export interface NetworkPort {
   inspectNetwork(nameOrId: string): Promise<{ name: string } | null>;
+  /** One already gone is fine; one with endpoints still on it is refused. */
+  removeNetwork(name: string): Promise<void>;
   connectNetwork(network: string, containerId: string, aliases: string[]): Promise<void>;
   disconnectNetwork(nameOrId: string, containerId: string): Promise<void>;
 }

@@ -9,6 +9,11 @@ export interface DatabaseProbeTarget extends ProbeTarget {
   engine: DatabaseEngineId;
   /** The login the check uses (the engine's: PostgreSQL's `pg_isready` sends no password). */
   credentials: DatabaseCredentials;
+  /**
+   * The server's host as seen from inside the container (a pinned database's client): the check runs
+   * there, by exec, against that host. Unset: the container is the server itself.
+   */
+  host?: string;
 }
 
 /** The last few lines of a container's log, on one line. */
@@ -42,7 +47,12 @@ export function databaseProbe(x: { runtime: Pick<ContainerPort, "inspectContaine
       // On none (not attached yet, a one-off): the image's own check, by exec.
       const engine = x.engine(t.engine);
       const address = Object.values(c.addresses)[0];
-      const check = address && engine.handshake ? engine.handshake(address, t.credentials, stop.signal) : engine.ready(c.id, t.credentials, stop.signal);
+      // A pinned database's client: the server is elsewhere, reached from inside the client.
+      const check = t.host
+        ? engine.ready(c.id, t.credentials, stop.signal, t.host)
+        : address && engine.handshake
+          ? engine.handshake(address, t.credentials, stop.signal)
+          : engine.ready(c.id, t.credentials, stop.signal);
       check.catch(() => {});
       const ready = await Promise.race([check, late]);
       if (ready === "late") return { ready: false, detail: `no answer within ${timeoutMs} ms` };

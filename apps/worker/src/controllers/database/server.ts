@@ -3,6 +3,8 @@ import type { ManagedContainer } from "@levelrail/docker";
 import { Labels, type DatabaseRole, DatabaseRoles, carriesLabels, databaseContainerName, databaseLabels, networkName } from "@levelrail/spec/naming";
 import { DEFAULT_RESOURCES } from "@levelrail/spec/service";
 import { hostLimits } from "../../containers/limits";
+import type { SwarmPort } from "@levelrail/docker/swarm";
+import { APP_NETWORKS_LABEL } from "./pinned";
 import type { ContainerPort, DatabaseCredentials, DatabaseEngine, NetworkPort, VolumePort } from "./ports";
 import type { DesiredDatabase } from "./store";
 
@@ -91,14 +93,20 @@ export async function attachDatabase(x: { runtime: Pick<NetworkPort, "connectNet
 }
 
 /** One database a service attaches, as connecting it needs. */
-export type AttachedDatabase = Pick<DesiredDatabase, "id" | "name" | "image" | "volume">;
+export type AttachedDatabase = Pick<DesiredDatabase, "id" | "name" | "image" | "volume"> & { placement?: Record<string, string> };
+
+/** On a swarm: what the attacher reads of a database pinned to a node, and how it wakes that database. */
+export interface PinnedAttach {
+  swarm: Pick<SwarmPort, "listServices" | "listTasks">;
+  wake(databaseId: string): void;
+}
 
 /**
  * The application controller's `DatabaseAttacher`: joins each database the service attaches to the
  * service's app network; rejects (the deploy retries) while one has no running server.
  */
 export function databaseAttacher(
-  x: { shortName: string; runtime: Pick<NetworkPort, "connectNetwork" | "disconnectNetwork">; containers: DatabaseContainers },
+  x: { shortName: string; runtime: Pick<NetworkPort, "connectNetwork" | "disconnectNetwork">; containers: DatabaseContainers; pinned?: PinnedAttach },
   attachedTo: (serviceId: string) => Promise<{ appId: string; databases: AttachedDatabase[] } | null>,
 ) {
   return {
@@ -107,6 +115,10 @@ export function databaseAttacher(
       if (!found) return;
       const network = networkName(x.shortName, found.appId);
       for (const d of found.databases) {
+        if (d.placement && Object.keys(d.placement).length > 0) {
+          await pinnedJoined(x, d, network);
+          continue;
+        }
         const want = serverName(x, d);
         const server = containersOf(x.containers, d.id, DatabaseRoles.database).find((c) => c.name === want && c.state === "running");
         if (!server) throw new Error(`database ${d.name} is not running yet; the deploy goes on once it is`);
@@ -115,4 +127,19 @@ export function databaseAttacher(
       }
     },
   };
+}
+
+/**
+ * A pinned database's server joins app networks by an update of its swarm service (the database's
+ * own pass makes it): until its service names the network and a task of it runs, the deploy waits
+ * (it retries), and the database is woken to make the update.
+ */
+async function pinnedJoined(x: { shortName: string; pinned?: PinnedAttach }, d: AttachedDatabase, network: string): Promise<void> {
+  if (!x.pinned) throw new Error(`database ${d.name} is pinned to a node, which needs a Docker Swarm`);
+  const [service] = await x.pinned.swarm.listServices([`${Labels.instance}=${x.shortName}`, `${Labels.database}=${d.id}`, `${Labels.role}=${DatabaseRoles.database}`]);
+  const joined = (service?.labels[APP_NETWORKS_LABEL] ?? "").split(",").includes(network);
+  const running = service && joined ? (await x.pinned.swarm.listTasks(service.id)).some((t) => t.desiredState === "running" && t.state === "running") : false;
+  if (running) return;
+  x.pinned.wake(d.id);
+  throw new Error(`database ${d.name} is ${joined ? "restarting on its node" : "joining the app's network on its node"}; the deploy goes on once it has`);
 }

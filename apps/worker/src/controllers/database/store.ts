@@ -31,6 +31,11 @@ export interface DesiredDatabase {
   volumesToRemove: string[];
   /** Made from a backup whose restore failed: it never starts (empty) and shows why. */
   failedInto: string | null;
+  /**
+   * Node labels its server's node must carry. `{}`: a container on the manager's engine (one engine
+   * or a swarm); otherwise a one-replica swarm service on such a node, with its volume there.
+   */
+  placement: Record<string, string>;
 }
 
 export interface BackupRecord {
@@ -106,5 +111,5 @@ export interface DatabaseStore {
 
 /** The databases a service attaches (by its `databaseEnv`), in its environment, with its app. */
 export interface AttachmentStore {
-  attachedTo(serviceId: string): Promise<{ appId: string; databases: Pick<DesiredDatabase, "id" | "name" | "image" | "volume">[] } | null>;
+  attachedTo(serviceId: string): Promise<{ appId: string; databases: Pick<DesiredDatabase, "id" | "name" | "image" | "volume" | "placement">[] } | null>;
 }

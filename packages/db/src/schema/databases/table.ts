@@ -25,6 +25,8 @@ export const managedDatabase = pgTable(
     /** The engine volume the data lives on now (a restore that replaces the data switches it). */
     volume: text("volume").notNull(),
     backupSchedule: jsonb("backup_schedule").$type<BackupSchedule>(),
+    /** Node labels its server's node must carry (on a swarm; `{}`: the manager's engine). Fixed once made. */
+    placement: jsonb("placement").$type<Record<string, string>>().notNull().default({}),
     /** The schedule's target, as a key: a target a schedule uses cannot be deleted. */
     scheduleTargetId: uuid("schedule_target_id").references(() => backupTarget.id, { onDelete: "restrict" }),
     /** Scheduled runs are due after this instant (when the schedule was last set), never before. */

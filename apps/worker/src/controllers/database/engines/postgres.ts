@@ -107,9 +107,10 @@ export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): Da
     ],
     connectionUrl,
 
-    async ready(containerId, creds, signal) {
+    async ready(containerId, creds, signal, host = "127.0.0.1") {
       // Over TCP: while the image initialises a fresh volume, its temporary server listens on the socket only.
-      const argv = ["pg_isready", "-q", "-h", "127.0.0.1", "-p", String(PORT), `--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`, "-t", "3"];
+      // (`host`: a pinned database's server, asked from its client container.)
+      const argv = ["pg_isready", "-q", "-h", host, "-p", String(PORT), `--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`, "-t", "3"];
       // `-q` prints nothing: an image's pg_isready that talks on and on is stopped, not listened to.
       const max = limits.maxProbeBytes ?? MAX_PROBE_BYTES;
       const chatty = new AbortController();

@@ -42,7 +42,7 @@ export default async function DatabasePage({ params }: Props) {
       <h1>{name}</h1>
       <div className="columns">
         <DatabaseStatusCard database={ref} />
-        <ConnectionCard database={ref} connection={database.connection} />
+        <ConnectionCard database={ref} connection={database.connection} placement={database.placement} />
       </div>
       <BackupScheduleCard database={ref} />
       <BackupsCard database={ref} />

@@ -1,0 +1,136 @@
+import type { ManagedContainer } from "@levelrail/docker";
+import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
+import { serviceSpecBody } from "@levelrail/docker/swarm";
+import { DatabaseRoles } from "@levelrail/spec/naming";
+import { describe, expect, it } from "vitest";
+import { postgresEngine } from "./engines/postgres";
+import { DB_ID, SHORT, database } from "./plan.cases";
+import { APP_NETWORKS_LABEL, type PinnedDesired, type PinnedObserved, SPEC_HASH_LABEL, pinnedClientName, pinnedClientOptions, pinnedNetworkName, pinnedServiceSpec, planPinned } from "./pinned";
+
+const engine = postgresEngine({ exec: async () => ({ exitCode: 0 }), execStream: async () => Promise.reject(new Error("unused")) });
+const db = database({ placement: { disk: "ssd", zone: "eu-1" }, attachedApps: ["app-2", "app-1"] });
+const appNets = [`${SHORT}-app-app-1`, `${SHORT}-app-app-2`];
+const spec = pinnedServiceSpec(SHORT, db, engine, appNets, "secret-id");
+const desired: PinnedDesired = { database: db, shortName: SHORT, spec, client: pinnedClientOptions(SHORT, db, engine), port: 5432 };
+const NOW = 1_800_000_000_000;
+
+const service = (over: Partial<SwarmServiceInfo> = {}): SwarmServiceInfo => ({
+  id: "svc-1",
+  name: spec.name,
+  version: 7,
+  labels: { ...spec.labels },
+  image: db.image,
+  replicas: 1,
+  constraints: [...spec.constraints],
+  secrets: [],
+  networks: [],
+  updateState: null,
+  createdAt: NOW - 60_000,
+  ...over,
+});
+const task = (over: Partial<SwarmTask> = {}): SwarmTask => ({
+  id: "t-1",
+  serviceId: "svc-1",
+  nodeId: "node-w",
+  slot: 1,
+  image: db.image,
+  desiredState: "running",
+  state: "running",
+  ready: true,
+  message: "started",
+  error: "",
+  containerId: "c-task",
+  exitCode: null,
+  addresses: {},
+  updatedAt: NOW - 30_000,
+  ...over,
+});
+const client = (over: Partial<ManagedContainer> = {}): ManagedContainer => ({
+  id: "client-1",
+  name: pinnedClientName(SHORT, db),
+  state: "running",
+  labels: { "levelrail.role": DatabaseRoles.client },
+  startedAt: NOW - 20_000,
+  exitCode: null,
+  createdAt: NOW - 20_000,
+  finishedAt: 0,
+  restartPolicy: "unless-stopped",
+  restartCount: 0,
+  addresses: {},
+  ...over,
+});
+const observed = (over: Partial<PinnedObserved> = {}): PinnedObserved => ({
+  now: NOW,
+  services: [service()],
+  tasks: [task()],
+  clients: [client()],
+  oneOffs: [],
+  network: true,
+  secret: { id: "secret-id", name: `${SHORT}-db-${DB_ID}-password`, labels: {} },
+  appNetworks: appNets,
+  nodes: { "node-w": "worker-1" },
+  mtu: 1450,
+  probe: { ready: true, detail: "accepting connections", at: NOW - 1_000 },
+  restore: null,
+  lastScheduledFor: null,
+  openBackups: [],
+  ...over,
+});
+
+describe("a pinned database's service spec", () => {
+  it("places one replica by the labels, mounts its volume, takes the password from a secret file and joins its own and the apps' networks under its name", () => {
+    expect(spec.constraints).toEqual(["node.labels.disk==ssd", "node.labels.zone==eu-1"]);
+    expect(spec.replicas).toBe(1);
+    expect(spec.updateOrder).toBe("stop-first");
+    expect(spec.mounts).toEqual([{ source: db.volume, target: "/var/lib/postgresql/data", labels: expect.objectContaining({ "levelrail.database": DB_ID }) }]);
+    expect(spec.env).toMatchObject({ POSTGRES_USER: "postgres", POSTGRES_DB: "shopdb", POSTGRES_PASSWORD_FILE: "/run/secrets/postgres-password" });
+    expect(JSON.stringify(spec)).not.toContain(db.credentials.password);
+    expect(spec.networks).toEqual([pinnedNetworkName(SHORT, DB_ID), ...appNets].map((target) => ({ target, aliases: ["shopdb"] })));
+    expect(spec.labels[APP_NETWORKS_LABEL]).toBe(appNets.join(","));
+    const body = serviceSpecBody(spec) as { TaskTemplate: { ContainerSpec: { Mounts: unknown[] } } };
+    expect(body.TaskTemplate.ContainerSpec.Mounts).toEqual([{ Type: "volume", Source: db.volume, Target: "/var/lib/postgresql/data", VolumeOptions: { Labels: expect.objectContaining({ "levelrail.database": DB_ID }) } }]);
+  });
+
+  it("changes its hash when the image or the apps change, not when the secret is made again", () => {
+    const h = (s: typeof spec) => s.labels[SPEC_HASH_LABEL];
+    expect(h(pinnedServiceSpec(SHORT, db, engine, appNets, "another-secret-id"))).toBe(h(spec));
+    expect(h(pinnedServiceSpec(SHORT, { ...db, image: "postgres:18" }, engine, appNets, "secret-id"))).not.toBe(h(spec));
+    expect(h(pinnedServiceSpec(SHORT, db, engine, appNets.slice(0, 1), "secret-id"))).not.toBe(h(spec));
+  });
+
+  it("gives the client the image's sleep on the database's overlay, with PGHOST naming the server", () => {
+    expect(desired.client).toMatchObject({ Entrypoint: ["sleep"], Env: ["PGHOST=shopdb", "PGPORT=5432"], HostConfig: { NetworkMode: pinnedNetworkName(SHORT, DB_ID) } });
+  });
+});
+
+describe("planPinned", () => {
+  it.each<[string, Partial<PinnedObserved>, string]>([
+    ["no secret yet", { secret: null }, "create-secret"],
+    ["no overlay yet", { network: false }, "create-network"],
+    ["no service yet", { services: [] }, "create-service"],
+    ["a service left under another name", { services: [service(), service({ id: "svc-old", name: "old" })] }, "remove-services"],
+    ["a service given another spec", { services: [service({ labels: { ...spec.labels, [SPEC_HASH_LABEL]: "stale" } })] }, "update-service"],
+    ["a client for another image", { clients: [client(), client({ id: "client-0", name: "old-client" })] }, "remove-clients"],
+    ["no client", { clients: [] }, "create-client"],
+    ["a stopped client", { clients: [client({ state: "exited" })] }, "start-client"],
+    ["no task running yet", { tasks: [task({ state: "pending", message: "pending", error: "no suitable node (scheduling constraints not satisfied on 2 nodes)" })] }, "hold"],
+    ["a probe from before the task started", { probe: { ready: true, detail: "ok", at: NOW - 40_000 } }, "await-ready"],
+    ["a ready server", {}, "running"],
+  ])("%s: %s", (_why, over, kind) => {
+    expect(planPinned(desired, observed(over)).kind).toBe(kind);
+  });
+
+  it("says why the swarm has not placed the server", () => {
+    const step = planPinned(desired, observed({ tasks: [task({ state: "pending", error: "no suitable node (scheduling constraints not satisfied on 2 nodes)" })] }));
+    expect(step).toMatchObject({ kind: "hold", status: { phase: "starting", message: expect.stringContaining("a node labelled disk=ssd, zone=eu-1 (pending: no suitable node") } });
+  });
+
+  it("runs, naming the node, and looks again within 15 s", () => {
+    expect(planPinned(desired, observed())).toMatchObject({ kind: "running", status: { phase: "running", message: expect.stringContaining("on node worker-1") }, requeueAfterMs: 15_000 });
+  });
+
+  it("fails a restore in place (its data lives on the node)", () => {
+    const step = planPinned(desired, observed({ restore: { id: "r-1", databaseId: DB_ID, backupId: "b-1", mode: "replace", volume: "v", runner: null } }));
+    expect(step).toMatchObject({ kind: "fail-restore", message: expect.stringContaining("restore into a new database") });
+  });
+});

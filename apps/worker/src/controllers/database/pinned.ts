@@ -1,0 +1,392 @@
+import { createHash } from "node:crypto";
+import type { ContainerCreateOptions } from "dockerode";
+import type { ManagedContainer } from "@levelrail/docker";
+import type { SwarmPort, SwarmSecretInfo, SwarmServiceInfo, SwarmServiceSpec, SwarmTask } from "@levelrail/docker/swarm";
+import { backupKey, databaseKey, formatKey } from "@levelrail/spec/keys";
+import { DatabaseRoles, Labels, databaseContainerName, databaseLabels, networkName } from "@levelrail/spec/naming";
+import type { Redactor } from "@levelrail/spec/redact";
+import type { ReconcileResult } from "../../reconcile/controller";
+import { appOverlayMtu } from "../../network/app-overlay";
+import { nodeLabels } from "../swarm-release/reconcile";
+import type { ProbeObservation } from "../application/prober";
+import type { ExecuteDeps } from "./execute";
+import { type DatabaseStatus, READY_BUDGET_MS, RECHECK_MS, runningMessage } from "./plan";
+import type { DatabaseEngine } from "./ports";
+import type { DatabaseProbeTarget } from "./readiness";
+import { dueRun } from "./schedule";
+import { type DatabaseContainers, containersOf } from "./server";
+import type { DesiredDatabase, RestoreRecord } from "./store";
+
+/**
+ * A database pinned to a node (a placement, on a swarm): its server is a one-replica swarm service
+ * constrained to nodes with those labels, its data a named volume the engine of that node makes and
+ * keeps (a task placed there again finds it), its password a swarm secret (never in the service's
+ * spec). The worker cannot exec into a task on another node, so every client the controller runs
+ * (readiness, snapshot, dump) runs in a small "client" container of the same image on the manager's
+ * engine, joined to the database's own overlay, with `PGHOST` naming the server: the backup code
+ * sees that container as the server and works unchanged.
+ */
+
+/** The overlay the server and its client share (`<short>-db-<databaseId>`); app networks are joined as well. */
+export const pinnedNetworkName = (shortName: string, databaseId: string) => `${shortName}-db-${databaseId}`;
+/** The swarm secret holding the password (`<short>-db-<databaseId>-password`). */
+export const pinnedSecretName = (shortName: string, databaseId: string) => `${shortName}-db-${databaseId}-password`;
+/** The server's swarm service: one name for its whole life (an image change is a rolling update, stop-first: one server per volume). */
+export const pinnedServiceName = (shortName: string, d: Pick<DesiredDatabase, "id" | "name">) => `${shortName}-db-${d.name}-${d.id.slice(0, 8)}`;
+/** The client container on the manager (its image in the name's hash: a new image makes a new client). */
+export const pinnedClientName = (shortName: string, d: Pick<DesiredDatabase, "id" | "name" | "image">) =>
+  databaseContainerName(shortName, `${d.name}-client`, { databaseId: d.id, image: d.image, volume: "client" });
+
+/** The label holding a hash of the spec the service was last given: a differing hash is an update. */
+export const SPEC_HASH_LABEL = "levelrail.spec-hash";
+/** The label naming the app networks the service was given (comma-separated): the deploy's attacher reads it. */
+export const APP_NETWORKS_LABEL = "levelrail.app-networks";
+const SECRET_FILE = "postgres-password";
+/** A pinned server is looked at again this often while it runs (its task may move or restart meanwhile). */
+export const PINNED_RECHECK_MS = 15_000;
+
+export const isPinned = (d: Pick<DesiredDatabase, "placement">) => Object.keys(d.placement).length > 0;
+
+/** The swarm calls the pinned path makes. */
+export type PinnedSwarm = Pick<
+  SwarmPort,
+  "listServices" | "listTasks" | "createService" | "updateService" | "removeService" | "listNodes" | "createOverlayNetwork" | "listSecrets" | "createSecret" | "removeSecret"
+>;
+
+/** What one pass of a pinned database saw. */
+export interface PinnedObserved {
+  now: number;
+  /** Its swarm services (role `database`): the wanted one, and any other a crash left. */
+  services: SwarmServiceInfo[];
+  /** The tasks of the wanted service. */
+  tasks: SwarmTask[];
+  /** Its client containers on the manager. */
+  clients: ManagedContainer[];
+  /** Its one-offs (a verification's). */
+  oneOffs: ManagedContainer[];
+  network: boolean;
+  secret: SwarmSecretInfo | null;
+  /** Of the networks of the apps that attach it, those that exist. */
+  appNetworks: string[];
+  /** Node id → its name, for the status. */
+  nodes: Record<string, string>;
+  /** The MTU the database's overlay gets (as the apps'). */
+  mtu: number | null;
+  probe: ProbeObservation | null;
+  restore: RestoreRecord | null;
+  lastScheduledFor: Date | null;
+  openBackups: string[];
+}
+
+export interface PinnedDesired {
+  database: DesiredDatabase;
+  shortName: string;
+  spec: SwarmServiceSpec;
+  client: ContainerCreateOptions & { name: string };
+  port: number;
+}
+
+export type PinnedStep =
+  | { kind: "fail-restore"; restore: RestoreRecord; message: string }
+  | { kind: "hold"; status: DatabaseStatus; wake: string[]; requeueAfterMs: number | null }
+  | { kind: "create-secret" }
+  | { kind: "create-network" }
+  | { kind: "remove-services"; services: SwarmServiceInfo[] }
+  | { kind: "create-service"; status: DatabaseStatus }
+  | { kind: "update-service"; service: SwarmServiceInfo; status: DatabaseStatus }
+  | { kind: "remove-clients"; containers: ManagedContainer[] }
+  | { kind: "create-client" }
+  | { kind: "start-client"; container: ManagedContainer }
+  | { kind: "await-ready"; client: ManagedContainer; host: string; renew: boolean; status: DatabaseStatus; wake: string[] }
+  | { kind: "running"; client: ManagedContainer; host: string; status: DatabaseStatus; runFor: Date | null; wake: string[]; renew: boolean; requeueAfterMs: number };
+
+const hash = (v: unknown) => createHash("sha256").update(JSON.stringify(v)).digest("hex").slice(0, 16);
+
+/** `node.labels.<key>==<value>` for each label of the placement (keys and values were checked on the way in). */
+export const placementConstraints = (placement: Record<string, string>) =>
+  Object.entries(placement)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `node.labels.${k}==${v}`);
+
+/** Pure: the server's service spec (its hash and app networks in its labels). `secretId`: the password's secret. */
+export function pinnedServiceSpec(shortName: string, d: DesiredDatabase, engine: DatabaseEngine, appNetworks: readonly string[], secretId: string): SwarmServiceSpec {
+  const labels = databaseLabels(shortName, { databaseId: d.id, environmentId: d.environmentId }, DatabaseRoles.database);
+  // The password comes from the secret's file (`POSTGRES_PASSWORD_FILE`), never the spec's env.
+  const env = Object.fromEntries(
+    engine
+      .containerEnv({ ...d.credentials, password: "" })
+      .filter((kv) => !kv.startsWith("POSTGRES_PASSWORD="))
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
+  env.POSTGRES_PASSWORD_FILE = `/run/secrets/${SECRET_FILE}`;
+  const nets = [...appNetworks].sort();
+  const spec: SwarmServiceSpec = {
+    name: pinnedServiceName(shortName, d),
+    image: d.image,
+    replicas: 1,
+    labels: { ...labels, [APP_NETWORKS_LABEL]: nets.join(",") },
+    containerLabels: labels,
+    env,
+    networks: [pinnedNetworkName(shortName, d.id), ...nets].map((target) => ({ target, aliases: [d.name] })),
+    constraints: placementConstraints(d.placement),
+    // Readable by the image's own user too: the official entrypoint reads it after it dropped root.
+    secrets: [{ secretId, secretName: pinnedSecretName(shortName, d.id), file: SECRET_FILE, mode: 0o444 }],
+    mounts: [{ source: d.volume, target: engine.dataPath, labels: databaseLabels(shortName, { databaseId: d.id, environmentId: d.environmentId }) }],
+    // PostgreSQL's fast shutdown gets its time; the old server is gone before a new one starts.
+    stopGraceSeconds: 30,
+    updateOrder: "stop-first",
+    endpointMode: "dnsrr",
+  };
+  return { ...spec, labels: { ...spec.labels, [SPEC_HASH_LABEL]: hash({ ...spec, labels: undefined, secrets: spec.secrets.map((s) => s.secretName) }) } };
+}
+
+/** Pure: the client container's create options: the image's `sleep`, on the database's overlay, `PGHOST` naming the server. */
+export function pinnedClientOptions(shortName: string, d: DesiredDatabase, engine: DatabaseEngine): ContainerCreateOptions & { name: string } {
+  return {
+    name: pinnedClientName(shortName, d),
+    Image: d.image,
+    Entrypoint: ["sleep"],
+    Cmd: ["2147483647"],
+    Env: [`PGHOST=${d.name}`, `PGPORT=${engine.port}`],
+    Labels: databaseLabels(shortName, { databaseId: d.id, environmentId: d.environmentId }, DatabaseRoles.client),
+    HostConfig: {
+      NetworkMode: pinnedNetworkName(shortName, d.id),
+      RestartPolicy: { Name: "unless-stopped" },
+      LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } },
+      // It only ever runs psql, pg_dump and pg_isready.
+      Memory: 256 * 1024 * 1024,
+      PidsLimit: 64,
+    },
+  };
+}
+
+const live = (t: SwarmTask) => t.desiredState === "running";
+
+/** Why the swarm has no running task for the server, from its newest task, for a person. */
+function taskWait(tasks: readonly SwarmTask[], placement: Record<string, string>): string {
+  const newest = [...tasks].sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  const where = `a node labelled ${Object.entries(placement).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+  if (!newest) return `waiting for the swarm to place the server on ${where}`;
+  const why = newest.error || newest.message;
+  return `waiting for the server's task on ${where} (${newest.state}${why ? `: ${why}` : ""})`;
+}
+
+/** Pure: the one next step of a pinned database. */
+export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
+  const db = d.database;
+  if (o.restore) {
+    const message = o.restore.mode === "replace" ? "restore failed: a database pinned to a node cannot switch its data yet; restore into a new database instead" : "restore failed: a restore cannot fill a database pinned to a node yet";
+    return { kind: "fail-restore", restore: o.restore, message };
+  }
+  if (db.failedInto) return { kind: "hold", status: { phase: "failed", message: db.failedInto, container: null }, wake: o.openBackups, requeueAfterMs: null };
+  if (!o.secret) return { kind: "create-secret" };
+  if (!o.network) return { kind: "create-network" };
+  const others = o.services.filter((s) => s.name !== d.spec.name);
+  if (others.length > 0) return { kind: "remove-services", services: others };
+  const service = o.services.find((s) => s.name === d.spec.name);
+  const name = d.spec.name;
+  if (!service) return { kind: "create-service", status: { phase: "starting", message: `starting ${name} on a node labelled ${Object.entries(db.placement).map(([k, v]) => `${k}=${v}`).join(", ")}`, container: name } };
+  if (service.labels[SPEC_HASH_LABEL] !== d.spec.labels[SPEC_HASH_LABEL]) {
+    return { kind: "update-service", service, status: { phase: "starting", message: `updating ${name} (its image or the apps it serves changed); the server restarts`, container: name } };
+  }
+  const stale = o.clients.filter((c) => c.name !== d.client.name);
+  if (stale.length > 0) return { kind: "remove-clients", containers: stale };
+  const client = o.clients.find((c) => c.name === d.client.name);
+  if (!client) return { kind: "create-client" };
+  if (client.state !== "running") return { kind: "start-client", container: client };
+
+  const task = o.tasks.filter((t) => live(t) && t.state === "running").sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  if (!task) return { kind: "hold", status: { phase: "starting", message: taskWait(o.tasks, db.placement), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
+  const node = (task.nodeId && o.nodes[task.nodeId]) || "its node";
+  const since = Math.max(task.updatedAt, client.startedAt);
+  const probe = o.probe;
+  if (!probe || (probe.at ?? 0) < since) {
+    return { kind: "await-ready", client, host: db.name, renew: probe !== null, status: { phase: "starting", message: `waiting for the server on ${node} to accept connections`, container: name }, wake: o.openBackups };
+  }
+  if (!probe.ready) {
+    const spent = probe.final || o.now - since >= READY_BUDGET_MS;
+    const status: DatabaseStatus = spent
+      ? { phase: "failed", message: `the server on ${node} does not accept connections: ${probe.detail}; still checking`, container: name }
+      : { phase: "starting", message: `waiting for the server on ${node} to accept connections (${probe.detail})`, container: name };
+    return { kind: "await-ready", client, host: db.name, renew: spent, status, wake: o.openBackups };
+  }
+  let runFor: Date | null = null;
+  let wakeAt: Date | null = null;
+  if (db.backupSchedule && db.scheduleSince) ({ runFor, wakeAt } = dueRun(db.backupSchedule.cron, db.scheduleSince, o.lastScheduledFor, new Date(o.now)));
+  const attaching = db.attachedApps.length;
+  const status: DatabaseStatus = { phase: "running", message: `${runningMessage(db.name, d.port, attaching)}; on node ${node}`, container: name };
+  const untilDue = wakeAt ? Math.max(0, wakeAt.getTime() - o.now) : Number.POSITIVE_INFINITY;
+  return { kind: "running", client, host: db.name, status, runFor, wake: o.openBackups, renew: o.now - (probe.at ?? 0) > RECHECK_MS, requeueAfterMs: Math.min(PINNED_RECHECK_MS, untilDue) };
+}
+
+/** What the pinned path needs beyond the database controller's deps: the swarm, through the manager. */
+export interface PinnedDeps {
+  swarm: PinnedSwarm;
+}
+
+/** Reads what one pass of a pinned database needs. */
+export async function observePinned(
+  x: Pick<ExecuteDeps, "shortName" | "runtime" | "readiness" | "store" | "now"> & { containers: Pick<DatabaseContainers, "byDatabase"> } & PinnedDeps,
+  db: DesiredDatabase,
+  engine: DatabaseEngine,
+): Promise<{ desired: PinnedDesired; observed: PinnedObserved }> {
+  const mine = [`${Labels.instance}=${x.shortName}`, `${Labels.database}=${db.id}`];
+  const [services, secrets, nodes] = await Promise.all([x.swarm.listServices([...mine, `${Labels.role}=${DatabaseRoles.database}`]), x.swarm.listSecrets(mine), x.swarm.listNodes()]);
+  const secret = secrets.find((s) => s.name === pinnedSecretName(x.shortName, db.id)) ?? null;
+  const wantedApps = db.attachedApps.map((appId) => networkName(x.shortName, appId));
+  const appNetworks: string[] = [];
+  for (const net of wantedApps) if (await x.runtime.inspectNetwork(net)) appNetworks.push(net);
+  const spec = pinnedServiceSpec(x.shortName, db, engine, appNetworks, secret?.id ?? "");
+  const wanted = services.find((s) => s.name === spec.name);
+  const all = containersOf(x.containers, db.id);
+  const clients = all.filter((c) => c.labels[Labels.role] === DatabaseRoles.client);
+  const client = clients.find((c) => c.name === pinnedClientName(x.shortName, db));
+  const observed: PinnedObserved = {
+    now: x.now().getTime(),
+    services,
+    tasks: wanted ? await x.swarm.listTasks(wanted.id) : [],
+    clients,
+    oneOffs: all.filter((c) => !clients.includes(c) && c.labels[Labels.role] !== DatabaseRoles.database),
+    network: (await x.runtime.inspectNetwork(pinnedNetworkName(x.shortName, db.id))) !== null,
+    secret,
+    appNetworks,
+    nodes: nodeLabels(nodes),
+    mtu: appOverlayMtu(nodes),
+    probe: client ? x.readiness.result(client.id) : null,
+    restore: await x.store.pendingRestore(db.id),
+    lastScheduledFor: db.backupSchedule ? await x.store.lastScheduledFor(db.id) : null,
+    openBackups: await x.store.openBackups(db.id),
+  };
+  return { desired: { database: db, shortName: x.shortName, spec, client: pinnedClientOptions(x.shortName, db, engine), port: engine.port }, observed };
+}
+
+const NEXT: ReconcileResult = { requeueAfterMs: 0 };
+
+/** Performs one planned step of a pinned database and writes its status (when the step has one). */
+export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesired, o: PinnedObserved, step: PinnedStep, redact: Redactor): Promise<ReconcileResult | void> {
+  const db = d.database;
+  const status = (s: DatabaseStatus) => x.store.setStatus(db.id, s.phase, redact(s.message), s.container);
+  const wake = (ids: string[]) => {
+    for (const b of ids) x.wake(formatKey(backupKey(b)));
+  };
+  const labels = databaseLabels(x.shortName, { databaseId: db.id, environmentId: db.environmentId });
+  switch (step.kind) {
+    case "fail-restore":
+      await x.store.updateRestore(step.restore.id, { status: "failed", message: step.message, finished: true });
+      return NEXT;
+    case "hold":
+      wake(step.wake);
+      await status(step.status);
+      return step.requeueAfterMs === null ? undefined : { requeueAfterMs: step.requeueAfterMs };
+    case "create-secret":
+      await x.swarm.createSecret(pinnedSecretName(x.shortName, db.id), labels, db.credentials.password);
+      return NEXT;
+    case "create-network":
+      await x.swarm.createOverlayNetwork({ name: pinnedNetworkName(x.shortName, db.id), labels, subnet: null, gateway: null, encrypted: false, mtu: o.mtu });
+      return NEXT;
+    case "remove-services":
+      for (const s of step.services) await x.swarm.removeService(s.id);
+      return NEXT;
+    case "create-service":
+      await status(step.status);
+      await x.swarm.createService(d.spec);
+      return NEXT;
+    case "update-service":
+      await status(step.status);
+      await x.swarm.updateService(step.service.id, step.service.version, d.spec);
+      return NEXT;
+    case "remove-clients":
+      for (const c of step.containers) {
+        await x.runtime.removeContainer(c.id);
+        x.containers.forget(c.id);
+        x.readiness.forget(c.id);
+      }
+      return NEXT;
+    case "create-client": {
+      const id = await x.runtime.createContainer(d.client);
+      await x.containers.refresh(id ?? d.client.name);
+      return NEXT;
+    }
+    case "start-client":
+      try {
+        await x.runtime.startContainer(step.container.id);
+      } finally {
+        await x.containers.refresh(step.container.id);
+      }
+      return NEXT;
+    case "await-ready":
+      probe(x, db, step.client, step.host, step.renew);
+      wake(step.wake);
+      return void (await status(step.status));
+    case "running":
+      if (step.runFor && db.backupSchedule) {
+        const run = await x.store.insertScheduled({ databaseId: db.id, orgId: db.orgId, targetId: db.backupSchedule.targetId }, step.runFor);
+        if (run) x.wake(formatKey(backupKey(run)));
+      }
+      wake(step.wake);
+      if (step.renew) probe(x, db, step.client, step.host, true);
+      await status(step.status);
+      return { requeueAfterMs: step.requeueAfterMs };
+    default: {
+      const unknown: never = step;
+      throw new Error(`no executor for step ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** The prober manager checks the server through the client (`pg_isready -h <host>` inside it). */
+function probe(x: Pick<ExecuteDeps, "readiness" | "now">, db: DesiredDatabase, client: ManagedContainer, host: string, renew: boolean): void {
+  const target: DatabaseProbeTarget = {
+    key: formatKey(databaseKey(db.id)),
+    containerId: client.id,
+    since: x.now().getTime(),
+    budgetMs: READY_BUDGET_MS,
+    engine: db.engine,
+    credentials: db.credentials,
+    host,
+  };
+  if (renew) x.readiness.renew(target);
+  else x.readiness.register(target);
+}
+
+/**
+ * A deleted database's swarm objects go: its services first (their tasks end, so the answer is
+ * "pending" once: look again shortly), then its secret and its overlay. Its volume stays on the node
+ * it was on (the manager cannot reach another node's volumes): the answer's line says where. Its
+ * client containers go before its overlay (they are on it). "none": it had no swarm objects (it
+ * was not pinned, or they are gone).
+ */
+export async function tearDownPinned(
+  x: Pick<ExecuteDeps, "shortName" | "runtime" | "containers" | "readiness"> & PinnedDeps,
+  databaseId: string,
+): Promise<"pending" | "none" | { done: string }> {
+  const mine = [`${Labels.instance}=${x.shortName}`, `${Labels.database}=${databaseId}`];
+  const [services, secrets] = await Promise.all([x.swarm.listServices(mine), x.swarm.listSecrets(mine)]);
+  const network = await x.runtime.inspectNetwork(pinnedNetworkName(x.shortName, databaseId));
+  if (services.length === 0 && secrets.length === 0 && !network) return "none";
+  if (services.length > 0) {
+    const nodes = await x.swarm.listNodes();
+    const on = new Set<string>();
+    for (const s of services) {
+      for (const t of await x.swarm.listTasks(s.id)) if (t.nodeId) on.add(t.nodeId);
+      await x.swarm.removeService(s.id);
+    }
+    const names = nodes.filter((n) => on.has(n.id)).map((n) => n.hostname || n.name);
+    if (names.length > 0) pinnedVolumeLeft.set(databaseId, names.join(", "));
+    return "pending";
+  }
+  for (const s of secrets) await x.swarm.removeSecret(s.id);
+  for (const c of containersOf(x.containers, databaseId, DatabaseRoles.client)) {
+    await x.runtime.removeContainer(c.id);
+    x.containers.forget(c.id);
+    x.readiness.forget(c.id);
+  }
+  // Refused while a task of the removed service still ends there: the runner's backoff tries again.
+  if (network) await x.runtime.removeNetwork(pinnedNetworkName(x.shortName, databaseId));
+  const where = pinnedVolumeLeft.get(databaseId);
+  pinnedVolumeLeft.delete(databaseId);
+  return { done: where ? `its data volume stays on ${where}: the manager cannot remove another node's volumes (docker volume rm there)` : "its swarm service, secret and network are removed" };
+}
+
+/** Where a deleted pinned database's volume was left, between the passes of its teardown (for the log line). */
+const pinnedVolumeLeft = new Map<string, string>();

@@ -1,0 +1,1 @@
+ALTER TABLE "managed_database" ADD COLUMN "placement" jsonb DEFAULT '{}'::jsonb NOT NULL;
