@@ -70,7 +70,7 @@ type Values = NewDatabaseValues;
 
 /** Creates a PostgreSQL database in environment `envId`, optionally with a backup schedule. */
 function NewDatabaseForm({ envId, defaultVersion }: { envId: string; defaultVersion: string }) {
-  const EMPTY: Values = { name: "", version: defaultVersion, image: "" };
+  const EMPTY: Values = { name: "", version: defaultVersion, image: "", placement: "" };
   const qc = useQueryClient();
   const targets = useEnvironmentBackupTargets(envId);
   const [values, setValues] = useState<Values>(EMPTY);
@@ -114,6 +114,14 @@ function NewDatabaseForm({ envId, defaultVersion }: { envId: string; defaultVers
       </div>
       <Field id="database-image" label="Image (optional)" error={errors.image} hint="An image that follows the official postgres image's conventions.">
         {(a) => <input {...a} value={values.image} onChange={set("image")} placeholder={`postgres:${values.version.trim() || defaultVersion}`} autoComplete="off" />}
+      </Field>
+      <Field
+        id="database-placement"
+        label="Node placement (optional, a swarm only)"
+        error={errors.placement}
+        hint="One node label per line, like disk=ssd: its server and its data volume stay on such a node. Fixed once made."
+      >
+        {(a) => <textarea {...a} className="mono" rows={2} value={values.placement} onChange={set("placement")} placeholder="disk=ssd" spellCheck={false} />}
       </Field>
       <label className="check">
         <input type="checkbox" checked={scheduled} onChange={(e) => setScheduled(e.target.checked)} /> Back up on a schedule

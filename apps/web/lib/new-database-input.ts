@@ -3,6 +3,7 @@ import { scheduleApiError, scheduleInput } from "./database-form";
 import { ApiError } from "./fetcher";
 import { type FieldErrors, bareMessage, topField } from "./form";
 import { issueErrors } from "./zod-errors";
+import { parsePlacement } from "./scale-form";
 import type { ScheduleValues } from "./schedule-values";
 
 // The New database form's checks and error placing (components/databases-section.tsx), loaded with
@@ -13,9 +14,11 @@ export interface NewDatabaseValues {
   name: string;
   version: string;
   image: string;
+  /** Node labels, `key=value` a line (a swarm only); empty: the manager's engine. */
+  placement: string;
 }
 
-const FIELDS = new Set(["name", "version", "image", "cron", "targetId", "keep"]);
+const FIELDS = new Set(["name", "version", "image", "placement", "cron", "targetId", "keep"]);
 
 /** The form's values as the API takes them, checked with the API's own schemas (`spec`, loaded on submit: zod stays out of the page). */
 export function toInput(
@@ -25,9 +28,15 @@ export function toInput(
   spec: typeof import("@levelrail/spec/database"),
 ): { input: unknown } | { errors: FieldErrors } {
   const s = scheduled ? scheduleInput(schedule, spec.backupScheduleInput) : { schedule: null };
-  const parsed = spec.databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim() });
-  const errors: FieldErrors = { ...(parsed.success ? {} : issueErrors(parsed.error.issues)), ...("errors" in s ? s.errors : {}) };
-  if (!parsed.success || "errors" in s) return { errors };
+  const typed = parsePlacement(v.placement);
+  const placement = "placement" in typed && Object.keys(typed.placement).length > 0 ? typed.placement : undefined;
+  const parsed = spec.databaseInput.safeParse({ name: v.name, engine: "postgres", version: v.version.trim(), image: v.image.trim() === "" ? undefined : v.image.trim(), placement });
+  const errors: FieldErrors = {
+    ...(parsed.success ? {} : issueErrors(parsed.error.issues)),
+    ...("error" in typed ? { placement: typed.error } : {}),
+    ...("errors" in s ? s.errors : {}),
+  };
+  if (!parsed.success || "errors" in s || "error" in typed) return { errors };
   const backupSchedule: BackupSchedule | null = s.schedule;
   return { input: { ...parsed.data, ...(backupSchedule ? { backupSchedule } : {}) } };
 }
