@@ -106,6 +106,7 @@ export function pgDatabaseStore(db: Db, keyring: Keyring, fence?: Fence): Databa
         volumesToRemove: removing.map((v) => v.name),
         failedInto: into?.status === "failed" ? into.message : null,
         placement: d.placement ?? {},
+        nodeId: d.nodeId,
       };
     },
     async databaseIds() {
@@ -128,6 +129,14 @@ export function pgDatabaseStore(db: Db, keyring: Keyring, fence?: Fence): Databa
         .onConflictDoUpdate({ target: databaseStatus.databaseId, set: { phase, message, container, updatedAt: now }, setWhere: leads(fence) })
         .returning({ id: databaseStatus.databaseId })
         .then(landed, ignoreGone);
+    },
+    async pinNode(id, nodeId) {
+      const rows = await db
+        .update(managedDatabase)
+        .set({ nodeId })
+        .where(and(eq(managedDatabase.id, id), isNull(managedDatabase.nodeId), leads(fence)))
+        .returning({ id: managedDatabase.id });
+      await landed(rows);
     },
     async pendingRestore(databaseId) {
       const [r] = await db

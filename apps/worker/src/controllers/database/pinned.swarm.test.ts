@@ -146,6 +146,10 @@ describe("a database pinned to a node on a swarm", () => {
     expect(status.message).toContain(`on node ${workerNode.hostname}`);
     expect(status.container).toBe(pinnedServiceName(short, store.db!));
     expect(await serverNode()).toBe(workerNode.id);
+    // Chosen once among the nodes its labels select, and kept: the service is constrained to that node.
+    expect(store.db!.nodeId).toBe(workerNode.id);
+    const [pinned] = await swarm.listServices([`${Labels.database}=${DB_ID}`]);
+    expect(pinned!.constraints).toEqual([`node.id==${workerNode.id}`]);
     // The volume was made by the worker's engine; the manager has none of that name.
     const workerEngine = h.nodes.find((n) => n !== h.manager)!.docker;
     const onWorker = (await workerEngine.listVolumes()).Volumes.map((v) => v.Name);

@@ -8,7 +8,7 @@ import { DB_ID, SHORT, database } from "./plan.cases";
 import { APP_NETWORKS_LABEL, type PinnedDesired, type PinnedObserved, SPEC_HASH_LABEL, pinnedClientName, pinnedClientOptions, pinnedNetworkName, pinnedServiceSpec, planPinned } from "./pinned";
 
 const engine = postgresEngine({ exec: async () => ({ exitCode: 0 }), execStream: async () => Promise.reject(new Error("unused")) });
-const db = database({ placement: { disk: "ssd", zone: "eu-1" }, attachedApps: ["app-2", "app-1"] });
+const db = database({ placement: { disk: "ssd", zone: "eu-1" }, attachedApps: ["app-2", "app-1"], nodeId: "node-w" });
 const appNets = [`${SHORT}-app-app-1`, `${SHORT}-app-app-2`];
 const spec = pinnedServiceSpec(SHORT, db, engine, appNets, "secret-id");
 const desired: PinnedDesired = { database: db, shortName: SHORT, spec, client: pinnedClientOptions(SHORT, db, engine), port: 5432 };
@@ -68,7 +68,8 @@ const observed = (over: Partial<PinnedObserved> = {}): PinnedObserved => ({
   network: true,
   secret: { id: "secret-id", name: `${SHORT}-db-${DB_ID}-password`, labels: {} },
   appNetworks: appNets,
-  nodes: { "node-w": "worker-1" },
+  nodes: { "node-w": "worker-1", "node-m": "manager-1" },
+  candidates: [{ id: "node-w", name: "worker-1" }],
   mtu: 1450,
   probe: { ready: true, detail: "accepting connections", at: NOW - 1_000 },
   restore: null,
@@ -79,7 +80,9 @@ const observed = (over: Partial<PinnedObserved> = {}): PinnedObserved => ({
 
 describe("a pinned database's service spec", () => {
   it("places one replica by the labels, mounts its volume, takes the password from a secret file and joins its own and the apps' networks under its name", () => {
-    expect(spec.constraints).toEqual(["node.labels.disk==ssd", "node.labels.zone==eu-1"]);
+    // On its node once chosen; before, by the labels.
+    expect(spec.constraints).toEqual(["node.id==node-w"]);
+    expect(pinnedServiceSpec(SHORT, { ...db, nodeId: null }, engine, appNets, "secret-id").constraints).toEqual(["node.labels.disk==ssd", "node.labels.zone==eu-1"]);
     expect(spec.replicas).toBe(1);
     expect(spec.updateOrder).toBe("stop-first");
     expect(spec.mounts).toEqual([{ source: db.volume, target: "/var/lib/postgresql/data", labels: expect.objectContaining({ "levelrail.database": DB_ID }) }]);
@@ -106,6 +109,7 @@ describe("a pinned database's service spec", () => {
 describe("planPinned", () => {
   it.each<[string, Partial<PinnedObserved>, string]>([
     ["no secret yet", { secret: null }, "create-secret"],
+    ["its node left the swarm", { nodes: { "node-m": "manager-1" } }, "hold"],
     ["no overlay yet", { network: false }, "create-network"],
     ["no service yet", { services: [] }, "create-service"],
     ["a service left under another name", { services: [service(), service({ id: "svc-old", name: "old" })] }, "remove-services"],
@@ -120,9 +124,19 @@ describe("planPinned", () => {
     expect(planPinned(desired, observed(over)).kind).toBe(kind);
   });
 
-  it("says why the swarm has not placed the server", () => {
+  it("says why the swarm has not started the server", () => {
     const step = planPinned(desired, observed({ tasks: [task({ state: "pending", error: "no suitable node (scheduling constraints not satisfied on 2 nodes)" })] }));
-    expect(step).toMatchObject({ kind: "hold", status: { phase: "starting", message: expect.stringContaining("a node labelled disk=ssd, zone=eu-1 (pending: no suitable node") } });
+    expect(step).toMatchObject({ kind: "hold", status: { phase: "starting", message: expect.stringContaining("on worker-1 (pending: no suitable node") } });
+  });
+
+  it("chooses its node once, the first ready, active one its labels select; with none, says to label one", () => {
+    const unplaced: PinnedDesired = { ...desired, database: { ...db, nodeId: null } };
+    expect(planPinned(unplaced, observed({ candidates: [{ id: "node-a", name: "a" }, { id: "node-w", name: "worker-1" }] }))).toEqual({ kind: "pin-node", nodeId: "node-a", name: "a" });
+    expect(planPinned(unplaced, observed({ candidates: [] }))).toMatchObject({ kind: "hold", status: { phase: "pending", message: "no ready, active node is labelled disk=ssd, zone=eu-1: label one on the Nodes page" } });
+  });
+
+  it("fails, saying where its data is, when its node left the swarm", () => {
+    expect(planPinned(desired, observed({ nodes: {} }))).toMatchObject({ kind: "hold", status: { phase: "failed", message: expect.stringContaining(`its data volume ${db.volume} was there`) } });
   });
 
   it("runs, naming the node, and looks again within 15 s", () => {

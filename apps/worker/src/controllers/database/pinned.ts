@@ -68,8 +68,10 @@ export interface PinnedObserved {
   secret: SwarmSecretInfo | null;
   /** Of the networks of the apps that attach it, those that exist. */
   appNetworks: string[];
-  /** Node id → its name, for the status. */
+  /** Node id → its name, for the status (every node of the swarm). */
   nodes: Record<string, string>;
+  /** The ready, active nodes carrying every label of the placement, by name: where a database not yet on a node may go. */
+  candidates: { id: string; name: string }[];
   /** The MTU the database's overlay gets (as the apps'). */
   mtu: number | null;
   probe: ProbeObservation | null;
@@ -89,6 +91,8 @@ export interface PinnedDesired {
 export type PinnedStep =
   | { kind: "fail-restore"; restore: RestoreRecord; message: string }
   | { kind: "hold"; status: DatabaseStatus; wake: string[]; requeueAfterMs: number | null }
+  /** Records the node chosen for it (its volume will be there), once. */
+  | { kind: "pin-node"; nodeId: string; name: string }
   | { kind: "create-secret" }
   | { kind: "create-network" }
   | { kind: "remove-services"; services: SwarmServiceInfo[] }
@@ -128,7 +132,8 @@ export function pinnedServiceSpec(shortName: string, d: DesiredDatabase, engine:
     containerLabels: labels,
     env,
     networks: [pinnedNetworkName(shortName, d.id), ...nets].map((target) => ({ target, aliases: [d.name] })),
-    constraints: placementConstraints(d.placement),
+    // Its node, once chosen: a task placed on another node of the same labels would find no data there.
+    constraints: d.nodeId ? [`node.id==${d.nodeId}`] : placementConstraints(d.placement),
     // Readable by the image's own user too: the official entrypoint reads it after it dropped root.
     secrets: [{ secretId, secretName: pinnedSecretName(shortName, d.id), file: SECRET_FILE, mode: 0o444 }],
     mounts: [{ source: d.volume, target: engine.dataPath, labels: databaseLabels(shortName, { databaseId: d.id, environmentId: d.environmentId }) }],
@@ -163,10 +168,9 @@ export function pinnedClientOptions(shortName: string, d: DesiredDatabase, engin
 const live = (t: SwarmTask) => t.desiredState === "running";
 
 /** Why the swarm has no running task for the server, from its newest task, for a person. */
-function taskWait(tasks: readonly SwarmTask[], placement: Record<string, string>): string {
+function taskWait(tasks: readonly SwarmTask[], where: string): string {
   const newest = [...tasks].sort((a, b) => b.updatedAt - a.updatedAt)[0];
-  const where = `a node labelled ${Object.entries(placement).map(([k, v]) => `${k}=${v}`).join(", ")}`;
-  if (!newest) return `waiting for the swarm to place the server on ${where}`;
+  if (!newest) return `waiting for the swarm to start the server on ${where}`;
   const why = newest.error || newest.message;
   return `waiting for the server's task on ${where} (${newest.state}${why ? `: ${why}` : ""})`;
 }
@@ -179,13 +183,22 @@ export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
     return { kind: "fail-restore", restore: o.restore, message };
   }
   if (db.failedInto) return { kind: "hold", status: { phase: "failed", message: db.failedInto, container: null }, wake: o.openBackups, requeueAfterMs: null };
+  const labelled = Object.entries(db.placement).map(([k, v]) => `${k}=${v}`).join(", ");
+  if (!db.nodeId) {
+    const first = o.candidates[0];
+    if (!first) return { kind: "hold", status: { phase: "pending", message: `no ready, active node is labelled ${labelled}: label one on the Nodes page`, container: null }, wake: o.openBackups, requeueAfterMs: 10_000 };
+    return { kind: "pin-node", nodeId: first.id, name: first.name };
+  }
+  if (!(db.nodeId in o.nodes)) {
+    return { kind: "hold", status: { phase: "failed", message: `its node (${db.nodeId}) is no longer in the swarm; its data volume ${db.volume} was there`, container: null }, wake: o.openBackups, requeueAfterMs: 30_000 };
+  }
   if (!o.secret) return { kind: "create-secret" };
   if (!o.network) return { kind: "create-network" };
   const others = o.services.filter((s) => s.name !== d.spec.name);
   if (others.length > 0) return { kind: "remove-services", services: others };
   const service = o.services.find((s) => s.name === d.spec.name);
   const name = d.spec.name;
-  if (!service) return { kind: "create-service", status: { phase: "starting", message: `starting ${name} on a node labelled ${Object.entries(db.placement).map(([k, v]) => `${k}=${v}`).join(", ")}`, container: name } };
+  if (!service) return { kind: "create-service", status: { phase: "starting", message: `starting ${name} on ${o.nodes[db.nodeId]}`, container: name } };
   if (service.labels[SPEC_HASH_LABEL] !== d.spec.labels[SPEC_HASH_LABEL]) {
     return { kind: "update-service", service, status: { phase: "starting", message: `updating ${name} (its image or the apps it serves changed); the server restarts`, container: name } };
   }
@@ -196,7 +209,7 @@ export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   if (client.state !== "running") return { kind: "start-client", container: client };
 
   const task = o.tasks.filter((t) => live(t) && t.state === "running").sort((a, b) => b.updatedAt - a.updatedAt)[0];
-  if (!task) return { kind: "hold", status: { phase: "starting", message: taskWait(o.tasks, db.placement), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
+  if (!task) return { kind: "hold", status: { phase: "starting", message: taskWait(o.tasks, o.nodes[db.nodeId] ?? db.nodeId), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
   const node = (task.nodeId && o.nodes[task.nodeId]) || "its node";
   const since = Math.max(task.updatedAt, client.startedAt);
   const probe = o.probe;
@@ -251,6 +264,10 @@ export async function observePinned(
     secret,
     appNetworks,
     nodes: nodeLabels(nodes),
+    candidates: nodes
+      .filter((n) => n.state === "ready" && n.availability === "active" && Object.entries(db.placement).every(([k, v]) => n.labels[k] === v))
+      .map((n) => ({ id: n.id, name: nodeLabels(nodes)[n.id] ?? n.hostname }))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
     mtu: appOverlayMtu(nodes),
     probe: client ? x.readiness.result(client.id) : null,
     restore: await x.store.pendingRestore(db.id),
@@ -278,6 +295,10 @@ export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesire
       wake(step.wake);
       await status(step.status);
       return step.requeueAfterMs === null ? undefined : { requeueAfterMs: step.requeueAfterMs };
+    case "pin-node":
+      await x.store.pinNode(db.id, step.nodeId);
+      x.log(`[database] ${db.name}: placed on ${step.name}; its server and data volume stay there`);
+      return NEXT;
     case "create-secret":
       await x.swarm.createSecret(pinnedSecretName(x.shortName, db.id), labels, db.credentials.password);
       return NEXT;

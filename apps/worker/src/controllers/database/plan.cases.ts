@@ -45,6 +45,7 @@ export function database(over: Partial<DesiredDatabase> = {}): DesiredDatabase {
     volumesToRemove: [],
     failedInto: null,
     placement: {},
+    nodeId: null,
     ...over,
   };
 }

@@ -36,6 +36,8 @@ export interface DesiredDatabase {
    * or a swarm); otherwise a one-replica swarm service on such a node, with its volume there.
    */
   placement: Record<string, string>;
+  /** With a placement: the swarm node chosen for it (its volume is there), null until the first pass chooses. */
+  nodeId: string | null;
 }
 
 export interface BackupRecord {
@@ -88,6 +90,8 @@ export interface DatabaseStore {
   teardown(id: string): Promise<{ dropData: boolean } | null>;
   finishTeardown(id: string): Promise<void>;
   setStatus(id: string, phase: DatabasePhase, message: string, container: string | null): Promise<void>;
+  /** Records the node chosen for a placed database (once: a database already on a node keeps it). */
+  pinNode(id: string, nodeId: string): Promise<void>;
 
   /** The restore of this database that is still to run (or was cut short), oldest first. */
   pendingRestore(databaseId: string): Promise<RestoreRecord | null>;

@@ -48,6 +48,9 @@ export class MemoryDatabaseStore implements DatabaseStore {
   async setStatus(_id: string, phase: DatabasePhase, message: string, container: string | null) {
     this.statuses.push({ phase, message, container });
   }
+  async pinNode(id: string, nodeId: string) {
+    if (this.db?.id === id && this.db.nodeId === null) this.db.nodeId = nodeId;
+  }
   async pendingRestore(databaseId: string) {
     const r = this.restores.find((x) => x.databaseId === databaseId && x.status === "running");
     return r ? { id: r.id, databaseId: r.databaseId, backupId: r.backupId, mode: r.mode, volume: r.volume, runner: r.runner } : null;

@@ -27,6 +27,11 @@ export const managedDatabase = pgTable(
     backupSchedule: jsonb("backup_schedule").$type<BackupSchedule>(),
     /** Node labels its server's node must carry (on a swarm; `{}`: the manager's engine). Fixed once made. */
     placement: jsonb("placement").$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The swarm node a placed database's server and volume are on: chosen once, among the nodes its
+     * placement selects, by the worker (a task that moved to another node would find no data there).
+     */
+    nodeId: text("node_id"),
     /** The schedule's target, as a key: a target a schedule uses cannot be deleted. */
     scheduleTargetId: uuid("schedule_target_id").references(() => backupTarget.id, { onDelete: "restrict" }),
     /** Scheduled runs are due after this instant (when the schedule was last set), never before. */
