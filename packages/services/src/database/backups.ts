@@ -63,11 +63,6 @@ export async function requestVerify({ ctx, envId, name, id }: { ctx: Ctx; envId:
 export async function restoreBackup({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<{ restore: RestoreView; database: DatabaseView }> {
   const d = await findDatabase(ctx, envId, name, "database.restore");
   const spec = parse(restoreInput, input);
-  // The fresh volume is filled by a one-off server on the manager's engine; a pinned database's data
-  // lives on its node, which the panel cannot reach but through the swarm.
-  if (spec.replace && Object.keys(d.placement ?? {}).length > 0) {
-    throw new LevelrailError("conflict", `replace: ${name} is pinned to a node (placement), where a restore cannot switch its data yet; restore into a new database with into instead`, { field: "replace" });
-  }
   const b = await findBackup(ctx, d, spec.backupId).catch(() => {
     throw new LevelrailError("invalid_input", `backupId: no such backup of database ${name}`, { field: "backupId" });
   });

@@ -119,9 +119,14 @@ export async function tearDownDatabases(tx: Tx, ids: string[], dropData: boolean
   for (const id of ids) await notifyDesired(tx, databaseKey(id));
 }
 
+const isPinned = (d: DatabaseRow) => Object.keys(d.placement ?? {}).length > 0;
+/** Why the panel cannot remove a placed database's volume: the manager reaches only its own engine's volumes. */
+const ON_ITS_NODE = (volume: string) => `volume ${volume} of a database pinned to a node is on that node's engine, which the panel cannot reach (docker volume rm ${volume} on that node)`;
+
 /** DELETE …/databases/{db}: refused while a service attaches it; its data is kept unless `dropData`. */
 export async function deleteDatabase({ ctx, envId, name, dropData }: { ctx: Ctx; envId: string; name: string; dropData: boolean }): Promise<void> {
   const d = await findDatabase(ctx, envId, name, "database.write");
+  if (dropData && isPinned(d)) throw new LevelrailError("conflict", `dropData: ${ON_ITS_NODE(d.volume)}; delete the database without dropData, then remove the volume there`, { field: "dropData" });
   const users = await attachmentsOf(ctx, d);
   if (users.length) {
     const names = [...new Set(users.map((u) => u.service))].join(", ");
@@ -137,6 +142,7 @@ export async function deleteDatabase({ ctx, envId, name, dropData }: { ctx: Ctx;
 export async function removeVolume({ ctx, envId, name, volume, input }: { ctx: Ctx; envId: string; name: string; volume: string; input: unknown }): Promise<void> {
   const d = await findDatabase(ctx, envId, name, "database.write");
   const { confirm } = parse(volumeRemoval, input);
+  if (isPinned(d)) throw new LevelrailError("conflict", `volume: ${ON_ITS_NODE(volume)}; remove it there`, { field: "volume" });
   const [v] = await ctx.db.select().from(databaseVolume).where(and(eq(databaseVolume.name, volume), eq(databaseVolume.databaseId, d.id)));
   if (!v) throw new LevelrailError("not_found", `volume ${volume} is not a kept volume of database ${name}`);
   if (confirm !== volume) throw new LevelrailError("invalid_input", "confirm: type the volume's name exactly to remove it", { field: "confirm" });

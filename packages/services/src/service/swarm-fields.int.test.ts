@@ -13,9 +13,8 @@ import { hostEngine, swarmEngine } from "@levelrail/testkit/engine";
 import { refusal } from "@levelrail/testkit/refusal";
 import { seedOrg, uniq } from "@levelrail/testkit/seed";
 import { createApp } from "../app/app";
-import { restoreBackup } from "../database/backups";
 import { getDatabase } from "../database/view";
-import { createDatabase } from "../database/write";
+import { createDatabase, deleteDatabase, removeVolume } from "../database/write";
 import type { Ctx } from "../context";
 import { configDrift } from "../env/effective";
 import { ONE_ENGINE } from "../node/engine";
@@ -261,11 +260,16 @@ describe("a database's placement", () => {
     expect(engine.calls).toBe(0);
   });
 
-  it("a pinned database cannot be restored in place yet (409 naming replace, saying to restore into a new one)", async () => {
+  it("a pinned database's volumes are on its node: removing one, or its data with it, is refused (409 naming the field), nothing written", async () => {
     const name = `pg-${uniq()}`;
     await createDatabase({ ctx: swarm().ctx, envId: a.envId, input: { name, placement: { disk: "ssd" } } });
-    const err = await refusal(() => restoreBackup({ ctx: a, envId: a.envId, name, input: { backupId: crypto.randomUUID(), replace: true } }));
-    expect(err).toMatchObject({ code: "conflict", field: "replace" });
-    expect(err.message).toContain("restore into a new database");
+    const before = await audits();
+    const vol = await refusal(() => removeVolume({ ctx: a, envId: a.envId, name, volume: "some-volume", input: { confirm: "some-volume" } }));
+    expect(vol).toMatchObject({ code: "conflict", field: "volume" });
+    expect(vol.message).toContain("docker volume rm some-volume on that node");
+    const drop = await refusal(() => deleteDatabase({ ctx: a, envId: a.envId, name, dropData: true }));
+    expect(drop).toMatchObject({ code: "conflict", field: "dropData" });
+    expect(await getDatabase({ ctx: a, envId: a.envId, name })).toMatchObject({ name });
+    expect(await audits()).toBe(before);
   });
 });

@@ -42,6 +42,8 @@ let readiness: ProberManager<DatabaseProbeTarget>;
 let controller: Controller;
 let workerNode: { id: string; hostname: string };
 const store = new MemoryDatabaseStore();
+/** The verified backup the restore uses. */
+let backupId = "";
 const logs: string[] = [];
 
 /** Runs `key` as the runner would (again at once after a change, after a requeue's wait) until `done` holds. */
@@ -169,6 +171,7 @@ describe("a database pinned to a node on a swarm", () => {
   it("takes a backup through the client on the manager, verified by a restore", async () => {
     await sql("CREATE TABLE orders (id int PRIMARY KEY, note text); INSERT INTO orders SELECT g, 'order ' || g FROM generate_series(1, 1500) g;");
     const id = randomUUID();
+    backupId = id;
     store.addBackup({ id, databaseId: DB_ID, targetId: "t-1" });
     const done = await until("the backup to finish", formatKey(backupKey(id)), () => {
       const b = store.backups.get(id);
@@ -178,6 +181,31 @@ describe("a database pinned to a node on a swarm", () => {
     expect(done.inventory?.tables["public.orders"]).toBe(1500);
     expect(JSON.stringify([...store.backups.values()])).not.toContain(store.db!.credentials.password);
   }, 240_000);
+
+  it("restores a backup in place on its node: a restore server fills a fresh volume there, then the server switches to it", async () => {
+    await sql("DELETE FROM orders WHERE id > 1000;");
+    expect(await sql("SELECT count(*) FROM orders")).toBe("1000");
+    const id = randomUUID();
+    const previous = store.db!.volume;
+    const volume = `${previous}-${id.slice(0, 8)}`;
+    store.restores.push({ id, databaseId: DB_ID, backupId, mode: "replace", volume, runner: null, status: "running", message: "" });
+    const done = await until("the restore to end", KEY, () => {
+      const r = store.restores.find((x) => x.id === id);
+      return r && r.status !== "running" ? r : undefined;
+    });
+    expect({ status: done.status, message: done.message }).toMatchObject({ status: "succeeded", message: expect.stringContaining(`the previous data is kept on volume ${previous}`) });
+    expect(store.db!.volume).toBe(volume);
+    await until("the server to run on the restored volume", KEY, () => (running() ? true : undefined));
+    // Its rows are the backup's again (the switch restarts the server: asked until it answers).
+    const rows = await waitFor("the restored rows", async () => ((await sql("SELECT count(*) FROM orders").catch(() => "")) === "1500" ? "1500" : undefined), { timeoutMs: 60_000 });
+    expect(rows).toBe("1500");
+    // Both volumes are on the worker, none on the manager; the restore server is gone.
+    const workerEngine = h.nodes.find((n) => n !== h.manager)!.docker;
+    const onWorker = (await workerEngine.listVolumes()).Volumes.map((v) => v.Name);
+    expect(onWorker).toEqual(expect.arrayContaining([previous, volume]));
+    expect(((await h.manager.docker.listVolumes()).Volumes ?? []).map((v) => v.Name)).not.toContain(volume);
+    expect((await swarm.listServices([`${Labels.database}=${DB_ID}`])).map((x) => x.labels[Labels.role])).toEqual([DatabaseRoles.database]);
+  }, 300_000);
 
   it("joins an app's overlay when a service attaches it: the deploy waits until it has, then the name answers there", async () => {
     const appId = `a${run}`;

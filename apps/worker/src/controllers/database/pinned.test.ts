@@ -143,8 +143,12 @@ describe("planPinned", () => {
     expect(planPinned(desired, observed())).toMatchObject({ kind: "running", status: { phase: "running", message: expect.stringContaining("on node worker-1") }, requeueAfterMs: 15_000 });
   });
 
-  it("fails a restore in place (its data lives on the node)", () => {
-    const step = planPinned(desired, observed({ restore: { id: "r-1", databaseId: DB_ID, backupId: "b-1", mode: "replace", volume: "v", runner: null } }));
-    expect(step).toMatchObject({ kind: "fail-restore", message: expect.stringContaining("restore into a new database") });
+  it("restores in place through its client once the client runs, and finishes a restore whose volume it was switched to", () => {
+    const r = { id: "r-1", databaseId: DB_ID, backupId: "b-1", mode: "replace" as const, volume: `${db.volume}-r1`, runner: null };
+    expect(planPinned(desired, observed({ restore: r, clients: [] }))).toMatchObject({ kind: "create-client" });
+    expect(planPinned(desired, observed({ restore: r }))).toMatchObject({ kind: "restore", restore: r, client: { id: "client-1" }, status: { phase: "starting" } });
+    const switched: PinnedDesired = { ...desired, database: { ...db, volume: r.volume } };
+    expect(planPinned(switched, observed({ restore: r }))).toMatchObject({ kind: "finish-restore", restore: r });
+    expect(planPinned(desired, observed({ restore: { ...r, mode: "into" } }))).toMatchObject({ kind: "fail-restore" });
   });
 });

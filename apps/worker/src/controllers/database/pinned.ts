@@ -5,12 +5,14 @@ import type { SwarmPort, SwarmSecretInfo, SwarmServiceInfo, SwarmServiceSpec, Sw
 import { backupKey, databaseKey, formatKey } from "@levelrail/spec/keys";
 import { DatabaseRoles, Labels, databaseContainerName, databaseLabels, networkName } from "@levelrail/spec/naming";
 import type { Redactor } from "@levelrail/spec/redact";
-import type { ReconcileResult } from "../../reconcile/controller";
+import type { Pass, ReconcileResult } from "../../reconcile/controller";
 import { appOverlayMtu } from "../../network/app-overlay";
 import { nodeLabels } from "../swarm-release/reconcile";
 import type { ProbeObservation } from "../application/prober";
 import type { ExecuteDeps } from "./execute";
-import { type DatabaseStatus, READY_BUDGET_MS, RECHECK_MS, runningMessage } from "./plan";
+import { type DatabaseStatus, READY_BUDGET_MS, RECHECK_MS, restoredMessage, runningMessage } from "./plan";
+import { pinnedRestoreServer } from "./pinned-restore";
+import { runRestore } from "./restore";
 import type { DatabaseEngine } from "./ports";
 import type { DatabaseProbeTarget } from "./readiness";
 import { dueRun } from "./schedule";
@@ -90,6 +92,9 @@ export interface PinnedDesired {
 
 export type PinnedStep =
   | { kind: "fail-restore"; restore: RestoreRecord; message: string }
+  | { kind: "finish-restore"; restore: RestoreRecord; message: string }
+  /** Fills the restore's fresh volume through a restore server on the database's node, then switches the database to it (off the slot). */
+  | { kind: "restore"; restore: RestoreRecord; client: ManagedContainer; status: DatabaseStatus }
   | { kind: "hold"; status: DatabaseStatus; wake: string[]; requeueAfterMs: number | null }
   /** Records the node chosen for it (its volume will be there), once. */
   | { kind: "pin-node"; nodeId: string; name: string }
@@ -178,10 +183,10 @@ function taskWait(tasks: readonly SwarmTask[], where: string): string {
 /** Pure: the one next step of a pinned database. */
 export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   const db = d.database;
-  if (o.restore) {
-    const message = o.restore.mode === "replace" ? "restore failed: a database pinned to a node cannot switch its data yet; restore into a new database instead" : "restore failed: a restore cannot fill a database pinned to a node yet";
-    return { kind: "fail-restore", restore: o.restore, message };
-  }
+  const r = o.restore;
+  if (r?.mode === "replace" && r.volume === db.volume) return { kind: "finish-restore", restore: r, message: restoredMessage(r, null) };
+  // A new database made by a restore is never pinned (the API makes it without a placement).
+  if (r && r.mode !== "replace") return { kind: "fail-restore", restore: r, message: "restore failed: a restore cannot fill a new database pinned to a node" };
   if (db.failedInto) return { kind: "hold", status: { phase: "failed", message: db.failedInto, container: null }, wake: o.openBackups, requeueAfterMs: null };
   const labelled = Object.entries(db.placement).map(([k, v]) => `${k}=${v}`).join(", ");
   if (!db.nodeId) {
@@ -207,6 +212,8 @@ export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   const client = o.clients.find((c) => c.name === d.client.name);
   if (!client) return { kind: "create-client" };
   if (client.state !== "running") return { kind: "start-client", container: client };
+  // The live server keeps serving its old data meanwhile; it is switched to the filled volume after.
+  if (r) return { kind: "restore", restore: r, client, status: { phase: "starting", message: "restoring the backup into a fresh volume on its node; the database serves its current data meanwhile", container: name } };
 
   const task = o.tasks.filter((t) => live(t) && t.state === "running").sort((a, b) => b.updatedAt - a.updatedAt)[0];
   if (!task) return { kind: "hold", status: { phase: "starting", message: taskWait(o.tasks, o.nodes[db.nodeId] ?? db.nodeId), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
@@ -280,7 +287,7 @@ export async function observePinned(
 const NEXT: ReconcileResult = { requeueAfterMs: 0 };
 
 /** Performs one planned step of a pinned database and writes its status (when the step has one). */
-export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesired, o: PinnedObserved, step: PinnedStep, redact: Redactor): Promise<ReconcileResult | void> {
+export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesired, o: PinnedObserved, step: PinnedStep, pass: Pass, redact: Redactor): Promise<ReconcileResult | void> {
   const db = d.database;
   const status = (s: DatabaseStatus) => x.store.setStatus(db.id, s.phase, redact(s.message), s.container);
   const wake = (ids: string[]) => {
@@ -291,6 +298,16 @@ export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesire
     case "fail-restore":
       await x.store.updateRestore(step.restore.id, { status: "failed", message: step.message, finished: true });
       return NEXT;
+    case "finish-restore":
+      await x.store.updateRestore(step.restore.id, { status: "succeeded", message: step.message, finished: true });
+      return NEXT;
+    case "restore": {
+      await status(step.status);
+      const server = pinnedRestoreServer(x, db, step.restore, step.client.id, o.secret?.id ?? "");
+      const done = await pass.waiting(() => runRestore(x, db, step.restore, redact, server));
+      x.log(`[database] ${db.name}: ${done.message}`);
+      return NEXT; // the switched volume updates the service (stop-first) next pass
+    }
     case "hold":
       wake(step.wake);
       await status(step.status);

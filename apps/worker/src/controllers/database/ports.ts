@@ -72,10 +72,13 @@ export interface DatabaseEngine {
   holdSnapshot(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal): Promise<HeldSnapshot>;
   /** Starts a dump of exactly that snapshot (PostgreSQL: `pg_dump -Fc --snapshot`), streamed. */
   dump(containerId: string, creds: DatabaseCredentials, snapshotId: string, signal?: AbortSignal): Promise<OutputStream>;
-  /** Restores a dump read from `input` into the (empty) server; rejects with the engine's reason. */
-  restore(containerId: string, creds: DatabaseCredentials, input: Readable, signal?: AbortSignal): Promise<void>;
-  /** The inventory of the server as it is now (after a restore). */
-  inventory(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal): Promise<Inventory>;
+  /**
+   * Restores a dump read from `input` into the (empty) server; rejects with the engine's reason.
+   * `host`: the server is elsewhere, reached from the container (a pinned database's client).
+   */
+  restore(containerId: string, creds: DatabaseCredentials, input: Readable, signal?: AbortSignal, host?: string): Promise<void>;
+  /** The inventory of the server as it is now (after a restore); `host` as `restore`'s. */
+  inventory(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal, host?: string): Promise<Inventory>;
 }
 
 /** One S3-compatible backup target, opened with its (unsealed) credentials. */

@@ -42,7 +42,7 @@ async function reconcileDatabase(x: DatabaseControllerOptions, id: string, pass:
   const redact = redactor(desired.database ? [desired.database.credentials.password] : []);
   try {
     const db = desired.database;
-    if (db && isPinned(db)) return await reconcilePinned(x, db, redact);
+    if (db && isPinned(db)) return await reconcilePinned(x, db, pass, redact);
     if (!db && x.pinned) {
       // A deleted database that was pinned: its swarm objects go first, then what the manager has of it.
       const left = await tearDownPinned({ ...x, ...x.pinned }, id);
@@ -56,7 +56,7 @@ async function reconcileDatabase(x: DatabaseControllerOptions, id: string, pass:
 }
 
 /** A database pinned to a node: a swarm service through the manager (`pinned.ts`); one engine cannot place it. */
-async function reconcilePinned(x: DatabaseControllerOptions, db: DesiredDatabase, redact: Redactor): Promise<ReconcileResult | void> {
+async function reconcilePinned(x: DatabaseControllerOptions, db: DesiredDatabase, pass: Pass, redact: Redactor): Promise<ReconcileResult | void> {
   if (!x.pinned) {
     const message = "placement needs a Docker Swarm: this installation runs on one engine; make a database without a placement";
     await x.store.setStatus(db.id, "failed", message, null);
@@ -64,7 +64,7 @@ async function reconcilePinned(x: DatabaseControllerOptions, db: DesiredDatabase
   }
   const deps = { ...x, ...x.pinned };
   const { desired, observed } = await observePinned(deps, db, x.engine(db.engine));
-  return executePinned(deps, desired, observed, planPinned(desired, observed), redact);
+  return executePinned(deps, desired, observed, planPinned(desired, observed), pass, redact);
 }
 
 async function reconcileBackup(x: DatabaseControllerOptions, id: string, pass: Pass): Promise<ReconcileResult | void> {

@@ -52,11 +52,15 @@ export function redact(text: string, password: string): string {
   return out;
 }
 
-/** Who a client logs in as: user and database as arguments, the password in the env only; `app` names its session. */
-function login(creds: DatabaseCredentials, app = "levelrail"): { args: string[]; env: string[] } {
+/**
+ * Who a client logs in as: user and database as arguments, the password in the env only; `app`
+ * names its session; `host` (a pinned database's restore server, asked from its client container)
+ * overrides the container's own `PGHOST`.
+ */
+function login(creds: DatabaseCredentials, app = "levelrail", host?: string): { args: string[]; env: string[] } {
   return {
     args: [`--username=${creds.user}`, `--dbname=${dbnameConninfo(creds.database)}`],
-    env: [`PGPASSWORD=${creds.password}`, "PGCLIENTENCODING=UTF8", `PGAPPNAME=${app}`],
+    env: [`PGPASSWORD=${creds.password}`, "PGCLIENTENCODING=UTF8", `PGAPPNAME=${app}`, ...(host ? [`PGHOST=${host}`] : [])],
   };
 }
 
@@ -76,8 +80,8 @@ const within = (ms: number, signal?: AbortSignal) => (signal ? AbortSignal.any([
 
 export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): DatabaseEngine {
   const transferMs = limits.transferMs ?? TRANSFER_MS;
-  const session = (containerId: string, creds: DatabaseCredentials, signal?: AbortSignal) => {
-    const { args, env } = login(creds);
+  const session = (containerId: string, creds: DatabaseCredentials, signal?: AbortSignal, host?: string) => {
+    const { args, env } = login(creds, "levelrail", host);
     return PsqlSession.open(runtime, containerId, [...PSQL, ...args], env, (t) => redact(t, creds.password), { ...limits, ...(signal ? { signal } : {}) });
   };
 
@@ -176,8 +180,8 @@ export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): Da
       return { stdout: out.stdout, done };
     },
 
-    async restore(containerId, creds, input: Readable, signal): Promise<void> {
-      const { args, env } = login(creds);
+    async restore(containerId, creds, input: Readable, signal, host): Promise<void> {
+      const { args, env } = login(creds, "levelrail", host);
       let out: OutputStream;
       try {
         out = await runtime.execStream(containerId, ["pg_restore", "--exit-on-error", "--no-owner", ...args], { env, stdin: input, signal: within(transferMs, signal) });
@@ -198,8 +202,8 @@ export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): Da
       }
     },
 
-    async inventory(containerId, creds, signal): Promise<Inventory> {
-      const psql = await session(containerId, creds, signal);
+    async inventory(containerId, creds, signal, host): Promise<Inventory> {
+      const psql = await session(containerId, creds, signal, host);
       try {
         return parseInventory(await psql.run(`${BEGIN_SNAPSHOT}\n${INVENTORY_SQL}`));
       } finally {
