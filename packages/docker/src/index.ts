@@ -286,6 +286,7 @@ function toNetwork(n: Docker.NetworkInspectInfo): NetworkInfo {
     subnets: config.map((c) => c.Subnet).filter((x): x is string => !!x),
     gateway: config.find((c) => c.Gateway)?.Gateway ?? null,
     containers: Object.keys(n.Containers ?? {}),
+    ...(n.Driver ? { driver: n.Driver } : {}),
   };
 }
 

@@ -57,6 +57,8 @@ export interface NetworkInfo {
   gateway: string | null;
   /** Ids of the containers attached. */
   containers: string[];
+  /** Its driver (`bridge`, `overlay`, …), when the engine said. */
+  driver?: string;
 }
 
 /** One image as the engine's list shows it. */

@@ -14,6 +14,21 @@ export function appOverlayMtu(nodes: readonly { labels: Record<string, string> }
 }
 
 /**
+ * The app's network is still the bridge it had on one engine, and containers of that time use it:
+ * the swarm's overlay needs its name. Says which containers, and what to do.
+ */
+export class BridgeInUseError extends Error {
+  constructor(name: string, driver: string, containers: readonly string[]) {
+    const ids = containers.map((c) => c.slice(0, 12));
+    super(
+      `app network ${name} is a ${driver} network from when this installation ran on one engine, and ${ids.length === 1 ? "container" : `${ids.length} containers`} ${ids.join(", ")} still use it: ` +
+        `remove them (docker rm -f; the swarm release replaces the app's) and the next pass makes the app's overlay network in its place`,
+    );
+    this.name = "BridgeInUseError";
+  }
+}
+
+/**
  * On a swarm (CONTRACT §12): the app's own attachable overlay network, created on demand, with a
  * subnet from the installation's pool (none shared with any network the manager knows), its MTU
  * from the nodes' interfaces, and IPsec between nodes when `encrypted`. Apps never share one: an
@@ -21,7 +36,7 @@ export function appOverlayMtu(nodes: readonly { labels: Record<string, string> }
  * Throws `NetworkTakenError` when a network without the app's labels holds its name.
  */
 export async function ensureAppOverlay(
-  runtime: Pick<Runtime, "inspectNetwork" | "listNetworks">,
+  runtime: Pick<Runtime, "inspectNetwork" | "listNetworks" | "removeNetwork">,
   swarm: Pick<SwarmPort, "createOverlayNetwork" | "listNodes">,
   shortName: string,
   appId: string,
@@ -29,8 +44,15 @@ export async function ensureAppOverlay(
   opts: { encrypted?: boolean } = {},
 ): Promise<{ name: string; subnet: string; mtu: number | null }> {
   const name = networkName(shortName, appId);
-  const existing = await runtime.inspectNetwork(name);
+  let existing = await runtime.inspectNetwork(name);
   if (existing && !isAppNetwork(existing, shortName, appId)) throw new NetworkTakenError(name);
+  if (existing && existing.driver !== undefined && existing.driver !== "overlay") {
+    // The app's network from when this installation ran on one engine: a bridge, local to the
+    // manager, which no task on another node can join. Unused, it makes way for the overlay.
+    if (existing.containers.length > 0) throw new BridgeInUseError(name, existing.driver, existing.containers);
+    await runtime.removeNetwork(name);
+    existing = null;
+  }
   const mtu = appOverlayMtu(await swarm.listNodes());
   if (existing?.subnets[0]) return { name, subnet: existing.subnets[0], mtu };
   const used = (await runtime.listNetworks([])).flatMap((n) => n.subnets);
