@@ -158,7 +158,14 @@ export function controllers(o: WorkerOptions, s: Shared) {
   // On a swarm: a service whose tasks the swarm changed (a crash, a node's engine restarted) is woken,
   // as a container's event wakes it on one engine.
   const swarmTasks =
-    o.swarm && o.swarmReleases ? watchSwarmTasks({ swarm: o.swarm, shortName: o.shortName, wake: (id) => application.enqueue(formatKey(serviceKey(id))), log: o.log }) : null;
+    o.swarm && o.swarmReleases ? watchSwarmTasks({
+          swarm: o.swarm,
+          shortName: o.shortName,
+          wake: (id) => application.enqueue(formatKey(serviceKey(id))),
+          // A pinned database's server whose task ended or moved is looked at within a tick, not at its next recheck.
+          wakeDatabase: (id) => databases.enqueue(formatKey(databaseKey(id))),
+          log: o.log,
+        }) : null;
   // What operators asked of the swarm's nodes (drain, labels): only with a swarm port to apply it through.
   const nodes = o.swarm ? s.runner(nodesController({ swarm: o.swarm, store: pgNodeChangeStore(o.db), log: o.log })) : null;
   // Builds of git sources: their own runner (builds never take a deploy's slot), slots fair by organization.

@@ -1,5 +1,8 @@
 import { FakeSwarm } from "@levelrail/docker/swarm/fake";
 import { describe, expect, it } from "vitest";
+import { DB_ID, SHORT, database } from "../database/plan.cases";
+import { pinnedServiceSpec } from "../database/pinned";
+import { postgresEngine } from "../database/engines/postgres";
 import { releaseServiceSpec } from "./desired";
 import { changedServices, taskFingerprints, watchSwarmTasks } from "./watch";
 
@@ -33,5 +36,24 @@ describe("the swarm's task changes", () => {
     expect(changedServices(before, new Map([["a", "t1:running"], ["c", ""]]))).toEqual(["b", "c"]);
     const svc = { id: "s1", name: "x", version: 1, labels: { "levelrail.service": "a", "levelrail.role": "pre-deploy" }, image: "", replicas: 1, constraints: [], secrets: [], networks: [], updateState: null, createdAt: 0 };
     expect(taskFingerprints([svc], [])).toEqual(new Map());
+  });
+
+  it("a pinned database is woken when its server's task changes, and only with a way to wake it", async () => {
+    const swarm = new FakeSwarm();
+    swarm.addNode({ id: "m", address: "10.0.0.1" });
+    swarm.addNode({ id: "w", address: "10.0.0.2", role: "worker" });
+    await swarm.createOverlayNetwork({ name: `${SHORT}-db-${DB_ID}`, labels: {}, subnet: null, gateway: null, encrypted: false, mtu: null });
+    const engine = postgresEngine({ exec: async () => ({ exitCode: 0 }), execStream: async () => Promise.reject(new Error("unused")) });
+    const secret = await swarm.createSecret(`${SHORT}-db-${DB_ID}-password`, {}, "pw");
+    const server = (await swarm.createService(pinnedServiceSpec(SHORT, database({ placement: { disk: "ssd" }, nodeId: "w" }), engine, [], secret)))!;
+    const woken: string[] = [];
+    const dbs: string[] = [];
+    const watch = watchSwarmTasks({ swarm, shortName: SHORT, wake: (id) => woken.push(id), wakeDatabase: (id) => dbs.push(id), log: () => {} });
+    await watch.tick();
+    await watch.tick();
+    expect(dbs).toEqual([]);
+    await swarm.removeService(server);
+    await watch.tick();
+    expect({ dbs, woken }).toEqual({ dbs: [DB_ID], woken: [] });
   });
 });
