@@ -123,10 +123,7 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step, pass: Pass
       for (const b of step.wake) x.wake(formatKey(backupKey(b)));
       return void (await status(step.status));
     case "running": {
-      if (step.runFor && db.backupSchedule) {
-        const run = await x.store.insertScheduled({ databaseId: id, orgId: db.orgId, targetId: db.backupSchedule.targetId }, step.runFor);
-        if (run) x.wake(formatKey(backupKey(run)));
-      }
+      await recordDueRun(x, db, step.runFor);
       for (const b of step.wake) x.wake(formatKey(backupKey(b)));
       if (step.renew) probe(x, db, step.container, true);
       await status(step.status);
@@ -139,8 +136,11 @@ export async function execute(x: ExecuteDeps, d: Desired, step: Step, pass: Pass
   }
 }
 
-/** Has the prober manager check the server (again): it wakes the database's key when the answer is in, or changes. */
-function probe(x: Pick<ExecuteDeps, "readiness" | "now">, db: DesiredDatabase, c: ManagedContainer, renew: boolean): void {
+/**
+ * Has the prober manager check the server (again): it wakes the database's key when the answer is
+ * in, or changes. `host`: the server is elsewhere, checked from inside `c` (a pinned database's client).
+ */
+export function probe(x: Pick<ExecuteDeps, "readiness" | "now">, db: DesiredDatabase, c: ManagedContainer, renew: boolean, host?: string): void {
   const target: DatabaseProbeTarget = {
     key: formatKey(databaseKey(db.id)),
     containerId: c.id,
@@ -148,9 +148,17 @@ function probe(x: Pick<ExecuteDeps, "readiness" | "now">, db: DesiredDatabase, c
     budgetMs: READY_BUDGET_MS,
     engine: db.engine,
     credentials: db.credentials,
+    ...(host ? { host } : {}),
   };
   if (renew) x.readiness.renew(target);
   else x.readiness.register(target);
+}
+
+/** Records the scheduled run due at `runFor` (once) and wakes it. */
+export async function recordDueRun(x: Pick<ExecuteDeps, "store" | "wake">, db: DesiredDatabase, runFor: Date | null): Promise<void> {
+  if (!runFor || !db.backupSchedule) return;
+  const run = await x.store.insertScheduled({ databaseId: db.id, orgId: db.orgId, targetId: db.backupSchedule.targetId }, runFor);
+  if (run) x.wake(formatKey(backupKey(run)));
 }
 
 /** Pulls the database's image off the slot, with a deadline; a failure is the status, then thrown for the runner's backoff. */

@@ -2,19 +2,18 @@ import { createHash } from "node:crypto";
 import type { ContainerCreateOptions } from "dockerode";
 import type { ManagedContainer } from "@levelrail/docker";
 import type { SwarmPort, SwarmSecretInfo, SwarmServiceInfo, SwarmServiceSpec, SwarmTask } from "@levelrail/docker/swarm";
-import { backupKey, databaseKey, formatKey } from "@levelrail/spec/keys";
+import { backupKey, formatKey } from "@levelrail/spec/keys";
 import { DatabaseRoles, Labels, databaseContainerName, databaseLabels, networkName } from "@levelrail/spec/naming";
 import type { Redactor } from "@levelrail/spec/redact";
 import type { Pass, ReconcileResult } from "../../reconcile/controller";
 import { appOverlayMtu } from "../../network/app-overlay";
 import { nodeLabels } from "../swarm-release/reconcile";
 import type { ProbeObservation } from "../application/prober";
-import type { ExecuteDeps } from "./execute";
+import { type ExecuteDeps, probe, recordDueRun } from "./execute";
 import { type DatabaseStatus, READY_BUDGET_MS, RECHECK_MS, restoredMessage, runningMessage } from "./plan";
 import { pinnedRestoreServer } from "./pinned-restore";
 import { runRestore } from "./restore";
 import type { DatabaseEngine } from "./ports";
-import type { DatabaseProbeTarget } from "./readiness";
 import { dueRun } from "./schedule";
 import { type DatabaseContainers, containersOf } from "./server";
 import type { DesiredDatabase, RestoreRecord } from "./store";
@@ -353,16 +352,13 @@ export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesire
       }
       return NEXT;
     case "await-ready":
-      probe(x, db, step.client, step.host, step.renew);
+      probe(x, db, step.client, step.renew, step.host);
       wake(step.wake);
       return void (await status(step.status));
     case "running":
-      if (step.runFor && db.backupSchedule) {
-        const run = await x.store.insertScheduled({ databaseId: db.id, orgId: db.orgId, targetId: db.backupSchedule.targetId }, step.runFor);
-        if (run) x.wake(formatKey(backupKey(run)));
-      }
+      await recordDueRun(x, db, step.runFor);
       wake(step.wake);
-      if (step.renew) probe(x, db, step.client, step.host, true);
+      if (step.renew) probe(x, db, step.client, true, step.host);
       await status(step.status);
       return { requeueAfterMs: step.requeueAfterMs };
     default: {
@@ -370,21 +366,6 @@ export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesire
       throw new Error(`no executor for step ${JSON.stringify(unknown)}`);
     }
   }
-}
-
-/** The prober manager checks the server through the client (`pg_isready -h <host>` inside it). */
-function probe(x: Pick<ExecuteDeps, "readiness" | "now">, db: DesiredDatabase, client: ManagedContainer, host: string, renew: boolean): void {
-  const target: DatabaseProbeTarget = {
-    key: formatKey(databaseKey(db.id)),
-    containerId: client.id,
-    since: x.now().getTime(),
-    budgetMs: READY_BUDGET_MS,
-    engine: db.engine,
-    credentials: db.credentials,
-    host,
-  };
-  if (renew) x.readiness.renew(target);
-  else x.readiness.register(target);
 }
 
 /**
