@@ -273,3 +273,31 @@ describe("a database's placement", () => {
     expect(await audits()).toBe(before);
   });
 });
+
+describe("a database's placement as code", () => {
+  it("export says it only when set; apply makes it on a swarm, refuses it on one engine (409 at the file's field) and refuses a change of it (fixed once made)", async () => {
+    const env = await createEnvironment({ ctx: a, projectId: a.projectId, input: { name: `dbspec-${uniq()}` } });
+    await createDatabase({ ctx: a, envId: env.id, input: { name: "plain" } });
+    const doc = await exportSpec({ ctx: a, envId: env.id });
+    expect(doc.spec.databases[0]).not.toHaveProperty("placement");
+
+    const placed = structuredClone(doc);
+    placed.spec.databases.push({ ...structuredClone(doc.spec.databases[0]!), name: "pinned", placement: { disk: "ssd" } });
+    const before = await audits();
+    const err = await refusal(() => applySpec({ ctx: oneEngine, envId: env.id, input: { spec: placed } }));
+    expect(err).toMatchObject({ code: "conflict", field: "spec.databases.1.placement" });
+    expect(await audits()).toBe(before);
+
+    const { ctx } = swarm();
+    await applySpec({ ctx, envId: env.id, input: { spec: placed } });
+    expect(await getDatabase({ ctx: a, envId: env.id, name: "pinned" })).toMatchObject({ placement: { disk: "ssd" } });
+    const again = await exportSpec({ ctx: a, envId: env.id });
+    expect(again.spec.databases.find((d) => d.name === "pinned")).toMatchObject({ placement: { disk: "ssd" } });
+    expect((await applySpec({ ctx, envId: env.id, input: { spec: again } })).plan.changes).toEqual([]);
+
+    const moved = structuredClone(again);
+    moved.spec.databases.find((d) => d.name === "pinned")!.placement = { disk: "hdd" };
+    const refused = await refusal(() => applySpec({ ctx, envId: env.id, input: { spec: moved } }));
+    expect(refused.message).toContain("placement of a database does not change in place");
+  });
+});
