@@ -4,7 +4,7 @@ import { NodeControls } from "./nodes-controls";
 import { Timestamp } from "./timestamp";
 
 /** A node as `GET /api/v1/nodes` answers it: what the engine reports, and the change last asked of it. */
-export type NodeItem = NodeView & { change: NodeChangeView | null };
+export type NodeItem = NodeView & { change: NodeChangeView | null; databases?: { name: string; environmentId: string }[] };
 
 /** One node on the page; `operatorLabels` are its labels less the product's own (what the label editor edits). */
 export interface NodeCardData {
@@ -91,6 +91,15 @@ function NodeCard({ node, operatorLabels, swarm }: NodeCardData & { swarm: boole
           Docker {node.engineVersion || "(version unknown)"}
           {node.platform && <span className="muted"> on {node.platform}</span>}
         </dd>
+        {node.databases && node.databases.length > 0 && (
+          <>
+            <dt>Databases here</dt>
+            <dd data-testid="node-databases">
+              <span className="mono">{node.databases.map((d) => d.name).join(", ")}</span>
+              <span className="muted"> — their data is on this node: draining it stops them</span>
+            </dd>
+          </>
+        )}
         {node.change && (
           <>
             <dt>Last change</dt>

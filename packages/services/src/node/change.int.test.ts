@@ -11,6 +11,7 @@ import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedMember, seedOrg } from "@levelrail/testkit/seed";
 import type { Ctx } from "../context";
 import { SINGLE_ENGINE, changeNode } from "./change";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { listNodes } from "./list";
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -104,5 +105,19 @@ describe("changeNode records", () => {
     const view = await listNodes({ ctx: admin, reader: swarm });
     expect(view.nodes.find((n) => n.id === "mgr1")?.change).toBeNull();
     expect(view.nodes.find((n) => n.id === "wrk1")?.change).toMatchObject({ availability: "drain", labels: { zone: "b", disk: "ssd" }, state: "pending" });
+  });
+
+  it("the list names the caller's databases pinned to each node, never another organization's", async () => {
+    const other = await seedOrg(db, "nodes-other");
+    const ours = crypto.randomUUID();
+    const base = { engine: "postgres" as const, version: "17", image: "postgres:17", username: "postgres", passwordSealed: "x", placement: { zone: "a" }, nodeId: "wrk1" };
+    await db.insert(managedDatabase).values([
+      { ...base, id: ours, orgId: owner.orgId, environmentId: owner.envId, name: "orders", volume: `v-${ours}` },
+      { ...base, id: crypto.randomUUID(), orgId: other.orgId, environmentId: other.envId, name: "secret-db", volume: `v-other-${ours}` },
+    ]);
+    const view = await listNodes({ ctx: admin, reader: swarm });
+    expect(view.nodes.find((n) => n.id === "wrk1")?.databases).toEqual([{ name: "orders", environmentId: owner.envId }]);
+    expect(view.nodes.find((n) => n.id === "mgr1")?.databases).toEqual([]);
+    expect(JSON.stringify(view)).not.toContain("secret-db");
   });
 });

@@ -1,3 +1,5 @@
+import { and, inArray, isNotNull } from "drizzle-orm";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { nodeChange } from "@levelrail/db/schema/nodes";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { NodeChangeState, NodeChangeView } from "@levelrail/spec/nodes";
@@ -15,8 +17,18 @@ export interface NodesReader<N extends { id: string }> {
   nodes(): Promise<EngineNodes<N>>;
 }
 
-/** A node as the API shows it: the engine's view and the change last asked of it. */
-export type NodeWithChange<N> = N & { change: NodeChangeView | null };
+/** A managed database pinned to a node: its data is there. */
+export interface NodeDatabase {
+  name: string;
+  environmentId: string;
+}
+
+/**
+ * A node as the API shows it: the engine's view and the change last asked of it; in the list, the
+ * caller's organizations' databases pinned to it (a drain of it stops them; never another
+ * organization's: the nodes are shared, the databases are not).
+ */
+export type NodeWithChange<N> = N & { change: NodeChangeView | null; databases?: NodeDatabase[] };
 
 /**
  * The installation's nodes are no organization's own: an action on them needs its role on a whole
@@ -59,5 +71,18 @@ export async function listNodes<N extends { id: string }>({ ctx, reader }: { ctx
   // One engine has no node to change: no request can exist for it.
   const rows = view.engine === "swarm" ? await ctx.db.select().from(nodeChange) : [];
   const byId = new Map(rows.map((r) => [r.nodeId, changeView(r)]));
-  return { engine: view.engine, nodes: view.nodes.map((n) => ({ ...n, change: byId.get(n.id) ?? null })) };
+  const pinned = view.engine === "swarm" && ctx.actor.orgIds.length > 0 ? await pinnedDatabases(ctx, view.nodes.map((n) => n.id)) : new Map<string, NodeDatabase[]>();
+  return { engine: view.engine, nodes: view.nodes.map((n) => ({ ...n, change: byId.get(n.id) ?? null, databases: pinned.get(n.id) ?? [] })) };
+}
+
+/** The caller's organizations' databases pinned to these nodes, by node, by name. */
+async function pinnedDatabases(ctx: Pick<Ctx, "actor" | "db">, nodeIds: string[]): Promise<Map<string, NodeDatabase[]>> {
+  if (nodeIds.length === 0) return new Map();
+  const found = await ctx.db
+    .select({ nodeId: managedDatabase.nodeId, name: managedDatabase.name, environmentId: managedDatabase.environmentId })
+    .from(managedDatabase)
+    .where(and(isNotNull(managedDatabase.nodeId), inArray(managedDatabase.nodeId, nodeIds), inArray(managedDatabase.orgId, ctx.actor.orgIds)));
+  const out = new Map<string, NodeDatabase[]>();
+  for (const d of found.sort((a, b) => a.name.localeCompare(b.name))) out.set(d.nodeId!, [...(out.get(d.nodeId!) ?? []), { name: d.name, environmentId: d.environmentId }]);
+  return out;
 }

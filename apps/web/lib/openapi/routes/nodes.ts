@@ -34,7 +34,13 @@ const engineNodeSchema = z.strictObject({
   engineVersion: z.string(),
 });
 
-const nodeSchema = engineNodeSchema.extend({ change: changeSchema.nullable() });
+const nodeSchema = engineNodeSchema.extend({
+  change: changeSchema.nullable(),
+  databases: z
+    .array(z.strictObject({ name: z.string(), environmentId: z.string() }))
+    .optional()
+    .describe("in the list: the caller's organizations' managed databases pinned to this node (their data is there: a drain stops them); [] on one engine"),
+});
 
 export const nodesSchema = z.strictObject({
   engine: z.enum(["single", "swarm"]).describe("`single`: one Docker engine (the default); `swarm`: a Docker Swarm whose manager the panel drives"),
