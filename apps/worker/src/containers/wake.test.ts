@@ -11,6 +11,7 @@ describe("wakeKeys", () => {
     ["a database's server dies", "die", { "levelrail.database": DB, "levelrail.role": "database" }, [databaseKey(DB)]],
     ["a database's server is started again by the engine", "start", { "levelrail.database": DB, "levelrail.role": "database" }, [databaseKey(DB)]],
     ["a database's server is removed", "destroy", { "levelrail.database": DB, "levelrail.role": "database" }, [databaseKey(DB)]],
+    ["a pinned database's client is removed", "destroy", { "levelrail.database": DB, "levelrail.role": "database-client" }, [databaseKey(DB)]],
     ["a restore's one-off ends: its own pass's business", "die", { "levelrail.database": DB, "levelrail.role": "database-restore" }, []],
     ["a verification's throwaway ends", "die", { "levelrail.database": DB, "levelrail.role": "backup-verify" }, []],
     ["an earlier version's label by name is no id", "die", { "levelrail.service": "web" }, []],

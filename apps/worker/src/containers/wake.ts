@@ -7,8 +7,9 @@ const WAKE = ["die", "destroy", "stop", "kill", "oom", "start"];
 
 /**
  * The keys a container event wakes, once the informer has taken it in: its service's
- * (`levelrail.service`), or its database's when it is a database's server (`levelrail.database`
- * with role `database`; a restore's or a verification's one-off is its own pass's business).
+ * (`levelrail.service`), or its database's when it is a database's server or a pinned database's
+ * client (`levelrail.database` with role `database` or `database-client`); a restore's or a
+ * verification's one-off is its own pass's business.
  */
 export function wakeKeys(e: ContainerEvent): ReconcileKey[] {
   if (!WAKE.includes(e.action)) return [];
@@ -16,6 +17,7 @@ export function wakeKeys(e: ContainerEvent): ReconcileKey[] {
   const svc = e.labels[Labels.service];
   if (svc && isServiceId(svc)) keys.push(serviceKey(svc));
   const db = e.labels[Labels.database];
-  if (db && e.labels[Labels.role] === DatabaseRoles.database) keys.push(databaseKey(db));
+  // A pinned database's client (on the manager) is how its server is reached: its end wakes the database too.
+  if (db && (e.labels[Labels.role] === DatabaseRoles.database || e.labels[Labels.role] === DatabaseRoles.client)) keys.push(databaseKey(db));
   return keys;
 }
