@@ -162,7 +162,7 @@ export async function recordDueRun(x: Pick<ExecuteDeps, "store" | "wake">, db: D
 }
 
 /** Pulls the database's image off the slot, with a deadline; a failure is the status, then thrown for the runner's backoff. */
-async function pull(x: ExecuteDeps, step: Extract<Step, { kind: "pull" }>, status: (s: DatabaseStatus) => Promise<void>, pass: Pass, redact: Redactor): Promise<ReconcileResult> {
+export async function pull(x: ExecuteDeps, step: Pick<Extract<Step, { kind: "pull" }>, "image" | "status">, status: (s: DatabaseStatus) => Promise<void>, pass: Pass, redact: Redactor): Promise<ReconcileResult> {
   const { image } = step;
   await status(step.status);
   try {

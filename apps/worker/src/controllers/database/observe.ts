@@ -101,7 +101,7 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
  * without a login, so an image pulled from a registry under its name runs only once that registry
  * lets anyone pull it (the application controller's check, `cachedImageAccess`).
  */
-async function observeImage(o: ObserveDeps, d: DesiredDatabase, observed: Observed, creating: boolean): Promise<void> {
+export async function observeImage(o: Pick<ObserveDeps, "runtime">, d: DesiredDatabase, observed: Pick<Observed, "imagePresent" | "imageRefused">, creating: boolean): Promise<void> {
   const imageId = await o.runtime.imageId(d.image);
   observed.imagePresent = imageId !== null;
   if (imageId === null || !creating) return;

@@ -109,6 +109,8 @@ beforeAll(async () => {
   await h.manager.docker.getImage(POSTGRES_TEST_IMAGE).tag({ repo: `${h.registry}/${short}/postgres`, tag: "15" });
   const push = await h.manager.docker.getImage(image).push({ authconfig: h.registryAuth ?? { serveraddress: h.registry } });
   await new Promise<void>((resolve, reject) => h.manager.docker.modem.followProgress(push, (err: Error | null, out: { error?: string }[]) => (err || out.find((o) => o.error) ? reject(err ?? new Error(out.find((o) => o.error)!.error)) : resolve())));
+  // The manager's engine keeps only the build's own name: the worker pulls the image for the database's client itself.
+  await h.manager.docker.getImage(image).remove();
 
   s3 = await startS3Server({ buckets: [BUCKET] });
   store.targets.set("t-1", { id: "t-1", name: "s3", endpoint: s3.endpoint, bucket: BUCKET, region: s3.region, accessKey: s3.accessKey, secretKey: s3.secretKey });

@@ -9,7 +9,8 @@ import type { Pass, ReconcileResult } from "../../reconcile/controller";
 import { appOverlayMtu } from "../../network/app-overlay";
 import { nodeLabels } from "../swarm-release/reconcile";
 import type { ProbeObservation } from "../application/prober";
-import { type ExecuteDeps, probe, recordDueRun } from "./execute";
+import { type ExecuteDeps, probe, pull, recordDueRun } from "./execute";
+import { observeImage } from "./observe";
 import { type DatabaseStatus, READY_BUDGET_MS, RECHECK_MS, restoredMessage, runningMessage } from "./plan";
 import { pinnedRestoreServer } from "./pinned-restore";
 import { runRestore } from "./restore";
@@ -63,6 +64,12 @@ export interface PinnedObserved {
   tasks: SwarmTask[];
   /** Its client containers on the manager. */
   clients: ManagedContainer[];
+  /**
+   * Whether the manager's engine has the image its client (and a verification's one-off) runs, and
+   * why the database may not run the copy it has; read only while the client is to be made (null otherwise).
+   */
+  imagePresent: boolean | null;
+  imageRefused: string | null;
   /** Its one-offs (a verification's). */
   oneOffs: ManagedContainer[];
   network: boolean;
@@ -103,6 +110,8 @@ export type PinnedStep =
   | { kind: "create-service"; status: DatabaseStatus }
   | { kind: "update-service"; service: SwarmServiceInfo; status: DatabaseStatus }
   | { kind: "remove-clients"; containers: ManagedContainer[] }
+  /** Pulls the image on the manager for its client (the nodes pull it themselves for the server). */
+  | { kind: "pull"; image: string; status: DatabaseStatus }
   | { kind: "create-client" }
   | { kind: "start-client"; container: ManagedContainer }
   | { kind: "await-ready"; client: ManagedContainer; host: string; renew: boolean; status: DatabaseStatus; wake: string[] }
@@ -209,7 +218,11 @@ export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   const stale = o.clients.filter((c) => c.name !== d.client.name);
   if (stale.length > 0) return { kind: "remove-clients", containers: stale };
   const client = o.clients.find((c) => c.name === d.client.name);
-  if (!client) return { kind: "create-client" };
+  if (!client) {
+    if (o.imagePresent === false) return { kind: "pull", image: db.image, status: { phase: "starting", message: `pulling ${db.image} on the manager for the database's client`, container: name } };
+    if (o.imageRefused) return { kind: "hold", status: { phase: "failed", message: o.imageRefused, container: name }, wake: o.openBackups, requeueAfterMs: null };
+    return { kind: "create-client" };
+  }
   if (client.state !== "running") return { kind: "start-client", container: client };
   // The live server keeps serving its old data meanwhile; it is switched to the filled volume after.
   if (r) return { kind: "restore", restore: r, client, status: { phase: "starting", message: "restoring the backup into a fresh volume on its node; the database serves its current data meanwhile", container: name } };
@@ -266,6 +279,8 @@ export async function observePinned(
     tasks: wanted ? await x.swarm.listTasks(wanted.id) : [],
     clients,
     oneOffs: all.filter((c) => !clients.includes(c) && c.labels[Labels.role] !== DatabaseRoles.database),
+    imagePresent: null,
+    imageRefused: null,
     network: (await x.runtime.inspectNetwork(pinnedNetworkName(x.shortName, db.id))) !== null,
     secret,
     appNetworks,
@@ -280,6 +295,7 @@ export async function observePinned(
     lastScheduledFor: db.backupSchedule ? await x.store.lastScheduledFor(db.id) : null,
     openBackups: await x.store.openBackups(db.id),
   };
+  if (!client) await observeImage(x, db, observed, true);
   return { desired: { database: db, shortName: x.shortName, spec, client: pinnedClientOptions(x.shortName, db, engine), port: engine.port }, observed };
 }
 
@@ -339,6 +355,8 @@ export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesire
         x.readiness.forget(c.id);
       }
       return NEXT;
+    case "pull":
+      return pull(x, step, status, pass, redact);
     case "create-client": {
       const id = await x.runtime.createContainer(d.client);
       await x.containers.refresh(id ?? d.client.name);
