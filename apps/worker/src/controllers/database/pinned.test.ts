@@ -64,7 +64,6 @@ const observed = (over: Partial<PinnedObserved> = {}): PinnedObserved => ({
   services: [service()],
   tasks: [task()],
   clients: [client()],
-  oneOffs: [],
   imagePresent: null,
   imageRefused: null,
   network: true,

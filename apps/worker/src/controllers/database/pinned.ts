@@ -70,8 +70,6 @@ export interface PinnedObserved {
    */
   imagePresent: boolean | null;
   imageRefused: string | null;
-  /** Its one-offs (a verification's). */
-  oneOffs: ManagedContainer[];
   network: boolean;
   secret: SwarmSecretInfo | null;
   /** Of the networks of the apps that attach it, those that exist. */
@@ -270,24 +268,23 @@ export async function observePinned(
   for (const net of wantedApps) if (await x.runtime.inspectNetwork(net)) appNetworks.push(net);
   const spec = pinnedServiceSpec(x.shortName, db, engine, appNetworks, secret?.id ?? "");
   const wanted = services.find((s) => s.name === spec.name);
-  const all = containersOf(x.containers, db.id);
-  const clients = all.filter((c) => c.labels[Labels.role] === DatabaseRoles.client);
+  const clients = containersOf(x.containers, db.id, DatabaseRoles.client);
+  const names = nodeLabels(nodes);
   const client = clients.find((c) => c.name === pinnedClientName(x.shortName, db));
   const observed: PinnedObserved = {
     now: x.now().getTime(),
     services,
     tasks: wanted ? await x.swarm.listTasks(wanted.id) : [],
     clients,
-    oneOffs: all.filter((c) => !clients.includes(c) && c.labels[Labels.role] !== DatabaseRoles.database),
     imagePresent: null,
     imageRefused: null,
     network: (await x.runtime.inspectNetwork(pinnedNetworkName(x.shortName, db.id))) !== null,
     secret,
     appNetworks,
-    nodes: nodeLabels(nodes),
+    nodes: names,
     candidates: nodes
       .filter((n) => n.state === "ready" && n.availability === "active" && Object.entries(db.placement).every(([k, v]) => n.labels[k] === v))
-      .map((n) => ({ id: n.id, name: nodeLabels(nodes)[n.id] ?? n.hostname }))
+      .map((n) => ({ id: n.id, name: names[n.id] ?? n.hostname }))
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
     mtu: appOverlayMtu(nodes),
     probe: client ? x.readiness.result(client.id) : null,
