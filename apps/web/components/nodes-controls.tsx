@@ -16,7 +16,8 @@ const ACTIONS: { to: NodeAvailabilityInput; label: string }[] = [
  * A swarm node's controls (admins; the API is the authority and says so with a 403): activate,
  * pause or drain it (drain after a confirmation, as it moves every container off the node), and edit
  * its labels. Each sends `PATCH /api/v1/nodes/{id}`; the answer is a pending change, and the page is
- * refreshed from the server to show it.
+ * refreshed from the server to show it. A drain the API refuses because databases are pinned to the
+ * node (409 naming `stopDatabases`) shows its reason with a second, explicit button that sends it.
  */
 export function NodeControls({
   id,
@@ -24,6 +25,7 @@ export function NodeControls({
   availability,
   asking,
   labels,
+  databases,
 }: {
   id: string;
   name: string;
@@ -31,11 +33,15 @@ export function NodeControls({
   /** The availability a pending change asks for, if any: its button is the one that reads as done. */
   asking: NodeAvailabilityInput | null;
   labels: Record<string, string>;
+  /** The caller's databases pinned to this node (a drain stops them). */
+  databases: string[];
 }) {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [confirmDrain, setConfirmDrain] = useState(false);
+  /** The API's reason a plain drain was refused: databases are pinned to the node. */
+  const [stopping, setStopping] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const target = asking ?? availability;
 
@@ -49,10 +55,14 @@ export function NodeControls({
     }
   };
 
-  async function setAvailability(to: NodeAvailabilityInput) {
+  async function setAvailability(to: NodeAvailabilityInput, stopDatabases?: true) {
     setError(null);
     setConfirmDrain(false);
-    await patch({ availability: to }).catch((err: unknown) => setError(err instanceof ApiError ? err.message : "could not send the change; try again"));
+    setStopping(null);
+    await patch({ availability: to, ...(stopDatabases ? { stopDatabases } : {}) }).catch((err: unknown) => {
+      if (err instanceof ApiError && err.field === "stopDatabases") setStopping(err.message);
+      else setError(err instanceof ApiError ? err.message : "could not send the change; try again");
+    });
   }
 
   return (
@@ -64,7 +74,7 @@ export function NodeControls({
             type="button"
             className={a.to === "drain" ? "danger" : "secondary"}
             disabled={busy || a.to === target}
-            onClick={() => (a.to === "drain" ? (setError(null), setConfirmDrain(true)) : void setAvailability(a.to))}
+            onClick={() => (a.to === "drain" ? (setError(null), setStopping(null), setConfirmDrain(true)) : void setAvailability(a.to))}
           >
             {a.label}
           </button>
@@ -80,12 +90,26 @@ export function NodeControls({
           <p>
             Drain {name}? The swarm moves every container it runs to the other nodes and places nothing new on it until it is activated
             again.
+            {databases.length > 0 && ` The databases pinned to it stop until then: ${databases.join(", ")}.`}
           </p>
           <div className="buttons">
             <button type="button" className="danger" disabled={busy} onClick={() => void setAvailability("drain")}>
               Drain {name}
             </button>
             <button type="button" className="secondary" onClick={() => setConfirmDrain(false)}>
+              Cancel
+            </button>
+          </div>
+        </Alert>
+      )}
+      {stopping && (
+        <Alert warning>
+          <p data-testid="node-drain-stops">{stopping}</p>
+          <div className="buttons">
+            <button type="button" className="danger" disabled={busy} onClick={() => void setAvailability("drain", true)}>
+              Drain {name} and stop them
+            </button>
+            <button type="button" className="secondary" onClick={() => setStopping(null)}>
               Cancel
             </button>
           </div>

@@ -116,6 +116,7 @@ function NodeCard({ node, operatorLabels, swarm }: NodeCardData & { swarm: boole
           availability={node.availability}
           asking={node.change?.state === "pending" ? node.change.availability : null}
           labels={node.change && node.change.state !== "applied" && node.change.labels !== null ? node.change.labels : operatorLabels}
+          databases={(node.databases ?? []).map((d) => d.name)}
         />
       )}
     </section>

@@ -40,6 +40,11 @@ export const nodePatchInput = z
       .record(nodeLabelKey, nodeLabelValue)
       .refine((l) => Object.keys(l).length <= MAX_NODE_LABELS, `must have at most ${MAX_NODE_LABELS} labels`)
       .optional(),
+    /**
+     * A drain of a node that databases are pinned to stops them (their data is on that node): the
+     * API refuses it (409 naming this field) unless this says so.
+     */
+    stopDatabases: z.boolean({ error: "must be true or false" }).optional(),
   })
   .refine((p) => p.availability !== undefined || p.labels !== undefined, { error: "give availability, labels or both" });
 export type NodePatchInput = z.infer<typeof nodePatchInput>;

@@ -121,3 +121,28 @@ describe("changeNode records", () => {
     expect(JSON.stringify(view)).not.toContain("secret-db");
   });
 });
+
+describe("a drain of a node that databases are pinned to", () => {
+  // Runs after the list test above, which pinned "orders" (ours) and "secret-db" (another organization's) to wrk1.
+  it("is refused with 409 naming stopDatabases, our database by name, another organization's only as existing; nothing written", async () => {
+    const [before] = await rows();
+    const audited = (await entries()).length;
+    const err = await refusal(changeNode({ ctx: admin, reader: swarm, nodeId: "wrk1", input: { availability: "drain" } }));
+    expect(err).toMatchObject({ code: "conflict", field: "stopDatabases", message: expect.stringContaining("stops the databases pinned to it (orders and databases of other organizations)") });
+    expect(err?.message).not.toContain("secret-db");
+    expect(await rows()).toEqual([before]);
+    expect(await entries()).toHaveLength(audited);
+  });
+
+  it("goes through with stopDatabases: true, audited as an availability change; labels and other nodes are never held up", async () => {
+    const { node } = await changeNode({ ctx: admin, reader: swarm, nodeId: "wrk1", input: { availability: "drain", stopDatabases: true } });
+    expect(node.change).toMatchObject({ availability: "drain", state: "pending" });
+    expect((await entries()).at(-1)).toMatchObject({ targetId: "wrk1", fields: ["availability"] });
+    await changeNode({ ctx: admin, reader: swarm, nodeId: "wrk1", input: { labels: { zone: "a" } } });
+    await changeNode({ ctx: admin, reader: swarm, nodeId: "mgr1", input: { availability: "drain" } });
+  });
+
+  it("stopDatabases must be a boolean", async () => {
+    expect(await refusal(changeNode({ ctx: admin, reader: swarm, nodeId: "wrk1", input: { availability: "drain", stopDatabases: "yes" } }))).toMatchObject({ code: "invalid_input", field: "stopDatabases" });
+  });
+});

@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { managedDatabase } from "@levelrail/db/schema/databases";
 import { notifyDesired } from "@levelrail/db/notify";
 import { nodeChange } from "@levelrail/db/schema/nodes";
 import { LevelrailError, conflict, notFound } from "@levelrail/spec/errors";
@@ -36,12 +37,14 @@ export async function changeNode<N extends { id: string; name: string }>({
   if (view.engine !== "swarm") throw conflict(SINGLE_ENGINE);
   const node = view.nodes.find((n) => n.id === nodeId);
   if (!node) throw notFound("node");
+  const { stopDatabases, ...asked } = patch;
+  if (asked.availability === "drain" && stopDatabases !== true) await refuseStoppingDatabases(ctx, node);
   const by = sourceOf(ctx).actor.name;
   const row = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(nodeChange).where(eq(nodeChange.nodeId, nodeId)).for("update");
     const values = {
-      availability: patch.availability ?? before?.availability ?? null,
-      labels: patch.labels ?? before?.labels ?? null,
+      availability: asked.availability ?? before?.availability ?? null,
+      labels: asked.labels ?? before?.labels ?? null,
       error: null,
       requestedAt: sql`now()`,
       requestedBy: by,
@@ -52,9 +55,30 @@ export async function changeNode<N extends { id: string; name: string }>({
       .onConflictDoUpdate({ target: nodeChange.nodeId, set: { ...values, generation: sql`${nodeChange.generation} + 1` } })
       .returning();
     if (!saved) throw new LevelrailError("internal", "the node change was not saved");
-    await audit(ctx, tx, { orgId, action: "node.update", target: { type: "node", id: nodeId, name: node.name }, fields: fieldNames(patch) });
+    await audit(ctx, tx, { orgId, action: "node.update", target: { type: "node", id: nodeId, name: node.name }, fields: fieldNames(asked) });
     await notifyDesired(tx, NODES_KEY);
     return saved;
   });
   return { node: { ...node, change: changeView(row) } };
+}
+
+/**
+ * A drain moves every task off a node, but a pinned database's task cannot go anywhere else (its data
+ * is on that node): it stops until the node is active again. Refused (409 naming `stopDatabases`)
+ * when any database is pinned there; the caller's are named, another organization's only counted
+ * as "of other organizations" (the node is shared, their names are not).
+ */
+async function refuseStoppingDatabases(ctx: Pick<Ctx, "actor" | "db">, node: { id: string; name: string }): Promise<void> {
+  const pinned = await ctx.db
+    .select({ orgId: managedDatabase.orgId, name: managedDatabase.name })
+    .from(managedDatabase)
+    .where(eq(managedDatabase.nodeId, node.id));
+  if (pinned.length === 0) return;
+  const ours = (d: { orgId: string }) => ctx.actor.orgIds.includes(d.orgId);
+  const names = [...new Set(pinned.filter(ours).map((d) => d.name))].sort();
+  const which = [...(names.length > 0 ? [names.join(", ")] : []), ...(pinned.some((d) => !ours(d)) ? ["databases of other organizations"] : [])].join(" and ");
+  throw conflict(
+    `draining ${node.name} stops the databases pinned to it (${which}): their data is on that node, so they stay stopped until it is activated again; send "stopDatabases": true to drain it anyway`,
+    "stopDatabases",
+  );
 }

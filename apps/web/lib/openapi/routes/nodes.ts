@@ -57,7 +57,7 @@ export const NODE_ROUTES = [
     path: "/api/v1/nodes/{id}",
     id: "changeNode",
     tag: "Nodes",
-    summary: "Drain, pause or activate a swarm node and set its labels (an admin of an organization); the worker applies it. 409 on one engine",
+    summary: "Drain, pause or activate a swarm node and set its labels (an admin of an organization); the worker applies it. 409 on one engine, and for a drain of a node databases are pinned to unless stopDatabases is true",
     body: nodePatchInput,
     ok: { status: 202, description: "recorded; the node with its change, pending", schema: z.strictObject({ node: nodeSchema }) },
   }),

@@ -70,6 +70,7 @@ const observed = (over: Partial<PinnedObserved> = {}): PinnedObserved => ({
   secret: { id: "secret-id", name: `${SHORT}-db-${DB_ID}-password`, labels: {} },
   appNetworks: appNets,
   nodes: { "node-w": "worker-1", "node-m": "manager-1" },
+  home: { state: "ready", availability: "active" },
   candidates: [{ id: "node-w", name: "worker-1" }],
   mtu: 1450,
   probe: { ready: true, detail: "accepting connections", at: NOW - 1_000 },
@@ -136,6 +137,20 @@ describe("planPinned", () => {
     const unplaced: PinnedDesired = { ...desired, database: { ...db, nodeId: null } };
     expect(planPinned(unplaced, observed({ candidates: [{ id: "node-a", name: "a" }, { id: "node-w", name: "worker-1" }] }))).toEqual({ kind: "pin-node", nodeId: "node-a", name: "a" });
     expect(planPinned(unplaced, observed({ candidates: [] }))).toMatchObject({ kind: "hold", status: { phase: "pending", message: "no ready, active node is labelled disk=ssd, zone=eu-1: label one on the Nodes page" } });
+  });
+
+  it("says it is stopped by its node's drain, and what brings it back; failed while its node is down", () => {
+    const waiting = [task({ state: "pending", error: "no suitable node (1 node not available for new tasks)" })];
+    expect(planPinned(desired, observed({ tasks: waiting, home: { state: "ready", availability: "drain" } }))).toMatchObject({
+      kind: "hold",
+      status: { phase: "stopped", message: `stopped: its node worker-1 is drained and its data volume ${db.volume} is there; activate worker-1 on the Nodes page to start it again` },
+    });
+    expect(planPinned(desired, observed({ tasks: waiting, home: { state: "down", availability: "active" } }))).toMatchObject({
+      kind: "hold",
+      status: { phase: "failed", message: expect.stringContaining("its node worker-1 is down") },
+    });
+    // A paused node keeps the task it runs: the database runs on.
+    expect(planPinned(desired, observed({ home: { state: "ready", availability: "pause" } })).kind).toBe("running");
   });
 
   it("fails, saying where its data is, when its node left the swarm", () => {

@@ -76,6 +76,8 @@ export interface PinnedObserved {
   appNetworks: string[];
   /** Node id → its name, for the status (every node of the swarm). */
   nodes: Record<string, string>;
+  /** The node the database is pinned to, as the swarm reports it (null: not pinned yet, or gone). */
+  home: { state: string; availability: string } | null;
   /** The ready, active nodes carrying every label of the placement, by name: where a database not yet on a node may go. */
   candidates: { id: string; name: string }[];
   /** The MTU the database's overlay gets (as the apps'). */
@@ -186,6 +188,21 @@ function taskWait(tasks: readonly SwarmTask[], where: string): string {
   return `waiting for the server's task on ${where} (${newest.state}${why ? `: ${why}` : ""})`;
 }
 
+/**
+ * Why a pinned database's server cannot run, when it is its node's doing: drained (its task cannot
+ * go anywhere else), or not ready (its engine is away). Null while the node could run it.
+ */
+function homeDown(home: PinnedObserved["home"], node: string, volume: string): DatabaseStatus | null {
+  if (!home) return null;
+  if (home.availability === "drain") {
+    return { phase: "stopped", message: `stopped: its node ${node} is drained and its data volume ${volume} is there; activate ${node} on the Nodes page to start it again`, container: null };
+  }
+  if (home.state !== "ready") {
+    return { phase: "failed", message: `its node ${node} is ${home.state} (its data volume ${volume} is there); it starts again when the node is back`, container: null };
+  }
+  return null;
+}
+
 /** Pure: the one next step of a pinned database. */
 export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   const db = d.database;
@@ -226,7 +243,7 @@ export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   if (r) return { kind: "restore", restore: r, client, status: { phase: "starting", message: "restoring the backup into a fresh volume on its node; the database serves its current data meanwhile", container: name } };
 
   const task = o.tasks.filter((t) => live(t) && t.state === "running").sort((a, b) => b.updatedAt - a.updatedAt)[0];
-  if (!task) return { kind: "hold", status: { phase: "starting", message: taskWait(o.tasks, o.nodes[db.nodeId] ?? db.nodeId), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
+  if (!task) return { kind: "hold", status: homeDown(o.home, o.nodes[db.nodeId] ?? db.nodeId, db.volume) ?? { phase: "starting", message: taskWait(o.tasks, o.nodes[db.nodeId] ?? db.nodeId), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
   const node = (task.nodeId && o.nodes[task.nodeId]) || "its node";
   const since = Math.max(task.updatedAt, client.startedAt);
   const probe = o.probe;
@@ -282,6 +299,7 @@ export async function observePinned(
     secret,
     appNetworks,
     nodes: names,
+    home: ((n) => (n ? { state: n.state, availability: n.availability } : null))(nodes.find((n) => n.id === db.nodeId)),
     candidates: nodes
       .filter((n) => n.state === "ready" && n.availability === "active" && Object.entries(db.placement).every(([k, v]) => n.labels[k] === v))
       .map((n) => ({ id: n.id, name: names[n.id] ?? n.hostname }))
