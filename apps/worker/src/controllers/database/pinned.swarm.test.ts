@@ -241,6 +241,23 @@ describe("a database pinned to a node on a swarm", () => {
     expect(rows).toBe("1500");
   }, 300_000);
 
+  it("stops while its node is drained, says so and what brings it back, and runs on its data again once the node is active", async () => {
+    await swarm.updateNode(workerNode.id, { availability: "drain" });
+    try {
+      const stopped = await until("the status to say its node is drained", KEY, () => (store.status?.phase === "stopped" ? store.status : undefined), 120_000);
+      // The node's name as the statuses give it (its hostname, with its address where hostnames repeat).
+      expect(stopped.message).toMatch(new RegExp(`^stopped: its node ${workerNode.hostname}.* is drained and its data volume ${store.db!.volume} is there; activate ${workerNode.hostname}.* on the Nodes page to start it again$`));
+      // Never moved to the manager, where its volume is not.
+      expect(await serverNode()).toBeNull();
+    } finally {
+      await swarm.updateNode(workerNode.id, { availability: "active" });
+    }
+    const status = await until("the pinned database to run again on its node", KEY, running, 180_000);
+    expect(status.message).toContain(`on node ${workerNode.hostname}`);
+    const rows = await waitFor("the rows to read back", async () => (await sql("SELECT count(*) FROM orders").catch(() => undefined)) ?? undefined, { timeoutMs: 60_000 });
+    expect(rows).toBe("1500");
+  }, 300_000);
+
   it("tears down its service, secret and overlay when deleted, and says its volume stays on the worker", async () => {
     store.db = null;
     store.teardownRow = { dropData: false };
