@@ -61,7 +61,7 @@ export function pinnedRestoreServer(x: PinnedRestoreDeps, d: DesiredDatabase, r:
   return {
     async start() {
       // A leftover of an attempt cut short goes first. Its volume stays on the node (the manager cannot
-      // remove another node's volumes): a restore that finds it filled fails, and a new restore gets a new volume.
+      // remove another node's volumes) and is used again: the database in it is emptied once the server answers.
       await end();
       const id = await x.swarm.createService(spec);
       if (id === null) throw new Error(`a swarm service named ${name} exists already; remove it`);
@@ -73,7 +73,12 @@ export function pinnedRestoreServer(x: PinnedRestoreDeps, d: DesiredDatabase, r:
         if (failure) throw new Error(`the restore server could not start on the database's node: ${failure}`);
         if (tasks.some((t) => t.desiredState === "running" && t.state === "running")) {
           const check = AbortSignal.timeout(5_000);
-          if (await engine.ready(clientId, d.credentials, check, name).catch(() => false)) return { containerId: clientId, host: name };
+          if (await engine.ready(clientId, d.credentials, check, name).catch(() => false)) {
+            // The volume may be one an attempt cut short half filled (the manager cannot remove it):
+            // its database starts empty again, so a retried restore fills it whole.
+            await engine.emptyDatabase(clientId, d.credentials, x.signal, name);
+            return { containerId: clientId, host: name };
+          }
           detail = "not accepting connections yet";
         }
         if (x.now().getTime() > deadline) throw new Error(`the restore server did not accept connections within ${Math.round(READY_TIMEOUT_MS / 1000)} s (${detail})`);

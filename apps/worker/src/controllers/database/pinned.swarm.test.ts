@@ -17,6 +17,7 @@ import { postgresEngine } from "./engines/postgres";
 import { s3ObjectStore } from "./object-store";
 import { DB_ID, database } from "./plan.cases";
 import { pinnedClientName, pinnedServiceName } from "./pinned";
+import { pinnedRestoreServer } from "./pinned-restore";
 import { type DatabaseProbeTarget, databaseProbe } from "./readiness";
 import { databaseController } from "./reconcile";
 import { MemoryDatabaseStore } from "./testbed";
@@ -68,13 +69,13 @@ async function until<T>(what: string, key: string, done: () => T | undefined, ti
 
 const running = () => (store.status?.phase === "running" ? store.status : undefined);
 
-/** SQL through the client container on the manager (psql to the server on the worker, over the overlay). */
-async function sql(text: string): Promise<string> {
+/** SQL through the client container on the manager (psql to the server on the worker, over the overlay; `host`: another server there). */
+async function sql(text: string, host?: string): Promise<string> {
   const [client] = (await runtime.listContainers([`${Labels.database}=${DB_ID}`])).filter((c) => c.labels[Labels.role] === DatabaseRoles.client && c.state === "running");
   if (!client) throw new Error("no running client container");
   const exec = await h.manager.docker.getContainer(client.id).exec({
     Cmd: ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-U", "app", "-d", "shopdb", "-c", text],
-    Env: [`PGPASSWORD=${store.db!.credentials.password}`],
+    Env: [`PGPASSWORD=${store.db!.credentials.password}`, ...(host ? [`PGHOST=${host}`] : [])],
     AttachStdout: true,
     AttachStderr: true,
   });
@@ -206,6 +207,33 @@ describe("a database pinned to a node on a swarm", () => {
     const onWorker = (await workerEngine.listVolumes()).Volumes.map((v) => v.Name);
     expect(onWorker).toEqual(expect.arrayContaining([previous, volume]));
     expect(((await h.manager.docker.listVolumes()).Volumes ?? []).map((v) => v.Name)).not.toContain(volume);
+    expect((await swarm.listServices([`${Labels.database}=${DB_ID}`])).map((x) => x.labels[Labels.role])).toEqual([DatabaseRoles.database]);
+  }, 300_000);
+
+  it("retries a restore cut short by a worker's death on the volume it half filled, and fills it whole", async () => {
+    const id = randomUUID();
+    const previous = store.db!.volume;
+    const volume = `${previous}-${id.slice(0, 8)}`;
+    const record = { id, databaseId: DB_ID, backupId, mode: "replace" as const, volume, runner: "a-worker-that-died" };
+    // The attempt that died: its restore server on the worker, a fresh volume there half filled.
+    const [client] = (await runtime.listContainers([`${Labels.database}=${DB_ID}`])).filter((c) => c.labels[Labels.role] === DatabaseRoles.client);
+    const [secret] = await swarm.listSecrets([`${Labels.database}=${DB_ID}`]);
+    const deps = { shortName: short, runtime, engine: () => postgresEngine(runtime), swarm, now: () => new Date(), log: (l: string) => logs.push(l) };
+    const died = pinnedRestoreServer(deps as never, store.db!, record, client!.id, secret!.id);
+    const { host } = await died.start();
+    await sql("CREATE TABLE orders (id int PRIMARY KEY, note text); INSERT INTO orders SELECT g, 'half ' || g FROM generate_series(1, 200) g;", host);
+    // A new worker finds the restore still running under the dead one's name and runs it again.
+    store.restores.push({ ...record, status: "running", message: "restoring into a fresh volume" });
+    const done = await until("the retried restore to end", KEY, () => {
+      const r = store.restores.find((x) => x.id === id);
+      return r && r.status !== "running" ? r : undefined;
+    });
+    expect({ status: done.status, message: done.message }).toMatchObject({ status: "succeeded" });
+    expect(store.db!.volume).toBe(volume);
+    await until("the server to run on the restored volume", KEY, () => (running() ? true : undefined));
+    const rows = await waitFor("the backup's rows", async () => ((await sql("SELECT count(*) FROM orders WHERE note LIKE 'order %'").catch(() => "")) === "1500" ? "1500" : undefined), { timeoutMs: 60_000 });
+    expect(rows).toBe("1500");
+    expect(await sql("SELECT count(*) FROM orders WHERE note LIKE 'half %'")).toBe("0");
     expect((await swarm.listServices([`${Labels.database}=${DB_ID}`])).map((x) => x.labels[Labels.role])).toEqual([DatabaseRoles.database]);
   }, 300_000);
 

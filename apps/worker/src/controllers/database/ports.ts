@@ -77,6 +77,12 @@ export interface DatabaseEngine {
    * `host`: the server is elsewhere, reached from the container (a pinned database's client).
    */
   restore(containerId: string, creds: DatabaseCredentials, input: Readable, signal?: AbortSignal, host?: string): Promise<void>;
+  /**
+   * Drops the credentials' database and makes it again, empty, owned by the same user: a restore's
+   * server whose volume an earlier attempt (cut short by a worker's death) half filled. `host` as
+   * `restore`'s.
+   */
+  emptyDatabase(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal, host?: string): Promise<void>;
   /** The inventory of the server as it is now (after a restore); `host` as `restore`'s. */
   inventory(containerId: string, creds: DatabaseCredentials, signal?: AbortSignal, host?: string): Promise<Inventory>;
 }

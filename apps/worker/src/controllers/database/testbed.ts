@@ -153,6 +153,9 @@ export class FakeDatabaseEngine implements DatabaseEngine {
   async inventory(id: string): Promise<Inventory> {
     return this.held(id);
   }
+  async emptyDatabase(id: string): Promise<void> {
+    this.data.delete(id);
+  }
 }
 
 /** A backup target in memory: objects by key. */

@@ -142,6 +142,17 @@ describe("the PostgreSQL engine", () => {
     expect(restored).not.toEqual(await engine.inventory(source, creds));
   });
 
+  it("a database a restore filled (or half filled) is emptied and restored again whole, its owner the same", async () => {
+    // What a retried restore meets on a volume it cannot remove (a pinned database's node): without
+    // emptying it first, pg_restore stops at the first object that exists.
+    await expect(engine.restore(target, creds, createReadStream(dumpFile))).rejects.toThrow(/already exists/);
+    await engine.emptyDatabase(target, creds);
+    expect((await engine.inventory(target, creds)).tables).toEqual({});
+    expect((await sql(target, `SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = '${creds.database}'`, "postgres")).trim()).toBe(creds.user);
+    await engine.restore(target, creds, createReadStream(dumpFile));
+    expect(await engine.inventory(target, creds)).toEqual(held);
+  });
+
   describe("a restore that cannot succeed rejects with pg_restore's reason (never the password)", () => {
     let n = 0;
     /** A fresh empty database in the target server, the same login. */

@@ -43,6 +43,11 @@ export function dbnameConninfo(database: string): string {
   return `dbname='${database.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 }
 
+/** An SQL identifier, quoted: any name the panel allows, hyphens included. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /** `text` with the password (as is and percent-encoded) replaced by `***`. */
 export function redact(text: string, password: string): string {
   if (password === "") return text;
@@ -199,6 +204,19 @@ export function postgresEngine(runtime: ExecPort, limits: EngineLimits = {}): Da
       }
       if (result.exitCode !== 0) {
         throw new Error(`pg_restore failed (exit ${result.exitCode}): ${redact(result.stderrTail, creds.password).trim() || "no output"}`);
+      }
+    },
+
+    async emptyDatabase(containerId, creds, signal, host): Promise<void> {
+      // From another database (one cannot drop the database it is connected to); a fresh copy of
+      // template0, which no session can hold (template1 may be the one connected to).
+      const psql = await session(containerId, { ...creds, database: creds.database === "postgres" ? "template1" : "postgres" }, signal, host);
+      try {
+        const name = quoteIdent(creds.database);
+        await psql.run(`DROP DATABASE IF EXISTS ${name};`);
+        await psql.run(`CREATE DATABASE ${name} TEMPLATE template0;`);
+      } finally {
+        await psql.close().catch(() => {});
       }
     },
 
