@@ -12,6 +12,12 @@ export interface LoadOptions {
   maxMs: number;
   /** Per-request timeout; a request that takes longer counts as failed. */
   timeoutMs?: number;
+  /**
+   * Paced (open loop): the loops together send this many requests a second, each at its scheduled
+   * moment, and a request's latency counts from that moment (a loop held up by a slow answer sends
+   * late, and the wait counts: no coordinated omission). Unset: back to back, as fast as answered.
+   */
+  ratePerSecond?: number;
 }
 
 export interface Sample {
@@ -77,14 +83,21 @@ export function startLoad(o: LoadOptions): RunningLoad {
       req.end();
     });
 
-  const loop = async () => {
-    while (!stopping) {
+  const loop = async (index: number) => {
+    for (let k = 0; !stopping; k++) {
       if (result.total >= o.maxRequests || performance.now() - started >= o.maxMs) {
         result.hitBound = true;
         return;
       }
+      let at = performance.now();
+      if (o.ratePerSecond) {
+        // Loop `index` sends the requests numbered index, index + concurrency, …, of the whole schedule.
+        at = started + ((k * o.concurrency + index) * 1000) / o.ratePerSecond;
+        const wait = at - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (stopping) return;
+      }
       result.total++;
-      const at = performance.now();
       const r = await once();
       result.samples.push({ at, ms: performance.now() - at, ok: r.ok });
       if (r.ok) {
@@ -98,7 +111,7 @@ export function startLoad(o: LoadOptions): RunningLoad {
     }
   };
 
-  const loops = Array.from({ length: o.concurrency }, () => loop());
+  const loops = Array.from({ length: o.concurrency }, (_, i) => loop(i));
   const done = Promise.all(loops);
 
   return {
