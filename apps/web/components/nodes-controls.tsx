@@ -60,7 +60,8 @@ export function NodeControls({
     setConfirmDrain(false);
     setStopping(null);
     await patch({ availability: to, ...(stopDatabases ? { stopDatabases } : {}) }).catch((err: unknown) => {
-      if (err instanceof ApiError && err.field === "stopDatabases") setStopping(err.message);
+      // The API's words for a client that sends the field; here the button below says it.
+      if (err instanceof ApiError && err.field === "stopDatabases") setStopping(err.message.replace(/; send "stopDatabases".*$/, "."));
       else setError(err instanceof ApiError ? err.message : "could not send the change; try again");
     });
   }
