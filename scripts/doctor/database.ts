@@ -45,6 +45,13 @@ export interface DbProbe {
   /** null: no row (or no table yet). */
   heartbeat(): Promise<HeartbeatRow | null>;
   backups(): Promise<{ now: Date; rows: BackupRow[] }>;
+  /** The managed databases pinned to a swarm node (`project/environment/database`, the node's id). */
+  pinned(): Promise<PinnedRow[]>;
+}
+
+export interface PinnedRow {
+  database: string;
+  nodeId: string;
 }
 
 export const NO_DATABASE = "DATABASE_URL is unset and no `npm start` runs the embedded database of this data dir: start it (`npm start`), or set DATABASE_URL";

@@ -50,7 +50,12 @@ export async function diagnose(vars: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const check = (name: string, run: () => Promise<CheckResult>): Check => ({ name, run });
   const checks: Check[] = [
     check("engine", () => engineCheck(engine)),
-    check("swarm", async () => swarmCheck(await dockerSwarmProbe(docker, short, join(dataDir, DATAPLANE_DIR)).facts().catch(() => null), { holder: edgeName(short), caddy: edgeCaddyName(short) })),
+    check("swarm", async () => {
+      const facts = await dockerSwarmProbe(docker, short, join(dataDir, DATAPLANE_DIR)).facts().catch(() => null);
+      // Only a manager's nodes can hold pinned databases; the database's own trouble is the postgres check's.
+      const pinned = facts?.kind === "swarm-manager" ? await db.pinned().catch(() => null) : null;
+      return swarmCheck(facts, { holder: edgeName(short), caddy: edgeCaddyName(short) }, pinned);
+    }),
     check("live-restore", () => liveRestoreCheck(engine)),
     check("clock", () => clockCheck(engine)),
     check("disk-data", () => dataDiskCheck(dataDir)),

@@ -175,6 +175,14 @@ export function postgresProbe(url: string | undefined, o: { shortName: string; l
       }));
       return { now: now ?? new Date(), rows: out };
     },
+    async pinned() {
+      const rows = await need()<{ database: string; node_id: string }[]>`
+        select p.name || '/' || e.name || '/' || d.name as database, d.node_id
+        from managed_database d join environment e on e.id = d.environment_id join project p on p.id = e.project_id
+        where d.node_id is not null
+        order by 1`;
+      return rows.map((r) => ({ database: r.database, nodeId: r.node_id }));
+    },
     async close() {
       await sql?.end({ timeout: 0 });
     },

@@ -108,6 +108,7 @@ function db(over: Partial<DbProbe> = {}): DbProbe {
     leader: async () => ({ pid: 4242, client: "127.0.0.1" }),
     heartbeat: async () => ({ runner: "host:10:ab", leadingForS: 600, passAgeS: 5, resyncSeconds: 30 }),
     backups: async () => ({ now: new Date(), rows: [] }),
+    pinned: async () => [],
     ...over,
   };
 }

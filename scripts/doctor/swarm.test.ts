@@ -19,6 +19,24 @@ describe("the swarm check", () => {
     expect(drained.message).toContain("vm2 (10.0.0.2) takes no new tasks (drain)");
   });
 
+  it("databases pinned to a drained or down node: warn, naming them, the node and what brings them back", () => {
+    const pinned = [
+      { database: "shop/prod/orders", nodeId: "n2" },
+      { database: "shop/prod/users", nodeId: "n2" },
+      { database: "blog/prod/posts", nodeId: "n3" },
+    ];
+    const nodes = [node(), node({ id: "n2", hostname: "vm2", address: "10.0.0.2", role: "worker", availability: "drain" }), node({ id: "n3", hostname: "vm3", address: "10.0.0.3", role: "worker" })];
+    expect(swarmCheck(manager({ nodes }), names, pinned)).toMatchObject({
+      status: "warn",
+      message: "shop/prod/orders, shop/prod/users are stopped: pinned to vm2 (10.0.0.2), which is drained, with their data; activate it on the Nodes page",
+    });
+    const down = swarmCheck(manager({ nodes: [node(), node({ id: "n3", hostname: "vm3", address: "10.0.0.3", role: "worker", state: "down" })] }), names, pinned);
+    expect(down.message).toContain("blog/prod/posts is stopped: pinned to vm3 (10.0.0.3), which is down, with its data; start its engine");
+    // Pinned to ready, active nodes (or the database not answering): nothing to say.
+    expect(swarmCheck(manager({ nodes: [node(), nodes[2]!] }), names, pinned)).toMatchObject({ status: "ok" });
+    expect(swarmCheck(manager({ nodes }), names, null).message).toContain("takes no new tasks (drain)");
+  });
+
   it("a worker: fail, saying to run the panel on a manager", () => {
     expect(swarmCheck({ kind: "swarm-worker", nodes: [], edge: { holder: false, caddy: false } }, names)).toMatchObject({ status: "fail", message: expect.stringContaining("run it on a manager") });
   });

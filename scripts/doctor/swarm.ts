@@ -2,6 +2,7 @@
 // and whether the edge ingress runs here (without it the worker runs releases as containers on
 // this engine only).
 import type { EngineKind, NodeView } from "@levelrail/docker/swarm/nodes";
+import type { PinnedRow } from "./database";
 import { type CheckResult, fail, ok, warn } from "./result";
 
 export interface SwarmFacts {
@@ -25,8 +26,12 @@ export interface SwarmProbe {
 
 const nodeName = (n: SwarmFacts["nodes"][number]) => `${n.hostname || n.name} (${n.address})`;
 
-/** Pure: the `swarm` check from what the engine says (null: it did not answer). */
-export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy: string }): CheckResult {
+/**
+ * Pure: the `swarm` check from what the engine says (null: it did not answer). `pinned`: the managed
+ * databases pinned to a node (from the control plane's database; null when it did not answer): those
+ * on a drained or down node are stopped, and named.
+ */
+export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy: string }, pinned: readonly PinnedRow[] | null = null): CheckResult {
   if (!f) return warn("swarm", "not checked: the Docker engine does not answer");
   if (f.kind === "single") return ok("swarm", "one engine (not in a swarm)", { engine: "single" });
   if (f.kind === "swarm-worker") {
@@ -50,6 +55,12 @@ export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy:
     if (without.length > 0) problems.push(`${without.map(nodeName).join(", ")} ${without.length === 1 ? "runs" : "run"} no node agent, so ${without.length === 1 ? "its" : "their"} Caddy may serve an old copy or nothing: see \`docker service ps <short>-node-agent\``);
     const silent = others.filter((n) => f.agents!.silent?.includes(n.id));
     if (silent.length > 0) problems.push(`the node agent on ${silent.map(nodeName).join(", ")} has not read the edge feed for 15 s, so ${silent.length === 1 ? "its" : "their"} Caddy serves an old copy: see \`docker service logs <short>-node-agent\` (the control overlay between the nodes, ports 7946 and 4789)`);
+  }
+  for (const n of f.nodes.filter((x) => x.state !== "ready" || x.availability === "drain")) {
+    const here = (pinned ?? []).filter((p) => p.nodeId === n.id).map((p) => p.database);
+    if (here.length === 0) continue;
+    const fix = n.state !== "ready" ? "start its engine" : "activate it on the Nodes page";
+    problems.push(`${here.join(", ")} ${here.length === 1 ? "is" : "are"} stopped: pinned to ${nodeName(n)}, which is ${n.state !== "ready" ? n.state : "drained"}, with ${here.length === 1 ? "its" : "their"} data; ${fix}`);
   }
   if (problems.length > 0) return warn("swarm", problems.join("; "), detail);
   const managers = f.nodes.filter((n) => n.role === "manager").length;
