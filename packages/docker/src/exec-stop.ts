@@ -35,12 +35,24 @@ export function abortReason(signal: AbortSignal): string {
  */
 export async function killExec(ex: Docker.Exec, containerId: string): Promise<boolean> {
   try {
-    const info = (await ex.inspect()) as { Pid?: number; Running?: boolean; ContainerID?: string };
+    type Info = { Pid?: number; Running?: boolean; ContainerID?: string };
+    let info = (await ex.inspect()) as Info;
+    // An exec stopped right as it began (a client that floods its output at once) may run before the
+    // engine has recorded its pid: asked again for up to a second.
+    for (let i = 0; i < 20 && info.Running && (info.Pid ?? 0) <= 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      info = (await ex.inspect()) as Info;
+    }
     const pid = info.Pid ?? 0;
     if (!info.Running || pid <= 1) return !info.Running;
     const full = info.ContainerID ?? containerId;
     const cgroup = await readFile(`/proc/${pid}/cgroup`, "utf8").catch(() => "");
-    if (!full || !cgroup.includes(full)) return false;
+    if (!full || !cgroup.includes(full)) {
+      // The process may have ended meanwhile (a flood of output whose reader left ends in SIGPIPE),
+      // its pid gone or taken: whether it still runs is the engine's to say.
+      const now = (await ex.inspect().catch(() => null)) as Info | null;
+      return now !== null && !now.Running;
+    }
     process.kill(pid, "SIGKILL");
     return true;
   } catch {

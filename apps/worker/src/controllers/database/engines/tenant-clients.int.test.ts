@@ -31,8 +31,9 @@ const CHATTY = {
 } as const;
 const made: string[] = [];
 
+/** A container of `image`, named for the test (and the attempt: CI retries a failed test once). */
 async function start(image: string, name: string): Promise<string> {
-  const c = await docker.createContainer({ name: `${run}-${name}`, Image: image, Labels: { "levelrail.test": "true", "levelrail.test.run": run } });
+  const c = await docker.createContainer({ name: `${run}-${name}-${made.length}`, Image: image, Labels: { "levelrail.test": "true", "levelrail.test.run": run } });
   made.push(c.id);
   await c.start();
   return c.id;
