@@ -26,6 +26,8 @@ const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 20) * 1000;
 const CONCURRENCY = 8;
 /** The paced run's rate: about half of what this 2-core host answers back to back (~1,100 a second). */
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
+/** The engine-work run's load: back to back by default; BENCH_NOISE_RATE paces it (to compare with the paced cutovers). */
+const NOISE_RATE = process.env.BENCH_NOISE_RATE ? Number(process.env.BENCH_NOISE_RATE) : undefined;
 const images = [IMAGES.v1, IMAGES.v2];
 
 const s = await setupSuite("bench_cutover");
@@ -86,6 +88,12 @@ async function measure(service: string, first: number, rate?: number) {
     idleP99: percentile(idle.samples.filter((x) => x.ok).map((x) => x.ms), 99),
     cutoverP99: percentile(busyResult.samples.filter((x) => x.ok && during(x)).map((x) => x.ms), 99),
     inWindows: busyResult.samples.filter(during).length,
+    /** Where in its cutover each request slower than 4× the idle p99 was sent: ms from the deploy's start, ms before its end. */
+    slow: ((limit: number) =>
+      busyResult.samples
+        .filter((x) => x.ok && x.ms > limit)
+        .flatMap((x) => windows.filter((w) => x.at >= w.from && x.at <= w.to).map((w) => ({ ms: x.ms, fromStart: x.at - w.from, beforeEnd: w.to - x.at })))
+    )(4 * percentile(idle.samples.filter((x) => x.ok).map((x) => x.ms), 99)),
   };
 }
 
@@ -107,7 +115,7 @@ try {
   // second (a cutover's drain) and removed, as often as the cutovers. What the host's 2 cores lose
   // to the engine starting a container, apart from anything the product does at a switch.
   const engineWindows: { from: number; to: number }[] = [];
-  const noise = load(CUTOVERS * 60_000);
+  const noise = load(CUTOVERS * 60_000, NOISE_RATE);
   await noise.successes(100);
   for (let i = 0; i < CUTOVERS; i++) {
     const from = performance.now();
@@ -137,6 +145,11 @@ try {
   console.log(`paced cutover failures: ${paced.busy.failed} of ${paced.busy.total}`);
   console.log(`p99 through Caddy at ${PACED_RATE}/s, idle: ${fmt(paced.idleP99)}; during cutovers: ${fmt(paced.cutoverP99)} (${paced.inWindows} requests)`);
   console.log(`p99 cutover/idle ratio at ${PACED_RATE}/s: ${(paced.cutoverP99 / paced.idleP99).toFixed(2)}`);
+  for (const [label, run] of [["back to back", saturated], [`at ${PACED_RATE}/s`, paced]] as const) {
+    const bucket = (ms: number) => `${Math.floor(ms / 250) * 250}`;
+    const count = (xs: string[]) => Object.entries(xs.reduce<Record<string, number>>((m, k) => ((m[k] = (m[k] ?? 0) + 1), m), {})).sort((a, b) => Number(a[0]) - Number(b[0])).map(([k, n]) => `${k}:${n}`).join(" ");
+    console.log(`slow requests (over 4× idle p99) ${label}: ${run.slow.length}, by ms from the deploy's start (250 ms buckets) ${count(run.slow.map((x) => bucket(x.fromStart)))}; by ms before its end ${count(run.slow.map((x) => bucket(x.beforeEnd)))}`);
+  }
   if (busyResult.failed > 0 || idleResult.failed > 0 || paced.busy.failed > 0 || paced.idle.failed > 0) process.exitCode = 1;
 } finally {
   await s.teardown();

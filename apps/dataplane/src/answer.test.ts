@@ -1,7 +1,7 @@
 import * as dnsPacket from "dns-packet";
 import { describe, expect, it } from "vitest";
 import type { DataPlaneState } from "@levelrail/spec/dataplane";
-import { type Scope, answer, indexState } from "./answer";
+import { RETIRED_MS, type Scope, answer, indexState } from "./answer";
 
 const zone = "lr.internal";
 const state: DataPlaneState = {
@@ -98,5 +98,48 @@ describe("the data plane's answers", () => {
     // None answers: every task, as published (a probe is no reason to serve nothing).
     const none = await ask("blog.example.com._route.lr.internal", "SRV", { kind: "loopback" }, () => false);
     expect(none.answers).toHaveLength(2);
+  });
+});
+
+describe("a switch: the container (or task) just made inactive", () => {
+  const next: DataPlaneState = {
+    ...state,
+    generation: 4,
+    services: {
+      ...state.services,
+      s1: { ...state.services.s1!, container: "lr-web-999" },
+      s4: { ...state.services.s4!, tasks: [{ name: "t3ghi", address: "10.234.0.7" }] },
+    },
+  };
+  const at = (index: ReturnType<typeof indexState>, name: string) =>
+    answer(dnsPacket.encode({ type: "query", id: 1, flags: 0, questions: [{ type: "A", name }] }), {
+      zone,
+      index,
+      scope: { kind: "loopback" },
+      address: async (c, a) => ({ ...ips, "lr-web-999/a1": "10.201.0.9" } as Record<string, string>)[`${c}/${a}`] ?? null,
+      fallbackPort: 10053,
+      ttlSeconds: 1,
+    }).then((r) => {
+      const p = dnsPacket.decode(r!);
+      return { rcode: (p.flags ?? 0) & 0xf, addresses: (p.answers ?? []).flatMap((x) => (x.type === "A" ? [x.data] : [])) };
+    });
+
+  it("keeps answering its own name for a few seconds (Caddy's cached route may still name it), while routes name the new one", async () => {
+    const index = indexState(next, indexState(state));
+    expect(await at(index, "lr-web-111._ctr.lr.internal")).toEqual({ rcode: 0, addresses: ["10.201.0.5"] });
+    expect(await at(index, "lr-web-999._ctr.lr.internal")).toEqual({ rcode: 0, addresses: ["10.201.0.9"] });
+    expect(await at(index, "t1abc._ctr.lr.internal")).toEqual({ rcode: 0, addresses: ["10.234.0.5"] });
+    expect(await at(index, "t3ghi._ctr.lr.internal")).toEqual({ rcode: 0, addresses: ["10.234.0.7"] });
+    // A later state change keeps it too, within the time.
+    expect(await at(indexState(next, index), "lr-web-111._ctr.lr.internal")).toEqual({ rcode: 0, addresses: ["10.201.0.5"] });
+  });
+
+  it("not once that time has passed, nor once the container is gone (no address)", async () => {
+    const old = indexState(next, indexState(state), Date.now() - RETIRED_MS - 1);
+    expect((await at(old, "lr-web-111._ctr.lr.internal")).rcode).toBe(3);
+    expect((await at(old, "t1abc._ctr.lr.internal")).rcode).toBe(3);
+    expect((await at(indexState(next, old), "lr-web-111._ctr.lr.internal")).rcode).toBe(3);
+    // Within the time, a container the engine no longer has (no address) answers nothing.
+    expect((await at(indexState(state, indexState({ ...state, services: { ...state.services, s9: { appId: "a9", app: "x", service: "y", container: "lr-gone-1", port: 1 } } })), "lr-gone-1._ctr.lr.internal")).rcode).toBe(3);
   });
 });

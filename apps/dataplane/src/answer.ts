@@ -35,9 +35,21 @@ export interface StateIndex {
   byTask: Map<string, string>;
   /** domain → the entry of the service that has it; null when that service has no active container. */
   byDomain: Map<string, ActiveEntry | null>;
+  /**
+   * Containers and swarm tasks a switch made inactive, still answering their own `_ctr` name until
+   * `until` (ms since the epoch): Caddy's cached route (up to its 100 ms refresh) may still name one,
+   * and a name that failed would cost that request a dial retry (100 ms). A draining container still
+   * serves; one removed has no address (NXDOMAIN, as before).
+   */
+  retired: Map<string, { entry: ActiveEntry; until: number }>;
+  retiredTasks: Map<string, { address: string; until: number }>;
 }
 
-export function indexState(state: DataPlaneState): StateIndex {
+/** How long a container or task made inactive keeps answering its `_ctr` name (many times Caddy's route refresh). */
+export const RETIRED_MS = 5_000;
+
+/** `state` indexed; `previous` (the index it replaces) hands over what stopped being active, for `RETIRED_MS` from `now`. */
+export function indexState(state: DataPlaneState, previous?: StateIndex, now = Date.now()): StateIndex {
   const byMeshName = new Map<string, ActiveEntry[]>();
   const byContainer = new Map<string, ActiveEntry>();
   const byTask = new Map<string, string>();
@@ -49,7 +61,16 @@ export function indexState(state: DataPlaneState): StateIndex {
   }
   const byDomain = new Map<string, ActiveEntry | null>();
   for (const [domain, serviceId] of Object.entries(state.domains)) byDomain.set(domain.toLowerCase(), state.services[serviceId] ?? null);
-  return { byMeshName, byContainer, byTask, byDomain };
+  const retired = new Map<string, { entry: ActiveEntry; until: number }>();
+  const retiredTasks = new Map<string, { address: string; until: number }>();
+  if (previous) {
+    const until = now + RETIRED_MS;
+    for (const [name, r] of previous.retired) if (r.until > now && !byContainer.has(name)) retired.set(name, r);
+    for (const [name, entry] of previous.byContainer) if (!entry.tasks && !byContainer.has(name)) retired.set(name, { entry, until });
+    for (const [name, r] of previous.retiredTasks) if (r.until > now && !byTask.has(name)) retiredTasks.set(name, r);
+    for (const [name, address] of previous.byTask) if (!byTask.has(name)) retiredTasks.set(name, { address, until });
+  }
+  return { byMeshName, byContainer, byTask, byDomain, retired, retiredTasks };
 }
 
 export interface AnswerContext {
@@ -125,9 +146,13 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
   if (last === CONTAINER_LABEL && labels.length === 2) {
     if (qtype !== "A") return "nodata";
     if (labels[0] === FALLBACK_CONTAINER) return { type: "A", addresses: ["127.0.0.1"] };
-    const task = c.index.byTask.get(labels[0]!);
+    const name = labels[0]!;
+    const now = Date.now();
+    const left = c.index.retiredTasks.get(name);
+    const task = c.index.byTask.get(name) ?? (left && left.until > now ? left.address : undefined);
     if (task) return { type: "A", addresses: [task] };
-    const entry = c.index.byContainer.get(labels[0]!);
+    const gone = c.index.retired.get(name);
+    const entry = c.index.byContainer.get(name) ?? (gone && gone.until > now ? gone.entry : undefined);
     const address = entry && !entry.tasks ? await c.address(entry.container, entry.appId) : null;
     return address ? { type: "A", addresses: [address] } : null;
   }

@@ -144,10 +144,11 @@ export class DataPlane {
   }
 
   private apply(state: DataPlaneState): void {
-    this.index = indexState(state);
+    this.index = indexState(state, this.index);
     this.liveness.setState(state);
-    // Containers only: a swarm release's task addresses come with the state.
-    const names = new Set(Object.values(state.services).flatMap((e) => (e.tasks ? [] : [e.container])));
+    // Containers only: a swarm release's task addresses come with the state. Those just made
+    // inactive keep their cached address while they still answer their `_ctr` name.
+    const names = new Set([...Object.values(state.services).flatMap((e) => (e.tasks ? [] : [e.container])), ...this.index.retired.keys()]);
     this.addresses.retain(names);
     // A newly named container may have restarted since we last asked.
     for (const n of names) this.addresses.invalidate(n);
