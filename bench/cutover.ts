@@ -16,9 +16,11 @@ import { createApp } from "@levelrail/services/app/app";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
 import { startCaddy } from "@levelrail/testkit/caddy";
+import { type CpuReading, cpuSpent, readCpu } from "@levelrail/testkit/cpu";
 import { type RunningLoad, type Sample, percentile, startLoad } from "@levelrail/testkit/load";
 import { startLoadThread } from "@levelrail/testkit/load-thread";
 import { freePort } from "@levelrail/testkit/registry";
+import { instanceFilter } from "@levelrail/spec/naming";
 import { IMAGES, setupSuite } from "@levelrail/worker/harness";
 
 const CUTOVERS = Number(process.env.BENCH_CUTOVERS ?? 20);
@@ -30,7 +32,10 @@ const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
 const NOISE_RATE = process.env.BENCH_NOISE_RATE ? Number(process.env.BENCH_NOISE_RATE) : undefined;
 const images = [IMAGES.v1, IMAGES.v2];
 
-const s = await setupSuite("bench_cutover");
+// The mesh DNS replicas run in processes of their own, as in production (BENCH_DATAPLANE_IN_PROCESS=1:
+// on this process's event loop, beside the worker, as an earlier bench ran them).
+const DATAPLANE_IN_PROCESS = process.env.BENCH_DATAPLANE_IN_PROCESS === "1";
+const s = await setupSuite("bench_cutover", { dataPlane: DATAPLANE_IN_PROCESS ? "in-process" : "processes" });
 const { ctx, shortName } = s;
 await createApp({ ctx, envId: ctx.envId, input: { name: "bench" } });
 const caddy = await startCaddy();
@@ -55,6 +60,26 @@ async function cutover(service: string, image: string): Promise<void> {
   await s.waitRelease(service, rel.id, { intervalMs: 20 });
 }
 
+/** The CPU the host's processes spend from now until `end()`, in ms per second, by process. */
+function cpuWindow() {
+  const before: CpuReading = readCpu();
+  const started = performance.now();
+  return {
+    end(): [string, number][] {
+      const seconds = (performance.now() - started) / 1000;
+      const label = (pid: number, name: string) => (pid === process.pid ? "bench process (worker, load thread)" : DATAPLANE_IN_PROCESS || name !== "node" ? name : "node (data plane replicas)");
+      return cpuSpent(before, readCpu(), label).map(([k, ms]) => [k, ms / seconds]);
+    },
+  };
+}
+
+/** `name 812, other 40` (ms of CPU per second), the largest eight. */
+const cpuLine = (spent: [string, number][]) =>
+  spent
+    .slice(0, 8)
+    .map(([k, ms]) => `${k} ${Math.round(ms)}`)
+    .join(", ");
+
 /** Idle, cutovers under load, idle again: the load `rate` requests a second (paced), or back to back. */
 async function measure(service: string, first: number, rate?: number) {
   // Baseline: the same load with nothing deploying, half before and half after the cutovers (so drift in the host's load evens out).
@@ -63,17 +88,21 @@ async function measure(service: string, first: number, rate?: number) {
     await new Promise((r) => setTimeout(r, IDLE_MS / 2 + 100));
     return idle.stop();
   };
+  const idleCpu = cpuWindow();
   const idleBefore = await idleRun();
+  const idleCpuSpent = idleCpu.end();
 
   // Cutovers under load.
   const windows: { from: number; to: number }[] = [];
   const busy = load(CUTOVERS * 120_000, rate);
   await busy.successes(100);
+  const busyCpu = cpuWindow();
   for (let i = 0; i < CUTOVERS; i++) {
     const from = performance.now();
     await cutover(service, images[(first + i + 1) % 2]!.tag);
     windows.push({ from, to: performance.now() });
   }
+  const busyCpuSpent = busyCpu.end();
   await busy.successes(100);
   const busyResult = await busy.stop();
   const idleAfter = await idleRun();
@@ -82,6 +111,8 @@ async function measure(service: string, first: number, rate?: number) {
   const during = (x: Sample) => windows.some((w) => x.at >= w.from && x.at <= w.to);
   return {
     windows,
+    idleCpu: idleCpuSpent,
+    busyCpu: busyCpuSpent,
     busy: busyResult,
     idle,
     idleRate: idle.total / (IDLE_MS / 1000),
@@ -115,16 +146,21 @@ try {
   // second (a cutover's drain) and removed, as often as the cutovers. What the host's 2 cores lose
   // to the engine starting a container, apart from anything the product does at a switch.
   const engineWindows: { from: number; to: number }[] = [];
+  const [appNetwork] = (await s.runtime.listNetworks(instanceFilter(shortName))).map((n) => n.name);
+  if (!appNetwork) throw new Error("the app's network is missing after its deploys");
   const noise = load(CUTOVERS * 60_000, NOISE_RATE);
   await noise.successes(100);
+  const noiseCpuWindow = cpuWindow();
   for (let i = 0; i < CUTOVERS; i++) {
     const from = performance.now();
-    const c = await s.runtime.docker.createContainer({ Image: images[i % 2]!.tag, name: `${shortName}-bench-noise-${i}` });
+    // On the app's network, as a release's container is (its endpoint and embedded DNS are part of the cost), but no service's.
+    const c = await s.runtime.docker.createContainer({ Image: images[i % 2]!.tag, name: `${shortName}-bench-noise-${i}`, HostConfig: { NetworkMode: appNetwork } });
     await c.start();
     await new Promise((r) => setTimeout(r, 1000));
     await c.remove({ force: true });
     engineWindows.push({ from, to: performance.now() });
   }
+  const noiseCpu = noiseCpuWindow.end();
   const noiseResult = await noise.stop();
   const [latest] = await listReleases({ ctx, envId: ctx.envId, name: service });
 
@@ -141,10 +177,15 @@ try {
   const engineP99 = percentile(noiseResult.samples.filter((x) => x.ok && inEngine(x)).map((x) => x.ms), 99);
   console.log(`p99 through Caddy, while the engine starts and removes a container (no switch): ${fmt(engineP99)} (${noiseResult.samples.filter(inEngine).length} requests, ${noiseResult.failed} failed)`);
   console.log(`p99 engine-work/idle ratio: ${(engineP99 / idleP99).toFixed(2)}`);
+  console.log(`cpu ms a second by process, back to back, idle: ${cpuLine(saturated.idleCpu)}`);
+  console.log(`cpu ms a second by process, back to back, during cutovers: ${cpuLine(saturated.busyCpu)}`);
+  console.log(`cpu ms a second by process, back to back, during the engine work: ${cpuLine(noiseCpu)}`);
   console.log(`paced load: ${PACED_RATE} requests a second, latency from each request's scheduled moment`);
   console.log(`paced cutover failures: ${paced.busy.failed} of ${paced.busy.total}`);
   console.log(`p99 through Caddy at ${PACED_RATE}/s, idle: ${fmt(paced.idleP99)}; during cutovers: ${fmt(paced.cutoverP99)} (${paced.inWindows} requests)`);
   console.log(`p99 cutover/idle ratio at ${PACED_RATE}/s: ${(paced.cutoverP99 / paced.idleP99).toFixed(2)}`);
+  console.log(`cpu ms a second by process at ${PACED_RATE}/s, idle: ${cpuLine(paced.idleCpu)}`);
+  console.log(`cpu ms a second by process at ${PACED_RATE}/s, during cutovers: ${cpuLine(paced.busyCpu)}`);
   for (const [label, run] of [["back to back", saturated], [`at ${PACED_RATE}/s`, paced]] as const) {
     const bucket = (ms: number) => `${Math.floor(ms / 250) * 250}`;
     const count = (xs: string[]) => Object.entries(xs.reduce<Record<string, number>>((m, k) => ((m[k] = (m[k] ?? 0) + 1), m), {})).sort((a, b) => Number(a[0]) - Number(b[0])).map(([k, n]) => `${k}:${n}`).join(" ");

@@ -2,12 +2,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as dnsPacket from "dns-packet";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FakeEngine } from "@levelrail/docker/fake";
 import type { DataPlaneState } from "@levelrail/spec/dataplane";
 import { Roles, containerName, networkLabels, networkName, serviceLabels } from "@levelrail/spec/naming";
 import { type Scope } from "./answer";
-import { DataPlane } from "./server";
+import { DataPlane, changesAddress, containerPairs } from "./server";
 
 const SHORT = "lrt";
 /** Two environments, each with an app named `shop` (its own id and network) and a service named `web`. */
@@ -41,7 +41,7 @@ async function world() {
     const e = envs.find((x) => x.serviceId === serviceId)!;
     return engine.get(state.services[serviceId]!.container)!.addresses[networkName(SHORT, e.appId)]!;
   };
-  return { state, address, engine };
+  return { state, address, engine, stateFile };
 }
 
 async function ask(name: string, scope: Scope) {
@@ -95,5 +95,71 @@ describe("a replica that starts on a swarm state", () => {
     } finally {
       await new Promise((r) => open.close(r));
     }
+  });
+});
+
+describe("when the data plane asks the engine again for an address", () => {
+  const ctr = (name: string) => `${name}._ctr.${SHORT}.internal`;
+  /** Writes the state file and waits until the replica has applied it. */
+  async function publish(stateFile: string, state: DataPlaneState) {
+    writeFileSync(stateFile, JSON.stringify(state));
+    await vi.waitFor(() => expect(plane!.state.generation).toBe(state.generation), { timeout: 5000, interval: 20 });
+  }
+
+  it("keeps a cached address through events that change no address (the restart policy a switch sets), and asks again after a start", async () => {
+    const w = await world();
+    const name = w.state.services["svc-prod"]!.container;
+    const id = w.engine.get(name)!.id;
+    expect((await ask(ctr(name), { kind: "loopback" })).addresses).toEqual([w.address("svc-prod")]);
+    const inspect = vi.spyOn(w.engine, "inspectContainer");
+    await w.engine.setRestartPolicy(id, "unless-stopped");
+    expect((await ask(ctr(name), { kind: "loopback" })).addresses).toEqual([w.address("svc-prod")]);
+    expect(inspect).not.toHaveBeenCalled();
+    await w.engine.stopContainer(id);
+    expect(await ask(ctr(name), { kind: "loopback" })).toEqual({ rcode: 3, addresses: [] });
+    expect(inspect).toHaveBeenCalledTimes(1);
+    await w.engine.startContainer(id);
+    expect((await ask(ctr(name), { kind: "loopback" })).addresses).toEqual([w.address("svc-prod")]);
+    expect(inspect).toHaveBeenCalledTimes(2);
+  });
+
+  it("asks again after a state change only for a container newly named (or named for another app), not for those it names still", async () => {
+    const w = await world();
+    const prod = w.state.services["svc-prod"]!.container;
+    const staging = w.state.services["svc-staging"]!.container;
+    for (const n of [prod, staging]) await ask(ctr(n), { kind: "loopback" });
+    const inspect = vi.spyOn(w.engine, "inspectContainer");
+    // The same containers under a new generation and a new domain: nothing to ask.
+    await publish(w.stateFile, { ...w.state, generation: 2, domains: { "shop.example.com": "svc-prod" } });
+    for (const n of [prod, staging]) await ask(ctr(n), { kind: "loopback" });
+    expect(inspect).not.toHaveBeenCalled();
+    // The staging service switched to a new container: only that one is asked for.
+    const network = networkName(SHORT, "app-staging");
+    const next = containerName(SHORT, "web", { serviceId: "svc-staging", imageId: "sha256:next", restartNonce: "" });
+    const id = await w.engine.createContainer({ name: next, Labels: serviceLabels(SHORT, { serviceId: "svc-staging", appId: "app-staging", environmentId: "env-staging", releaseId: "r2" }, Roles.service), HostConfig: { NetworkMode: network } });
+    await w.engine.startContainer(id!);
+    inspect.mockClear();
+    await publish(w.stateFile, { ...w.state, generation: 3, services: { ...w.state.services, "svc-staging": { ...w.state.services["svc-staging"]!, container: next } } });
+    expect((await ask(ctr(next), { kind: "loopback" })).addresses).toEqual([w.engine.get(next)!.addresses[network]]);
+    await ask(ctr(prod), { kind: "loopback" });
+    expect(inspect.mock.calls.map((c) => c[0])).toEqual([next]);
+  });
+
+  it("names the engine events that can change a container's addresses", () => {
+    for (const a of ["start", "restart", "die", "stop", "destroy", "rename", "pause", "unpause"]) expect(changesAddress(a)).toBe(true);
+    for (const a of ["update", "create", "exec_create", "exec_start", "exec_die", "attach", "health_status: healthy", "kill", "resize"]) expect(changesAddress(a)).toBe(false);
+  });
+
+  it("pairs each container entry with its app, leaving out swarm tasks", () => {
+    const state: DataPlaneState = {
+      version: 1,
+      generation: 1,
+      domains: {},
+      services: {
+        a: { appId: "app-1", app: "x", service: "a", container: "c-a", port: 80 },
+        b: { appId: "app-2", app: "y", service: "b", container: "c-b", port: 80, tasks: [] },
+      },
+    };
+    expect([...containerPairs(state)]).toEqual(["c-a\napp-1"]);
   });
 });

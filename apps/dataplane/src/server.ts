@@ -44,6 +44,19 @@ interface Listener {
   subnet?: string | null;
 }
 
+/**
+ * Engine events after which a container may run or stop, or hold other addresses: the others
+ * (`update`, `exec_*`, `attach`, `health_status`, …) change neither, and a lookup after an
+ * invalidation waits for the engine.
+ */
+const ADDRESS_EVENTS = new Set(["start", "restart", "die", "stop", "destroy", "rename", "pause", "unpause"]);
+export const changesAddress = (action: string): boolean => ADDRESS_EVENTS.has(action);
+
+/** `container\nappId` of every container entry (swarm tasks carry their own addresses). */
+export function containerPairs(state: DataPlaneState): Set<string> {
+  return new Set(Object.values(state.services).flatMap((e) => (e.tasks ? [] : [`${e.container}\n${e.appId}`])));
+}
+
 /** Local names that never get a certificate (the TLS `ask` says no). */
 const isLocal = (d: string) => d === "localhost" || d.endsWith(".localhost") || d.endsWith(".local") || d.endsWith(".internal");
 
@@ -68,6 +81,8 @@ export class DataPlane {
   /** On a swarm manager's edge: the feed the node agents read, on the control overlay (`feedServer`). */
   private feed: { host: string; server: Server } | null = null;
   private appNetworks: string[] = [];
+  /** `container\nappId` of every container entry of the state last applied. */
+  private pairs = new Set<string>();
   private stopped = false;
   private connectedOnce = false;
 
@@ -96,7 +111,7 @@ export class DataPlane {
     this.unwatch = this.o.runtime.watchContainers(
       instanceFilter(this.o.shortName),
       (e) => {
-        if (e.labels.name) this.addresses.invalidate(e.labels.name);
+        if (e.labels.name && changesAddress(e.action)) this.addresses.invalidate(e.labels.name);
       },
       () => {
         // Connected to the engine: after the first time, it restarted, and every address may have changed.
@@ -150,8 +165,14 @@ export class DataPlane {
     // inactive keep their cached address while they still answer their `_ctr` name.
     const names = new Set([...Object.values(state.services).flatMap((e) => (e.tasks ? [] : [e.container])), ...this.index.retired.keys()]);
     this.addresses.retain(names);
-    // A newly named container may have restarted since we last asked.
-    for (const n of names) this.addresses.invalidate(n);
+    // A container newly named here, or named for another app (a database joined that app's
+    // network), may have started or moved since we last asked. Those named before keep their
+    // cached address: only an engine event changes it (`changesAddress`), and asking the engine
+    // again at every state change made the next lookup of a name in use wait for it, at a switch
+    // (when the engine is busy starting and removing containers).
+    const pairs = containerPairs(state);
+    for (const pair of pairs) if (!this.pairs.has(pair)) this.addresses.invalidate(pair.slice(0, pair.indexOf("\n")));
+    this.pairs = pairs;
   }
 
   /**

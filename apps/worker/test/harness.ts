@@ -14,7 +14,9 @@ import { freePortPair } from "@levelrail/testkit/registry";
 import { getService, getStatus } from "@levelrail/services/service/view";
 import { waitFor } from "@levelrail/testkit/wait";
 import type { Phase } from "@levelrail/spec/service";
+import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { startWorker } from "../src/wiring";
+import { startDataPlaneProcesses } from "./dataplane-processes";
 
 export const IMAGES = {
   v1: { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
@@ -27,7 +29,7 @@ export const IMAGES = {
  * One suite's world: its own database, organization, short name and worker on the real engine.
  * `shortName`: the prefix of its Docker objects (a benchmark run under a given short name); unset: a random `lrt…`.
  */
-export async function setupSuite(label: string, opts: { shortName?: string } = {}) {
+export async function setupSuite(label: string, opts: { shortName?: string; dataPlane?: "in-process" | "processes" } = {}) {
   const database = await freshDatabase(requireDatabaseUrl(), label);
   const { db, sql } = createDb(database.url);
   const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
@@ -43,17 +45,26 @@ export async function setupSuite(label: string, opts: { shortName?: string } = {
   // The suite's own data plane (in this process, as the launcher runs each in its own): two mesh
   // DNS replicas on loopback (ports P and P+1, as Caddy is told) and on its app networks' gateways,
   // following the state file its worker writes.
+  // `processes`: each replica is the data plane's own entry point in a process of its own, as in
+  // production (a benchmark's worker then never delays a DNS answer); `dataPlane` is not available.
   const dataDir = mkdtempSync(join(tmpdir(), `levelrail-${label}-`));
-  const stateFile = join(dataDir, "state.json");
+  const ownProcesses = opts.dataPlane === "processes";
+  const stateFile = ownProcesses ? join(dataDir, DATAPLANE_DIR, DATAPLANE_STATE_FILE) : join(dataDir, "state.json");
   const dataPlanePort = await freePortPair();
-  const replicas = [0, 1].map(
-    (replica) => new DataPlane({ stateFile, shortName, runtime, port: dataPlanePort + replica, version: "test", replica, syncMs: 500, log: (l) => logs.push(`[dataplane ${replica}] ${l}`) }),
-  );
+  const replicas = ownProcesses
+    ? []
+    : [0, 1].map(
+        (replica) => new DataPlane({ stateFile, shortName, runtime, port: dataPlanePort + replica, version: "test", replica, syncMs: 500, log: (l) => logs.push(`[dataplane ${replica}] ${l}`) }),
+      );
   for (const r of replicas) {
     await r.start();
     await r.serveTcp();
   }
-  const dataPlane = replicas[0]!;
+  const processes = ownProcesses ? await startDataPlaneProcesses({ dataDir, shortName, port: dataPlanePort, log: (l) => logs.push(l) }) : null;
+  const inProcess = (): DataPlane => {
+    if (!replicas[0]) throw new Error("this suite's data plane runs in processes of its own (setupSuite's dataPlane: \"processes\")");
+    return replicas[0];
+  };
   // Service name → id, remembered so a deleted service's leftovers can still be looked for.
   const ids = new Map<string, string>();
 
@@ -67,14 +78,17 @@ export async function setupSuite(label: string, opts: { shortName?: string } = {
     ctx,
     kit,
     logs,
-    dataPlane,
+    /** Replica 0, in this process (not with `dataPlane: "processes"`). */
+    get dataPlane(): DataPlane {
+      return inProcess();
+    },
     dataPlanePort,
     /** The file the worker writes and the data plane follows (a test may write it as an earlier version did). */
     stateFile,
     /** What the data plane answers on loopback for an A query of `name` (null: no address). */
     async resolve(name: string): Promise<string | null> {
       const q = dnsPacket.encode({ type: "query", id: 1, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name }] });
-      const reply = await dataPlane.answer(q, { kind: "loopback" });
+      const reply = await inProcess().answer(q, { kind: "loopback" });
       const a = reply ? dnsPacket.decode(reply).answers?.find((x) => x.type === "A") : undefined;
       return a?.type === "A" ? a.data : null;
     },
@@ -144,6 +158,7 @@ export async function setupSuite(label: string, opts: { shortName?: string } = {
     async teardown() {
       await suite.stopWorker();
       for (const r of replicas) await r.stop();
+      await processes?.stop();
       rmSync(dataDir, { recursive: true, force: true });
       for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
       for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
