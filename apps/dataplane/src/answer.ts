@@ -41,9 +41,13 @@ export interface StateIndex {
    * and a name that failed would cost that request a dial retry (100 ms). A draining container still
    * serves; one removed has no address (NXDOMAIN, as before).
    */
-  retired: Map<string, { entry: ActiveEntry; until: number }>;
-  retiredTasks: Map<string, { address: string; until: number }>;
+  retired: Retired<ActiveEntry>;
+  /** Swarm tasks a switch made inactive: their addresses, as `retired`. */
+  retiredTasks: Retired<string>;
 }
+
+/** Names no longer active, each with what it answered and until when (ms since the epoch) it still does. */
+type Retired<T> = Map<string, { value: T; until: number }>;
 
 /** How long a container or task made inactive keeps answering its `_ctr` name (many times Caddy's route refresh). */
 export const RETIRED_MS = 5_000;
@@ -61,16 +65,17 @@ export function indexState(state: DataPlaneState, previous?: StateIndex, now = D
   }
   const byDomain = new Map<string, ActiveEntry | null>();
   for (const [domain, serviceId] of Object.entries(state.domains)) byDomain.set(domain.toLowerCase(), state.services[serviceId] ?? null);
-  const retired = new Map<string, { entry: ActiveEntry; until: number }>();
-  const retiredTasks = new Map<string, { address: string; until: number }>();
-  if (previous) {
-    const until = now + RETIRED_MS;
-    for (const [name, r] of previous.retired) if (r.until > now && !byContainer.has(name)) retired.set(name, r);
-    for (const [name, entry] of previous.byContainer) if (!entry.tasks && !byContainer.has(name)) retired.set(name, { entry, until });
-    for (const [name, r] of previous.retiredTasks) if (r.until > now && !byTask.has(name)) retiredTasks.set(name, r);
-    for (const [name, address] of previous.byTask) if (!byTask.has(name)) retiredTasks.set(name, { address, until });
-  }
+  const retired = previous ? retire(byContainer, previous.byContainer, previous.retired, now, (e) => !e.tasks) : new Map();
+  const retiredTasks = previous ? retire(byTask, previous.byTask, previous.retiredTasks, now) : new Map();
   return { byMeshName, byContainer, byTask, byDomain, retired, retiredTasks };
+}
+
+/** What was retired and still answers, plus what `before` had active and `active` has no more (those of it `keep` says), from `now` for `RETIRED_MS`. */
+function retire<T>(active: Map<string, T>, before: Map<string, T>, retiredBefore: Retired<T>, now: number, keep: (value: T) => boolean = () => true): Retired<T> {
+  const out: Retired<T> = new Map();
+  for (const [name, r] of retiredBefore) if (r.until > now && !active.has(name)) out.set(name, r);
+  for (const [name, value] of before) if (keep(value) && !active.has(name)) out.set(name, { value, until: now + RETIRED_MS });
+  return out;
 }
 
 export interface AnswerContext {
@@ -149,10 +154,10 @@ async function lookup(name: string, qtype: string, c: AnswerContext): Promise<Fo
     const name = labels[0]!;
     const now = Date.now();
     const left = c.index.retiredTasks.get(name);
-    const task = c.index.byTask.get(name) ?? (left && left.until > now ? left.address : undefined);
+    const task = c.index.byTask.get(name) ?? (left && left.until > now ? left.value : undefined);
     if (task) return { type: "A", addresses: [task] };
     const gone = c.index.retired.get(name);
-    const entry = c.index.byContainer.get(name) ?? (gone && gone.until > now ? gone.entry : undefined);
+    const entry = c.index.byContainer.get(name) ?? (gone && gone.until > now ? gone.value : undefined);
     const address = entry && !entry.tasks ? await c.address(entry.container, entry.appId) : null;
     return address ? { type: "A", addresses: [address] } : null;
   }

@@ -243,7 +243,10 @@ export function planPinned(d: PinnedDesired, o: PinnedObserved): PinnedStep {
   if (r) return { kind: "restore", restore: r, client, status: { phase: "starting", message: "restoring the backup into a fresh volume on its node; the database serves its current data meanwhile", container: name } };
 
   const task = o.tasks.filter((t) => live(t) && t.state === "running").sort((a, b) => b.updatedAt - a.updatedAt)[0];
-  if (!task) return { kind: "hold", status: homeDown(o.home, o.nodes[db.nodeId] ?? db.nodeId, db.volume) ?? { phase: "starting", message: taskWait(o.tasks, o.nodes[db.nodeId] ?? db.nodeId), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
+  if (!task) {
+    const home = o.nodes[db.nodeId] ?? db.nodeId;
+    return { kind: "hold", status: homeDown(o.home, home, db.volume) ?? { phase: "starting", message: taskWait(o.tasks, home), container: name }, wake: o.openBackups, requeueAfterMs: 2_000 };
+  }
   const node = (task.nodeId && o.nodes[task.nodeId]) || "its node";
   const since = Math.max(task.updatedAt, client.startedAt);
   const probe = o.probe;
