@@ -55,7 +55,7 @@ export class Replica {
     await waitFor(`replica ${this.replica} to be ready`, async () => {
       if (this.exit) throw new Error(`replica ${this.replica} exited: ${this.output.slice(-2000)}`);
       return this.output.includes(" ready (pid") || undefined;
-    }, { timeoutMs: 60_000, intervalMs: 20 });
+    }, { timeoutMs: 60_000, intervalMs: 20, describe: async () => `its output: ${this.output.slice(-1500)}` });
     this.readyAt = performance.now();
   }
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, type Server, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,17 +16,41 @@ export const freePort = () =>
     });
   });
 
-/** A port P free on loopback with P+1 free too (the two mesh DNS replicas). */
+/** Whether `port` can be listened on on loopback right now. */
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+
+/** The kernel's range of ports for outgoing connections (`ip_local_port_range`), or null where it cannot be read. */
+function ephemeralRange(): [number, number] | null {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    return low && high ? [low, high] : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where `freePortPair` starts: the fixed ports of the suites and `npm test` (10153, 15353, 18080, 18443, …) are below. */
+const PAIR_FLOOR = 20_000;
+
+/**
+ * A port P free on loopback with P+1 free too (the two mesh DNS replicas), below the range the
+ * kernel gives outgoing connections: the pair is bound seconds later (a replica waits for its TCP
+ * port to be free), and a port of that range may by then be the local end of some connection, held
+ * as long as it lives (a database pool's). Where that range cannot be read, any free pair.
+ */
 export async function freePortPair(): Promise<number> {
-  for (;;) {
-    const p = await freePort();
+  const range = ephemeralRange();
+  const ceiling = range && range[0] > PAIR_FLOOR + 1_000 ? range[0] : null;
+  for (let tries = 0; ; tries++) {
+    const random = ceiling !== null && tries < 200;
+    const p = random ? PAIR_FLOOR + Math.floor(Math.random() * (ceiling - PAIR_FLOOR - 1)) : await freePort();
     if (p >= 65535) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer();
-      srv.once("error", () => resolve(false));
-      srv.listen(p + 1, "127.0.0.1", () => srv.close(() => resolve(true)));
-    });
-    if (free) return p;
+    if ((!random || (await canListen(p))) && (await canListen(p + 1))) return p;
   }
 }
 
