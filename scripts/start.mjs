@@ -12,7 +12,7 @@ import { handleSignals, onShutdown, runMain } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, resolveDataDir } from "./lib/paths.mjs";
 import { ensureDocker } from "./lib/system.mjs";
-import { Fatal, livePanelPid } from "./lib/util.mjs";
+import { Fatal, livePanelPid, pidRecord } from "./lib/util.mjs";
 import { startWeb, startWorker, untilStopped } from "./serve.mjs";
 
 /** The embedded PostgreSQL of `npm start` (`npm test` uses another, so both can run at once). */
@@ -29,7 +29,7 @@ await runMain(async () => {
   const pidFile = join(dataDir, "panel.pid");
   const other = livePanelPid(pidFile);
   if (other) throw new Fatal(`a panel already runs from ${dataDir} (pid ${other}); stop it with \`npx levelrail stop\` first`);
-  writeFileSync(pidFile, `${process.pid}\n`);
+  writeFileSync(pidFile, pidRecord());
   onShutdown("panel pid file", async () => rmSync(pidFile, { force: true }));
 
   await ensureNpm();

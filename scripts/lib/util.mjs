@@ -132,11 +132,39 @@ export function supervise(child, { signal = "SIGTERM", escalate = "SIGKILL", gra
   return { gone, stop, send, exited: () => exited };
 }
 
+/** When process `pid` started (clock ticks since boot: /proc/<pid>/stat, field 22), or null where it cannot be read. */
+export function processStart(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What a pid file records of a process: its pid and when it started. After a crash or a reboot the
+ * pid may belong to another process by the next start; its start time then differs.
+ */
+export function pidRecord(pid = process.pid) {
+  const start = processStart(pid);
+  return start ? `${pid} ${start}\n` : `${pid}\n`;
+}
+
+/** The pid a pid file's text names, when that very process still runs (a file of an earlier version records no start time: alive is enough). */
+export function recordedPid(text) {
+  const [pidText, start] = text.trim().split(/\s+/);
+  const pid = Number(pidText);
+  if (!pidAlive(pid)) return null;
+  const now = processStart(pid);
+  return start && now !== null && now !== start ? null : pid;
+}
+
 /** The pid of a running launcher recorded in `file` (a node process), or null. */
 export function livePanelPid(file) {
   try {
-    const pid = Number(readFileSync(file, "utf8").trim());
-    return pid !== process.pid && pidAlive(pid) && cmdline(pid).some((a) => a.endsWith("node") || a.includes("start.mjs")) ? pid : null;
+    const pid = recordedPid(readFileSync(file, "utf8"));
+    return pid !== null && pid !== process.pid && cmdline(pid).some((a) => a.endsWith("node") || a.includes("start.mjs")) ? pid : null;
   } catch {
     return null;
   }

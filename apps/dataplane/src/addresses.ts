@@ -4,7 +4,7 @@ import { networkName } from "@levelrail/spec/naming";
 interface Seen {
   running: boolean;
   addresses: Record<string, string>;
-  /** A name the engine did not know: asked again after `missTtlMs`. */
+  /** A name the engine did not know, or a container not running: asked again after `missTtlMs`. */
   missingUntil: number;
   stale: boolean;
 }
@@ -54,8 +54,10 @@ export class AddressBook {
     const p = (async () => {
       try {
         const c = await this.runtime.inspectContainer(container);
+        // Not there, or not running: asked again after `missTtlMs` even without an event (one
+        // missed while the watch was connecting would otherwise keep it unanswered for good).
         const s: Seen = c
-          ? { running: c.state === "running", addresses: c.addresses, missingUntil: 0, stale: false }
+          ? { running: c.state === "running", addresses: c.addresses, missingUntil: c.state === "running" ? 0 : Date.now() + this.missTtlMs, stale: false }
           : { running: false, addresses: {}, missingUntil: Date.now() + this.missTtlMs, stale: false };
         this.seen.set(container, s);
         return s;

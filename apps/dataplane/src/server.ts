@@ -114,10 +114,12 @@ export class DataPlane {
         if (e.labels.name && changesAddress(e.action)) this.addresses.invalidate(e.labels.name);
       },
       () => {
-        // Connected to the engine: after the first time, it restarted, and every address may have changed.
+        // Connected to the engine: events before this moment were not seen, so every address is
+        // asked again (the first time too: a lookup may have come between the socket's bind and
+        // this). After the first time the engine restarted, and its gateways may have changed.
+        this.addresses.invalidateAll();
         if (this.connectedOnce) {
           this.o.log("the Docker engine is back: asking it again for every address and gateway");
-          this.addresses.invalidateAll();
           void this.syncGateways(true);
         }
         this.connectedOnce = true;
