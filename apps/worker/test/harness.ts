@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as dnsPacket from "dns-packet";
 import { DataPlane } from "@levelrail/dataplane/server";
+import { Replica } from "@levelrail/dataplane/test-replicas";
 import { createDb } from "@levelrail/db/client";
 import { dockerRuntime } from "@levelrail/docker";
 import { instanceFilter, serviceFilter } from "@levelrail/spec/naming";
@@ -16,7 +17,6 @@ import { waitFor } from "@levelrail/testkit/wait";
 import type { Phase } from "@levelrail/spec/service";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE } from "@levelrail/spec/dataplane";
 import { startWorker } from "../src/wiring";
-import { startDataPlaneProcesses } from "./dataplane-processes";
 
 export const IMAGES = {
   v1: { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true },
@@ -60,7 +60,15 @@ export async function setupSuite(label: string, opts: { shortName?: string; data
     await r.start();
     await r.serveTcp();
   }
-  const processes = ownProcesses ? await startDataPlaneProcesses({ dataDir, shortName, port: dataPlanePort, log: (l) => logs.push(l) }) : null;
+  const processes = ownProcesses
+    ? [0, 1].map((replica) => new Replica(replica, { ...process.env, LEVELRAIL_DATA_DIR: dataDir, LEVELRAIL_SHORT_NAME: shortName, LEVELRAIL_MESH_DNS_PORT: String(dataPlanePort) }))
+    : [];
+  try {
+    for (const p of processes) await p.start();
+  } catch (err) {
+    for (const p of processes) await p.stop();
+    throw err;
+  }
   const inProcess = (): DataPlane => {
     if (!replicas[0]) throw new Error("this suite's data plane runs in processes of its own (setupSuite's dataPlane: \"processes\")");
     return replicas[0];
@@ -158,7 +166,7 @@ export async function setupSuite(label: string, opts: { shortName?: string; data
     async teardown() {
       await suite.stopWorker();
       for (const r of replicas) await r.stop();
-      await processes?.stop();
+      for (const p of processes) await p.stop();
       rmSync(dataDir, { recursive: true, force: true });
       for (const c of await runtime.listContainers(instanceFilter(shortName))) await runtime.removeContainer(c.id);
       for (const n of await runtime.listNetworks(instanceFilter(shortName))) await runtime.removeNetwork(n.name);
