@@ -11,6 +11,9 @@ const nodeGlobals = Object.fromEntries(
   ].map((name) => [name, "readonly"]),
 );
 
+/** Links prefetch when reached for, not when seen (apps/web/components/link.tsx; README: Page weight). */
+const nextLink = { name: "next/link", message: 'import Link from "@/components/link": it prefetches on hover or focus, not when the link scrolls into view (README: Page weight)' };
+
 export default tseslint.config(
   {
     ignores: [
@@ -53,9 +56,14 @@ export default tseslint.config(
             },
             { group: ["zod", "zod/*"], allowTypeImports: true, message: "zod stays out of client components (README: Page weight)" },
           ],
+          paths: [nextLink],
         },
       ],
     },
+  },
+  {
+    files: ["apps/web/app/**/*.{ts,tsx}"],
+    rules: { "@typescript-eslint/no-restricted-imports": ["error", { paths: [nextLink] }] },
   },
   {
     files: ["**/*.{js,mjs,cjs}"],

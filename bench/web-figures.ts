@@ -1,6 +1,6 @@
 /**
- * What the panel costs a browser, measured with Chromium (playwright-core) against `next start`
- * of the built web app (apps/web/.next as `npm start` built it; this does not build): bytes
+ * What the panel costs a browser, measured with Chromium (playwright-core) against the web app's
+ * server as `npm start` runs it (server/main.mjs) over its build (apps/web/.next as `npm start` built it; this does not build): bytes
  * transferred (as DevTools counts them: encoded, headers included) for a cold first load of a
  * page, the framework's share of it, and what an open dashboard pulls while nobody touches it;
  * then the same cold first load of every page of the panel the fleet has something to show on
@@ -14,8 +14,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { freePort } from "@levelrail/testkit/registry";
+import { precompress } from "../apps/web/server/static-br.mjs";
 import { waitFor } from "@levelrail/testkit/wait";
 
+/** BENCH_WEB_DETAIL=1: log every request of a first load, not only the largest. */
+const detail = process.env.BENCH_WEB_DETAIL === "1";
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const defaultWebDir = join(repoRoot, "apps", "web");
 
@@ -118,7 +121,7 @@ async function everyPage(browser: Browser, baseURL: string, session: Session, se
     }
     const load = await firstLoad(browser, baseURL, p.signedOut ? undefined : session, p.path, p.ready);
     out.push({ route: p.route, kB: load.t.total / 1024 });
-    const largest = [...load.t.byUrl].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([url, bytes]) => `${new URL(url).pathname} ${(bytes / 1024).toFixed(1)} kB`);
+    const largest = [...load.t.byUrl].sort((a, b) => b[1] - a[1]).slice(0, detail ? undefined : 4).map(([url, bytes]) => `${new URL(url).pathname} ${(bytes / 1024).toFixed(1)} kB`);
     log(`web: ${p.route}: ${load.t.byUrl.size} requests; largest: ${largest.join(", ")}`);
     await load.context.close();
   }
@@ -139,7 +142,10 @@ export async function webFigures(o: {
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "levelrail-web-bench-"));
-  const server: ChildProcess = spawn(process.execPath, [join(webDir, "../../node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+  // The server `npm start` runs (server/main.mjs: Next's handler behind node:http), not `next start`,
+  // over the build as `npm start` leaves it: its static files brotli-compressed too.
+  await precompress(join(webDir, ".next"));
+  const server: ChildProcess = spawn(process.execPath, [join(webDir, "server", "main.mjs")], {
     cwd: webDir,
     env: {
       ...process.env,
@@ -154,7 +160,7 @@ export async function webFigures(o: {
   });
   let browser: Browser | null = null;
   try {
-    await waitFor("next start to answer", async () => ((await fetch(`${baseURL}/login`).catch(() => null))?.ok ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor("the web server to answer", async () => ((await fetch(`${baseURL}/login`).catch(() => null))?.ok ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-background-networking"] });
 
     const signIn = await signedIn(browser, baseURL, o.who);
@@ -182,7 +188,7 @@ export async function webFigures(o: {
     const own = [...dash.t.byUrl]
       .filter(([url]) => !framework.some((f) => url.endsWith(`/_next/${f}`)))
       .sort((a, b) => b[1] - a[1])
-      .slice(0, 5)
+      .slice(0, detail ? undefined : 5)
       .map(([url, bytes]) => `${new URL(url).pathname} ${(bytes / 1024).toFixed(1)} kB`);
     await new Promise((r) => setTimeout(r, o.idleMs));
     const idleBytes = dash.t.total - before;

@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { securityHeaders } from "./server/headers.mjs";
 
 const config: NextConfig = {
   // The workspace packages export TypeScript source.
@@ -17,19 +18,9 @@ const config: NextConfig = {
   // `npm start` builds with LEVELRAIL_BUILD_FAST=1: the type check is `tsc`'s job (`npm test`'s
   // typecheck step), not the start path's. Without it (a plain `next build`) Next checks types.
   typescript: { ignoreBuildErrors: process.env.LEVELRAIL_BUILD_FAST === "1" },
-  // No page of the panel may be framed by another site (clickjacking of Deploy and Delete).
+  // No page of the panel may be framed by another site (clickjacking of Deploy and Delete), and more.
   async headers() {
-    return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
-          { key: "X-Frame-Options", value: "DENY" },
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-        ],
-      },
-    ];
+    return [{ source: "/:path*", headers: securityHeaders }];
   },
   // The Deploys page lived at /metrics; old links and bookmarks land on its new address.
   async redirects() {

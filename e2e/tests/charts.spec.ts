@@ -88,4 +88,15 @@ test("the Resources charts draw their lines, read at body size at 360 and 1280 p
     await page.getByRole("region", { name: "Deploys per day: Whole fleet" }).screenshot({ path: deploys });
     await testInfo.attach(`deploys-${width}px`, { path: deploys, contentType: "image/png" });
   }
+  // The Service picker's list loads when it is reached for (it is not part of the first load), and
+  // choosing this service narrows the bars to its deploy.
+  const picker = page.getByLabel("Service", { exact: true });
+  await expect(picker.locator("option")).toHaveCount(1);
+  await picker.focus();
+  const option = picker.locator("option", { hasText: `${service.name} (` });
+  await expect(option).toHaveCount(1);
+  await picker.selectOption((await option.getAttribute("value"))!);
+  const narrowed = page.getByRole("region", { name: new RegExp(`^Deploys per day: ${service.name} \\(`) });
+  await expect(narrowed.locator("rect.bar-ok")).not.toHaveCount(0);
+  await expect(narrowed).toContainText("1 deployed, 0 failed");
 });

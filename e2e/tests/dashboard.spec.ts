@@ -75,3 +75,34 @@ test("the create form sets memory and CPU limits; Settings' selectors start at t
   await environment.selectOption({ label: "production" });
   await expect(page.getByRole("main").getByRole("combobox", { name: "Environment", exact: true }).locator("option:checked")).toHaveText("production");
 });
+
+test("a first load gets the build's JavaScript and CSS as brotli and prefetches no page until a link is reached for", async ({ signedIn: page, operator }) => {
+  const app = uniqueName("weight");
+  await createApp({ ctx: operator.ctx, envId: operator.environmentId, input: { name: app } });
+  const statics: { url: string; encoding: string | undefined; bytes: number }[] = [];
+  const prefetches: string[] = [];
+  page.on("request", (req) => {
+    if (req.headers()["next-router-prefetch"]) prefetches.push(req.url());
+  });
+  page.on("response", async (res) => {
+    const url = new URL(res.url());
+    if (!url.pathname.startsWith("/_next/static/") || !/\.(js|css)$/.test(url.pathname) || res.status() !== 200) return;
+    const body = await res.body().catch(() => null);
+    statics.push({ url: url.pathname, encoding: (await res.allHeaders())["content-encoding"], bytes: body?.length ?? 0 });
+  });
+  await page.goto("/");
+  const nodes = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Nodes" });
+  await hydrated(nodes);
+  await expect(page.getByRole("region", { name: app })).toBeVisible();
+  await page.waitForLoadState("networkidle");
+  // Every script and stylesheet over 1 kB came compressed with brotli (written once at build time).
+  const large = statics.filter((s) => s.bytes > 1024);
+  expect(large.length, "the page loaded the framework's chunks").toBeGreaterThan(3);
+  for (const s of large) expect(s.encoding, s.url).toBe("br");
+  // Links in view (the header's, the app's card) are not prefetched; pointing at one is.
+  expect(prefetches).toEqual([]);
+  await nodes.hover();
+  await expect.poll(() => prefetches.some((u) => new URL(u).pathname === "/nodes"), { message: "hovering Nodes prefetches it" }).toBe(true);
+  await nodes.click();
+  await expect(page.getByRole("heading", { level: 1, name: "Nodes" })).toBeVisible();
+});

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { precompress } from "../../apps/web/server/static-br.mjs";
 import { BUNDLES, bundle } from "./bundle.mjs";
 import { WEB_INPUTS, webBuildKey } from "./build-key.mjs";
 import { repoRoot } from "./paths.mjs";
@@ -58,6 +59,7 @@ export function webBuildCurrent() {
 export async function buildWeb(env, { fast = false } = {}) {
   if (webBuildCurrent()) {
     log("web app already built from these sources; skipping the build");
+    await precompressWeb();
     return;
   }
   const key = currentKey();
@@ -65,5 +67,12 @@ export async function buildWeb(env, { fast = false } = {}) {
   rmSync(stampFile, { force: true });
   const buildEnv = { ...process.env, ...quietEnv, ...env, ...(fast ? { LEVELRAIL_BUILD_FAST: "1" } : {}) };
   await run(process.execPath, [join(repoRoot, "node_modules", "next", "dist", "bin", "next"), "build"], { cwd: join(repoRoot, "apps", "web"), env: buildEnv });
+  await precompressWeb();
   if (key) writeFileSync(stampFile, key + "\n");
+}
+
+/** The build's static JavaScript and CSS, brotli-compressed once for the web server to send (apps/web/server/static-br.mjs); a no-op when done. */
+async function precompressWeb() {
+  const { files, raw, compressed } = await precompress(nextDir);
+  if (files > 0) log(`compressed the web app's static files for browsers (${files} files, ${(raw / 1024).toFixed(0)} → ${(compressed / 1024).toFixed(0)} kB brotli)`);
 }

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { NotFoundBody, PanelHeader } from "@/components/panel-header";
 import { server } from "@/lib/server";
 import { currentActor } from "@/lib/session";

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { useState } from "react";
 import { ApiError, api } from "@/lib/fetcher";
 import type { Phase } from "@levelrail/spec/service-lists";

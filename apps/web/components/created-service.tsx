@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import type { ServiceView } from "@levelrail/spec/service";
 import { serviceHref } from "@/lib/paths";
 import { Copyable } from "./copyable";

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { type FormEvent, useState } from "react";
 import { envKeyProblem } from "@levelrail/spec/checks";
 import type { ServiceView } from "@levelrail/spec/service";

@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import { type Scoped, serviceHref } from "@/lib/paths";
 import { useDatabase } from "@/lib/database-detail-queries";
 import { PhaseBadge } from "./phase-badge";

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { type FormEvent, Suspense, lazy, useState } from "react";
 import { scheduleText } from "@/lib/schedule-text";
 import { api } from "@/lib/fetcher";

@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import { DEPLOY_STEPS, type DeployStep } from "@levelrail/spec/service-lists";
 import type { StatusView } from "@levelrail/spec/service";
 import { useServiceHookRuns } from "@/lib/hook-run-queries";

@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import { serviceHref } from "@/lib/paths";
 import { useHookRun } from "@/lib/hook-run-query";
 import { HookRunView } from "./hook-run-view";

@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import { HOOK_OUTCOME_LABELS, HOOK_PHASE_LABELS, commandText, formatDuration } from "@/lib/format";
 import { useHookRun } from "@/lib/hook-run-query";
 import type { HookRunItem } from "@/lib/types";

@@ -1,5 +1,5 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { listEnvironments, listProjects } from "@levelrail/services/project/list";
 import type { Ctx } from "@levelrail/services/context";
 import { currentEnvironment } from "@/lib/environment";

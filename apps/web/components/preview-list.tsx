@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import type { ProjectPreviews } from "@/lib/types";
 
 /** A project's previews (PreviewsCard, when it has any): each request's head commit, environment, state and last message. */

@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import type { ReleaseView } from "@levelrail/spec/service";
 import { api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { type Scoped, serviceHref } from "@/lib/paths";
 import { ReleaseTable } from "./release-history";
 

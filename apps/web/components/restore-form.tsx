@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { type FormEvent, useState } from "react";
 import { backupDetail } from "@/lib/database-format";
 import { ApiError, api } from "@/lib/fetcher";

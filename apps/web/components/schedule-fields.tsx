@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/components/link";
 import { useEffect, useRef, useState } from "react";
 import { MAX_KEEP } from "@levelrail/spec/lists";
 import type { FieldErrors } from "@/lib/form";

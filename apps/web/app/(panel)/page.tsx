@@ -1,5 +1,5 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { EnvironmentFleet } from "@/components/environment-fleet";
 import { currentEnvironment, prefetchFleet } from "@/lib/environment";
 import { environmentHref } from "@/lib/paths";

@@ -1,7 +1,6 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
 import { deployMetrics } from "@levelrail/services/metrics/deploys";
 import { doraMetrics } from "@levelrail/services/metrics/dora";
-import { listServices } from "@levelrail/services/service/view";
 import { DeployMetricsView } from "@/components/deploy-metrics";
 import { DoraView } from "@/components/dora-figures";
 import { keys } from "@/lib/keys";
@@ -19,7 +18,6 @@ export default async function DeploysPage() {
       queryFn: () => deployMetrics({ ctx, input: { since: metricsSince(DEFAULT_METRICS_DAYS) } }),
     }),
     qc.prefetchQuery({ queryKey: keys.dora(DEFAULT_DORA_WINDOW), queryFn: () => doraMetrics({ ctx, input: { window: DEFAULT_DORA_WINDOW } }) }),
-    qc.prefetchQuery({ queryKey: keys.services(), queryFn: () => listServices({ ctx }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(qc)}>

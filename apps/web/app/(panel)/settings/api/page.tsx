@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/components/link";
 import { ApiReference } from "@/components/api-reference";
 import { OPENAPI_PATH } from "@/lib/openapi/operation";
 

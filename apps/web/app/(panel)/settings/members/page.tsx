@@ -1,5 +1,5 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
-import Link from "next/link";
+import Link from "@/components/link";
 import { listOrgs } from "@levelrail/services/org/list";
 import { listMembers } from "@levelrail/services/org/members";
 import { MembersSettings } from "@/components/members-card";

@@ -1,0 +1,1 @@
+export const securityHeaders: { key: string; value: string }[];
