@@ -4,22 +4,25 @@
  * the framework (build-manifest's rootMainFiles: React and Next's runtime, shared by every page),
  * then per page the client chunks its layouts and page load up front (the client-reference
  * manifest's entryJSFiles) and its CSS, each counted gzipped (level 9, as a server compressing
- * it would send it, headers excluded). Chunks loaded later (next/dynamic, a dynamic import) are
+ * it would send it, headers excluded), and the JavaScript also as brotli (what server/main.mjs
+ * sends a browser that accepts it: the build's precompressed `.br` copies). Chunks loaded later (next/dynamic, a dynamic import) are
  * not part of a first load and are not counted.
  *
  * `npx tsx bench/pages.ts [--chunks] [path/to/.next]` — --chunks lists each page's own chunks.
  * Also run by `npm run bench -- pages` (standalone) and by bench/scale.ts.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 export interface PageWeight {
   /** The page's address pattern, e.g. /services/[name]. */
   route: string;
   /** Gzipped bytes of the JavaScript a first load runs, framework included. */
   jsBytes: number;
+  /** The same as the server sends it to a browser that accepts brotli (the build's `.br` copies). */
+  jsBrBytes: number;
   /** Of which the page's own chunks (beyond the framework). */
   ownJsBytes: number;
   cssBytes: number;
@@ -29,6 +32,7 @@ export interface PageWeight {
 
 export interface BuildWeights {
   frameworkBytes: number;
+  frameworkBrBytes: number;
   pages: PageWeight[];
 }
 
@@ -59,9 +63,27 @@ export function buildWeights(nextDir = defaultNextDir): BuildWeights {
     }
     return s.bytes;
   };
+  // What server/main.mjs sends a browser accepting br: the `.br` precompress() wrote (made here the
+  // same way when the build has none), or Next's gzip for a file too small to have one.
+  const brSizes = new Map<string, number>();
+  const br = (file: string) => {
+    let bytes = brSizes.get(file);
+    if (bytes === undefined) {
+      const path = join(nextDir, file);
+      const code = readFileSync(path);
+      bytes = existsSync(`${path}.br`)
+        ? statSync(`${path}.br`).size
+        : code.length < 1024
+          ? gz(file)
+          : brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: code.length } }).length;
+      brSizes.set(file, bytes);
+    }
+    return bytes;
+  };
   const build = JSON.parse(readFileSync(join(nextDir, "build-manifest.json"), "utf8")) as { rootMainFiles: string[] };
   const framework = new Set(build.rootMainFiles);
   const frameworkBytes = [...framework].reduce((sum, f) => sum + gz(f), 0);
+  const frameworkBrBytes = [...framework].reduce((sum, f) => sum + br(f), 0);
   const routes = JSON.parse(readFileSync(join(nextDir, "app-path-routes-manifest.json"), "utf8")) as Record<string, string>;
   const pages: PageWeight[] = [];
   for (const [entry, route] of Object.entries(routes)) {
@@ -80,10 +102,11 @@ export function buildWeights(nextDir = defaultNextDir): BuildWeights {
     const own = [...js].filter((f) => !framework.has(f));
     const chunks = own.map((f) => ({ file: f, bytes: gz(f), hint: sizes.get(f)?.hint ?? "" })).sort((a, b) => b.bytes - a.bytes);
     const ownJsBytes = chunks.reduce((s, c) => s + c.bytes, 0);
-    pages.push({ route, jsBytes: frameworkBytes + ownJsBytes, ownJsBytes, cssBytes: [...css].reduce((s, f) => s + gz(f), 0), chunks });
+    const jsBrBytes = frameworkBrBytes + own.reduce((sum, f) => sum + br(f), 0);
+    pages.push({ route, jsBytes: frameworkBytes + ownJsBytes, jsBrBytes, ownJsBytes, cssBytes: [...css].reduce((s, f) => s + gz(f), 0), chunks });
   }
   pages.sort((a, b) => a.route.localeCompare(b.route));
-  return { frameworkBytes, pages };
+  return { frameworkBytes, frameworkBrBytes, pages };
 }
 
 /** `[project]/apps/web/app/(panel)/layout` is above `/(panel)/services/[name]/page`. */
@@ -99,9 +122,9 @@ const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
 export function printWeights(w: BuildWeights, o: { chunks?: boolean; log?: (line: string) => void } = {}): void {
   const log = o.log ?? console.log;
-  log(`framework (every page): ${kB(w.frameworkBytes)} gzip`);
+  log(`framework (every page): ${kB(w.frameworkBytes)} gzip, ${kB(w.frameworkBrBytes)} brotli`);
   for (const p of w.pages) {
-    log(`page ${p.route} first-load js: ${kB(p.jsBytes)} gzip (own ${kB(p.ownJsBytes)}, css ${kB(p.cssBytes)})`);
+    log(`page ${p.route} first-load js: ${kB(p.jsBytes)} gzip, ${kB(p.jsBrBytes)} brotli (own ${kB(p.ownJsBytes)} gzip, css ${kB(p.cssBytes)})`);
     if (o.chunks) for (const c of p.chunks) log(`    ${c.file} ${kB(c.bytes)}${c.hint ? ` [${c.hint}]` : ""}`);
   }
 }
