@@ -263,8 +263,22 @@ describe.skipIf(!canRun)("levelrail install", () => {
   });
 
   it("comes back after a reboot: every process killed, the engine stopped and started, nobody acting", async () => {
-    const all = await docker.listContainers({ filters: { label: [`levelrail.instance=${short}`] } });
-    expect(all.length).toBe(7); // the panel's three, Caddy, two mesh DNS replicas and the app's container
+    // The panel's three, Caddy, two mesh DNS replicas and the app's container, all running (the web
+    // and worker the upgrade just replaced may still be starting).
+    const mine = { filters: { label: [`levelrail.instance=${short}`] } };
+    const all = await waitFor(
+      "the installation's 7 containers to run",
+      async () => {
+        const running = await docker.listContainers(mine);
+        return running.length === 7 ? running : undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+        describe: async () =>
+          (await docker.listContainers({ ...mine, all: true })).map((c) => `${c.Names[0] ?? c.Id} ${c.State}`).join(", "),
+      },
+    );
     for (const c of all) {
       const pid = (await docker.getContainer(c.Id).inspect()).State.Pid;
       if (pid > 0) process.kill(pid, "SIGKILL");
