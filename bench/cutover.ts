@@ -15,7 +15,10 @@
 import { createApp } from "@levelrail/services/app/app";
 import { deployService, listReleases } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { startCaddy } from "@levelrail/testkit/caddy";
+import { type TestImage, ensureTestImage } from "@levelrail/testkit/images";
 import { type CpuReading, cpuSpent, readCpu } from "@levelrail/testkit/cpu";
 import { type RunningLoad, type Sample, percentile, startLoad } from "@levelrail/testkit/load";
 import { startLoadThread } from "@levelrail/testkit/load-thread";
@@ -30,13 +33,36 @@ const CONCURRENCY = 8;
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 500);
 /** The engine-work run's load: back to back by default; BENCH_NOISE_RATE paces it (to compare with the paced cutovers). */
 const NOISE_RATE = process.env.BENCH_NOISE_RATE ? Number(process.env.BENCH_NOISE_RATE) : undefined;
-const images = [IMAGES.v1, IMAGES.v2];
+/**
+ * BENCH_APP=keepalive: the app is Caddy's file server (HTTP/1.1 keep-alive, as most real apps are)
+ * instead of busybox httpd, which closes its connection after every answer: the ingress then opens
+ * (and looks up) a connection per request, and each removal purges its thousands of connections
+ * from the kernel's tracking table.
+ */
+const KEEPALIVE = process.env.BENCH_APP === "keepalive";
+const images: TestImage[] = KEEPALIVE ? [keepAliveImage("v1"), keepAliveImage("v2")] : [IMAGES.v1, IMAGES.v2];
+
+/** An image FROM scratch with the host's Caddy binary and the libraries it links (ldd), serving /www on 8080. */
+function keepAliveImage(version: string): TestImage {
+  const caddyBin = "/usr/bin/caddy";
+  const libs = [...execFileSync("ldd", [caddyBin], { encoding: "utf8" }).matchAll(/(\/\S+\.so[.\d]*)/g)].map((m) => m[1]!);
+  const files: NonNullable<TestImage["files"]> = { [caddyBin]: { content: readFileSync(caddyBin), mode: 0o755 } };
+  for (const lib of new Set(libs)) files[lib] = { content: readFileSync(lib), mode: 0o755 };
+  return {
+    tag: `levelrail-test/web-keepalive:${version}`,
+    body: `${version}\n`,
+    healthy: true,
+    files,
+    cmd: ["/bin/busybox", "env", "HOME=/tmp", caddyBin, "file-server", "--listen", ":8080", "--root", "/www"],
+  };
+}
 
 // The mesh DNS replicas run in processes of their own, as in production (BENCH_DATAPLANE_IN_PROCESS=1:
 // on this process's event loop, beside the worker, as an earlier bench ran them).
 const DATAPLANE_IN_PROCESS = process.env.BENCH_DATAPLANE_IN_PROCESS === "1";
 const s = await setupSuite("bench_cutover", { dataPlane: DATAPLANE_IN_PROCESS ? "in-process" : "processes" });
 const { ctx, shortName } = s;
+for (const img of images) await ensureTestImage(s.runtime.docker, img);
 await createApp({ ctx, envId: ctx.envId, input: { name: "bench" } });
 const caddy = await startCaddy();
 const ingressPort = await freePort();
@@ -166,6 +192,7 @@ try {
 
   const { windows, busy: busyResult, idle: idleResult, idleP99, cutoverP99 } = saturated;
   const seconds = windows.map((w) => (w.to - w.from) / 1000);
+  console.log(`app: ${KEEPALIVE ? "Caddy's file server (keep-alive)" : "busybox httpd (a connection per request)"}`);
   console.log(`cutovers: ${windows.length} deploys alternating v1/v2 (last release ${latest?.outcome}), ${(seconds.reduce((a, b) => a + b, 0) / seconds.length).toFixed(1)} s each on average (drain 1 s)`);
   console.log(`cutover failures: ${busyResult.failed} of ${busyResult.total}`);
   if (busyResult.failed > 0) console.log(`first failures:\n  ${busyResult.failures.join("\n  ")}`);

@@ -65,9 +65,11 @@ test("the same service name in two environments: each page and figure lists and 
   await expect(dora).toHaveCount(2);
   await expect(page.getByRole("table", { name: "DORA by environment" }).getByRole("row")).toHaveCount(3);
   await expect(page.getByRole("region", { name: "DORA figures: whole fleet" }).getByTestId("dora-frequency")).toContainText("2 changes went live");
-  // The service picker offers each (by its environment) and counts only the one chosen.
+  // The service picker offers each (by its environment; its list loads when it is reached for) and
+  // counts only the one chosen.
   const picker = page.getByLabel("Service", { exact: true });
   await hydrated(picker);
+  await picker.focus();
   await expect(picker.getByRole("option", { name: new RegExp(`^${name} `) })).toHaveCount(2);
   await picker.selectOption({ label: `${name} (${project} / staging)` });
   const chosen = page.getByRole("region", { name: `Deploys per day: ${name} (${project} / staging)` });

@@ -4,12 +4,13 @@ import { useId, useState } from "react";
 import type { DayBucket } from "@levelrail/services/metrics/deploys";
 import { fillDays } from "@/lib/chart";
 import { formatDuration } from "@/lib/format";
-import { DEFAULT_METRICS_DAYS, METRICS_PERIODS } from "@/lib/metric-windows";
+import { DEFAULT_METRICS_DAYS, METRICS_PERIODS, TOP_SERVICES } from "@/lib/metric-windows";
 import { useAllServices } from "@/lib/fleet-queries";
 import { useDeployMetrics } from "@/lib/metrics-queries";
 import { byName, naturalCompare } from "@/lib/natural-sort";
 import type { DeployMetrics, ServiceItem } from "@/lib/types";
 import { Alert } from "./alert";
+import { MoreServices } from "./more-services";
 
 /** The chart, in its own chunk (next/dynamic): the page's first load carries the figures, the drawing follows. */
 // It only draws: its own Suspense boundary (a `loading`), so the page hydrates without waiting for it.
@@ -24,11 +25,21 @@ interface Totals {
 /** A service as the picker and the headings name it: its name and where it runs. */
 const serviceLabel = (s: Pick<ServiceItem, "name" | "project" | "environment">) => `${s.name} (${s.project} / ${s.environment})`;
 
-/** Deploys, failures and the mean duration of the successful ones, over some samples. */
-function totals(samples: DeployMetrics["samples"]): Totals {
-  const ok = samples.filter((s) => s.outcome === "succeeded");
-  const sum = ok.reduce((n, s) => n + s.durationMs, 0);
-  return { deploys: ok.length, failed: samples.length - ok.length, meanDurationMs: ok.length ? Math.round(sum / ok.length) : null };
+/** Deploys, failures and the mean duration of the successful ones, over some days (each day's mean weighted by its deploys). */
+function totals(days: DayBucket[]): Totals {
+  let deploys = 0;
+  let failed = 0;
+  let timed = 0;
+  let sum = 0;
+  for (const d of days) {
+    deploys += d.deploys;
+    failed += d.failed;
+    if (d.meanDurationMs !== null) {
+      timed += d.deploys;
+      sum += d.meanDurationMs * d.deploys;
+    }
+  }
+  return { deploys, failed, meanDurationMs: timed ? Math.round(sum / timed) : null };
 }
 
 /** Deploy frequency: the fleet's (or one service's) deploys per day, failures and durations, and each service's. */
@@ -41,7 +52,9 @@ export function DeployMetricsView() {
   // most of the page's first load (1,000 services: 55 kB), for a control most visits never open.
   const [picking, setPicking] = useState(false);
   const services = useAllServices(picking);
-  const metrics = useDeployMetrics(serviceId, days);
+  // The per-service table lists the most deployed until "Show all" asks for every one.
+  const [all, setAll] = useState(false);
+  const metrics = useDeployMetrics(serviceId, days, all ? "all" : TOP_SERVICES);
   const chosen = services.data?.find((s) => s.id === serviceId);
   const options = [...(services.data ?? [])].sort(byName((s) => `${s.name} ${s.project} ${s.environment}`));
   const m = metrics.data;
@@ -84,8 +97,8 @@ export function DeployMetricsView() {
       <Alert error={metrics.error} />
       {m && (
         <div className={metrics.isPlaceholderData ? "stack stale" : "stack"} aria-busy={metrics.isPlaceholderData}>
-          <PerDay title={chosen ? serviceLabel(chosen) : serviceId === "" ? "Whole fleet" : "this service"} buckets={fillDays(m.fleet, m.since, now)} total={totals(m.samples)} />
-          {serviceId === "" && <ByService metrics={m} now={now} />}
+          <PerDay title={chosen ? serviceLabel(chosen) : serviceId === "" ? "Whole fleet" : "this service"} buckets={fillDays(m.fleet, m.since, now)} total={totals(m.fleet)} />
+          {serviceId === "" && <ByService metrics={m} now={now} showAll={() => setAll(true)} loading={all && metrics.isPlaceholderData} />}
         </div>
       )}
     </>
@@ -137,11 +150,11 @@ function PerDay({ title, buckets, total }: { title: string; buckets: DayBucket[]
   );
 }
 
-function ByService({ metrics, now }: { metrics: DeployMetrics; now: Date }) {
+function ByService({ metrics, now, showAll, loading }: { metrics: DeployMetrics; now: Date; showAll: () => void; loading: boolean }) {
   const titleId = useId();
   const rows = metrics.services
     // By id, never by name: `web` in staging and `web` in production are two rows with their own counts.
-    .map((s) => ({ ...s, total: totals(metrics.samples.filter((x) => x.serviceId === s.serviceId)) }))
+    .map((s) => ({ ...s, total: totals(s.days) }))
     .sort((a, b) => b.total.deploys + b.total.failed - (a.total.deploys + a.total.failed) || naturalCompare(a.service, b.service) || naturalCompare(a.environment, b.environment));
   return (
     <section className="card stack" aria-labelledby={titleId}>
@@ -176,6 +189,7 @@ function ByService({ metrics, now }: { metrics: DeployMetrics; now: Date }) {
           </tbody>
         </table>
       )}
+      <MoreServices shown={rows.length} total={metrics.servicesTotal} most="most deployed" onShowAll={showAll} loading={loading} />
     </section>
   );
 }

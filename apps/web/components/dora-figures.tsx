@@ -2,9 +2,10 @@
 import { type ReactNode, useId, useState } from "react";
 import type { DoraBand, DoraFigures } from "@levelrail/services/metrics/dora-figures";
 import { formatSpan } from "@/lib/format";
-import { DEFAULT_DORA_WINDOW, DORA_WINDOW_OPTIONS, type DoraWindowOption } from "@/lib/metric-windows";
+import { DEFAULT_DORA_WINDOW, DORA_WINDOW_OPTIONS, type DoraWindowOption, TOP_SERVICES } from "@/lib/metric-windows";
 import { useDoraMetrics } from "@/lib/metrics-queries";
 import { Alert } from "./alert";
+import { MoreServices } from "./more-services";
 
 const percent = (rate: number | null) => (rate === null ? "—" : `${Math.round(rate * 1000) / 10}%`);
 const perDay = (n: number) => (n >= 1 ? `${n.toFixed(1)} per day` : n === 0 ? "none" : `${(n * 7).toFixed(1)} per week`);
@@ -57,7 +58,7 @@ function FigureCards({ title, f }: { title: string; f: DoraFigures }) {
   );
 }
 
-function FigureTable({ label, rows }: { label: string; rows: { key: string; name: ReactNode; f: DoraFigures }[] }) {
+function FigureTable({ label, rows, more }: { label: string; rows: { key: string; name: ReactNode; f: DoraFigures }[]; more?: ReactNode }) {
   const titleId = useId();
   return (
     <section className="card stack" aria-labelledby={titleId}>
@@ -96,6 +97,7 @@ function FigureTable({ label, rows }: { label: string; rows: { key: string; name
           </tbody>
         </table>
       )}
+      {more}
     </section>
   );
 }
@@ -104,7 +106,9 @@ function FigureTable({ label, rows }: { label: string; rows: { key: string; name
 export function DoraView() {
   const id = useId();
   const [span, setSpan] = useState<DoraWindowOption>(DEFAULT_DORA_WINDOW);
-  const dora = useDoraMetrics(span);
+  // The per-service table lists the most released until "Show all" asks for every one.
+  const [all, setAll] = useState(false);
+  const dora = useDoraMetrics(span, all ? "all" : TOP_SERVICES);
   const d = dora.data;
   return (
     <section className="stack" aria-label="DORA figures">
@@ -137,6 +141,7 @@ export function DoraView() {
               ),
               f: s.figures,
             }))}
+            more={<MoreServices shown={d.services.length} total={d.servicesTotal} most="most released" onShowAll={() => setAll(true)} loading={all && dora.isPlaceholderData} />}
           />
           <p className="muted legend">
             Bands per the 2023 Accelerate State of DevOps report. Frequency counts deploys and promotions that went live; lead time runs from the image&apos;s

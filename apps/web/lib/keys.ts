@@ -32,9 +32,10 @@ export const keys = {
   /** An app's hook runs, all services or one (`service` "" for all). */
   appHookRuns: (app: Scoped, service: string) => ["app", app.environmentId, app.name, "hook-runs", service] as const,
   hookRun: (id: string) => ["hook-run", id] as const,
-  deployMetrics: (serviceId: string, days: number) => ["metrics", "deploys", serviceId, days] as const,
-  /** The DORA figures over one window (`7d`, `30d`, `90d`). */
-  dora: (window: string) => ["metrics", "dora", window] as const,
+  /** Deploys per day (`top`: how many services the answer lists, or "all"). */
+  deployMetrics: (serviceId: string, days: number, top: number | "all") => ["metrics", "deploys", serviceId, days, top] as const,
+  /** The DORA figures over one window (`7d`, `30d`, `90d`; `top` as above). */
+  dora: (window: string, top: number | "all") => ["metrics", "dora", window, top] as const,
   /** Prefix of every service's queries: a tier's change can alter any service's effective env. */
   allServices: () => ["service"] as const,
   orgs: () => ["orgs"] as const,

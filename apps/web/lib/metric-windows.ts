@@ -14,3 +14,6 @@ export function metricsSince(days: number, now = new Date()): string {
   const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * 24 * 3600 * 1000;
   return new Date(start).toISOString();
 }
+
+/** How many services the Deploys page's per-service tables show until "Show all" is pressed (the most active first). */
+export const TOP_SERVICES = 20;

@@ -17,6 +17,10 @@ const query = z
     serviceId: z.string().uuid("must be a service id").optional(),
     environmentId: z.string().uuid("must be an environment id").optional(),
     since: z.iso.datetime({ offset: true }).optional(),
+    /** "false": leave out the per-deploy samples (what a page that shows days and totals needs). */
+    samples: z.enum(["true", "false"], { error: "must be true or false" }).optional(),
+    /** Only the `top` services with the most deploys in `services` (the fleet's figures count every one; `servicesTotal` says how many). */
+    top: z.coerce.number({ error: "must be a whole number from 1 to 1000" }).int("must be a whole number from 1 to 1000").min(1, "must be a whole number from 1 to 1000").max(1000, "must be a whole number from 1 to 1000").optional(),
   })
   .strict();
 
@@ -87,12 +91,20 @@ export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }
     });
   }
   const byService = new Map<string, typeof rows>();
-  for (const r of rows) byService.set(r.serviceId, [...(byService.get(r.serviceId) ?? []), r]);
+  for (const r of rows) {
+    const list = byService.get(r.serviceId);
+    if (list) list.push(r);
+    else byService.set(r.serviceId, [r]);
+  }
+  let services = [...byService.values()];
+  // The most deployed first, then by name; without `top`, in the order of each service's first deploy.
+  if (q.top !== undefined) services = services.sort((a, b) => b.length - a.length || a[0]!.service.localeCompare(b[0]!.service) || a[0]!.environment.localeCompare(b[0]!.environment)).slice(0, q.top);
   return {
     since: since.toISOString(),
-    samples: rows.map((r) => ({ ...r, at: r.at.toISOString() })),
+    ...(q.samples === "false" ? {} : { samples: rows.map((r) => ({ ...r, at: r.at.toISOString() })) }),
     fleet: bucket(rows),
-    services: [...byService.values()].map((samples) => {
+    servicesTotal: byService.size,
+    services: services.map((samples) => {
       const first = samples[0]!;
       return { service: first.service, serviceId: first.serviceId, environmentId: first.environmentId, environment: first.environment, days: bucket(samples) };
     }),

@@ -142,6 +142,22 @@ describe("doraMetrics against PostgreSQL", () => {
     expect(before.services).toEqual([]);
   });
 
+  it("`top` lists only the services with the most releases; the fleet's and environments' figures still count every one", async () => {
+    const all = await doraMetrics({ ctx: a, input: { window: "7d" }, now: NOW });
+    const top = await doraMetrics({ ctx: a, input: { window: "7d", top: "1" }, now: NOW });
+    expect(all.servicesTotal).toBe(3);
+    expect(top.servicesTotal).toBe(3);
+    expect(top.services.map((s) => `${s.environment}/${s.service}`)).toEqual(["production/web"]);
+    expect(top.fleet).toEqual(all.fleet);
+    expect(top.environments).toEqual(all.environments);
+    // Ties keep the name order: api and staging's web have one release each.
+    const two = await doraMetrics({ ctx: a, input: { window: "7d", top: "2" }, now: NOW });
+    expect(two.services.map((s) => `${s.environment}/${s.service}`)).toEqual(["production/web", "production/api"]);
+    for (const bad of ["0", "1001", "x", "1.5"]) {
+      await expect(doraMetrics({ ctx: a, input: { window: "7d", top: bad }, now: NOW }), bad).rejects.toMatchObject({ code: "invalid_input", field: "top" });
+    }
+  });
+
   it("reads only the caller's organization: another one's environment reads like one that does not exist", async () => {
     const theirs = await doraMetrics({ ctx: b, input: { window: "7d", environmentId: a.envId }, now: NOW });
     const none = await doraMetrics({ ctx: b, input: { window: "7d", environmentId: "00000000-0000-4000-8000-000000000000" }, now: NOW });

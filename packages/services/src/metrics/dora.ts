@@ -23,6 +23,8 @@ const query = z
     window: z.enum(Object.keys(DORA_WINDOWS) as [DoraWindow, ...DoraWindow[]], { error: "must be 7d, 30d or 90d" }).default("30d"),
     /** Where the window ends (default: now). */
     until: z.iso.datetime({ offset: true }).optional(),
+    /** Only the `top` services with the most releases in `services`, most first (the fleet's and environments' figures count every one; `servicesTotal` says how many). */
+    top: z.coerce.number({ error: "must be a whole number from 1 to 1000" }).int("must be a whole number from 1 to 1000").min(1, "must be a whole number from 1 to 1000").max(1000, "must be a whole number from 1 to 1000").optional(),
   })
   .strict();
 
@@ -46,6 +48,8 @@ export interface DoraView {
   until: string;
   fleet: DoraFigures;
   environments: DoraEnvironmentRow[];
+  /** How many services had releases or crash loops in the window (`services` holds `top` of them when asked). */
+  servicesTotal: number;
   services: DoraServiceRow[];
 }
 
@@ -142,8 +146,22 @@ export async function doraMetrics({ ctx, input, now = new Date() }: { ctx: Ctx; 
     environments: [...byEnvironment.values()]
       .map((e) => ({ environmentId: e.environmentId, environment: e.environment, figures: doraFigures(e.samples, days) }))
       .sort(byName((e) => e.environmentId)),
-    services: sampled.map((s) => ({ ...s.who, figures: doraFigures([s.samples], days) })).sort(byName((s) => `${s.service}/${s.serviceId}`)),
+    servicesTotal: sampled.length,
+    services: topServices(
+      sampled.map((s) => ({ ...s.who, figures: doraFigures([s.samples], days) })).sort(byName((s) => `${s.service}/${s.serviceId}`)),
+      q.top,
+    ),
   };
+}
+
+/** The `top` services with the most releases (ties in the given order), or all of them. */
+function topServices(rows: DoraServiceRow[], top: number | undefined): DoraServiceRow[] {
+  if (top === undefined) return rows;
+  return rows
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => b.row.figures.releases - a.row.figures.releases || a.i - b.i)
+    .slice(0, top)
+    .map((x) => x.row);
 }
 
 /** For the OpenAPI document (apps/web/lib/openapi): the schema this file parses its input with. */

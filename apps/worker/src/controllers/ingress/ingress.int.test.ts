@@ -297,18 +297,29 @@ describe("the ingress controller", () => {
 describe("deploy metrics", () => {
   it("one sample per real cutover, failed deploys counted, Prometheus metrics served", async () => {
     const m = await deployMetrics({ ctx: s.ctx, input: {} });
-    const of = (svc: string, outcome: string) => m.samples.filter((x) => x.service === svc && x.outcome === outcome);
+    const samples = m.samples ?? [];
+    const of = (svc: string, outcome: string) => samples.filter((x) => x.service === svc && x.outcome === outcome);
     // web: v1, v2, v1, v2 cut over; the no-op Deploy did not; v3 failed. api and bad: one cutover each.
     expect(of("web", "succeeded")).toHaveLength(4);
     expect(of("web", "failed")).toHaveLength(1);
     expect(of("api", "succeeded")).toHaveLength(1);
     expect(of("bad", "succeeded")).toHaveLength(1);
-    expect(m.samples).toHaveLength(7);
-    expect(new Set(m.samples.map((x) => x.releaseId)).size).toBe(7);
-    expect(m.samples.map((x) => x.releaseId)).not.toContain(noopReleaseId);
+    expect(samples).toHaveLength(7);
+    expect(new Set(samples.map((x) => x.releaseId)).size).toBe(7);
+    expect(samples.map((x) => x.releaseId)).not.toContain(noopReleaseId);
     expect(m.fleet.reduce((n, d) => n + d.deploys, 0)).toBe(6);
     expect(m.fleet.reduce((n, d) => n + d.failed, 0)).toBe(1);
-    for (const x of m.samples) expect(x.durationMs).toBeGreaterThan(0);
+    for (const x of samples) expect(x.durationMs).toBeGreaterThan(0);
+    expect(m.servicesTotal).toBe(3);
+    // The Deploys page's ask: no samples, only the most deployed service; the fleet's days the same.
+    const top = await deployMetrics({ ctx: s.ctx, input: { samples: "false", top: "1" } });
+    expect(top).not.toHaveProperty("samples");
+    expect(top.fleet).toEqual(m.fleet);
+    expect(top.servicesTotal).toBe(3);
+    expect(top.services.map((x) => x.service)).toEqual(["web"]);
+    expect(top.services[0]!.days.reduce((n, d) => n + d.deploys + d.failed, 0)).toBe(5);
+    await expect(deployMetrics({ ctx: s.ctx, input: { top: "0" } })).rejects.toMatchObject({ code: "invalid_input", field: "top" });
+    await expect(deployMetrics({ ctx: s.ctx, input: { samples: "no" } })).rejects.toMatchObject({ code: "invalid_input", field: "samples" });
 
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(text).toMatch(/^levelrail_reconciles_total\{controller="application",result="ok"\} \d+/m);
