@@ -21,13 +21,24 @@ describe("the node edges' acknowledgements", () => {
     expect(laggingEdges(null, 8, now, 15_000, ["b"])).toEqual(["b"]);
   });
 
-  it("the nodes running an agent: its running tasks on ready nodes; no agents' service, none", async () => {
+  it("the nodes running an agent: its running tasks, and those the swarm wants running, on ready nodes; no agents' service, none", async () => {
     const swarm = {
       inspectService: async (name: string) => (name === "lr-node-agent" ? ({ id: "svc" } as never) : null),
-      listTasks: async () => [{ nodeId: "n1", state: "running" }, { nodeId: "n2", state: "running" }, { nodeId: "n3", state: "failed" }, { nodeId: null, state: "pending" }] as never,
-      listNodes: async () => [{ id: "n1", state: "ready" }, { id: "n2", state: "down" }, { id: "n3", state: "ready" }] as never,
+      listTasks: async () =>
+        [
+          { nodeId: "n1", state: "running", desiredState: "running" },
+          { nodeId: "n2", state: "running", desiredState: "running" },
+          { nodeId: "n3", state: "failed", desiredState: "shutdown" },
+          { nodeId: null, state: "pending", desiredState: "running" },
+          // A node whose agent the swarm is replacing (after the manager's engine restarted): the
+          // old task shutting down, the new one not yet seen running. Still an agent's node.
+          { nodeId: "n4", state: "running", desiredState: "shutdown" },
+          { nodeId: "n5", state: "shutdown", desiredState: "shutdown" },
+          { nodeId: "n5", state: "assigned", desiredState: "running" },
+        ] as never,
+      listNodes: async () => [{ id: "n1", state: "ready" }, { id: "n2", state: "down" }, { id: "n3", state: "ready" }, { id: "n4", state: "ready" }, { id: "n5", state: "ready" }] as never,
     };
-    expect(await agentNodes(swarm, "lr-node-agent")).toEqual(["n1"]);
+    expect(await agentNodes(swarm, "lr-node-agent")).toEqual(["n1", "n4", "n5"]);
     expect(await agentNodes(swarm, "other-node-agent")).toEqual([]);
   });
 

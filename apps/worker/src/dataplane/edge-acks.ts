@@ -30,11 +30,20 @@ export function laggingEdges(acks: EdgeAcks | null, generation: number, now: num
   return [...new Set([...agentNodes, ...asking])].filter((id) => (nodes[id]?.generation ?? -1) < generation).sort();
 }
 
-/** The ready nodes the swarm runs a node agent on (`service`: the agents' service; none: none). */
+/**
+ * The ready nodes the swarm runs a node agent on, or is starting one on (`service`: the agents'
+ * service; none: none). A task the swarm wants running counts whatever state the manager last
+ * heard: after the manager's engine restarts, the swarm replaces a node's agent task, and for some
+ * seconds the manager sees the new one only as assigned or starting (it may already run) and the
+ * old one shutting down. Counting only `running` then left that node out, and a release removed
+ * its old tasks while the node's edge still named them (it cannot read the feed until the overlay's
+ * gossip is back): its Caddy failed every request for ~18 s (node-edge.swarm.test.ts).
+ */
 export async function agentNodes(swarm: Pick<SwarmPort, "inspectService" | "listTasks" | "listNodes">, service: string): Promise<string[]> {
   const svc = await swarm.inspectService(service);
   if (!svc) return [];
   const [tasks, nodes] = await Promise.all([swarm.listTasks(svc.id), swarm.listNodes()]);
   const ready = new Set(nodes.filter((n) => n.state === "ready").map((n) => n.id));
-  return [...new Set(tasks.filter((t) => t.state === "running" && t.nodeId && ready.has(t.nodeId)).map((t) => t.nodeId!))].sort();
+  const wanted = (t: { state: string; desiredState: string }) => t.state === "running" || t.desiredState === "running";
+  return [...new Set(tasks.filter((t) => wanted(t) && t.nodeId && ready.has(t.nodeId)).map((t) => t.nodeId!))].sort();
 }

@@ -232,7 +232,16 @@ describe("the data plane on every node", () => {
         }
       },
     );
-    console.log(`a release right after the manager's restart: ${after.failures.length} failed of ${after.sent} through the worker node's Caddy (${Date.now() - t0} ms)`);
+    console.log(`a release right after the manager's restart: ${after.failures.length} failed of ${after.sent} through the worker node's Caddy (${Date.now() - t0} ms from ${new Date(t0).toISOString()})`);
+    if (after.failures.length > 0) {
+      console.log(after.failures.join("\n"));
+      console.log(await agentLogs());
+      for (const c of await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) })) {
+        if (!/mesh-dns|edge-caddy/.test(c.Names[0]!)) continue;
+        const logs = (await worker.docker.getContainer(c.Id).logs({ stdout: true, stderr: true, tail: 120, timestamps: true })).toString("utf8");
+        console.log(`--- ${c.Names[0]}\n${logs.split("\n").filter((l) => !/"level":"info"/.test(l) || /502|error/i.test(l)).slice(-60).join("\n")}`);
+      }
+    }
     expect(after.result).toEqual(expect.arrayContaining(["switch", "done"]));
     expect(after.failures).toEqual([]);
     expect(after.bodies).toContain("v1\n");
