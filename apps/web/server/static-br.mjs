@@ -3,7 +3,7 @@
 // highest quality is about 15 % smaller on this JavaScript, but too slow to run per request, so
 // `precompress` writes `<file>.br` beside each file once, after `next build`, and `brotliStatic`
 // answers from those. A file without its `.br`, or a browser that does not accept br, is Next's.
-// The names under /_next/static carry their content's hash, so what is read once is kept.
+// The names under /_next/static carry their content's hash, so a file read once is kept.
 import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
 import { promisify } from "node:util";
@@ -105,7 +105,11 @@ export function brotliStatic(nextDir, headers = []) {
         const body = await readFile(`${path}.br`);
         return { body, type: TYPES[extname(rel)], etag: `"br-${orig.size.toString(36)}-${Math.floor(orig.mtimeMs).toString(36)}"` };
       })();
+      // Only what exists is kept: a request for a name that has no .br (yet) is looked up again next
+      // time, and a client asking for endless made-up names does not grow the map.
       files.set(rel, f);
+      const forget = () => files.delete(rel);
+      f.then((found) => found ?? forget(), forget);
     }
     return f;
   };

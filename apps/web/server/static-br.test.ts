@@ -112,4 +112,14 @@ describe("precompressed static files", () => {
     expect(await next("/_next/static/%E0%A4%A.js")).toBe("next");
     expect((await get("/_next/static/chunks/app.js", { "accept-encoding": "br" }, "POST")).body.toString()).toBe("next");
   });
+
+  it("looks a file without its .br up again next time: one compressed after the server started is sent as brotli", async () => {
+    const late = join(dir, "static", "chunks", "late.js");
+    writeFileSync(late, big);
+    expect((await get("/_next/static/chunks/late.js", { "accept-encoding": "br" })).body.toString()).toBe("next");
+    await precompress(dir);
+    const res = await get("/_next/static/chunks/late.js", { "accept-encoding": "br" });
+    expect(res.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(res.body).toString()).toBe(big);
+  });
 });
