@@ -40,21 +40,21 @@ const NOISE_RATE = process.env.BENCH_NOISE_RATE ? Number(process.env.BENCH_NOISE
  * from the kernel's tracking table.
  */
 const KEEPALIVE = process.env.BENCH_APP === "keepalive";
-const images: TestImage[] = KEEPALIVE ? [keepAliveImage("v1"), keepAliveImage("v2")] : [IMAGES.v1, IMAGES.v2];
+const images: TestImage[] = KEEPALIVE ? keepAliveImages(["v1", "v2"]) : [IMAGES.v1, IMAGES.v2];
 
-/** An image FROM scratch with the host's Caddy binary and the libraries it links (ldd), serving /www on 8080. */
-function keepAliveImage(version: string): TestImage {
+/** Images FROM scratch with the host's Caddy binary and the libraries it links (ldd), serving /www on 8080. */
+function keepAliveImages(versions: string[]): TestImage[] {
   const caddyBin = "/usr/bin/caddy";
   const libs = [...execFileSync("ldd", [caddyBin], { encoding: "utf8" }).matchAll(/(\/\S+\.so[.\d]*)/g)].map((m) => m[1]!);
   const files: NonNullable<TestImage["files"]> = { [caddyBin]: { content: readFileSync(caddyBin), mode: 0o755 } };
   for (const lib of new Set(libs)) files[lib] = { content: readFileSync(lib), mode: 0o755 };
-  return {
+  return versions.map((version) => ({
     tag: `levelrail-test/web-keepalive:${version}`,
     body: `${version}\n`,
     healthy: true,
     files,
     cmd: ["/bin/busybox", "env", "HOME=/tmp", caddyBin, "file-server", "--listen", ":8080", "--root", "/www"],
-  };
+  }));
 }
 
 // The mesh DNS replicas run in processes of their own, as in production (BENCH_DATAPLANE_IN_PROCESS=1:
@@ -80,8 +80,8 @@ const load = (maxMs: number, ratePerSecond?: number): RunningLoad =>
   (IN_PROCESS ? startLoad : startLoadThread)({ url: `http://127.0.0.1:${ingressPort}/`, host: domain, concurrency: CONCURRENCY, maxRequests: 5_000_000, maxMs, ...(ratePerSecond ? { ratePerSecond } : {}) });
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
-/** Deploy verb → new container ready, the mesh name switched, the old one drained and removed. */
 /**
+ * Deploy verb → new container ready, the mesh name switched, the old one drained and removed.
  * Returns when the cutover ended on this process's clock (performance.now): when the worker wrote the
  * service running, after the old container's removal (the status row's updatedAt), not when this
  * poll saw it. The poll is slow (250 ms): polling every 20 ms, as the bench did, cost the host's two

@@ -79,6 +79,22 @@ const lastUsable = (cidr: string) => {
   return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
 };
 
+/** Whether every node edge that acknowledged has the publisher's current generation (`freshMs`: and read the feed that lately; at least one edge). */
+const edgesInStep = (freshMs?: number) => {
+  const nodes = Object.values(readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE))?.nodes ?? {});
+  if (freshMs !== undefined && nodes.length === 0) return false;
+  return nodes.every((n) => n.generation === publisher.current().generation && (freshMs === undefined || Date.now() - n.seenAt < freshMs));
+};
+
+/** The worker node's mesh DNS replicas' and edge Caddy's last log lines, info left out unless it names a 502 or an error. */
+async function printEdgeLogs(tail: number, keep: number): Promise<void> {
+  for (const c of await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) })) {
+    if (!/mesh-dns|edge-caddy/.test(c.Names[0]!)) continue;
+    const logs = (await worker.docker.getContainer(c.Id).logs({ stdout: true, stderr: true, tail, timestamps: true })).toString("utf8");
+    console.log(`--- ${c.Names[0]}\n${logs.split("\n").filter((l) => !/"level":"info"/.test(l) || /502|error/i.test(l)).slice(-keep).join("\n")}`);
+  }
+}
+
 const agentLogs = async () => {
   const [svc] = await h.manager.docker.listServices({ filters: JSON.stringify({ name: [`${short}-node-agent`] }) });
   if (!svc) return "no node agent service";
@@ -161,8 +177,7 @@ describe("the data plane on every node", () => {
     const subnet = ipam.Config[0]?.Subnet;
     await publisher.setActive(serviceId, { ...entry, tasks: [...(entry.tasks ?? []), { name: `gone${run}`, address: lastUsable(subnet!) }] });
     await waitFor("the worker node's edge has the state naming the gone task", async () => {
-      const acks = readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE));
-      return Object.values(acks?.nodes ?? {}).every((n) => n.generation === publisher.current().generation) || undefined;
+      return edgesInStep() || undefined;
     }, { timeoutMs: 30_000, intervalMs: 200, describe: agentLogs });
     await new Promise((r) => setTimeout(r, 3_000)); // its replicas probed it
     for (let i = 0; i < 10; i++) expect(await onWorker(5_000)).toEqual({ status: 200, body: "v2\n" });
@@ -185,11 +200,7 @@ describe("the data plane on every node", () => {
     if (failures.length > 0) {
       console.log(failures.join("\n"));
       console.log(await agentLogs());
-      for (const c of await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) })) {
-        if (!/mesh-dns|edge-caddy/.test(c.Names[0]!)) continue;
-        const logs = (await worker.docker.getContainer(c.Id).logs({ stdout: true, stderr: true, tail: 60, timestamps: true })).toString("utf8");
-        console.log(`--- ${c.Names[0]}\n${logs.split("\n").filter((l) => !/"level":"info"/.test(l) || /502|error/i.test(l)).slice(-40).join("\n")}`);
-      }
+      await printEdgeLogs(60, 40);
     }
     expect(await kept()).toEqual(before);
     expect(failures).toEqual([]);
@@ -217,9 +228,7 @@ describe("the data plane on every node", () => {
     // restart while that node's edge, unable to read the feed, still names the old ones; in 4 of 8
     // runs its Caddy then had no live task for up to ~20 s.
     await waitFor("the worker node's edge to read the feed again", async () => {
-      const acks = readEdgeAcks(join(dataDir, DATAPLANE_DIR, EDGE_ACKS_FILE));
-      const nodes = Object.values(acks?.nodes ?? {});
-      return nodes.length > 0 && nodes.every((n) => n.generation === publisher.current().generation && Date.now() - n.seenAt < 5_000) ? true : undefined;
+      return edgesInStep(5_000) || undefined;
     }, { timeoutMs: 120_000, intervalMs: 500, describe: agentLogs });
     const t0 = Date.now();
     const after = await whileLoaded(
@@ -243,11 +252,7 @@ describe("the data plane on every node", () => {
     if (after.failures.length > 0) {
       console.log(after.failures.join("\n"));
       console.log(await agentLogs());
-      for (const c of await worker.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`levelrail.instance=${short}`] }) })) {
-        if (!/mesh-dns|edge-caddy/.test(c.Names[0]!)) continue;
-        const logs = (await worker.docker.getContainer(c.Id).logs({ stdout: true, stderr: true, tail: 120, timestamps: true })).toString("utf8");
-        console.log(`--- ${c.Names[0]}\n${logs.split("\n").filter((l) => !/"level":"info"/.test(l) || /502|error/i.test(l)).slice(-60).join("\n")}`);
-      }
+      await printEdgeLogs(120, 60);
     }
     expect(after.result).toEqual(expect.arrayContaining(["switch", "done"]));
     expect(after.failures).toEqual([]);
