@@ -60,3 +60,42 @@ describe("ensureAppOverlay after one engine", () => {
     expect(e.calls).toEqual([]);
   });
 });
+
+describe("ensureAppOverlay while the swarm has not allocated a new overlay's subnet yet", () => {
+  // A swarm manager lists an overlay with no subnet until its allocator ran (after the create returned).
+  function unallocated() {
+    const nets = new Map<string, NetworkInfo>();
+    const created: string[] = [];
+    const runtime = {
+      inspectNetwork: async (name: string) => nets.get(name) ?? null,
+      listNetworks: async () => [...nets.values()],
+      removeNetwork: async () => {},
+    };
+    const swarm = {
+      listNodes: async () => [],
+      createOverlayNetwork: async (spec: { name: string; labels: Record<string, string>; subnet: string | null }) => {
+        if (nets.has(spec.name)) return false;
+        created.push(`${spec.name} ${spec.subnet}`);
+        nets.set(spec.name, { id: `ov-${spec.name}`, name: spec.name, labels: spec.labels, subnets: [], gateway: null, containers: [], driver: "overlay" });
+        return true;
+      },
+    };
+    return { runtime, swarm, created, nets };
+  }
+
+  it("the next app's overlay gets another subnet, and the first app's is the one it asked for", async () => {
+    const e = unallocated();
+    const a = await ensureAppOverlay(e.runtime, e.swarm as never, SHORT, "app-a", POOL);
+    const b = await ensureAppOverlay(e.runtime, e.swarm as never, SHORT, "app-b", POOL);
+    expect([a.subnet, b.subnet]).toEqual(["10.240.0.0/24", "10.240.1.0/24"]);
+    expect(await ensureAppOverlay(e.runtime, e.swarm as never, SHORT, "app-a", POOL)).toMatchObject({ subnet: "10.240.0.0/24" });
+    expect(e.created).toEqual([`${networkName(SHORT, "app-a")} 10.240.0.0/24`, `${networkName(SHORT, "app-b")} 10.240.1.0/24`]);
+  });
+
+  it("a subnet is free again once its overlay is gone", async () => {
+    const e = unallocated();
+    const a = await ensureAppOverlay(e.runtime, e.swarm as never, SHORT, "app-c", POOL);
+    e.nets.delete(a.name);
+    expect((await ensureAppOverlay(e.runtime, e.swarm as never, SHORT, "app-d", POOL)).subnet).toBe(a.subnet);
+  });
+});

@@ -8,6 +8,24 @@ import { type SubnetPool, nextSubnet } from "./pool";
 
 export { OVERLAY_OVERHEAD };
 
+/**
+ * Overlays this process created, by name, with the subnet it asked for, until the engine's network
+ * list shows that subnet: a swarm allocates an overlay's subnet after its create returns, and until
+ * then the list shows the network with none, so the next app's overlay would get the same one (a
+ * swarm does not refuse overlapping overlays as a bridge's engine does).
+ */
+const requested = new Map<string, string>();
+
+/** Every subnet in use: the listed ones, and those asked for that the list does not show yet. */
+function subnetsInUse(listed: readonly { name: string; subnets: string[] }[]): string[] {
+  const byName = new Map(listed.map((n) => [n.name, n]));
+  for (const [name] of requested) {
+    const n = byName.get(name);
+    if (!n || n.subnets.length > 0) requested.delete(name); // gone, or allocated: the list has it
+  }
+  return [...listed.flatMap((n) => n.subnets), ...requested.values()];
+}
+
 /** The MTU an app's overlay gets on these nodes: the smallest measured interface MTU (`levelrail.mtu`) less 50; null when none was measured (the engine's default). */
 export function appOverlayMtu(nodes: readonly { labels: Record<string, string> }[]): number | null {
   return overlayMtu(nodes.map((n) => Number(n.labels[NODE_MTU_LABEL]) || null));
@@ -55,11 +73,13 @@ export async function ensureAppOverlay(
   }
   const mtu = appOverlayMtu(await swarm.listNodes());
   if (existing?.subnets[0]) return { name, subnet: existing.subnets[0], mtu };
-  const used = (await runtime.listNetworks([])).flatMap((n) => n.subnets);
+  const pending = existing ? requested.get(name) : undefined;
+  if (pending) return { name, subnet: pending, mtu }; // ours, its subnet not allocated yet
+  const used = subnetsInUse(await runtime.listNetworks([]));
   const next = nextSubnet(pool, used);
   if (!next) throw new Error(`the network pool ${pool.pool} is full: delete unused apps or set LEVELRAIL_NETWORK_POOL to a larger range`);
   // Another pass may have taken the name meanwhile (false): the inspect below tells whose it is.
-  await swarm.createOverlayNetwork({ name, labels: networkLabels(shortName, appId), subnet: next.subnet, gateway: next.gateway, encrypted: opts.encrypted === true, mtu });
+  if (await swarm.createOverlayNetwork({ name, labels: networkLabels(shortName, appId), subnet: next.subnet, gateway: next.gateway, encrypted: opts.encrypted === true, mtu })) requested.set(name, next.subnet);
   const created = await runtime.inspectNetwork(name);
   if (!created || !isAppNetwork(created, shortName, appId)) throw new NetworkTakenError(name);
   return { name, subnet: created.subnets[0] ?? next.subnet, mtu };
