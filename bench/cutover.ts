@@ -153,13 +153,15 @@ async function measure(service: string, first: number, rate?: number) {
     idleP99: percentile(idle.samples.filter((x) => x.ok).map((x) => x.ms), 99),
     cutoverP99: percentile(busyResult.samples.filter((x) => x.ok && during(x)).map((x) => x.ms), 99),
     inWindows: busyResult.samples.filter(during).length,
-    /** Where in its cutover each request slower than 4× the idle p99 was sent: ms from the deploy's start, ms before its end. */
-    slow: ((limit: number) =>
-      busyResult.samples
-        .filter((x) => x.ok && x.ms > limit)
-        .flatMap((x) => windows.filter((w) => x.at >= w.from && x.at <= w.to).map((w) => ({ ms: x.ms, fromStart: x.at - w.from, beforeEnd: w.to - x.at })))
-    )(4 * percentile(idle.samples.filter((x) => x.ok).map((x) => x.ms), 99)),
+    slow: slowRequests(busyResult.samples, windows, 4 * percentile(idle.samples.filter((x) => x.ok).map((x) => x.ms), 99)),
   };
+}
+
+/** Where in its window each request slower than `limit` was sent: ms from the window's start, ms before its end. */
+function slowRequests(samples: Sample[], windows: { from: number; to: number }[], limit: number) {
+  return samples
+    .filter((x) => x.ok && x.ms > limit)
+    .flatMap((x) => windows.filter((w) => x.at >= w.from && x.at <= w.to).map((w) => ({ ms: x.ms, fromStart: x.at - w.from, beforeEnd: w.to - x.at })));
 }
 
 try {
@@ -221,10 +223,13 @@ try {
   console.log(`p99 cutover/idle ratio at ${PACED_RATE}/s: ${(paced.cutoverP99 / paced.idleP99).toFixed(2)}`);
   console.log(`cpu ms a second by process at ${PACED_RATE}/s, idle: ${cpuLine(paced.idleCpu)}`);
   console.log(`cpu ms a second by process at ${PACED_RATE}/s, during cutovers: ${cpuLine(paced.busyCpu)}`);
-  for (const [label, run] of [["back to back", saturated], [`at ${PACED_RATE}/s`, paced]] as const) {
+  const engineSlow = slowRequests(noiseResult.samples, engineWindows, 4 * idleP99);
+  for (const [label, slow] of [["back to back", saturated.slow], [`at ${PACED_RATE}/s`, paced.slow], ["during the engine work (no switch), back to back", engineSlow]] as const) {
     const bucket = (ms: number) => `${Math.floor(ms / 250) * 250}`;
     const count = (xs: string[]) => Object.entries(xs.reduce<Record<string, number>>((m, k) => ((m[k] = (m[k] ?? 0) + 1), m), {})).sort((a, b) => Number(a[0]) - Number(b[0])).map(([k, n]) => `${k}:${n}`).join(" ");
-    console.log(`slow requests (over 4× idle p99) ${label}: ${run.slow.length}, by ms from the deploy's start (250 ms buckets) ${count(run.slow.map((x) => bucket(x.fromStart)))}; by ms before its end ${count(run.slow.map((x) => bucket(x.beforeEnd)))}`);
+    const ms = slow.map((x) => x.ms).sort((a, b) => a - b);
+    const sizes = ms.length ? ` (median ${fmt(percentile(ms, 50))}, max ${fmt(ms.at(-1)!)})` : "";
+    console.log(`slow requests (over 4× idle p99) ${label}: ${slow.length}${sizes}, by ms from the window's start (250 ms buckets) ${count(slow.map((x) => bucket(x.fromStart)))}; by ms before its end ${count(slow.map((x) => bucket(x.beforeEnd)))}`);
   }
   if (busyResult.failed > 0 || idleResult.failed > 0 || paced.busy.failed > 0 || paced.idle.failed > 0) process.exitCode = 1;
 } finally {
