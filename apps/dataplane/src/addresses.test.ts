@@ -43,3 +43,25 @@ describe("AddressBook", () => {
     expect(inspect).toHaveBeenCalledTimes(1);
   });
 });
+
+it("an event while the engine answers makes that answer old: the next look-up asks again", async () => {
+  const { engine, name, id } = await stoppedContainer();
+  await engine.startContainer(id);
+  const book = new AddressBook(engine, SHORT, 1000);
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const real = engine.inspectContainer.bind(engine);
+  const inspect = vi.spyOn(engine, "inspectContainer").mockImplementation(async (n) => {
+    const answer = await real(n); // running, as the engine saw it
+    await gate;
+    return answer;
+  });
+  const first = book.address(name, "app-1");
+  await vi.waitFor(() => expect(inspect).toHaveBeenCalledTimes(1));
+  await engine.stopContainer(id);
+  book.invalidate(name); // its die event, before the engine's answer came
+  release();
+  await first;
+  expect(await book.address(name, "app-1")).toBeNull(); // asked again: not running
+  expect(inspect).toHaveBeenCalledTimes(2);
+});

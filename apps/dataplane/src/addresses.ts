@@ -16,7 +16,9 @@ interface Seen {
  */
 export class AddressBook {
   private readonly seen = new Map<string, Seen>();
-  private readonly inflight = new Map<string, Promise<Seen | null>>();
+  /** Bumped by every event for a container asked about: an answer asked for before the event is already old when it comes. */
+  private readonly epochs = new Map<string, number>();
+  private readonly inflight = new Map<string, { epoch: number; answer: Promise<Seen | null> }>();
 
   constructor(
     private readonly runtime: Runtime,
@@ -34,24 +36,29 @@ export class AddressBook {
 
   /** Something happened to this container: ask again before the next answer. */
   invalidate(container: string): void {
+    if (!this.seen.has(container) && !this.inflight.has(container)) return;
+    this.epochs.set(container, (this.epochs.get(container) ?? 0) + 1);
     const s = this.seen.get(container);
     if (s) s.stale = true;
   }
 
   /** Everything may have changed (the engine restarted). */
   invalidateAll(): void {
-    for (const s of this.seen.values()) s.stale = true;
+    for (const name of new Set([...this.seen.keys(), ...this.inflight.keys()])) this.invalidate(name);
   }
 
   /** Forget containers no entry names any more. */
   retain(names: Set<string>): void {
     for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
+    for (const name of this.epochs.keys()) if (!this.seen.has(name) && !this.inflight.has(name)) this.epochs.delete(name);
   }
 
   private inspect(container: string): Promise<Seen | null> {
+    const epoch = this.epochs.get(container) ?? 0;
     const pending = this.inflight.get(container);
-    if (pending) return pending;
-    const p = (async () => {
+    if (pending && pending.epoch === epoch) return pending.answer;
+    // Started on the next tick: registered below before it can end.
+    const answer = Promise.resolve().then(async () => {
       try {
         const c = await this.runtime.inspectContainer(container);
         // Not there, or not running: asked again after `missTtlMs` even without an event (one
@@ -59,15 +66,22 @@ export class AddressBook {
         const s: Seen = c
           ? { running: c.state === "running", addresses: c.addresses, missingUntil: c.state === "running" ? 0 : Date.now() + this.missTtlMs, stale: false }
           : { running: false, addresses: {}, missingUntil: Date.now() + this.missTtlMs, stale: false };
+        // An event came while the engine answered: the answer may be from before it (and one asked
+        // for since, with no event after, is newer).
+        if ((this.epochs.get(container) ?? 0) !== epoch) {
+          const newer = this.seen.get(container);
+          if (newer && !newer.stale) return newer;
+          s.stale = true;
+        }
         this.seen.set(container, s);
         return s;
       } catch {
         return null; // the engine does not answer: keep what we had
       } finally {
-        this.inflight.delete(container);
+        if (this.inflight.get(container)?.epoch === epoch) this.inflight.delete(container);
       }
-    })();
-    this.inflight.set(container, p);
-    return p;
+    });
+    this.inflight.set(container, { epoch, answer });
+    return answer;
   }
 }
