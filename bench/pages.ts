@@ -14,7 +14,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { MIN_BYTES, brotliParams } from "../apps/web/server/static-br.mjs";
 
 export interface PageWeight {
   /** The page's address pattern, e.g. /services/[name]. */
@@ -73,9 +74,9 @@ export function buildWeights(nextDir = defaultNextDir): BuildWeights {
       const code = readFileSync(path);
       bytes = existsSync(`${path}.br`)
         ? statSync(`${path}.br`).size
-        : code.length < 1024
+        : code.length < MIN_BYTES
           ? gz(file)
-          : brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: code.length } }).length;
+          : brotliCompressSync(code, { params: brotliParams(code.length) }).length;
       brSizes.set(file, bytes);
     }
     return bytes;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Serves the panel: the worker (apps/worker/src/main.ts, compiled to apps/worker/dist/main.mjs when
-// its code changed) and the built web app (next start in apps/web), their output prefixed [worker] and [web], each restarted with backoff when
+// its code changed) and the built web app (apps/web/server/main.mjs: Next behind node:http), their output prefixed [worker] and [web], each restarted with backoff when
 // it exits on its own. Used by `npm start` and usable on its own (e.g. as Playwright's webServer)
 // once the database is migrated, the web app built and the data plane running:
 //   DATABASE_URL=… PORT=3100 node scripts/serve.mjs

@@ -7,6 +7,9 @@ import { metricsSince } from "./metric-windows";
 import { withQuery } from "./queries";
 import type { DeployMetrics, DoraMetrics } from "./types";
 
+/** The `top` query parameter: none for "all". */
+const topParam = (top: number | "all"): { top?: string } => (top === "all" ? {} : { top: String(top) });
+
 /**
  * The DORA figures over a window, refreshed like the deploy counts; `top`: only that many services
  * (the most released), or "all". As fresh as its polling keeps it: what the server rendered is not
@@ -15,7 +18,7 @@ import type { DeployMetrics, DoraMetrics } from "./types";
 export const useDoraMetrics = (window: string, top: number | "all") =>
   useQuery({
     queryKey: keys.dora(window, top),
-    queryFn: () => api<DoraMetrics>(withQuery("/metrics/dora", { window, ...(top === "all" ? {} : { top: String(top) }) })),
+    queryFn: () => api<DoraMetrics>(withQuery("/metrics/dora", { window, ...topParam(top) })),
     refetchInterval: METRICS_INTERVAL_MS,
     staleTime: METRICS_INTERVAL_MS,
     placeholderData: keepPreviousData,
@@ -25,7 +28,7 @@ export const useDoraMetrics = (window: string, top: number | "all") =>
 export const useDeployMetrics = (serviceId: string, days: number, top: number | "all") =>
   useQuery({
     queryKey: keys.deployMetrics(serviceId, days, top),
-    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { serviceId, since: metricsSince(days), samples: "false", ...(top === "all" ? {} : { top: String(top) }) })),
+    queryFn: () => api<DeployMetrics>(withQuery("/metrics/deploys", { serviceId, since: metricsSince(days), samples: "false", ...topParam(top) })),
     refetchInterval: METRICS_INTERVAL_MS,
     staleTime: METRICS_INTERVAL_MS,
     placeholderData: keepPreviousData,

@@ -22,8 +22,15 @@ const TYPES = {
   ".txt": "text/plain; charset=UTF-8",
 };
 
-/** Smaller files gain less from brotli than a response's headers weigh. */
-const MIN_BYTES = 1024;
+/** Smaller files gain less from brotli than a response's headers weigh: they get no `.br`. */
+export const MIN_BYTES = 1024;
+
+/** The brotli parameters of a `.br` copy of a `length`-byte text file: the highest quality (it is made once, after the build). */
+export const brotliParams = (length) => ({
+  [constants.BROTLI_PARAM_QUALITY]: 11,
+  [constants.BROTLI_PARAM_SIZE_HINT]: length,
+  [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+});
 
 async function* walk(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -54,9 +61,7 @@ export async function precompress(nextDir, { concurrency = 4 } = {}) {
   const next = async () => {
     for (let path = todo.shift(); path !== undefined; path = todo.shift()) {
       const body = await readFile(path);
-      const out = await compress(body, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
-      });
+      const out = await compress(body, { params: brotliParams(body.length) });
       // Under another name first: a crash mid-write leaves no torn .br to be served.
       await writeFile(`${path}.br.tmp`, out);
       await rename(`${path}.br.tmp`, `${path}.br`);
