@@ -152,7 +152,12 @@ await runMain(async () => {
         await exec(bin("tsc"), ["--noEmit", "-p", "scripts"], env);
       });
     }
-    if (wanted("lint")) await step("lint (eslint .)", () => exec(bin("eslint"), ["."], env));
+    if (wanted("lint")) {
+      await step("lint (eslint ., links)", async () => {
+        await exec(bin("eslint"), ["."], env);
+        await exec(process.execPath, ["scripts/check-links.mjs"], env);
+      });
+    }
     if (wanted("unit")) await step("unit tests (vitest --project unit)", (r) => vitest(r, "unit", reports, env));
     if (wanted("integration")) {
       await step("integration tests (vitest --project integration)", (r) => vitest(r, "integration", reports, env));
