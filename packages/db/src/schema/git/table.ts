@@ -131,6 +131,12 @@ export const gitDelivery = pgTable(
       .references(() => gitSource.id, { onDelete: "cascade" }),
     deliveryId: text("delivery_id").notNull(),
     receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * An accepted push's place in the branch's history (the forge's `before` and `after` commits); null
+     * for anything else. A replayed old push is told apart by them: its `after` is already behind.
+     */
+    before: text("before"),
+    after: text("after"),
   },
   (t) => [primaryKey({ columns: [t.sourceId, t.deliveryId] })],
 );
@@ -154,6 +160,9 @@ export const previewSettings = pgTable("preview_settings", {
   ttlHours: integer("ttl_hours").notNull().default(168),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** One thing of the base environment a preview's clone left out, by service (`""`: the environment itself). */
+export type WithheldItem = { service: string; key: string; kind: "secret" | "database" | "storage" | "registry-credential" | "git-credential" };
 
 /** `refused`: the request is open but the project's `max` previews were open already (the message says so). */
 export type PreviewState = "open" | "closed" | "refused";
@@ -186,6 +195,19 @@ export const preview = pgTable(
     /** The last outcome posted to the status URL, `<state> <commit>`; null: none yet. */
     reported: text("reported"),
     message: text("message").notNull().default(""),
+    /** The request's head is in another repository than the base (a fork). */
+    fork: boolean("fork").notNull().default(false),
+    /** The forge does not mark the request's author as a member of the repository (or did not say). */
+    outsider: boolean("outsider").notNull().default(false),
+    /** A fork's or an outsider's request builds only the head commit a member with deploy rights approved. */
+    approvedCommit: text("approved_commit"),
+    /** Who approved it (the member's email). */
+    approvedBy: text("approved_by"),
+    /**
+     * What the clone left out of the base environment (a fork's or an outsider's preview gets no secret,
+     * credential, storage target or database attachment); null: the environment was cloned in full, or not yet.
+     */
+    withheld: jsonb("withheld").$type<WithheldItem[]>(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp("closed_at", { withTimezone: true }),
