@@ -82,4 +82,9 @@ export const apiToken = pgTable("api_token", {
   expiresAt: timestamp("expires_at", { withTimezone: true }),
   /** Acts as a viewer whatever its creator's role (it never acts above that role either). */
   readOnly: boolean("read_only").notNull().default(false),
+  /**
+   * Set when the token was made by a session that came through this organization's single sign-on:
+   * like that session, it acts in that organization only.
+   */
+  ssoOrgId: uuid("sso_org_id"),
 });

@@ -1,4 +1,4 @@
-import { boolean, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, jsonb, pgTable, text, timestamp, unique, uuid } from "drizzle-orm/pg-core";
 import { ROLES } from "@levelrail/spec/roles";
 import { organization } from "../orgs/table";
 
@@ -23,3 +23,22 @@ export const ssoConnection = pgTable("sso_connection", {
   requireSso: boolean("require_sso").notNull().default(false),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * An email domain an organization's single sign-on may sign in and link users of. The connection
+ * accepts an email only when the organization has proven it owns its domain: the same TXT record
+ * as a service's domain (`domain_proof` holds the proof; the worker checks it and keeps checking).
+ * Lower case.
+ */
+export const ssoEmailDomain = pgTable(
+  "sso_email_domain",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique("sso_email_domain_org_domain").on(t.orgId, t.domain)],
+);
