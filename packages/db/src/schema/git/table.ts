@@ -18,6 +18,12 @@ export const gitCredential = pgTable(
     publicKey: text("public_key"),
     /** The user name sent with a token over HTTPS (`x-access-token`, `oauth2`, a user); null for a key. */
     username: text("username"),
+    /**
+     * The hosts it may be sent to (`host`: any port; `host:port`: that port only), checked when a
+     * source names it and again before each git call. A token with none is sent nowhere; a deploy key
+     * with none goes to any host (a server learns only a signature bound to its own session).
+     */
+    hosts: jsonb("hosts").$type<string[]>().notNull().default([]),
     /** The private key (OpenSSH format) or the token, sealed. */
     sealed: text("sealed").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
