@@ -1,6 +1,7 @@
-// What `levelrail install` installs with: the installer's environment, checked once (pure).
+// What `levelrail install` installs with: the installer's environment, checked once (pure but for
+// reading LEVELRAIL_SMTP_URL_FILE when that names the SMTP URL).
 import { join } from "node:path";
-import { envSchema, parseEnv } from "@levelrail/config/env";
+import { envSchema, parseEnv, smtpUrl } from "@levelrail/config/env";
 
 /** The embedded PostgreSQL port of `npm start`; the installed PostgreSQL listens there too (loopback). */
 export const DEFAULT_PG_PORT = 54329;
@@ -29,10 +30,28 @@ export interface InstallConfig {
   meshDnsPort: number;
   /** Settings passed on to the web app and the worker as they are (`LEVELRAIL_*` and `PORT`; never a secret). */
   panelEnv: Record<string, string>;
+  /**
+   * The installation's SMTP URL (it may hold a password): never passed on as environment; the
+   * installer writes it to `<data dir>/smtp-url` and the web app reads it from there.
+   */
+  smtpUrl: string | undefined;
 }
 
 /** Variables that are not passed on: secrets, paths of this host, and what the installer sets itself. */
-const NOT_PASSED = new Set(["LEVELRAIL_DATA_DIR", "LEVELRAIL_MASTER_KEY", "LEVELRAIL_PREVIOUS_MASTER_KEYS", "LEVELRAIL_PG_PORT", "LEVELRAIL_URL", "LEVELRAIL_TOKEN", "LEVELRAIL_SWARM_REGISTRY_PASSWORD"]);
+const NOT_PASSED = new Set([
+  "LEVELRAIL_DATA_DIR",
+  "LEVELRAIL_MASTER_KEY",
+  "LEVELRAIL_PREVIOUS_MASTER_KEYS",
+  "LEVELRAIL_PG_PORT",
+  "LEVELRAIL_URL",
+  "LEVELRAIL_TOKEN",
+  "LEVELRAIL_SWARM_REGISTRY_PASSWORD",
+  "LEVELRAIL_SMTP_URL",
+  "LEVELRAIL_SMTP_URL_FILE",
+]);
+
+/** The SMTP URL's file in the data dir (written by the installer, mode 0600; absent without one). */
+export const smtpUrlFile = (dataDir: string) => join(dataDir, "smtp-url");
 
 /** The panel's password file in the data dir (created by the launcher's database step, mode 0600). */
 export const passwordFile = (dataDir: string) => join(dataDir, "pg-password");
@@ -73,6 +92,7 @@ export function installConfig(env: Record<string, string | undefined>, dataDir: 
     caddyAdmin: parsed.LEVELRAIL_CADDY_ADMIN,
     meshDnsPort: parsed.LEVELRAIL_MESH_DNS_PORT,
     panelEnv,
+    smtpUrl: smtpUrl(parsed),
   };
 }
 

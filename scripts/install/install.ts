@@ -2,6 +2,7 @@
 // Every step checks what exists (by name and labels) and does only what is missing or different,
 // so a second run changes nothing, a run from a newer checkout upgrades, and a run after one that
 // was killed half way finishes it.
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { databaseUrl } from "@levelrail/config/env";
@@ -16,7 +17,7 @@ import { livePanelPid, waitFor } from "../lib/util.mjs";
 import { portCheck, procPortProbe } from "../doctor/ports";
 import { findOurCaddy } from "../doctor/probes";
 import { hostProc } from "../doctor/procfs";
-import { type InstallConfig, passwordFile, panelDatabaseUrl } from "./config";
+import { type InstallConfig, passwordFile, panelDatabaseUrl, smtpUrlFile } from "./config";
 import { type EnsureOutcome, ensureContainer, stopIfRunning } from "./containers";
 import { ensurePanelImages } from "./images";
 import { adoptEmbeddedCluster, ensurePanelVolume, hasCluster, waitForPostgres } from "./postgres";
@@ -68,6 +69,21 @@ async function preflight(docker: Docker, cfg: InstallConfig) {
   }
 }
 
+/**
+ * `<data dir>/smtp-url` holds the SMTP URL (mode 0600), or is absent without one; returns whether
+ * that changed (the web app reads it when it starts). Never the URL in the environment: there
+ * `docker inspect` would show its password.
+ */
+function writeSmtpUrlFile(dataDir: string, url: string | undefined): boolean {
+  const file = smtpUrlFile(dataDir);
+  const had = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+  const want = url === undefined ? undefined : `${url}\n`;
+  if (had === want) return false;
+  if (want === undefined) rmSync(file, { force: true });
+  else writeFileSync(file, want, { mode: 0o600 });
+  return true;
+}
+
 export async function install(cfg: InstallConfig, opts: InstallOptions): Promise<InstallResult> {
   const started = Date.now();
   const { log } = opts;
@@ -79,6 +95,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
 
   await ensureDocker({ dataDir: cfg.dataDir });
   ensureMasterKeyFile(cfg.dataDir);
+  const smtpChanged = writeSmtpUrlFile(cfg.dataDir, cfg.smtpUrl);
   const pgPassword: string = password(cfg.dataDir);
   const images = await ensurePanelImages(docker, cfg.shortName, log);
 
@@ -116,6 +133,11 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
   // The worker first (one leads at a time: the old one stops before the new one starts), then the web app.
   outcomes.worker = await ensureContainer(docker, cfg.shortName, workerSpec(cfg, images.node, release, { edge: ingress === "edge" }));
   outcomes.web = await ensureContainer(docker, cfg.shortName, webSpec(cfg, images.node, release));
+  if (outcomes.web === "kept" && smtpChanged) {
+    // the same options, a new SMTP URL in its file: the web app reads it when it starts
+    await docker.getContainer(containerName(cfg.shortName, "web")).restart({ t: 30 });
+    outcomes.web = "started";
+  }
   const web = `http://127.0.0.1:${cfg.webPort}`;
   const up = await waitFor(async () => (await httpStatus({ socketPath: undefined, url: web, path: "/api/v1/orgs" })) > 0, { timeoutMs: 120_000, intervalMs: 300 });
   if (!up) throw new Error(`the web app did not answer on ${web} within 120 s; see \`docker logs ${containerName(cfg.shortName, "web")}\``);

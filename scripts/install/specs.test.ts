@@ -53,6 +53,18 @@ describe("container specs", () => {
     }
   });
 
+  it("hand the SMTP URL (and its password) to the web app as a file in the read-only data dir, never as environment", () => {
+    const smtp = "smtps://mailer:hunter2-smtp@mail.example:465?from=panel%40example.com";
+    const withSmtp = installConfig({ ...env, LEVELRAIL_SMTP_URL: smtp }, "/srv/lr");
+    const [web, worker] = [webSpec(withSmtp, "node", release), workerSpec(withSmtp, "node", release)];
+    for (const s of [web, worker]) expect(JSON.stringify(s.create)).not.toContain("hunter2-smtp");
+    expect(withSmtp.smtpUrl).toBe(smtp);
+    expect(web.create.Env).toContain("LEVELRAIL_SMTP_URL_FILE=/var/lib/levelrail/smtp-url");
+    expect(worker.create.Env?.some((e) => e.startsWith("LEVELRAIL_SMTP_URL"))).toBe(false);
+    // without one, no file is named
+    expect(webSpec(cfg, "node", release).create.Env?.some((e) => e.startsWith("LEVELRAIL_SMTP_URL"))).toBe(false);
+  });
+
   it("give only the worker the data plane's state to write", () => {
     const writable = (s: (typeof specs)[number]) => (s.create.HostConfig?.Mounts ?? []).filter((m) => m.Type === "bind" && !m.ReadOnly && m.Target !== CONTAINER_ENGINE_DIR).map((m) => m.Target);
     expect(writable(specs[2]!)).toEqual(["/var/lib/levelrail/dataplane"]);

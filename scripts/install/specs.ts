@@ -1,8 +1,9 @@
 // The create options of the control plane's containers (pure): PostgreSQL on a named volume, the
 // web app and the worker from a release copy. All on the host network (loopback ports, as `npm
 // start` uses them), under `unless-stopped`, so the engine brings them back after a crash or a
-// reboot. Secrets reach them only as read-only files: the data dir (master.key, pg-password) is
-// mounted read-only and DATABASE_URL has no password, so `docker inspect` shows neither.
+// reboot. Secrets reach them only as read-only files: the data dir (master.key, pg-password,
+// smtp-url) is mounted read-only, DATABASE_URL has no password and the SMTP URL is named by
+// LEVELRAIL_SMTP_URL_FILE, so `docker inspect` shows none of them.
 import { basename, dirname, join } from "node:path";
 import { CONTAINER_DATA_DIR, CONTAINER_ENGINE_DIR, type InstallConfig, PANEL_DB, PANEL_DB_USER, panelDatabaseUrl, passwordFile } from "./config";
 import type { ContainerSpec } from "./containers";
@@ -46,9 +47,10 @@ export function postgresSpec(cfg: InstallConfig, image: string): ContainerSpec {
 }
 
 /** What the web app and the worker both get: settings, the database without its password, the data dir read-only. */
-function panelBase(cfg: InstallConfig, image: string, release: Release) {
+function panelBase(cfg: InstallConfig, image: string, release: Release, extraEnv: Record<string, string> = {}) {
   const env = {
     ...cfg.panelEnv,
+    ...extraEnv,
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
     LEVELRAIL_SHORT_NAME: cfg.shortName,
@@ -80,7 +82,8 @@ function panelBase(cfg: InstallConfig, image: string, release: Release) {
 }
 
 export function webSpec(cfg: InstallConfig, image: string, release: Release): ContainerSpec {
-  const base = panelBase(cfg, image, release);
+  // invitation emails are the web app's alone: only it is told where the SMTP URL's file is
+  const base = panelBase(cfg, image, release, cfg.smtpUrl ? { LEVELRAIL_SMTP_URL_FILE: `${CONTAINER_DATA_DIR}/smtp-url` } : {});
   return {
     name: containerName(cfg.shortName, "web"),
     role: "panel-web",

@@ -1,5 +1,5 @@
 import "server-only";
-import { QUOTA_VARS, databaseUrl, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "@levelrail/config/env";
+import { QUOTA_VARS, databaseUrl, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl, smtpUrl } from "@levelrail/config/env";
 import { secretsKitFromEnv } from "@levelrail/config/secrets";
 import { type Auth, createAuth } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
@@ -30,6 +30,7 @@ const envSchemaOfWeb = envSchema
     LEVELRAIL_BASE_DOMAINS: true,
     LEVELRAIL_ALLOW_PRIVATE_TARGETS: true,
     LEVELRAIL_SMTP_URL: true,
+    LEVELRAIL_SMTP_URL_FILE: true,
     ...QUOTA_VARS,
   })
   .extend({ DATABASE_URL: requiredDatabaseUrl });
@@ -58,7 +59,7 @@ export interface Server {
   baseDomains: string[];
   /** `DOCKER_HOST`, for the read-only log port (unset: the engine's default socket). */
   dockerHost: string | undefined;
-  /** The installation's SMTP server (`LEVELRAIL_SMTP_URL`) for invitation emails; null: links are shown once. */
+  /** The installation's SMTP server (`LEVELRAIL_SMTP_URL` or `_FILE`) for invitation emails; null: links are shown once. */
   mailer: InviteMailer | null;
 }
 
@@ -71,6 +72,7 @@ function build(): Server {
   // Single sign-on reaches each organization's issuer under the same address policy as webhooks and backup targets.
   const sso = ssoBackend(db, keyring, { allowPrivate: env.LEVELRAIL_ALLOW_PRIVATE_TARGETS, panelHost: new URL(baseURL).hostname });
   const auth = createAuth({ db, masterKey, baseURL, trustedOrigins, sso });
+  const smtp = smtpUrl(env);
   return {
     db,
     sql,
@@ -87,7 +89,7 @@ function build(): Server {
     shortName: env.LEVELRAIL_SHORT_NAME,
     baseDomains: env.LEVELRAIL_BASE_DOMAINS,
     dockerHost: env.DOCKER_HOST,
-    mailer: env.LEVELRAIL_SMTP_URL ? smtpMailer(env.LEVELRAIL_SMTP_URL, new URL(baseURL).hostname) : null,
+    mailer: smtp ? smtpMailer(smtp, new URL(baseURL).hostname) : null,
   };
 }
 

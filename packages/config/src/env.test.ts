@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { databaseUrl, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl } from "./env";
+import { databaseUrl, envSchema, parseEnv, publicUrl, quotaDefaults, requiredDatabaseUrl, smtpUrl } from "./env";
 
 describe("envSchema", () => {
   it("gives every variable its documented default", () => {
@@ -39,6 +39,7 @@ describe("envSchema", () => {
       LEVELRAIL_ORG_CREATION: "owners",
       LEVELRAIL_MAX_ORGS_PER_OPERATOR: 5,
       LEVELRAIL_SMTP_URL: undefined,
+      LEVELRAIL_SMTP_URL_FILE: undefined,
       LEVELRAIL_QUOTA_APPS: 50,
       LEVELRAIL_QUOTA_SERVICES: 200,
       LEVELRAIL_QUOTA_DATABASES: 20,
@@ -152,5 +153,33 @@ describe("databaseUrl", () => {
   it("refuses a password given both ways, and an empty file", () => {
     expect(() => databaseUrl({ DATABASE_URL: "postgres://u:p@h/d", DATABASE_PASSWORD_FILE: file("x") })).toThrow(/one way only/);
     expect(() => databaseUrl({ DATABASE_URL: "postgres://u@h/d", DATABASE_PASSWORD_FILE: file("\n") })).toThrow(/is empty/);
+  });
+});
+
+describe("smtpUrl", () => {
+  const file = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), "lr-smtp-")), "smtp-url");
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+
+  it("is LEVELRAIL_SMTP_URL, or the content of LEVELRAIL_SMTP_URL_FILE (trailing newline dropped)", () => {
+    expect(smtpUrl({})).toBeUndefined();
+    expect(smtpUrl({ LEVELRAIL_SMTP_URL: "smtp://u:p@mail.example:587" })).toBe("smtp://u:p@mail.example:587");
+    expect(smtpUrl({ LEVELRAIL_SMTP_URL_FILE: file("smtps://u:s3cret@mail.example:465?from=a%40b.example\n") })).toBe("smtps://u:s3cret@mail.example:465?from=a%40b.example");
+    expect(smtpUrl({ LEVELRAIL_SMTP_URL_FILE: file("") })).toBeUndefined();
+    expect(parseEnv(envSchema, { LEVELRAIL_SMTP_URL_FILE: "/run/x" }, "a test").LEVELRAIL_SMTP_URL_FILE).toBe("/run/x");
+  });
+
+  it("refuses the URL given both ways, and a file that holds no SMTP URL, without repeating its content", () => {
+    expect(() => smtpUrl({ LEVELRAIL_SMTP_URL: "smtp://h", LEVELRAIL_SMTP_URL_FILE: file("smtp://h") })).toThrow(/one way only/);
+    let message = "";
+    try {
+      smtpUrl({ LEVELRAIL_SMTP_URL_FILE: file("http://u:s3cret@h\n") });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/must hold an smtp:\/\/ or smtps:\/\/ URL/);
+    expect(message).not.toContain("s3cret");
   });
 });

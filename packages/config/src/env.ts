@@ -18,6 +18,8 @@ const optional = <T extends z.ZodType<string>>(schema: T) => z.preprocess((v) =>
 const quotaVar = (fallback: number) => z.preprocess((v) => (v === "" ? undefined : v), quotaLimit.default(fallback));
 const address = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: "must be an IP address or a CIDR range" });
 
+const smtpUrlSchema = z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" });
+
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_DATA_DIR = ".levelrail";
 export const DEFAULT_NETWORK_POOL = "10.201.0.0/16";
@@ -106,7 +108,12 @@ export const envSchema = z.object({
    * The installation's SMTP server for invitation emails: `smtp://user:password@host:587` (STARTTLS
    * when offered) or `smtps://…:465`, `?from=` for the sender. Unset: invitation links are shown once.
    */
-  LEVELRAIL_SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
+  LEVELRAIL_SMTP_URL: optional(smtpUrlSchema),
+  /**
+   * A file holding the SMTP URL instead (its content without the trailing newline): `levelrail
+   * install` hands it to the web app this way, so `docker inspect` never shows the password.
+   */
+  LEVELRAIL_SMTP_URL_FILE: optional(z.string()),
   /** Per-organization quotas: the installation defaults (`levelrail quota set` overrides one organization's). */
   LEVELRAIL_QUOTA_APPS: quotaVar(DEFAULT_QUOTAS.apps),
   LEVELRAIL_QUOTA_SERVICES: quotaVar(DEFAULT_QUOTAS.services),
@@ -143,6 +150,20 @@ export function databaseUrl(env: { DATABASE_URL: string; DATABASE_PASSWORD_FILE?
   if (!password) throw new Error(`DATABASE_PASSWORD_FILE (${env.DATABASE_PASSWORD_FILE}) is empty`);
   url.password = encodeURIComponent(password);
   return url.toString();
+}
+
+/**
+ * The installation's SMTP URL: `LEVELRAIL_SMTP_URL`, or the content of `LEVELRAIL_SMTP_URL_FILE`
+ * (without the trailing newline); undefined when neither is set. Both set is refused (one would be
+ * silently ignored). An error never repeats the file's content: it holds a password.
+ */
+export function smtpUrl(env: { LEVELRAIL_SMTP_URL?: string | undefined; LEVELRAIL_SMTP_URL_FILE?: string | undefined }): string | undefined {
+  if (!env.LEVELRAIL_SMTP_URL_FILE) return env.LEVELRAIL_SMTP_URL;
+  if (env.LEVELRAIL_SMTP_URL) throw new Error("LEVELRAIL_SMTP_URL and LEVELRAIL_SMTP_URL_FILE are both set: give the SMTP URL one way only");
+  const text = readFileSync(env.LEVELRAIL_SMTP_URL_FILE, "utf8").replace(/\r?\n$/, "");
+  if (!text) return undefined;
+  if (!smtpUrlSchema.safeParse(text).success) throw new Error(`LEVELRAIL_SMTP_URL_FILE (${env.LEVELRAIL_SMTP_URL_FILE}) must hold an smtp:// or smtps:// URL`);
+  return text;
 }
 
 /** The URL operators reach the panel at: `LEVELRAIL_PUBLIC_URL`, else `http://localhost:$PORT`. */
