@@ -51,4 +51,15 @@ test("export, diff and apply over HTTP with a token; a bad file is a 400 with it
   const bad = await bearer.post(`/api/v1/environments/${staging.id}/apply`, { data: { spec: exported.out.replace("port: 8080", "port: 8080\n      colour: blue") } });
   expect(bad.status()).toBe(400);
   expect((await bad.json()).error).toMatchObject({ code: "invalid_input", field: expect.stringMatching(/^spec\.services\.0\.colour$/), message: expect.stringMatching(/^line \d+, column 7: spec\.services\.0\.colour: unknown field colour$/) });
+
+  // What GET …/spec answers is taken back as it is, as `kubectl apply -f` users send it: the YAML
+  // with a YAML content type, and the JSON document, neither wrapped in {spec: …}.
+  const yaml = await (await bearer.get(`/api/v1/environments/${staging.id}/spec`, { headers: { accept: "application/yaml" } })).text();
+  const asYaml = await bearer.post(`/api/v1/environments/${staging.id}/apply?dryRun=true`, { headers: { "content-type": "application/yaml" }, data: yaml });
+  expect(asYaml.status()).toBe(200);
+  expect((await asYaml.json()).plan.changes).toEqual([]);
+  const doc = await (await bearer.get(`/api/v1/environments/${staging.id}/spec`)).json();
+  const asJson = await bearer.post(`/api/v1/environments/${staging.id}/apply?dryRun=true`, { data: doc });
+  expect(asJson.status()).toBe(200);
+  expect((await asJson.json()).plan.changes).toEqual([]);
 });

@@ -2,6 +2,7 @@ import "server-only";
 import type { Actor } from "@levelrail/auth";
 import { isConnectionError } from "@levelrail/db/client";
 import type { Ctx } from "@levelrail/services/context";
+import { refuseReadOnly } from "@levelrail/services/org/permissions";
 import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "./actor";
 import { auditSourceOf } from "./audit-source";
@@ -16,6 +17,8 @@ export interface Call<P> {
   params: P;
   /** The request body as JSON; an empty body is `undefined`, malformed JSON a 400 naming `body`. */
   body: () => Promise<unknown>;
+  /** The request body as UTF-8 text (a YAML document, say); empty when there is none. */
+  text: () => Promise<string>;
 }
 
 type Handler<P> = (req: Request, route: { params: Promise<P> }) => Promise<Response>;
@@ -54,6 +57,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
       refuseWithoutSecondFactor(req, actor);
       refuseWithoutSso(req, actor);
+      refuseReadOnlyChange(req, actor);
       const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
       // Path segments and query values reach queries too: a NUL byte in any is a 400, not a failed query.
@@ -63,7 +67,7 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       // and nothing is written, whether or not the verb looks at it.
       const bytes = await readCapped(req);
       const audit = auditSourceOf(actor, req.headers);
-      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains, audit, engine: nodesReader() }, req, params: p, body: async () => parseJsonBody(bytes) });
+      return await run({ ctx: { db, actor, kit, panelHost: new URL(publicUrl).hostname, quotas, shortName, allowPrivateTargets, baseDomains, audit, engine: nodesReader() }, req, params: p, body: async () => parseJsonBody(bytes), text: async () => bodyText(bytes) });
     } catch (err) {
       if (err instanceof LevelrailError) {
         if (err.code === "internal" || err.code === "unavailable") logError(req, err);
@@ -77,6 +81,29 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
       return fail(new LevelrailError("internal", "internal error; the server log has the details"));
     }
   };
+}
+
+/** The body as text: a NUL byte in it is a 400 naming `body` (PostgreSQL cannot store one). */
+function bodyText(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes);
+  refuseNul(text, ["body"]);
+  return text;
+}
+
+/** Methods that read: everything else changes something, and a read-only API token may not. */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** The one POST that changes nothing: the spec's dry run (`levelrail diff`), a read of what apply would do. */
+const DRY_RUN = /^\/api\/v1\/environments\/[^/]+\/apply$/;
+
+/**
+ * A read-only API token changes nothing: every route but a read answers it 403 saying why, before the
+ * verb runs, whatever the verb would check (the caller's own sessions, memberships and tokens too).
+ */
+function refuseReadOnlyChange(req: Request, actor: Actor) {
+  if (READS.has(req.method)) return;
+  const url = new URL(req.url);
+  if (req.method === "POST" && DRY_RUN.test(url.pathname) && url.searchParams.get("dryRun") === "true") return;
+  refuseReadOnly(actor, `${req.method} ${url.pathname}`);
 }
 
 /** What a session without a required second factor may still reach: its account (to enrol) and sessions. */

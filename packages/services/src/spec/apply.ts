@@ -22,6 +22,17 @@ const applyBody = z
   })
   .strict();
 
+/**
+ * The body as `{spec, secrets}`. The exported document itself is taken too, as `kubectl apply -f` users
+ * send it: its YAML text (a string), or the JSON document `GET …/spec` answers (an object with
+ * `apiVersion` at its top, which the envelope never has). Secrets then need the envelope.
+ */
+export function envelopeOf(input: unknown): unknown {
+  if (typeof input === "string") return { spec: input };
+  if (input !== null && typeof input === "object" && !Array.isArray(input) && Object.hasOwn(input, "apiVersion")) return { spec: input };
+  return input;
+}
+
 export interface ApplyOptions {
   prune?: boolean;
   force?: boolean;
@@ -89,7 +100,7 @@ function checkSecrets(doc: EnvironmentSpec, secrets: Record<string, string>) {
  */
 export async function applySpec({ ctx, envId, input, opts = {} }: { ctx: Ctx; envId: string; input: unknown; opts?: ApplyOptions }): Promise<ApplyResult> {
   const env = await findEnvironment(ctx, envId, opts.dryRun ? "spec.read" : "spec.apply");
-  const body = parse(applyBody, input);
+  const body = parse(applyBody, envelopeOf(input));
   const { spec: doc, locate } = specOrThrow(body.spec);
   checkSecrets(doc, body.secrets);
   const planOf = (state: EnvironmentState) => {

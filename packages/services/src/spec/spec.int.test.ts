@@ -85,6 +85,19 @@ describe("export and apply", () => {
     expect((await exportSpec({ ctx: a, envId: a.envId })).metadata.resourceVersion).toBe(doc.metadata.resourceVersion);
   });
 
+  it("the exported document itself is taken as the body, as JSON or as YAML text, with no envelope", async () => {
+    const doc = await exportSpec({ ctx: a, envId: a.envId });
+    const before = await audits();
+    for (const input of [doc, stringify(doc)]) {
+      const r = await applySpec({ ctx: a, envId: a.envId, input });
+      expect(r.applied).toBe(true);
+      expect(r.plan.changes).toEqual([]);
+    }
+    expect(await audits()).toBe(before);
+    // The envelope keeps its strictness: a stray field beside `spec` is still a 400 naming it.
+    await expect(applySpec({ ctx: a, envId: a.envId, input: { spec: doc, extra: 1 } })).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
   it("round trip: applied to a new environment of another project, a diff then shows nothing", async () => {
     const doc = await exportSpec({ ctx: a, envId: a.envId });
     const target = copy(doc);

@@ -48,7 +48,7 @@ export const PROJECT_ROUTES = [
     id: "applySpec",
     tag: "Config as code",
     summary: "Make the environment match a spec, in one transaction (what `levelrail apply` and `diff` call)",
-    description: "`spec` is the YAML text or the document; `secrets` gives secret values by key (the file names secrets only). A mistake is a 400 naming the field with its line and column. A spec exported before the environment changed is a 409 (`metadata.resourceVersion`) unless `force=true`.",
+    description: "`spec` is the YAML text or the document; `secrets` gives secret values by key (the file names secrets only). The exported document itself is taken too, without the envelope: as JSON (what `GET …/spec` answers), or as YAML with `Content-Type: application/yaml`. A mistake is a 400 naming the field with its line and column. A spec exported before the environment changed is a 409 (`metadata.resourceVersion`) unless `force=true`.",
     body: applyInput,
     query: z.strictObject({
       dryRun: z.enum(["true", "false"]).optional().describe("`true` answers the plan and writes nothing"),
