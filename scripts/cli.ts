@@ -14,6 +14,7 @@ import { rotateKeyFile } from "@levelrail/secrets";
 import { resealAll } from "@levelrail/services/env/rotate";
 import { cliSource, recordAudit } from "@levelrail/services/audit/record";
 import { bootstrapOrg } from "@levelrail/services/org/create";
+import { grantFirstOperator, grantInstallationAdmin, listInstallationAdmins, revokeInstallationAdmin } from "@levelrail/services/operator/admins";
 import { type AdminQuotasView, setOrgQuotas, showAllOrgQuotas, showOrgQuotas } from "@levelrail/services/org/quota";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { QUOTA_KINDS, type QuotaKind } from "@levelrail/spec/quotas";
@@ -22,7 +23,12 @@ import { REMOTE_COMMANDS, REMOTE_USAGE, remoteMain } from "./remote/main";
 
 const USAGE = `usage: levelrail <command>
 
-  admin create --email E --password-stdin   create an operator; the first one owns the default organization
+  admin create --email E --password-stdin   create an operator; the first one owns the default organization and
+                                            is the installation's administrator
+  admin grant --email E                     make an operator an installation administrator: the only ones who
+                                            change the installation's nodes (drain, pause, labels)
+  admin revoke --email E                    take it back (the last one is kept)
+  admin list                                the installation administrators
   user reset-2fa --email E                  remove a user's second factor (a lost device): they sign in with their
                                             password and enrol again
   token create --email E --name N [--expires-in 90d] [--read-only]
@@ -151,8 +157,31 @@ async function adminCreate(args: string[]) {
     const operator = await createOperator(auth, address, password);
     const { org } = await bootstrapOrg(db, operator.id, anyOrg ? operator.email : "default");
     await recordAudit(db, cliSource(), { orgId: org.id, action: "operator.create", target: { type: "user", id: operator.id, name: operator.email }, fields: ["email"] });
-    console.log(`created operator ${operator.email}, owner of the organization "${org.name}"`);
+    // The first operator is the installation's administrator too (nodes); later ones are granted it.
+    if (!anyOrg) await grantFirstOperator(db, operator.id);
+    console.log(`created operator ${operator.email}, owner of the organization "${org.name}"${anyOrg ? "" : " and installation administrator"}`);
   });
+}
+
+async function adminGrant(args: string[]) {
+  const f = flags(args, { email: "string" });
+  const address = email(f.email);
+  const done = await withDb((db) => grantInstallationAdmin(db, address));
+  console.log(done.already ? `${done.email} is an installation administrator already; nothing changed` : `${done.email} is now an installation administrator`);
+}
+
+async function adminRevoke(args: string[]) {
+  const f = flags(args, { email: "string" });
+  const address = email(f.email);
+  const done = await withDb((db) => revokeInstallationAdmin(db, address));
+  console.log(`${done.email} is no longer an installation administrator`);
+}
+
+async function adminList(args: string[]) {
+  flags(args, {});
+  const admins = await withDb((db) => listInstallationAdmins(db));
+  if (admins.length === 0) console.log("no installation administrators: grant one with levelrail admin grant --email E");
+  for (const a of admins) console.log(`${a.email}  since ${a.grantedAt}${a.grantedBy ? `  granted by ${a.grantedBy}` : ""}`);
 }
 
 async function userResetTwoFactor(args: string[]) {
@@ -294,6 +323,9 @@ async function doctorCommand(args: string[]) {
 const commands: Record<string, (args: string[]) => Promise<void>> = {
   doctor: doctorCommand,
   "admin create": adminCreate,
+  "admin grant": adminGrant,
+  "admin revoke": adminRevoke,
+  "admin list": adminList,
   "user reset-2fa": userResetTwoFactor,
   "token create": tokenCreate,
   "token list": tokenList,

@@ -1,7 +1,7 @@
 // The action of the permission table (packages/services/src/org/permissions.ts) each API route
 // performs, keyed `METHOD path` like e2e/support/api-routes.ts. The roles spec walks every route with
 // every role and compares the answer with the table; a route without an entry here fails it.
-import type { Action } from "@levelrail/services/org/permissions";
+import type { Action, InstallationAction } from "@levelrail/services/org/permissions";
 
 /**
  * `own`: the caller's own things (their organizations, tokens, preference, sessions), no role needed.
@@ -10,9 +10,10 @@ import type { Action } from "@levelrail/services/org/permissions";
  * asks the table's `member.manage`), walked by members.spec.ts (a walk here would make the viewer
  * leave: `DELETE …/members/me`); and the owner's actions on one member's sign-in (`orgSecurity.manage`,
  * walked by two-factor.spec.ts: the walk's `{userId}` names no member, so the allowed call is a 404)
- * and the sign-in security settings' read (every member reads the policy).
+ * and the sign-in security settings' read (every member reads the policy). An `InstallationAction`
+ * (`node.write`) is no organization role's: only an installation administrator may.
  */
-export type RouteAction = Action | "own" | "none" | "elsewhere";
+export type RouteAction = Action | InstallationAction | "own" | "none" | "elsewhere";
 
 const S = "/api/v1/environments/{envId}/services/{service}";
 const D = "/api/v1/environments/{envId}/databases/{db}";

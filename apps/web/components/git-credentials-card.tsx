@@ -38,7 +38,7 @@ export function GitCredentialsCard({ intro }: { intro: ReactNode }) {
       before={intro}
       source={{ data: list.data, error: orgs.error ?? list.error, isPending: list.isPending }}
       empty="No git credentials yet. A public repository needs none."
-      headers={["Name", "Kind", "Public key or user", "Added", ACTIONS]}
+      headers={["Name", "Kind", "Public key or user", "Hosts", "Added", ACTIONS]}
       rowKey={(c) => c.id}
       row={(c) => (
         <tr>
@@ -51,6 +51,7 @@ export function GitCredentialsCard({ intro }: { intro: ReactNode }) {
             ) : (
               (c.username ?? "token only")
             )}</td>
+          <td className="mono">{c.hosts.length ? c.hosts.join(", ") : c.kind === "ssh" ? "any host" : "none: sent nowhere"}</td>
           <td>
             <Timestamp iso={c.createdAt} />
           </td>
@@ -76,6 +77,7 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
   const [name, setName] = useState("");
   const [token, setToken] = useState("");
   const [username, setUsername] = useState("");
+  const [hosts, setHosts] = useState("");
   const [made, setMade] = useState<GitCredentialView | null>(null);
   const { errors, send, pending } = useAddForm<GitCredentialView>({
     path: `/orgs/${encodeURIComponent(orgId)}/git-credentials`,
@@ -85,6 +87,7 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
       setName("");
       setToken("");
       setUsername("");
+      setHosts("");
       setMade(c);
     },
     onFailed: () => setToken(""),
@@ -92,7 +95,9 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
   function submit(e: FormEvent) {
     e.preventDefault();
     setMade(null);
-    const input = kind === "ssh" ? { kind, name } : { kind, name, token, ...(username ? { username } : {}) };
+    // The hosts the credential may be sent to, separated by spaces or commas.
+    const list = hosts.split(/[\s,]+/).filter(Boolean);
+    const input = kind === "ssh" ? { kind, name, hosts: list } : { kind, name, token, hosts: list, ...(username ? { username } : {}) };
     void send(input, async () => (await import("@levelrail/spec/git")).gitCredentialInput);
   }
   return (
@@ -109,6 +114,14 @@ function NewCredential({ orgId, queryKey }: { orgId: string; queryKey: readonly 
               <option value="token">HTTPS token</option>
             </select>
           )}
+        </Field>
+        <Field
+          id="git-credential-hosts"
+          label="Hosts it may be sent to"
+          error={errors.hosts}
+          hint={kind === "token" ? "required: github.com api.github.com (a port limits it to that port)" : "optional: none lets the key reach any host"}
+        >
+          {(a11y) => <input {...a11y} value={hosts} onChange={(e) => setHosts(e.target.value)} placeholder="github.com api.github.com" autoComplete="off" spellCheck={false} />}
         </Field>
         {kind === "token" && (
           <Suspense fallback={null}>

@@ -60,7 +60,7 @@ function ChangeStatus({ change }: { change: NodeChangeView }) {
 }
 
 /** One node: its facts, the change last asked of it and, on a swarm, the controls that ask another. */
-function NodeCard({ node, operatorLabels, swarm }: NodeCardData & { swarm: boolean }) {
+function NodeCard({ node, operatorLabels, swarm, mayChange }: NodeCardData & { swarm: boolean; mayChange: boolean }) {
   const titleId = `node-${node.id}-title`;
   const labels = labelsText(node.labels);
   return (
@@ -109,7 +109,7 @@ function NodeCard({ node, operatorLabels, swarm }: NodeCardData & { swarm: boole
           </>
         )}
       </dl>
-      {swarm && (
+      {swarm && mayChange && (
         <NodeControls
           id={node.id}
           name={node.name}
@@ -126,8 +126,10 @@ function NodeCard({ node, operatorLabels, swarm }: NodeCardData & { swarm: boole
 /**
  * The installation's nodes, rendered on the server. On one engine the page shows that engine and says
  * why there is nothing to change: draining, pausing and labels are a swarm's (the API answers 409).
+ * `mayChange`: the caller is an installation administrator, the only one the API lets change a node;
+ * everyone else reads the nodes without controls, told who may.
  */
-export function NodesList({ engine, nodes }: { engine: "single" | "swarm"; nodes: NodeCardData[] }) {
+export function NodesList({ engine, nodes, mayChange }: { engine: "single" | "swarm"; nodes: NodeCardData[]; mayChange: boolean }) {
   const swarm = engine === "swarm";
   return (
     <>
@@ -144,8 +146,14 @@ export function NodesList({ engine, nodes }: { engine: "single" | "swarm"; nodes
           engine there is no other node to move containers to or place them on.
         </p>
       )}
+      {swarm && !mayChange && (
+        <p className="muted" data-testid="installation-admin-note">
+          Only an installation administrator changes the nodes (they are every organization&apos;s); an operator grants it on the host
+          with <code>levelrail admin grant --email E</code>.
+        </p>
+      )}
       {nodes.map((n) => (
-        <NodeCard key={n.node.id} {...n} swarm={swarm} />
+        <NodeCard key={n.node.id} {...n} swarm={swarm} mayChange={mayChange} />
       ))}
     </>
   );

@@ -5,6 +5,7 @@ import { twoFactor as twoFactorPlugin } from "better-auth/plugins";
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { account, apiToken, session, twoFactor, user, verification } from "@levelrail/db/schema/auth";
+import { installationAdmin } from "@levelrail/db/schema/operator";
 import { membership, organization } from "@levelrail/db/schema/orgs";
 import { ssoConnection } from "@levelrail/db/schema/sso";
 import { deriveKey } from "@levelrail/secrets";
@@ -90,8 +91,13 @@ export interface Actor {
   orgIds: string[];
   /** One per organization: the role, on the whole organization or on one project. */
   memberships: Membership[];
-  /** A read-only API token: every membership acts as a viewer. */
+  /** A read-only API token: every membership acts as a viewer, and nothing may change (every non-GET route refuses it). */
   readOnly?: boolean;
+  /**
+   * An installation administrator (`levelrail admin grant`): the only one who changes what belongs to
+   * the installation (its nodes). Never through a read-only token.
+   */
+  installationAdmin?: boolean;
   /** The better-auth session of a signed-in browser (absent for an API token): "this device" in the sessions list. */
   sessionId?: string;
   /**
@@ -130,7 +136,8 @@ export async function actorFor(
     .leftJoin(ssoConnection, eq(ssoConnection.orgId, membership.orgId))
     .where(eq(membership.userId, userId));
   const memberships = rows.map((r) => ({ orgId: r.orgId, role: readOnly ? ("viewer" as const) : r.role, projectId: r.projectId }));
-  if (!session) return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, ...(readOnly ? { readOnly } : {}) };
+  const installation = readOnly ? false : await isInstallationAdmin(db, userId);
+  if (!session) return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, installationAdmin: installation, ...(readOnly ? { readOnly } : {}) };
   const blocked = session.twoFactorEnabled ? [] : rows.filter((r) => r.require2fa).map((r) => r.orgId);
   const ssoOrgId = session.ssoOrgId ?? null;
   const ssoBlocked = rows.filter((r) => r.requireSso === true && r.orgId !== ssoOrgId).map((r) => r.orgId);
@@ -139,11 +146,18 @@ export async function actorFor(
     email,
     orgIds: rows.filter((r) => !blocked.includes(r.orgId) && !ssoBlocked.includes(r.orgId)).map((r) => r.orgId),
     memberships,
+    installationAdmin: installation,
     sessionId: session.id,
     secondFactorRequiredBy: blocked,
     ssoRequiredBy: ssoBlocked,
     ssoOrgId,
   };
+}
+
+/** Is the user an installation administrator (`installation_admin`)? */
+export async function isInstallationAdmin(db: Db, userId: string): Promise<boolean> {
+  const [row] = await db.select({ userId: installationAdmin.userId }).from(installationAdmin).where(eq(installationAdmin.userId, userId));
+  return row !== undefined;
 }
 
 /** Creates an operator with a hashed password (better-auth's own hashing). */

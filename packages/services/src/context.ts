@@ -3,7 +3,7 @@ import { type AnyColumn, type SQL, inArray, or } from "drizzle-orm";
 import type { Actor } from "@levelrail/auth";
 import type { Db } from "@levelrail/db/client";
 import type { SecretsKit } from "./env/sources";
-import type { TargetPolicy } from "./notifications/address";
+import type { Lookup, TargetPolicy } from "./notifications/address";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { issueMessage } from "@levelrail/spec/zod-issue";
 import type { QuotaLimits } from "@levelrail/spec/quotas";
@@ -25,6 +25,8 @@ export interface Ctx {
    * private or link-local addresses (or the panel's own host). Unset: false, only public addresses.
    */
   allowPrivateTargets?: boolean;
+  /** How names of those targets are resolved when checked; unset: the system's resolver (tests answer names without DNS). */
+  targetLookup?: Lookup;
   /** `LEVELRAIL_SHORT_NAME`, the prefix of Docker object names (a database's volumes); unset: `levelrail`. */
   shortName?: string;
   /** Who is changing things and from where, for the audit log (`audit/record.ts`); unset: `actor` as a user, no address. */
@@ -43,8 +45,8 @@ export interface EngineKindReader {
 }
 
 /** The installation's address policy for what the panel connects to on a tenant's behalf. */
-export function targetPolicy(ctx: Pick<Ctx, "allowPrivateTargets" | "panelHost">): TargetPolicy {
-  return { allowPrivate: ctx.allowPrivateTargets === true, panelHost: ctx.panelHost };
+export function targetPolicy(ctx: Pick<Ctx, "allowPrivateTargets" | "panelHost" | "targetLookup">): TargetPolicy {
+  return { allowPrivate: ctx.allowPrivateTargets === true, panelHost: ctx.panelHost, lookup: ctx.targetLookup };
 }
 
 /** zod parse that throws a 400 naming the first wrong field. */
@@ -67,6 +69,12 @@ function fail(field: string | undefined, message: string): never {
 /** The caller's organization to act in: the one named, or their first. */
 export function orgOf(ctx: Ctx, orgId: string | undefined): string {
   if (orgId !== undefined) {
+    if (ctx.actor.ssoSessionRefusedBy?.includes(orgId)) {
+      throw new LevelrailError(
+        "forbidden",
+        "this session came through another organization's single sign-on and acts only there: to work in this organization, sign out and sign in the way it allows (your password and second factor, or its own single sign-on)",
+      );
+    }
     if (!ctx.actor.orgIds.includes(orgId)) throw new LevelrailError("not_found", "organization not found", { field: "orgId" });
     return orgId;
   }

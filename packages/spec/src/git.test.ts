@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gitCredentialInput, gitSourceInput } from "./git";
+import { credentialMayReach, gitCredentialInput, gitSourceInput, repositoryEndpoint } from "./git";
 import { serviceSource } from "./service";
 
 /** The first issue's path, joined like the service layer names a field (undefined: accepted). */
@@ -153,13 +153,22 @@ describe("serviceSource", () => {
 describe("gitCredentialInput", () => {
   it.each([
     [{ kind: "ssh", name: "deploy" }, undefined],
-    [{ kind: "token", name: "gh", token: "ghp_abc123" }, undefined],
-    [{ kind: "token", name: "gl", token: "glpat-x", username: "oauth2" }, undefined],
+    [{ kind: "token", name: "gh", token: "ghp_abc123", hosts: ["github.com", "api.github.com"] }, undefined],
+    [{ kind: "token", name: "gl", token: "glpat-x", username: "oauth2", hosts: ["gitlab.example.com:8443"] }, undefined],
+    [{ kind: "token", name: "gh", token: "ghp_abc123" }, "hosts"],
+    [{ kind: "token", name: "gh", token: "ghp_abc123", hosts: [] }, "hosts"],
+    [{ kind: "token", name: "gh", token: "t", hosts: ["https://github.com"] }, "hosts.0"],
+    [{ kind: "token", name: "gh", token: "t", hosts: ["github.com/acme"] }, "hosts.0"],
+    [{ kind: "token", name: "gh", token: "t", hosts: ["*.github.com"] }, "hosts.0"],
+    [{ kind: "token", name: "gh", token: "t", hosts: ["github.com:99999"] }, "hosts.0"],
+    [{ kind: "token", name: "gh", token: "t", hosts: ["github.com", "GitHub.com"] }, "hosts"],
+    [{ kind: "ssh", name: "deploy", hosts: ["git.example.com"] }, undefined],
+    [{ kind: "ssh", name: "deploy", hosts: ["user@git.example.com"] }, "hosts.0"],
     [{ kind: "ssh", name: "Deploy Key" }, "name"],
     [{ kind: "ssh" }, "name"],
-    [{ kind: "token", name: "gh" }, "token"],
-    [{ kind: "token", name: "gh", token: "a b" }, "token"],
-    [{ kind: "token", name: "gh", token: "t", username: "a:b" }, "username"],
+    [{ kind: "token", name: "gh", hosts: ["h"] }, "token"],
+    [{ kind: "token", name: "gh", token: "a b", hosts: ["h"] }, "token"],
+    [{ kind: "token", name: "gh", token: "t", username: "a:b", hosts: ["h"] }, "username"],
     [{ kind: "ssh", name: "k", token: "t" }, ""],
     [{ kind: "password", name: "k" }, "kind"],
     [{ name: "k" }, "kind"],
@@ -167,5 +176,44 @@ describe("gitCredentialInput", () => {
     const r = gitCredentialInput.safeParse(input);
     if (field === undefined) expect(r.success).toBe(true);
     else expect(r.error?.issues[0]?.path.map(String).join(".")).toBe(field);
+  });
+});
+
+describe("repositoryEndpoint", () => {
+  it.each([
+    ["https://GitHub.com./acme/shop.git", { scheme: "https", host: "github.com", port: 443 }],
+    ["http://127.0.0.1:8080/shop.git", { scheme: "http", host: "127.0.0.1", port: 8080 }],
+    ["ssh://git@git.example.com:2222/acme/shop.git", { scheme: "ssh", host: "git.example.com", port: 2222 }],
+    ["git@git.example.com:acme/shop.git", { scheme: "ssh", host: "git.example.com", port: 22 }],
+    ["https://[2001:db8::1]/x.git", { scheme: "https", host: "2001:db8::1", port: 443 }],
+  ])("%s → %j", (url, endpoint) => expect(repositoryEndpoint(url)).toEqual(endpoint));
+
+  it.each([
+    // Read as two different hosts by two URL parsers (WHATWG: good.example; curl: evil.example).
+    "https://good.example\\@evil.example/x.git",
+    "https://good.example?@evil.example/x.git",
+    "https://good.example#@evil.example/x.git",
+    "https://a%2e@evil.example/x.git",
+    "https://good_example/x.git",
+    "https://good.example:0/x.git",
+    "ext::sh -c id",
+  ])("%s → null", (url) => expect(repositoryEndpoint(url)).toBeNull());
+});
+
+describe("credentialMayReach", () => {
+  const token = (hosts: string[]) => ({ kind: "token" as const, hosts });
+  const at = (url: string) => repositoryEndpoint(url)!;
+  it("a token reaches only the hosts it lists: any port for a bare host, exactly the port given", () => {
+    expect(credentialMayReach(token(["github.com"]), at("https://github.com/acme/x.git"))).toBe(true);
+    expect(credentialMayReach(token(["github.com"]), at("https://attacker.example/x.git"))).toBe(false);
+    expect(credentialMayReach(token(["github.com"]), at("https://github.com.attacker.example/x.git"))).toBe(false);
+    expect(credentialMayReach(token(["git.example.com:8443"]), at("https://git.example.com:8443/x.git"))).toBe(true);
+    expect(credentialMayReach(token(["git.example.com:8443"]), at("https://git.example.com/x.git"))).toBe(false);
+    expect(credentialMayReach(token(["127.0.0.1:9"]), at("http://localhost:9/x.git"))).toBe(false);
+    expect(credentialMayReach(token([]), at("https://github.com/acme/x.git"))).toBe(false);
+  });
+  it("a deploy key with no hosts reaches any host; with hosts only those", () => {
+    expect(credentialMayReach({ kind: "ssh", hosts: [] }, at("git@anywhere.example:x.git"))).toBe(true);
+    expect(credentialMayReach({ kind: "ssh", hosts: ["git.example.com"] }, at("git@anywhere.example:x.git"))).toBe(false);
   });
 });

@@ -212,6 +212,86 @@ export interface GitSourceView extends GitSourceInput {
 
 export type SourceView = { image: string } | { git: GitSourceView };
 
+/** Where a repository URL connects: its host (lower case, no brackets, no trailing dot) and port. */
+export interface RepositoryEndpoint {
+  scheme: "https" | "http" | "ssh";
+  host: string;
+  port: number;
+}
+
+const DEFAULT_PORTS = { https: 443, http: 80, ssh: 22 } as const;
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+const IPV6 = /^[0-9a-f:.]+$/;
+const cleanHost = (h: string) => h.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+
+/**
+ * The host and port a repository URL connects to, read strictly (one reading for the panel, the
+ * worker and git alike): the authority may hold only a user name (ssh), a DNS name or an IP address
+ * (IPv6 in brackets) and a port; a backslash, `?` or `#` before the path, or any other character
+ * that two URL parsers could read as two different hosts, answers null.
+ */
+export function repositoryEndpoint(url: string): RepositoryEndpoint | null {
+  if (url.includes("\\")) return null;
+  const full = /^(https?|ssh):\/\/(?:([A-Za-z0-9._~-]+)@)?([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?\/[^\s]*$/i.exec(url);
+  const scp = full ? null : /^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+):\S+$/.exec(url);
+  const scheme = (full ? full[1]!.toLowerCase() : "ssh") as RepositoryEndpoint["scheme"];
+  const raw = full ? full[3] : scp?.[1];
+  if (raw === undefined) return null;
+  const host = cleanHost(raw);
+  if (raw.startsWith("[") ? !IPV6.test(host) : !HOST_NAME.test(host)) return null;
+  const port = full?.[4] === undefined ? DEFAULT_PORTS[scheme] : Number(full[4]);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) return null;
+  return { scheme, host, port };
+}
+
+/** Why `entry` is not a host a credential may be sent to (`github.com`, `git.example.com:8443`, `[2001:db8::1]`), or null. */
+export function badCredentialHost(entry: string): string | null {
+  const m = /^([^:[\]]+|\[[^\]]+\])(?::([0-9]{1,5}))?$/.exec(entry);
+  if (!m) return "must be a host name like github.com, optionally with :port (not a URL)";
+  const host = cleanHost(m[1]!);
+  if (m[1]!.startsWith("[") ? !IPV6.test(host) : !HOST_NAME.test(host)) return "must be a host name like github.com, optionally with :port (not a URL)";
+  if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65_535)) return "must have a port from 1 to 65535";
+  return null;
+}
+
+/** A credential's host entry read back: its host and, when it names one, the only port it allows. */
+function hostEntry(entry: string): { host: string; port: number | null } | null {
+  if (badCredentialHost(entry)) return null;
+  const m = /^([^:[\]]+|\[[^\]]+\])(?::([0-9]{1,5}))?$/.exec(entry)!;
+  return { host: cleanHost(m[1]!), port: m[2] === undefined ? null : Number(m[2]) };
+}
+
+/**
+ * Whether a credential bound to `hosts` may be sent to `to`: one entry names its host (any port, or
+ * exactly the entry's). A deploy key with no hosts goes anywhere (its private half never leaves the
+ * worker; a server learns only a signature bound to its own session); a token with none goes nowhere.
+ */
+export function credentialMayReach(c: { kind: GitCredentialKind; hosts: readonly string[] }, to: Pick<RepositoryEndpoint, "host" | "port">): boolean {
+  if (c.kind === "ssh" && c.hosts.length === 0) return true;
+  return c.hosts.some((entry) => {
+    const e = hostEntry(entry);
+    return e !== null && e.host === to.host && (e.port === null || e.port === to.port);
+  });
+}
+
+/** The hosts a credential may be sent to, as written on it (lower case, no trailing dot), each once. */
+const credentialHosts = z
+  .array(
+    z
+      .string({ error: "must be a host name" })
+      .trim()
+      .toLowerCase()
+      .max(260, "must be at most 260 characters")
+      .superRefine((h, c) => {
+        const why = badCredentialHost(h);
+        if (why) c.addIssue({ code: "custom", message: why });
+      })
+      .transform((h) => h.replace(/\.(?=:[0-9]+$|$)/, "")),
+    { error: "must be a list of host names" },
+  )
+  .max(20, "must list at most 20 hosts")
+  .refine((hs) => new Set(hs).size === hs.length, "must not list a host twice");
+
 export const GIT_CREDENTIAL_KINDS = ["ssh", "token"] as const;
 export type GitCredentialKind = (typeof GIT_CREDENTIAL_KINDS)[number];
 
@@ -221,7 +301,8 @@ const credentialName = resourceName;
 export const gitCredentialInput = z.discriminatedUnion(
   "kind",
   [
-    z.object({ kind: z.literal("ssh"), name: credentialName, orgId: z.string().uuid().optional() }).strict(),
+    /** A deploy key: `hosts` optional (none: any host, see credentialMayReach). */
+    z.object({ kind: z.literal("ssh"), name: credentialName, hosts: credentialHosts.default([]), orgId: z.string().uuid().optional() }).strict(),
     z
       .object({
         kind: z.literal("token"),
@@ -237,6 +318,8 @@ export const gitCredentialInput = z.discriminatedUnion(
           .string({ error: "must be a string" })
           .regex(/^[A-Za-z0-9._@+-]{1,255}$/, "must be a user name (letters, digits, '.', '_', '@', '+' or '-')")
           .optional(),
+        /** The hosts git (and a provider API) may send the token to: required, so it never reaches a host a source merely names. */
+        hosts: credentialHosts.min(1, "must list at least one host the token may be sent to, like github.com"),
         orgId: z.string().uuid().optional(),
       })
       .strict(),
@@ -253,5 +336,7 @@ export interface GitCredentialView {
   /** `ssh-ed25519 AAAA… levelrail-<name>` for a deploy key, to add to the repository; null for a token. */
   publicKey: string | null;
   username: string | null;
+  /** The hosts it may be sent to (`host` any port, `host:port` that port only); a deploy key with none: any host. */
+  hosts: string[];
   createdAt: string;
 }

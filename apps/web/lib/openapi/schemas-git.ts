@@ -40,6 +40,7 @@ export const gitCredentialSchema = z.strictObject({
   kind: z.enum(GIT_CREDENTIAL_KINDS),
   publicKey: z.string().nullable().describe("`ssh-ed25519 AAAA… levelrail-<name>` to add to the repository; null for a token"),
   username: z.string().nullable(),
+  hosts: z.array(z.string()).describe("the hosts it may be sent to (`host`: any port, `host:port`: that port only); a deploy key with none goes to any host"),
   createdAt: time,
 });
 

@@ -9,19 +9,22 @@ import { generateDeployKey } from "./deploy-key";
 type Row = typeof gitCredential.$inferSelect;
 
 export function gitCredentialView(c: Row): GitCredentialView {
-  return { id: c.id, name: c.name, kind: c.kind, publicKey: c.publicKey, username: c.username, createdAt: c.createdAt.toISOString() };
+  return { id: c.id, name: c.name, kind: c.kind, publicKey: c.publicKey, username: c.username, hosts: c.hosts, createdAt: c.createdAt.toISOString() };
 }
 
-/** A deploy key is generated here (its private half sealed at once); a token is sealed as given. */
+/**
+ * A deploy key is generated here (its private half sealed at once); a token is sealed as given. Both
+ * keep the hosts they may be sent to (a token must name at least one).
+ */
 function values(input: GitCredentialInput, seal: (plain: string) => string) {
   if (input.kind === "ssh") {
     const key = generateDeployKey(`levelrail-${input.name}`);
-    return { name: input.name, kind: "ssh" as const, publicKey: key.publicKey, username: null, sealed: seal(key.privateKey) };
+    return { name: input.name, kind: "ssh" as const, publicKey: key.publicKey, username: null, hosts: input.hosts, sealed: seal(key.privateKey) };
   }
-  return { name: input.name, kind: "token" as const, publicKey: null, username: input.username ?? null, sealed: seal(input.token) };
+  return { name: input.name, kind: "token" as const, publicKey: null, username: input.username ?? null, hosts: input.hosts, sealed: seal(input.token) };
 }
 
-/** An organization's git credentials (CONTRACT §11): a generated SSH deploy key or an HTTPS token, write-only. */
+/** An organization's git credentials: a generated SSH deploy key or an HTTPS token, write-only, bound to the hosts it may be sent to. */
 const verbs = sealedCredentialVerbs({
   noun: "git credential",
   plural: "git credentials",

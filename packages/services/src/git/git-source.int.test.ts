@@ -182,7 +182,8 @@ describe("git credentials", () => {
     const c = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: "deploy", kind: "ssh" } });
     expect(c).toMatchObject({ name: "deploy", kind: "ssh", username: null });
     expect(c.publicKey).toMatch(/^ssh-ed25519 AAAA[A-Za-z0-9+/=]+ levelrail-deploy$/);
-    expect(Object.keys(c).sort()).toEqual(["createdAt", "id", "kind", "name", "publicKey", "username"]);
+    expect(Object.keys(c).sort()).toEqual(["createdAt", "hosts", "id", "kind", "name", "publicKey", "username"]);
+    expect(c.hosts).toEqual([]);
     const [row] = await db.select().from(gitCredential).where(eq(gitCredential.id, c.id));
     const file = join(dir, "id_deploy");
     writeFileSync(file, a.kit.keyring.open(row!.sealed), { mode: 0o600 });
@@ -197,8 +198,8 @@ describe("git credentials", () => {
 
   it("seals a token and never answers it; another organization sees none of them", async () => {
     const token = `ghp_${uniq()}${uniq()}`;
-    const c = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: "gh", kind: "token", token, username: "x-access-token" } });
-    expect(c).toMatchObject({ kind: "token", publicKey: null, username: "x-access-token" });
+    const c = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: "gh", kind: "token", token, username: "x-access-token", hosts: ["GitHub.com", "api.github.com"] } });
+    expect(c).toMatchObject({ kind: "token", publicKey: null, username: "x-access-token", hosts: ["github.com", "api.github.com"] });
     expect(JSON.stringify(c)).not.toContain(token);
     const [row] = await db.select().from(gitCredential).where(eq(gitCredential.id, c.id));
     expect(row!.sealed).not.toContain(token);
@@ -216,7 +217,9 @@ describe("git credentials", () => {
     const before = await counts();
     for (const [input, field] of [
       [{ name: "Bad Name", kind: "ssh" }, "name"],
-      [{ name: "t", kind: "token" }, "token"],
+      [{ name: "t", kind: "token", hosts: ["github.com"] }, "token"],
+      [{ name: "t", kind: "token", token: "t0ken" }, "hosts"],
+      [{ name: "t", kind: "token", token: "t0ken", hosts: ["https://github.com/acme"] }, "hosts.0"],
       [{ name: "t", kind: "password" }, "kind"],
     ] as const) {
       const err = await refusal(() => createGitCredential({ ctx: a, orgId: a.orgId, input }));
@@ -239,12 +242,85 @@ describe("git credentials", () => {
     // A deploy key goes over SSH, a token over HTTPS: the other pairing is a 400 naming the credential.
     const wrong = await refusal(() => patchService({ ctx: a, envId: a.envId, name, input: { source: { git: { url: REPO, credentialId: c.id } } } }));
     expect([wrong.code, wrong.field]).toEqual(["invalid_input", "source.git.credentialId"]);
-    const token = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `tok-${uniq()}`, kind: "token", token: "t0ken" } });
+    const token = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `tok-${uniq()}`, kind: "token", token: "t0ken", hosts: ["git.example.com"] } });
     const wrongToken = await refusal(() => patchService({ ctx: a, envId: a.envId, name, input: { source: { git: { url: SSH_REPO, credentialId: token.id } } } }));
     expect(wrongToken.message).toContain("a token goes over HTTPS");
     await patchService({ ctx: a, envId: a.envId, name, input: { source: { image: "nginx:1" } } });
     await deleteGitCredential({ ctx: a, orgId: a.orgId, id: c.id });
     expect(await db.select().from(gitCredential).where(eq(gitCredential.id, c.id))).toEqual([]);
+  });
+});
+
+describe("a credential goes only to its hosts (issue 42, finding 5)", () => {
+  it("a source naming a token for another host is a 400 naming credentialId, on create and on patch, writing nothing", async () => {
+    const token = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `gh-${uniq()}`, kind: "token", token: "ghp_bound", hosts: ["github.com"] } });
+    const before = await counts();
+    for (const url of ["https://attacker.example/x.git", "https://github.com.attacker.example/acme/shop.git", "https://gitlab.com/acme/shop.git"]) {
+      const err = await refusal(() => createService({ ctx: a, envId: a.envId, input: { name: `steal-${uniq()}`, app: "shop", port: 8080, source: { git: { url, credentialId: token.id } } } }));
+      expect([err.code, err.field], url).toEqual(["invalid_input", "source.git.credentialId"]);
+      expect(err.message).toContain("may be sent only to github.com");
+    }
+    expect(await counts()).toEqual(before);
+
+    // The host it names is fine; then moving that source to another host keeps the credential off it.
+    const name = `bound-${uniq()}`;
+    const v = await createService({ ctx: a, envId: a.envId, input: { name, app: "shop", port: 8080, source: { git: { url: "https://github.com/acme/shop.git", credentialId: token.id } } } });
+    const after = await counts();
+    const moved = await refusal(() => patchService({ ctx: a, envId: a.envId, name, input: { source: { git: { url: "https://attacker.example/acme/shop.git", credentialId: token.id } } } }));
+    expect([moved.code, moved.field]).toEqual(["invalid_input", "source.git.credentialId"]);
+    expect(await counts()).toEqual(after);
+    expect((await sourceRows(v.id))[0]!.url).toBe("https://github.com/acme/shop.git");
+  });
+
+  it("a host with a port allows that port only; a deploy key with hosts is bound the same way, one without goes anywhere", async () => {
+    const token = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `gl-${uniq()}`, kind: "token", token: "glpat", hosts: ["git.example.com:8443"] } });
+    const src = (url: string, credentialId: string) => ({ name: `p-${uniq()}`, app: "shop", port: 8080, source: { git: { url, credentialId } } });
+    await createService({ ctx: a, envId: a.envId, input: src("https://git.example.com:8443/team/shop.git", token.id) });
+    expect((await refusal(() => createService({ ctx: a, envId: a.envId, input: src("https://git.example.com/team/shop.git", token.id) }))).field).toBe("source.git.credentialId");
+    const key = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `k-${uniq()}`, kind: "ssh", hosts: ["git.example.com"] } });
+    expect(key.hosts).toEqual(["git.example.com"]);
+    await createService({ ctx: a, envId: a.envId, input: src("git@git.example.com:team/shop.git", key.id) });
+    expect((await refusal(() => createService({ ctx: a, envId: a.envId, input: src("git@attacker.example:team/shop.git", key.id) }))).field).toBe("source.git.credentialId");
+    const anyKey = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `any-${uniq()}`, kind: "ssh" } });
+    await createService({ ctx: a, envId: a.envId, input: src("git@elsewhere.example:team/shop.git", anyKey.id) });
+  });
+});
+
+describe("a source's URL and the address policy (issue 42, finding 7)", () => {
+  it("a URL whose host is, or resolves to, a loopback, private or link-local address is a 400 naming url, writing nothing", async () => {
+    const before = await counts();
+    const resolving = { ...a, targetLookup: async (host: string) => [{ address: host === "metadata.example.com" ? "169.254.169.254" : "10.0.0.7", family: 4 as const }] };
+    for (const [ctx, url] of [
+      [a, "http://127.0.0.1:22/x.git"],
+      [a, "https://localhost/x.git"],
+      [a, "https://git.localhost/x.git"],
+      [a, "https://[::1]/x.git"],
+      [a, "http://169.254.169.254/latest/meta-data"],
+      [a, "git@10.0.0.5:team/shop.git"],
+      [a, "ssh://git@192.168.1.1:2222/team/shop.git"],
+      [resolving, "https://metadata.example.com/x.git"],
+      [resolving, "git@intranet.example.com:team/shop.git"],
+    ] as const) {
+      const err = await refusal(() => createService({ ctx, envId: a.envId, input: { name: `ssrf-${uniq()}`, app: "shop", port: 8080, source: { git: { url } } } }));
+      expect([err.code, err.field], url).toEqual(["invalid_input", "source.git.url"]);
+      expect(err.message, url).toContain("LEVELRAIL_ALLOW_PRIVATE_TARGETS");
+    }
+    // Hosts two URL readers would read differently are refused before any of that.
+    const odd = await refusal(() => createService({ ctx: a, envId: a.envId, input: { name: `odd-${uniq()}`, app: "shop", port: 8080, source: { git: { url: "https://github.com\\@127.0.0.1/x.git" } } } }));
+    expect([odd.code, odd.field]).toEqual(["invalid_input", "source.git.url"]);
+    expect(await counts()).toEqual(before);
+    // On patch too.
+    const name = `ok-${uniq()}`;
+    await createService({ ctx: a, envId: a.envId, input: { name, app: "shop", port: 8080, source: { git: { url: REPO } } } });
+    expect((await refusal(() => patchService({ ctx: a, envId: a.envId, name, input: { source: { git: { url: "http://10.1.2.3/x.git" } } } }))).field).toBe("source.git.url");
+  });
+
+  it("an installation that allows private targets takes them; a name that resolves to public addresses, or not at all yet, is taken", async () => {
+    await createService({ ctx: { ...a, allowPrivateTargets: true }, envId: a.envId, input: { name: `lo-${uniq()}`, app: "shop", port: 8080, source: { git: { url: "http://127.0.0.1:9/x.git" } } } });
+    const publicOnly = { ...a, targetLookup: async () => [{ address: "140.82.121.3", family: 4 as const }] };
+    await createService({ ctx: publicOnly, envId: a.envId, input: { name: `pub-${uniq()}`, app: "shop", port: 8080, source: { git: { url: "https://github.com/acme/shop.git" } } } });
+    const unresolved = { ...a, targetLookup: async () => Promise.reject(Object.assign(new Error("nx"), { code: "ENOTFOUND" })) };
+    await createService({ ctx: unresolved, envId: a.envId, input: { name: `nx-${uniq()}`, app: "shop", port: 8080, source: { git: { url: "https://not-yet.example.com/acme/shop.git" } } } });
   });
 });
 

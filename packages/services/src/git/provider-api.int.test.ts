@@ -38,9 +38,9 @@ beforeAll(async () => {
   a = await seedOrg(db, "gitapia");
   b = await seedOrg(db, "gitapib");
   await createApp({ ctx: a, envId: a.envId, input: { name: "shop" } });
-  tokenA = (await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: "gh-api", kind: "token", token: "ghp_a" } })).id;
+  tokenA = (await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: "gh-api", kind: "token", token: "ghp_a", hosts: ["github.com", "api.github.com"] } })).id;
   keyA = (await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: "deploy", kind: "ssh" } })).id;
-  tokenB = (await createGitCredential({ ctx: b, orgId: b.orgId, input: { name: "gh-api", kind: "token", token: "ghp_b" } })).id;
+  tokenB = (await createGitCredential({ ctx: b, orgId: b.orgId, input: { name: "gh-api", kind: "token", token: "ghp_b", hosts: ["github.com", "api.github.com"] } })).id;
 }, 120_000);
 
 afterAll(async () => {
@@ -79,8 +79,14 @@ const BAD: [string, Record<string, unknown>, string][] = [
   ["a credential that does not exist", { ...GITHUB, apiCredentialId: "0b7a2f49-6a3c-4d2e-8f10-2b3c4d5e6f70" }, "source.git.apiCredentialId"],
   ["another organization's token", { ...GITHUB, apiCredentialId: "<tokenB>" }, "source.git.apiCredentialId"],
   ["a deploy key (not a token)", { ...GITHUB, apiCredentialId: "<keyA>" }, "source.git.apiCredentialId"],
+  // The token is bound to github.com and api.github.com: another API host never gets it (issue 42, finding 5).
+  ["a token not bound to the API's host", { apiProvider: "gitea", apiUrl: "https://gitea.attacker.example/api/v1", apiCredentialId: "<tokenA>" }, "source.git.apiCredentialId"],
 ];
-const fill = (api: Record<string, unknown>) => ({ ...api, ...(api.apiCredentialId === "<tokenB>" ? { apiCredentialId: tokenB } : api.apiCredentialId === "<keyA>" ? { apiCredentialId: keyA } : {}) });
+const PLACEHOLDERS: Record<string, () => string> = { "<tokenA>": () => tokenA, "<tokenB>": () => tokenB, "<keyA>": () => keyA };
+const fill = (api: Record<string, unknown>) => {
+  const id = PLACEHOLDERS[String(api.apiCredentialId)];
+  return { ...api, ...(id ? { apiCredentialId: id() } : {}) };
+};
 
 describe("a git source's provider API through the API", () => {
   it("is set on create, shown in the view and stored; PATCH changes it and can remove it", async () => {
@@ -130,7 +136,7 @@ describe("a git source's provider API through the API", () => {
   });
 
   it("a token a source's provider API uses cannot be deleted (409 naming the service)", async () => {
-    const t = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `api-${uniq()}`, kind: "token", token: "glpat-x" } });
+    const t = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `api-${uniq()}`, kind: "token", token: "glpat-x", hosts: ["gitlab.example.com"] } });
     const name = `held-${uniq()}`;
     await createService({ ctx: a, envId: a.envId, input: { name, app: "shop", port: 8080, source: { git: { url: REPO, apiProvider: "gitlab", apiUrl: "https://gitlab.example.com/api/v4", apiCredentialId: t.id } } } });
     const err = await refusal(() => deleteGitCredential({ ctx: a, orgId: a.orgId, id: t.id }));

@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { gitCredential, gitSource } from "@levelrail/db/schema/git";
 import { service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type GitSourceInput, type GitSourceView, type SourceView, webhookPath } from "@levelrail/spec/git";
+import { type GitSourceInput, type GitSourceView, type SourceView, credentialMayReach, repositoryEndpoint, webhookPath } from "@levelrail/spec/git";
 import type { ServiceSource } from "@levelrail/spec/service";
 import { enqueueBuild } from "../build/enqueue";
 import { type Ctx, scope, targetPolicy } from "../context";
-import { type TargetPolicy, policyProblem } from "../notifications/address";
+import { type ResolvedAddress, type TargetPolicy, TargetError, bareHost, policyProblem, resolveTarget, systemLookup } from "../notifications/address";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 export type GitSourceRow = typeof gitSource.$inferSelect;
@@ -69,30 +70,83 @@ export function providerApiProblem(url: string, policy: TargetPolicy): string | 
   return policyProblem(u.hostname, policy);
 }
 
+/** How long the check of a source's URL waits for its host's name to resolve. */
+const LOOKUP_DEADLINE_MS = 2_000;
+
 /**
- * A credential must be one of the service's own organization, and fit the URL: a deploy key goes
- * over SSH (`ssh://`, `user@host:path`), a token over HTTP(S). The provider API's URL must be one the
- * installation lets the panel call, and its credential a token of the same organization. 400 naming
- * the field otherwise.
+ * Why the installation's address policy refuses the repository's host: as written (a loopback name,
+ * an address that is not public, the panel's own host), then each address its name resolves to now.
+ * A name that does not resolve (yet) is not refused here: the worker resolves it again before each
+ * git call, pins git to the address it checked, and says why it cannot reach it.
+ */
+export async function repositoryHostProblem(hostname: string, policy: TargetPolicy): Promise<string | null> {
+  const host = bareHost(hostname);
+  const literal = policyProblem(host, policy);
+  if (literal || policy.allowPrivate || isIP(host)) return literal;
+  const lookup = policy.lookup ?? systemLookup;
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await Promise.race([lookup(host), new Promise<never>((_, reject) => setTimeout(() => reject(new Error("lookup deadline")), LOOKUP_DEADLINE_MS).unref())]);
+  } catch {
+    return null;
+  }
+  if (!addresses.length) return null;
+  try {
+    await resolveTarget(host, { ...policy, lookup: (h) => (h === host ? Promise.resolve(addresses) : lookup(h)) });
+    return null;
+  } catch (err) {
+    if (err instanceof TargetError) return err.message;
+    throw err;
+  }
+}
+
+const hostList = (hosts: readonly string[]) => (hosts.length ? hosts.join(", ") : "no host");
+
+/**
+ * A source's URL must name its host plainly (one reading for the panel, the worker and git) and a
+ * host the installation's address policy lets the worker reach. A credential must be one of the
+ * service's own organization, fit the URL (a deploy key goes over SSH: `ssh://`, `user@host:path`;
+ * a token over HTTP(S)) and be bound to the URL's host. The provider API's URL must be one the
+ * installation lets the panel call, and its credential a token of the same organization bound to
+ * that API's host. 400 naming the field otherwise.
  */
 export async function checkGitSource(ctx: Ctx, orgId: string, source: ServiceSource | undefined): Promise<void> {
   const git = source?.git;
   if (!git) return;
+  const endpoint = repositoryEndpoint(git.url);
+  if (!endpoint) throw sourceField("url", "must name its host as a DNS name or an IP address (IPv6 in brackets), with no characters another URL reader could take for a different host");
+  const refused = await repositoryHostProblem(endpoint.host, targetPolicy(ctx));
+  if (refused) throw sourceField("url", refused);
   if (git.credentialId) {
-    const [c] = await ctx.db.select({ kind: gitCredential.kind }).from(gitCredential).where(and(eq(gitCredential.id, git.credentialId), eq(gitCredential.orgId, orgId)));
+    const [c] = await ctx.db
+      .select({ kind: gitCredential.kind, name: gitCredential.name, hosts: gitCredential.hosts })
+      .from(gitCredential)
+      .where(and(eq(gitCredential.id, git.credentialId), eq(gitCredential.orgId, orgId)));
     if (!c) throw credentialField("no such git credential in this organization");
     const overHttp = /^https?:\/\//i.test(git.url);
     if (c.kind === "ssh" && overHttp) throw credentialField("a deploy key needs an SSH URL (ssh://… or git@host:path); for an https:// URL use a token");
     if (c.kind === "token" && !overHttp) throw credentialField("a token goes over HTTPS; use the repository's https:// URL, or a deploy key for this SSH one");
+    if (!credentialMayReach(c, endpoint)) {
+      throw credentialField(`git credential ${c.name} may be sent only to ${hostList(c.hosts)}, not to ${endpoint.host}:${endpoint.port}; use a credential made for that host`);
+    }
   }
   if (git.apiUrl) {
     const why = providerApiProblem(git.apiUrl, targetPolicy(ctx));
     if (why) throw sourceField("apiUrl", why);
   }
   if (git.apiCredentialId) {
-    const [c] = await ctx.db.select({ kind: gitCredential.kind }).from(gitCredential).where(and(eq(gitCredential.id, git.apiCredentialId), eq(gitCredential.orgId, orgId)));
+    const [c] = await ctx.db
+      .select({ kind: gitCredential.kind, name: gitCredential.name, hosts: gitCredential.hosts })
+      .from(gitCredential)
+      .where(and(eq(gitCredential.id, git.apiCredentialId), eq(gitCredential.orgId, orgId)));
     if (!c) throw sourceField("apiCredentialId", "no such git credential in this organization");
     if (c.kind !== "token") throw sourceField("apiCredentialId", "must be a token (a deploy key cannot call the provider's API)");
+    // The schema lets a token name no provider API only without apiUrl, which it refuses above.
+    if (git.apiUrl) {
+      const api = new URL(git.apiUrl);
+      const to = { host: bareHost(api.hostname), port: Number(api.port || (api.protocol === "http:" ? 80 : 443)) };
+      if (!credentialMayReach(c, to)) throw sourceField("apiCredentialId", `git credential ${c.name} may be sent only to ${hostList(c.hosts)}, not to ${to.host}:${to.port}; use a credential made for the API's host`);
+    }
   }
 }
 

@@ -6,19 +6,22 @@ import { LevelrailError, conflict, notFound } from "@levelrail/spec/errors";
 import { NODES_KEY } from "@levelrail/spec/keys";
 import { nodePatchInput } from "@levelrail/spec/nodes";
 import { type Ctx, parse } from "../context";
-import { audit, fieldNames, sourceOf } from "../audit/record";
-import { type NodeWithChange, type NodesReader, changeView, nodeAuthority } from "./list";
+import { fieldNames, recordAudit, sourceOf } from "../audit/record";
+import { authorizeInstallation } from "../org/permissions";
+import { type NodeWithChange, type NodesReader, changeView } from "./list";
 
 /** What a single engine answers a node change: there is nothing to drain to, nor any placement to label for. */
 export const SINGLE_ENGINE =
   "this installation runs on one Docker engine: draining, pausing and labelling nodes need a Docker Swarm whose manager the panel drives (CONTRACT §12)";
 
 /**
- * `PATCH /api/v1/nodes/{id}` (CONTRACT §12): records what the operator asks of one swarm node
+ * `PATCH /api/v1/nodes/{id}`: records what the operator asks of one swarm node
  * (`availability`, and/or `labels`, which replace the operator's labels whole) and wakes the
  * worker, which applies it through the swarm manager and keeps it so. A field not given keeps what
- * was asked before. Needs `node.write` (admin) on a whole organization; the audit entry goes to it.
- * Resolves to the node with its change, pending.
+ * was asked before. Needs an installation administrator (`node.write`): no organization role, however
+ * high, changes what every organization runs on. The audit entry is the installation's (no
+ * organization), with one more in each organization that has a database pinned to the node, the
+ * actor named as the installation administrator. Resolves to the node with its change, pending.
  */
 export async function changeNode<N extends { id: string; name: string }>({
   ctx,
@@ -31,7 +34,7 @@ export async function changeNode<N extends { id: string; name: string }>({
   nodeId: string;
   input: unknown;
 }): Promise<{ node: NodeWithChange<N> }> {
-  const orgId = nodeAuthority(ctx, "node.write", "changing the installation's nodes");
+  authorizeInstallation(ctx, "node.write");
   const patch = parse(nodePatchInput, input);
   const view = await reader.nodes();
   if (view.engine !== "swarm") throw conflict(SINGLE_ENGINE);
@@ -39,7 +42,9 @@ export async function changeNode<N extends { id: string; name: string }>({
   if (!node) throw notFound("node");
   const { stopDatabases, ...asked } = patch;
   if (asked.availability === "drain" && stopDatabases !== true) await refuseStoppingDatabases(ctx, node);
-  const by = sourceOf(ctx).actor.name;
+  const source = sourceOf(ctx);
+  const by = source.actor.name;
+  const asAdmin = { ...source, actor: { ...source.actor, name: `${by} (installation administrator)` } };
   const row = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select().from(nodeChange).where(eq(nodeChange.nodeId, nodeId)).for("update");
     const values = {
@@ -55,7 +60,9 @@ export async function changeNode<N extends { id: string; name: string }>({
       .onConflictDoUpdate({ target: nodeChange.nodeId, set: { ...values, generation: sql`${nodeChange.generation} + 1` } })
       .returning();
     if (!saved) throw new LevelrailError("internal", "the node change was not saved");
-    await audit(ctx, tx, { orgId, action: "node.update", target: { type: "node", id: nodeId, name: node.name }, fields: fieldNames(asked) });
+    const change = { action: "node.update", target: { type: "node", id: nodeId, name: node.name }, fields: fieldNames(asked) };
+    const affected = await tx.selectDistinct({ orgId: managedDatabase.orgId }).from(managedDatabase).where(eq(managedDatabase.nodeId, nodeId));
+    for (const orgId of [null, ...affected.map((a) => a.orgId).sort()]) await recordAudit(tx, asAdmin, { orgId, ...change });
     await notifyDesired(tx, NODES_KEY);
     return saved;
   });

@@ -31,15 +31,15 @@ export interface NodeDatabase {
 export type NodeWithChange<N> = N & { change: NodeChangeView | null; databases?: NodeDatabase[] };
 
 /**
- * The installation's nodes are no organization's own: an action on them needs its role on a whole
- * organization (a role limited to one project does not count). Resolves to the organization whose
- * membership allows it (the audit log's), else throws the 403 naming the role.
+ * The installation's nodes are no organization's own: reading their names and state needs a role on
+ * a whole organization (a role limited to one project does not count), or being an installation
+ * administrator. Else throws the 403 naming the role.
  */
-export function nodeAuthority(ctx: Pick<Ctx, "actor">, action: "node.read" | "node.write", doing: string): string {
-  const { orgIds, memberships } = ctx.actor;
-  const m = memberships.find((x) => orgIds.includes(x.orgId) && x.projectId === null && allows(x.role, action));
-  if (!m) throw new LevelrailError("forbidden", `${doing} needs the ${requiredRole(action)} role in an organization`);
-  return m.orgId;
+export function nodeReadAuthority(ctx: Pick<Ctx, "actor">): void {
+  const { orgIds, memberships, installationAdmin } = ctx.actor;
+  if (installationAdmin === true) return;
+  const m = memberships.find((x) => orgIds.includes(x.orgId) && x.projectId === null && allows(x.role, "node.read"));
+  if (!m) throw new LevelrailError("forbidden", `listing the installation's nodes needs the ${requiredRole("node.read")} role in an organization`);
 }
 
 type Row = typeof nodeChange.$inferSelect;
@@ -63,10 +63,10 @@ export function changeView(r: Row): NodeChangeView {
 /**
  * `GET /api/v1/nodes` (CONTRACT §12): the installation's nodes, one engine answering itself as its
  * one node, a swarm its node list, each with the change an operator last asked of it (null when
- * none). Needs `node.read` (admin) on a whole organization.
+ * none). Needs `node.read` (viewer) on a whole organization, or an installation administrator.
  */
 export async function listNodes<N extends { id: string }>({ ctx, reader }: { ctx: Pick<Ctx, "actor" | "db">; reader: NodesReader<N> }): Promise<EngineNodes<NodeWithChange<N>>> {
-  nodeAuthority(ctx, "node.read", "listing the installation's nodes");
+  nodeReadAuthority(ctx);
   const view = await reader.nodes();
   // One engine has no node to change: no request can exist for it.
   const rows = view.engine === "swarm" ? await ctx.db.select().from(nodeChange) : [];

@@ -5,6 +5,7 @@ import { environment } from "@levelrail/db/schema/orgs";
 import { type Ctx, isUuid, parse, scope, visibleProjects } from "../context";
 import { type EnvironmentView, type ProjectView, findEnvironment, listEnvironments, listProjects, toEnvironmentView } from "../project/list";
 import { audit } from "../audit/record";
+import { refuseReadOnly } from "../org/permissions";
 
 /** The environment the panel shows the operator, with its project. */
 export interface CurrentEnvironment {
@@ -40,6 +41,7 @@ export async function getCurrentEnvironment({ ctx }: { ctx: Ctx }): Promise<Curr
 
 /** Remembers `{environmentId}` as the operator's current environment; another organization's is a 404. */
 export async function setCurrentEnvironment({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<CurrentEnvironment> {
+  refuseReadOnly(ctx.actor, "choosing the current environment");
   const { environmentId } = parse(chooseInput, input);
   const env = await findEnvironment(ctx, environmentId, "environment.read");
   const now = new Date();

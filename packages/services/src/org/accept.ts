@@ -9,6 +9,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { parse } from "../context";
 import { hashInvitationToken } from "./invitations";
 import { type Tx, lockMembers, storedRole } from "./member-guard";
+import { refuseReadOnly } from "./permissions";
 import { type AuditSource, recordAudit, sourceOf } from "../audit/record";
 
 export type InvitationState = "pending" | "expired" | "accepted" | "revoked";
@@ -87,6 +88,7 @@ export interface Accepted {
  * its role, and the link stops working. Another address's invitation is a 403.
  */
 export async function acceptInvitation({ db, actor, input: raw, source }: { db: Db; actor: Actor; input: unknown; source?: AuditSource }): Promise<Accepted> {
+  refuseReadOnly(actor, "accepting an invitation");
   const { token } = parse(acceptInput, raw);
   const accepted = await db.transaction(async (tx) => {
     const row = await claim(tx, token);

@@ -6,6 +6,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, parse } from "../context";
 import { type OrgView, toOrgView } from "./list";
 import { audit } from "../audit/record";
+import { refuseReadOnly } from "./permissions";
 
 const input = z.object({ name: z.string().trim().min(1, "is required").max(100) }).strict();
 
@@ -48,6 +49,7 @@ const refused = (message: string) => new LevelrailError("conflict", message);
  * requests cannot pass the cap together.
  */
 export async function createOrg({ ctx, input: raw, policy = DEFAULT_ORG_CREATION }: { ctx: Ctx; input: unknown; policy?: OrgCreationPolicy }): Promise<OrgView> {
+  refuseReadOnly(ctx.actor, "creating an organization");
   const { name } = parse(input, raw);
   if (policy.who === "none") {
     throw refused("creating organizations is turned off on this installation (LEVELRAIL_ORG_CREATION=none); the administrator can set it to owners or anyone");

@@ -4,7 +4,7 @@ import { membership } from "@levelrail/db/schema/orgs";
 import { memberRoleInput } from "@levelrail/spec/members";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
-import { allows, canAssign } from "./permissions";
+import { allows, canAssign, refuseReadOnly } from "./permissions";
 import { callerRole, forbidden, lastOwner, lockMembers, ownerCount, requireManager, storedRole } from "./member-guard";
 import { audit, emailOf } from "../audit/record";
 
@@ -91,6 +91,7 @@ export async function changeMemberRole({ ctx, orgId, userId: rawUserId, input: r
  * caller's memberships afresh (`actorFor`), and tokens belong to the user, not to one organization.
  */
 export async function removeMember({ ctx, orgId, userId: rawUserId }: { ctx: Ctx; orgId: string; userId: string }): Promise<void> {
+  refuseReadOnly(ctx.actor, "removing a member or leaving");
   const userId = resolveUser(ctx, rawUserId);
   const self = userId === ctx.actor.userId;
   await ctx.db.transaction(async (tx) => {

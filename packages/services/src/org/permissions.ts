@@ -67,11 +67,45 @@ export const PERMISSIONS = {
   // Previews of pull requests (CONTRACT §11): their settings make the worker create and delete environments
   "preview.read": "viewer",
   "preview.write": "admin",
-  // The installation's nodes (CONTRACT §12): no organization's own, so an admin of any whole organization reads them
-  "node.read": "admin",
-  // Drain, pause, activate and label them: the worker applies it to the swarm
-  "node.write": "admin",
+  // The installation's nodes: no organization's own. Any member of a whole organization reads their
+  // names and state; changing them (drain, pause, labels) is INSTALLATION_ACTIONS', never a role's.
+  "node.read": "viewer",
 } as const satisfies Record<string, Role>;
+
+/**
+ * What belongs to the installation rather than to one organization: no organization role allows
+ * these, however high; only an installation administrator (`levelrail admin grant`), checked by
+ * `authorizeInstallation`. Quotas are changed on the host only (`levelrail quota set`), so the API has
+ * no action for them.
+ */
+export const INSTALLATION_ACTIONS = {
+  // Drain, pause, activate and label a node: the worker applies it to the swarm
+  "node.write": "changing the installation's nodes",
+} as const;
+
+export type InstallationAction = keyof typeof INSTALLATION_ACTIONS;
+
+/**
+ * A read-only API token changes nothing, not even the caller's own things (their sessions, their
+ * memberships, an invitation, their tokens): every route but a read refuses it (403 saying why), and
+ * the verbs that change the caller's own things ask this too. `doing`: what was refused.
+ */
+export function refuseReadOnly(actor: { readOnly?: boolean }, doing: string): void {
+  if (actor.readOnly !== true) return;
+  throw new LevelrailError("forbidden", `a read-only API token changes nothing (${doing}): use a token that is not read-only, or sign in`);
+}
+
+/** Is `action` one only an installation administrator may do? */
+export const isInstallationAction = (action: string): action is InstallationAction => Object.hasOwn(INSTALLATION_ACTIONS, action);
+
+/**
+ * Throws the 403 naming who may, unless the caller is an installation administrator (never through a
+ * read-only token: `actorFor` does not make one).
+ */
+export function authorizeInstallation(ctx: { actor: { installationAdmin?: boolean } }, action: InstallationAction): void {
+  if (ctx.actor.installationAdmin === true) return;
+  throw new LevelrailError("forbidden", `${INSTALLATION_ACTIONS[action]} needs an installation administrator (levelrail admin grant --email E on the host); no organization role allows it`);
+}
 
 export type Action = keyof typeof PERMISSIONS;
 

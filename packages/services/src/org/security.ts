@@ -6,7 +6,7 @@ import { membership, organization } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { audit } from "../audit/record";
 import { type Ctx, orgOf, parse } from "../context";
-import { authorize, decide } from "./permissions";
+import { authorize, decide, refuseReadOnly } from "./permissions";
 
 /**
  * The organization's sign-in security setting and an owner's actions on a member's sign-in: reset
@@ -92,6 +92,7 @@ export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: s
 
 /** Ends one of the caller's own sessions (someone else's is a 404); recorded under no organization. */
 export async function endOwnSession({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
+  refuseReadOnly(ctx.actor, "ending a session");
   await ctx.db.transaction(async (tx) => {
     await endSession(tx, ctx.actor.userId, id);
     await audit(ctx, tx, { orgId: null, action: "session.end", target: { type: "user", id: ctx.actor.userId, name: ctx.actor.email } });
@@ -100,6 +101,7 @@ export async function endOwnSession({ ctx, id }: { ctx: Ctx; id: string }): Prom
 
 /** Ends every session of the caller but this one (with an API token: every one); recorded under no organization. */
 export async function endOwnOtherSessions({ ctx }: { ctx: Ctx }): Promise<number> {
+  refuseReadOnly(ctx.actor, "ending sessions");
   return ctx.db.transaction(async (tx) => {
     const ended = await endOtherSessions(tx, ctx.actor.userId, ctx.actor.sessionId);
     await audit(ctx, tx, { orgId: null, action: "session.end-others", target: { type: "user", id: ctx.actor.userId, name: ctx.actor.email } });

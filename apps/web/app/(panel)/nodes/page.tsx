@@ -12,7 +12,7 @@ export const metadata = { title: "Nodes · Levelrail" };
 
 type Loaded = { view: { engine: "single" | "swarm"; nodes: NodeItem[] } } | { error: string };
 
-/** The nodes through the same verb as `GET /api/v1/nodes`: its refusal (a 403 for a non-admin) is the page's error. */
+/** The nodes through the same verb as `GET /api/v1/nodes`: its refusal (a 403 for a role on one project only) is the page's error. */
 async function load(ctx: Ctx): Promise<Loaded> {
   try {
     return { view: await listNodes({ ctx, reader: nodesReader() }) };
@@ -25,7 +25,8 @@ async function load(ctx: Ctx): Promise<Loaded> {
 }
 
 /**
- * The installation's nodes (CONTRACT §12; admins of a whole organization): read-only facts rendered
+ * The installation's nodes (every member of a whole organization reads them; an installation
+ * administrator alone gets the controls that change them): read-only facts rendered
  * here on the server, the controls that change a node a small client component. A swarm's page is
  * re-rendered on a timer (NodesRefresh) so a pending change is seen to land.
  */
@@ -48,7 +49,7 @@ export default async function NodesPage() {
   return (
     <>
       <h1>Nodes</h1>
-      <NodesList engine={engine} nodes={cards} />
+      <NodesList engine={engine} nodes={cards} mayChange={ctx.actor.installationAdmin === true} />
       {/* One engine answers itself, always ready, and takes no change: nothing to follow. */}
       {engine === "swarm" && <NodesRefresh pending={nodes.some((n) => n.change?.state === "pending")} />}
     </>

@@ -1,5 +1,6 @@
 import { createOperator } from "@levelrail/auth";
 import { acceptBySignUp, acceptInvitation } from "@levelrail/services/org/accept";
+import { refuseReadOnly } from "@levelrail/services/org/permissions";
 import { LevelrailError, errorBody, errorHeaders, httpStatus } from "@levelrail/spec/errors";
 import { actorFromRequest } from "@/lib/actor";
 import { auditSourceOf } from "@/lib/audit-source";
@@ -18,7 +19,10 @@ export async function POST(req: Request): Promise<Response> {
     const actor = await actorFromRequest(req);
     const input = parseJsonBody(await readCapped(req));
     refuseNul(input);
-    if (actor) return Response.json(await acceptInvitation({ db, actor, input, source: auditSourceOf(actor, req.headers) }));
+    if (actor) {
+      refuseReadOnly(actor, "accepting an invitation");
+      return Response.json(await acceptInvitation({ db, actor, input, source: auditSourceOf(actor, req.headers) }));
+    }
     if (req.headers.get("authorization") !== null) throw new LevelrailError("unauthenticated", "this API token is not valid");
     const origin = req.headers.get("origin");
     if (origin === null || !trustedOrigins.includes(origin)) throw new LevelrailError("unauthenticated", "accept an invitation from its link in the panel, or sign in first");
