@@ -42,8 +42,7 @@ vi.mock("@/lib/tier-env", async () => await import("./tier-env"));
  */
 const BASE = "http://127.0.0.1:3801";
 const API_DIR = join(import.meta.dirname, "..", "app", "api", "v1");
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] as const;
-type Method = (typeof METHODS)[number];
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
 type Handler = (req: Request, route: { params: Promise<Record<string, unknown>> }) => Promise<Response> | Response;
 
 interface RouteFile {
