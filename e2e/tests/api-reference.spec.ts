@@ -1,6 +1,6 @@
-// The API reference (issue 24, item 6): Settings › API reference renders the panel's own OpenAPI
-// document with Swagger UI, bundled with the panel (the browser here has no internet: every request
-// the page makes must go to the panel itself), and the document is served without auth.
+// The API reference: Settings › API reference draws the panel's own OpenAPI document on the server
+// (the browser here has no internet: every request the page makes must go to the panel itself), and
+// the document is served without auth.
 import { expect, test } from "../fixtures/test";
 
 test("the API reference lists the API's routes from the panel's own document, fetching nothing from elsewhere", async ({ signedIn: page, stack }) => {
@@ -13,11 +13,19 @@ test("the API reference lists the API's routes from the panel's own document, fe
 
   await page.goto("/settings/api");
   await expect(page.getByRole("heading", { level: 1, name: "API reference" })).toBeVisible();
-  // Swagger UI's title and one operation of the Projects tag, by method and path.
-  await expect(page.getByText("Levelrail API", { exact: false }).first()).toBeVisible({ timeout: 30_000 });
-  const listProjects = page.locator(".opblock-get").filter({ hasText: "/api/v1/projects" }).first();
+  // The document's title and one operation of the Projects tag, by method and path.
+  await expect(page.getByText("Levelrail API", { exact: false }).first()).toBeVisible();
+  const listProjects = page.locator(".api-op-get").filter({ has: page.locator(".api-path", { hasText: /^\/api\/v1\/projects$/ }) }).first();
   await expect(listProjects).toBeVisible();
-  await expect(page.locator(".opblock-post").filter({ hasText: "/api/v1/environments/{envId}/services/{service}/deploy" })).toHaveCount(1);
+  await expect(page.locator(".api-op-post").filter({ hasText: "/api/v1/environments/{envId}/services/{service}/deploy" })).toHaveCount(1);
+  // An operation opens in place and names its body's schema, which links to the schema's fields below.
+  const create = page.locator(".api-op-post").filter({ has: page.locator(".api-path", { hasText: /^\/api\/v1\/projects$/ }) });
+  await create.locator("summary").click();
+  const bodyLink = create.locator("h4", { hasText: "Body" }).locator("xpath=following-sibling::code[1]//a");
+  const schemaName = (await bodyLink.textContent())!;
+  await bodyLink.click();
+  await expect(page.locator(`#schema-${schemaName}`)).toHaveAttribute("open", "");
+  await expect(page.locator(`#schema-${schemaName} .api-fields code`).first()).toBeVisible();
   expect(elsewhere, "requests to anything but the panel").toEqual([]);
 });
 

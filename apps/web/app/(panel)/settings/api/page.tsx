@@ -15,7 +15,7 @@ export default function ApiReferencePage() {
         with <code>npx levelrail token create</code>. Errors are <code>{'{"error": {"code", "message", "field"}}'}</code>.{" "}
         <Link href="/settings">Back to settings</Link>
       </p>
-      <ApiReference url={OPENAPI_PATH} />
+      <ApiReference />
     </>
   );
 }
