@@ -41,7 +41,7 @@ const MiB = 1024 * 1024;
 try {
   const appId = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } })).id;
   const serviceId = (await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: NAME, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } })).id;
-  const [cred] = await s.db.insert(gitCredential).values({ orgId: s.ctx.orgId, name: "bench", kind: "token", username: "x", sealed: s.kit.keyring.seal(token) }).returning();
+  const [cred] = await s.db.insert(gitCredential).values({ orgId: s.ctx.orgId, name: "bench", kind: "token", username: "x", hosts: ["127.0.0.1"], sealed: s.kit.keyring.seal(token) }).returning();
   const secret = randomBytes(32).toString("hex");
   const [src] = await s.db.insert(gitSource).values({ orgId: s.ctx.orgId, serviceId, url: repo.url, ref: "main", credentialId: cred!.id, webhookSecretSealed: s.kit.keyring.seal(secret) }).returning();
   /** A GitHub push of `commit` to main, signed with the source's secret, through the webhook's verb. */

@@ -126,7 +126,7 @@ export function pgBuildStore(db: Db, keyring: Keyring, fence?: Fence) {
       } catch {
         throw new Error(`git credential ${c.name} cannot be decrypted with the configured master key`);
       }
-      return c.kind === "ssh" ? { kind: "ssh", privateKey: secret } : { kind: "token", username: c.username ?? "x-access-token", token: secret };
+      return c.kind === "ssh" ? { kind: "ssh", privateKey: secret, hosts: c.hosts } : { kind: "token", username: c.username ?? "x-access-token", token: secret, hosts: c.hosts };
     },
     async sourceSeen(sourceId, seen) {
       await db

@@ -28,7 +28,8 @@ export function buildsFor(o: WorkerOptions, s: Shared) {
   const store = pgBuildStore(o.db, o.keyring, s.fence);
   const polls = pgPollStore(o.db, s.fence);
   const workDir = o.builds?.workDir ?? join(tmpdir(), `levelrail-builds-${o.shortName}`);
-  const git = gitClient({ timeoutMs: GIT_TIMEOUT_MS });
+  // The repository's host goes through the same address policy as webhooks and backup targets.
+  const git = gitClient({ timeoutMs: GIT_TIMEOUT_MS, policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost } });
   const running = new RunningBuilds((id) => store.cancelRequested(id), o.log);
   const stores = pgEnvStores(o.db, o.keyring);
   const fingerprintKey = o.builds?.fingerprintKey;

@@ -57,7 +57,7 @@ beforeAll(async () => {
   repo = await git.repo(`shop-${s.shortName}`);
   appId = (await createApp({ ctx: s.ctx, envId: s.ctx.envId, input: { name: "shop" } })).id;
   serviceId = (await createService({ ctx: s.ctx, envId: s.ctx.envId, input: { name: NAME, app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } })).id;
-  const [cred] = await s.db.insert(gitCredential).values({ orgId: s.ctx.orgId, name: "ci", kind: "token", username: "x-access-token", sealed: s.kit.keyring.seal(TOKEN) }).returning();
+  const [cred] = await s.db.insert(gitCredential).values({ orgId: s.ctx.orgId, name: "ci", kind: "token", username: "x-access-token", hosts: ["127.0.0.1"], sealed: s.kit.keyring.seal(TOKEN) }).returning();
   const [src] = await s.db
     .insert(gitSource)
     .values({ orgId: s.ctx.orgId, serviceId, url: repo.url, ref: "main", credentialId: cred!.id, webhookSecretSealed: s.kit.keyring.seal("hook") })

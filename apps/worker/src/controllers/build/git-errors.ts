@@ -1,7 +1,7 @@
 import { redactForms, redactionForms } from "@levelrail/spec/redact";
 
 /** Why a git call failed, in the words `git_source.last_error` and a failed build show. */
-export type GitFailure = "url" | "ref" | "access" | "key-refused" | "host-key" | "unreachable" | "timeout" | "cancelled" | "unknown";
+export type GitFailure = "url" | "address" | "ref" | "access" | "key-refused" | "host-key" | "unreachable" | "timeout" | "cancelled" | "unknown";
 
 const COMMIT = /^[0-9a-f]{40}$/i;
 export const isCommitId = (s: string) => COMMIT.test(s);

@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GitServer, type TestRepo, startGitServer } from "@levelrail/testkit/git";
@@ -17,10 +19,12 @@ const recorder = join(dir, "git-recorder");
 let server: GitServer;
 let repo: TestRepo;
 let commit: string;
-const git = gitClient({ timeoutMs: 20_000, binary: recorder });
+// The servers here are on loopback: an installation that allows private targets (LEVELRAIL_ALLOW_PRIVATE_TARGETS=true).
+const ALLOW = { allowPrivate: true };
+const git = gitClient({ timeoutMs: 20_000, binary: recorder, policy: ALLOW });
 const access = (over: Partial<GitAccess> = {}): GitAccess => ({
   url: repo.url,
-  credential: { kind: "token", username: "x-access-token", token: TOKEN },
+  credential: { kind: "token", username: "x-access-token", token: TOKEN, hosts: ["127.0.0.1"] },
   knownHostsFile: join(dir, "known_hosts", "src"),
   ...over,
 });
@@ -54,7 +58,7 @@ describe("git client", () => {
     const tagged = await repo.commit({ "x.txt": "1\n" }, { branch: "release" });
     expect(await git.resolve(access(), "release")).toBe(tagged);
     await expect(git.resolve(access(), "nope")).rejects.toThrow("ref nope does not exist");
-    await expect(git.resolve(access({ credential: { kind: "token", username: "x", token: "wrong-token" } }), "main")).rejects.toThrow("the repository does not exist or the credential cannot read it");
+    await expect(git.resolve(access({ credential: { kind: "token", username: "x", token: "wrong-token", hosts: ["127.0.0.1"] } }), "main")).rejects.toThrow("the repository does not exist or the credential cannot read it");
     await expect(git.resolve(access({ url: `${server.base}/missing.git` }), "main")).rejects.toThrow("the repository does not exist or the credential cannot read it");
     await expect(git.resolve(access({ credential: null }), "main")).rejects.toThrow("the repository does not exist or the credential cannot read it");
   });
@@ -89,7 +93,7 @@ exit 255
     process.env.PATH = `${bin}:${path}`;
     try {
       const known = join(dir, "known_hosts", "ssh-source");
-      await expect(git.resolve(access({ url: "git@127.0.0.1:shop/app.git", credential: { kind: "ssh", privateKey: key }, knownHostsFile: known }), "main")).rejects.toThrow("the server refused the deploy key");
+      await expect(git.resolve(access({ url: "git@127.0.0.1:shop/app.git", credential: { kind: "ssh", privateKey: key, hosts: [] }, knownHostsFile: known }), "main")).rejects.toThrow("the server refused the deploy key");
       const seen = readFileSync(sshLog, "utf8");
       expect(seen).toContain("IdentitiesOnly=yes");
       expect(seen).toContain("StrictHostKeyChecking=accept-new");
@@ -99,13 +103,101 @@ exit 255
       expect(readFileSync(argvLog, "utf8")).not.toContain("fake-key-material"); // … never git's argv
       const keyFile = /-i (\S+)/.exec(seen)?.[1];
       expect(keyFile && existsSync(keyFile)).toBe(false); // removed after the call
+
+      // A name is resolved once by the worker and ssh connects to that address; the host key stays kept under the name.
+      const named = gitClient({ timeoutMs: 20_000, binary: recorder, policy: { allowPrivate: true, lookup: async () => [{ address: "127.0.0.1", family: 4 }] } });
+      const sshKey = { kind: "ssh" as const, privateKey: key, hosts: ["git.levelrail.test"] };
+      await expect(named.resolve(access({ url: "ssh://git@git.levelrail.test:2222/shop/app.git", credential: sshKey, knownHostsFile: known }), "main")).rejects.toThrow("the server refused the deploy key");
+      const pinned = readFileSync(sshLog, "utf8");
+      expect(pinned).toContain("-o HostName=127.0.0.1 -o HostKeyAlias=[git.levelrail.test]:2222");
+      expect(pinned).toContain("git@git.levelrail.test");
+      // A deploy key bound to hosts is not offered to another one: ssh never starts.
+      const before = readFileSync(sshLog, "utf8");
+      await expect(named.resolve(access({ url: "git@elsewhere.levelrail.test:shop/app.git", credential: sshKey, knownHostsFile: known }), "main")).rejects.toThrow("may be sent only to git.levelrail.test");
+      expect(readFileSync(sshLog, "utf8")).toBe(before);
     } finally {
       process.env.PATH = path;
     }
   });
 
+  it("a token goes only to the hosts its credential names: a source pointed at another server never reaches it (issue 42, finding 5)", async () => {
+    // Two git servers on loopback, the token's and another (by port): the credential names the first.
+    const other = await startGitServer();
+    try {
+      const elsewhere = await other.repo("app");
+      await elsewhere.commit({ "Dockerfile": "FROM scratch\n" });
+      const port = new URL(server.base).port;
+      const bound = { kind: "token" as const, username: "x-access-token", token: TOKEN, hosts: [`127.0.0.1:${port}`] };
+      expect(await git.resolve(access({ credential: bound }), "main")).toBe(commit);
+      for (const call of [() => git.resolve(access({ url: elsewhere.url, credential: bound }), "main"), () => git.checkout(access({ url: elsewhere.url, credential: bound }), commit, mkdtempSync(join(dir, "co-")))]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(GitError);
+        expect((err as GitError).failure).toBe("access");
+        expect((err as GitError).message).toBe(`the source's git credential may be sent only to 127.0.0.1:${port}, not to 127.0.0.1:${new URL(other.base).port}; it was not used`);
+      }
+      // The other server was never even asked (so never sent the token).
+      expect(other.requests).toEqual([]);
+      // A token that names no host (one no source used before hosts existed) is sent nowhere.
+      const nowhere = await git.resolve(access({ credential: { ...bound, hosts: [] } }), "main").catch((e: unknown) => e);
+      expect((nowhere as GitError).failure).toBe("access");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("the repository's host goes through the address policy, resolved once and pinned (issue 42, finding 7)", async () => {
+    const port = new URL(server.base).port;
+    const named = (host: string) => `http://${host}:${port}/app.git`;
+    const asked = server.requests.length;
+    // Not allowed to reach private targets: a loopback address, or a name resolving to one, is refused before git runs.
+    const closed = gitClient({ timeoutMs: 20_000, binary: recorder, policy: { allowPrivate: false, lookup: async () => [{ address: "127.0.0.1", family: 4 }] } });
+    for (const url of [repo.url, named("git.levelrail.test")]) {
+      const err = await closed.resolve(access({ url, credential: null }), "main").catch((e: unknown) => e);
+      expect(err, url).toBeInstanceOf(GitError);
+      expect((err as GitError).failure, url).toBe("address");
+      expect((err as GitError).message, url).toContain("LEVELRAIL_ALLOW_PRIVATE_TARGETS");
+    }
+    expect(server.requests.length).toBe(asked);
+
+    // Allowed: a name no DNS knows reaches the server only because git connects to the address the worker resolved.
+    let lookups = 0;
+    const open = gitClient({
+      timeoutMs: 20_000,
+      binary: recorder,
+      policy: {
+        allowPrivate: true,
+        lookup: async () => {
+          lookups += 1;
+          return [{ address: "127.0.0.1", family: 4 }];
+        },
+      },
+    });
+    const token = { kind: "token" as const, username: "x-access-token", token: TOKEN, hosts: ["git.levelrail.test"] };
+    expect(await open.resolve(access({ url: named("git.levelrail.test"), credential: token }), "main")).toBe(commit);
+    expect(await open.resolve(access({ url: named("GIT.levelrail.test"), credential: token }), "main")).toBe(commit);
+    expect(await open.resolve(access({ url: named("git.levelrail.test."), credential: token }), "main")).toBe(commit);
+    await open.checkout(access({ url: named("git.levelrail.test"), credential: token }), commit, mkdtempSync(join(dir, "co-")));
+    expect(lookups).toBe(4); // once per call, never again by git
+
+    // A redirect is not followed: it would lead git, and the token, past both checks.
+    const target = await startGitServer();
+    const redirector = createServer((req, res) => res.writeHead(301, { location: `${target.base}/app.git${(req.url ?? "").replace(/^\/app\.git/, "")}` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
+    try {
+      await target.repo("app").then((r) => r.commit({ "a.txt": "1\n" }));
+      const via = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/app.git`;
+      const err = await git.resolve(access({ url: via, credential: { ...token, hosts: ["127.0.0.1"] } }), "main").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GitError);
+      expect(target.requests).toEqual([]);
+    } finally {
+      redirector.close();
+      await target.close();
+    }
+    expect(readFileSync(argvLog, "utf8")).toContain(`http.curloptResolve=git.levelrail.test:${port}:127.0.0.1`);
+  });
+
   it("a call past its deadline is killed", async () => {
-    const slow = gitClient({ timeoutMs: 1, binary: recorder });
+    const slow = gitClient({ timeoutMs: 1, binary: recorder, policy: ALLOW });
     await expect(slow.resolve(access(), "main")).rejects.toThrow(/took longer than/);
   });
 });

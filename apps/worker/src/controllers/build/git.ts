@@ -1,11 +1,17 @@
 import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { isIP } from "node:net";
 import { join } from "node:path";
+import { type TargetPolicy, TargetError, resolveTarget } from "@levelrail/services/notifications/address";
+import { type RepositoryEndpoint, credentialMayReach, repositoryEndpoint } from "@levelrail/spec/git";
 import { type GitFailure, gitFailure, isCommitId, safeRef, safeUrl } from "./git-errors";
 
-/** A credential opened from its seal, for one git call: never logged, never in argv. */
-export type GitCredentialSecret = { kind: "token"; username: string; token: string } | { kind: "ssh"; privateKey: string };
+/**
+ * A credential opened from its seal, for one git call: never logged, never in argv. `hosts`: where
+ * it may be sent (a token with none goes nowhere; a deploy key with none anywhere).
+ */
+export type GitCredentialSecret = ({ kind: "token"; username: string; token: string } | { kind: "ssh"; privateKey: string }) & { hosts: string[] };
 
 /** Where a repository is and how to reach it. */
 export interface GitAccess {
@@ -39,6 +45,11 @@ export interface GitClientOptions {
   timeoutMs: number;
   /** The `git` binary (Debian's). */
   binary?: string;
+  /**
+   * The installation's address policy (LEVELRAIL_ALLOW_PRIVATE_TARGETS, the panel's own host): the
+   * repository's host is resolved once, checked, and git connects to exactly that address.
+   */
+  policy: TargetPolicy;
 }
 
 /**
@@ -46,8 +57,40 @@ export interface GitClientOptions {
  * disk) never run, whatever the URL says or a submodule or redirect asks.
  */
 const PROTOCOLS = ["-c", "protocol.allow=never", "-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always", "-c", "protocol.ssh.allow=always"];
-/** No hooks, no credential helpers of the host, no prompts. */
-const HARDENING = ["-c", "core.hooksPath=/dev/null", "-c", "credential.helper=", "-c", "advice.detachedHead=false"];
+/**
+ * No hooks, no credential helpers of the host, no prompts; no HTTP redirects (one would lead git,
+ * and the token its askpass hands out, to a host neither the credential nor the address policy allows).
+ */
+const HARDENING = ["-c", "core.hooksPath=/dev/null", "-c", "credential.helper=", "-c", "advice.detachedHead=false", "-c", "http.followRedirects=false"];
+
+/**
+ * Where git may connect for `endpoint`: the credential must be bound to its host, and the host,
+ * resolved once here, must be allowed by the address policy. Answers git's options that pin it to
+ * that address (curl's resolve list over HTTP(S); ssh's HostName, its known-hosts entry still kept
+ * under the name). An address literal needs no pin.
+ */
+async function pinnedTarget(endpoint: RepositoryEndpoint, credential: GitCredentialSecret | null, policy: TargetPolicy): Promise<{ config: string[]; ssh: string[] }> {
+  if (credential && !credentialMayReach(credential, endpoint)) {
+    const where = credential.hosts.length ? credential.hosts.join(", ") : "no host";
+    throw new GitError("access", `the source's git credential may be sent only to ${where}, not to ${endpoint.host}:${endpoint.port}; it was not used`);
+  }
+  let address: string;
+  try {
+    ({ address } = await resolveTarget(endpoint.host, policy));
+  } catch (err) {
+    if (err instanceof TargetError) throw new GitError("address", `the repository's host is refused: ${err.message}`);
+    throw err;
+  }
+  if (isIP(endpoint.host)) return { config: [], ssh: [] };
+  if (endpoint.scheme !== "ssh") {
+    // curl matches its resolve list by name without case but with a trailing dot: both spellings are pinned.
+    const to = isIP(address) === 6 ? `[${address}]` : address;
+    return { config: [endpoint.host, `${endpoint.host}.`].flatMap((h) => ["-c", `http.curloptResolve=${h}:${endpoint.port}:${to}`]), ssh: [] };
+  }
+  // core.sshCommand runs through sh: each option single-quoted (a host name and an address hold no quote).
+  const alias = endpoint.port === 22 ? endpoint.host : `[${endpoint.host}]:${endpoint.port}`;
+  return { config: [], ssh: ["-o", `'HostName=${address}'`, "-o", `'HostKeyAlias=${alias}'`] };
+}
 
 /** Debian's `git` through argument arrays (never a shell), each call under a deadline. */
 export function gitClient(o: GitClientOptions): GitClient {
@@ -57,6 +100,9 @@ export function gitClient(o: GitClientOptions): GitClient {
   async function withAccess<T>(access: GitAccess, work: (run: Run) => Promise<T>): Promise<T> {
     const url = safeUrl(access.url);
     if (!url.ok) throw new GitError("url", url.message);
+    const endpoint = repositoryEndpoint(access.url);
+    if (!endpoint) throw new GitError("url", "the repository URL must name its host as a DNS name or an IP address");
+    const pinned = await pinnedTarget(endpoint, access.credential, o.policy);
     const scratch = await mkdtemp(join(tmpdir(), "levelrail-git-"));
     await chmod(scratch, 0o700);
     try {
@@ -69,7 +115,7 @@ export function gitClient(o: GitClientOptions): GitClient {
         LANG: "C",
         LC_ALL: "C",
       };
-      const config = [...PROTOCOLS, ...HARDENING];
+      const config = [...PROTOCOLS, ...HARDENING, ...pinned.config];
       const secrets: string[] = [];
       const c = access.credential;
       if (c?.kind === "token") {
@@ -79,7 +125,7 @@ export function gitClient(o: GitClientOptions): GitClient {
         Object.assign(env, { GIT_ASKPASS: askpass, LEVELRAIL_GIT_USERNAME: c.username, LEVELRAIL_GIT_TOKEN: c.token });
         secrets.push(c.token);
       }
-      const ssh = ["ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=accept-new", "-o", `UserKnownHostsFile=${access.knownHostsFile}`];
+      const ssh = ["ssh", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=accept-new", "-o", `UserKnownHostsFile=${access.knownHostsFile}`, ...pinned.ssh];
       if (c?.kind === "ssh") {
         const key = join(scratch, "id");
         await writeFile(key, c.privateKey.endsWith("\n") ? c.privateKey : `${c.privateKey}\n`, { mode: 0o600 });
