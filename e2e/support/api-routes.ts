@@ -75,6 +75,10 @@ export const API_ROUTES: ApiRoute[] = [
     body: (i) => ({ issuer: "https://id.example.com", clientId: "panel", clientSecret: "s3cret-value", domain: `sso-${i.orgId.slice(0, 8)}.example.com` }),
   },
   { method: "DELETE", path: "/api/v1/orgs/{id}/sso", kind: "owned" },
+  { method: "GET", path: "/api/v1/orgs/{id}/sso/domains", kind: "owned" },
+  { method: "POST", path: "/api/v1/orgs/{id}/sso/domains", kind: "owned", body: (i) => ({ domain: ssoDomainOf(i) }) },
+  { method: "POST", path: "/api/v1/orgs/{id}/sso/domains/{domain}/check", kind: "owned" },
+  { method: "DELETE", path: "/api/v1/orgs/{id}/sso/domains/{domain}", kind: "owned" },
   { method: "GET", path: "/api/v1/orgs/{id}/security", kind: "owned" },
   { method: "PUT", path: "/api/v1/orgs/{id}/security", kind: "owned", body: () => ({ require2fa: false }) },
   { method: "DELETE", path: "/api/v1/orgs/{id}/members/{userId}/two-factor", kind: "owned" },
@@ -238,6 +242,9 @@ function idFor(path: string, ids: Ids): string {
   throw new Error(`no id for ${path}`);
 }
 
+/** The single sign-on email domain the walk adds for an organization. */
+const ssoDomainOf = (ids: Ids) => `sso-mail-${ids.orgId.slice(0, 8)}.example.com`;
+
 /** The concrete URL of a route for one set of ids, with its query. */
 export function urlOf(route: ApiRoute, ids: Ids): string {
   const path = route.path
@@ -255,6 +262,8 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
     .replace("{userId}", "me")
     .replace("{invitationId}", "00000000-0000-4000-8000-000000000000")
     .replace("{credId}", ids.gitCredentialId)
+    // The email domain the POST above adds (the check and the removal name it).
+    .replace("{domain}", ssoDomainOf(ids))
     // A git source of nothing: the webhook answers 404.
     .replace("{sourceId}", "00000000-0000-4000-8000-000000000000");
   const query = route.query ? `?${new URLSearchParams(route.query(ids)).toString()}` : "";

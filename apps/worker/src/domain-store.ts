@@ -2,6 +2,7 @@ import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { domainProof } from "@levelrail/db/schema/domains";
 import { service } from "@levelrail/db/schema/services";
+import { ssoEmailDomain } from "@levelrail/db/schema/sso";
 import { ensureDomainToken } from "@levelrail/services/domain/token";
 import { isExemptDomain } from "@levelrail/spec/domains";
 import type { ProofStore } from "./controllers/domains/reconcile";
@@ -11,9 +12,11 @@ const isUniqueViolation = (err: unknown) => ((err as { cause?: { code?: string }
 /** The PostgreSQL side of the domains controller. */
 export function pgProofStore(db: Db, baseDomains: readonly string[]): ProofStore {
   return {
+    /** Services' domains, and the email domains an organization's single sign-on asks to sign in (each needs the same proof). */
     async claims() {
       const rows = await db.execute<{ org_id: string; domain: string }>(
-        sql`select distinct ${service.orgId} as org_id, lower(d) as domain from ${service}, jsonb_array_elements_text(${service.domains}) as d`,
+        sql`select distinct ${service.orgId} as org_id, lower(d) as domain from ${service}, jsonb_array_elements_text(${service.domains}) as d
+            union select ${ssoEmailDomain.orgId} as org_id, ${ssoEmailDomain.domain} as domain from ${ssoEmailDomain}`,
       );
       return [...rows].filter((r) => !isExemptDomain(r.domain, baseDomains)).map((r) => ({ orgId: r.org_id, domain: r.domain }));
     },

@@ -12,7 +12,7 @@ import { deriveKey } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { isUuid } from "@levelrail/spec/rules";
 import type { Membership } from "@levelrail/spec/roles";
-import { NO_SSO, type SsoBackend, orgSso, ssoAccountGate } from "./sso";
+import { NO_SSO, type SsoBackend, orgSso, ssoGates } from "./sso";
 
 export interface AuthOptions {
   db: Db;
@@ -70,7 +70,7 @@ export function createAuth(o: AuthOptions) {
       // Set by the SSO plugin's callback: which organization's single sign-on opened the session.
       additionalFields: { ssoOrgId: { type: "string", required: false, input: false } },
     },
-    databaseHooks: { account: { create: { before: ssoAccountGate(o.sso ?? NO_SSO) } } },
+    databaseHooks: ssoGates(o.sso ?? NO_SSO),
     plugins: [
       orgSso(o.sso ?? NO_SSO, CLIENT_IP_HEADER),
       twoFactorPlugin({
@@ -113,6 +113,12 @@ export interface Actor {
   ssoRequiredBy?: string[];
   /** The organization whose single sign-on opened this session (null: password or another way). */
   ssoOrgId?: string | null;
+  /**
+   * Organizations the caller belongs to that this session may not act in: it came through another
+   * organization's single sign-on, and such a session acts in that organization only (left out of
+   * `orgIds`; naming one answers 403 saying how to sign in for it). Tokens and password sessions: empty.
+   */
+  ssoSessionRefusedBy?: string[];
   /** Set when the caller authenticated with an API token (the audit log names the token). */
   token?: { id: string; name: string };
 }
@@ -138,19 +144,23 @@ export async function actorFor(
   const memberships = rows.map((r) => ({ orgId: r.orgId, role: readOnly ? ("viewer" as const) : r.role, projectId: r.projectId }));
   const installation = readOnly ? false : await isInstallationAdmin(db, userId);
   if (!session) return { userId, email, orgIds: rows.map((r) => r.orgId), memberships, installationAdmin: installation, ...(readOnly ? { readOnly } : {}) };
-  const blocked = session.twoFactorEnabled ? [] : rows.filter((r) => r.require2fa).map((r) => r.orgId);
   const ssoOrgId = session.ssoOrgId ?? null;
-  const ssoBlocked = rows.filter((r) => r.requireSso === true && r.orgId !== ssoOrgId).map((r) => r.orgId);
+  // A session an organization's single sign-on opened acts in that organization only: its identity
+  // provider vouches for nobody elsewhere (nor for the second factor other organizations may ask).
+  const elsewhere = ssoOrgId === null ? [] : rows.filter((r) => r.orgId !== ssoOrgId).map((r) => r.orgId);
+  const blocked = session.twoFactorEnabled ? [] : rows.filter((r) => r.require2fa && !elsewhere.includes(r.orgId)).map((r) => r.orgId);
+  const ssoBlocked = ssoOrgId === null ? rows.filter((r) => r.requireSso === true).map((r) => r.orgId) : [];
   return {
     userId,
     email,
-    orgIds: rows.filter((r) => !blocked.includes(r.orgId) && !ssoBlocked.includes(r.orgId)).map((r) => r.orgId),
+    orgIds: rows.filter((r) => !blocked.includes(r.orgId) && !ssoBlocked.includes(r.orgId) && !elsewhere.includes(r.orgId)).map((r) => r.orgId),
     memberships,
     installationAdmin: installation,
     sessionId: session.id,
     secondFactorRequiredBy: blocked,
     ssoRequiredBy: ssoBlocked,
     ssoOrgId,
+    ssoSessionRefusedBy: elsewhere,
   };
 }
 

@@ -24,6 +24,13 @@ export interface SsoBackend {
    */
   mayLink(orgId: string, userId: string): Promise<boolean>;
   /**
+   * Why the organization's connection may not sign in this person (a message for them), or null
+   * when it may: the email's domain must be one the organization has proven it owns. Asked with
+   * the email the provider asserts before a user is made, and with the user's id before an account
+   * is linked or a session opened.
+   */
+  refusal(orgId: string, who: { email: string } | { userId: string }): Promise<string | null>;
+  /**
    * A sign-in through the organization's connection succeeded: make the user a member (or apply
    * the group mapping to their role), mark the session as signed in through it, record it.
    */
@@ -35,6 +42,7 @@ export const NO_SSO: SsoBackend = {
   connection: async () => null,
   orgForDomain: async () => null,
   mayLink: async () => false,
+  refusal: async () => "single sign-on is not set up here",
   signedIn: async () => undefined,
 };
 
@@ -182,15 +190,63 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
   } satisfies BetterAuthPlugin;
 }
 
+/** The code of a sign-in refused because the email's domain is not one the organization has proven. */
+export const EMAIL_DOMAIN_NOT_PROVEN = "email_domain_not_proven";
+
+/** The organization of the SSO callback a database write happens in (null: any other request, or none). */
+function callbackOrg(ctx: HookCtx | null | undefined): string | null {
+  if (!ctx || !(ctx.path ?? "").startsWith("/callback/")) return null;
+  return orgOfProvider(ctx.params?.id);
+}
+
+/** Thrown inside better-auth's callback: it redirects to the sign-in page with `?error=` the code (nothing written). */
+const refuse = (message: string) => new APIError("FORBIDDEN", { code: EMAIL_DOMAIN_NOT_PROVEN, message });
+
 /**
- * better-auth's database hook on a new account: an organization's connection is linked only to a
- * user it has just created or to a member of the organization, so an organization's identity
- * provider cannot sign in as anybody else's user by asserting their email (refused: no session).
+ * better-auth's database hooks, the gates of a sign-in through an organization's connection, each
+ * run before its write (a refusal writes nothing and opens no session):
+ * - a new user: only with an email in a domain the organization has proven;
+ * - a new account of the connection: only for a user it has just created or a member of the
+ *   organization, whose email is in such a domain (an organization's identity provider cannot sign
+ *   in as anybody else's user by asserting their email);
+ * - a new session: the same check again (a domain whose proof lapsed or was removed signs in
+ *   nobody, even linked), and the session is marked with the organization as it is created, so it
+ *   never exists unmarked: it acts in that organization only.
  */
-export function ssoAccountGate(backend: SsoBackend) {
-  return async (account: { providerId: string; userId: string }): Promise<false | undefined> => {
-    const orgId = orgOfProvider(account.providerId);
-    if (!orgId) return undefined;
-    return (await backend.mayLink(orgId, account.userId)) ? undefined : false;
+export function ssoGates(backend: SsoBackend) {
+  return {
+    user: {
+      create: {
+        async before(user: { email?: unknown }, ctx?: HookCtx | null) {
+          const orgId = callbackOrg(ctx);
+          if (!orgId) return undefined;
+          const problem = await backend.refusal(orgId, { email: typeof user.email === "string" ? user.email : "" });
+          if (problem) throw refuse(problem);
+          return undefined;
+        },
+      },
+    },
+    account: {
+      create: {
+        async before(account: { providerId: string; userId: string }): Promise<false | undefined> {
+          const orgId = orgOfProvider(account.providerId);
+          if (!orgId) return undefined;
+          const problem = await backend.refusal(orgId, { userId: account.userId });
+          if (problem) throw refuse(problem);
+          return (await backend.mayLink(orgId, account.userId)) ? undefined : false;
+        },
+      },
+    },
+    session: {
+      create: {
+        async before(session: { userId: string }, ctx?: HookCtx | null) {
+          const orgId = callbackOrg(ctx);
+          if (!orgId) return undefined;
+          const problem = await backend.refusal(orgId, { userId: session.userId });
+          if (problem) throw refuse(problem);
+          return { data: { ssoOrgId: orgId } };
+        },
+      },
+    },
   };
 }

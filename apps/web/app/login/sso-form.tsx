@@ -7,6 +7,7 @@ import { authPost } from "@/lib/auth-routes";
 export function ssoErrorText(code: string | null): string | null {
   if (!code) return null;
   if (code === "state_mismatch" || code === "state_not_found" || code === "please_restart_the_process") return "That single sign-on attempt could not be matched to this browser: start again.";
+  if (code === "email_domain_not_proven") return "That organization's single sign-on signs in only emails of domains it has proven it owns, and yours is not one of them: sign in with your password, or ask its owner to prove your email's domain.";
   if (code === "unable_to_link_account" || code === "account_not_linked") return "An account with this email exists and is not a member of that organization: sign in with your password.";
   return `Single sign-on failed (${code}): start again, or ask an owner to check the organization's settings.`;
 }

@@ -10,6 +10,7 @@ import type { OrgView } from "@levelrail/services/org/list";
 import type { MemberView } from "@levelrail/services/org/members";
 import type { OrgSecurityView } from "@levelrail/services/org/security";
 import type { SsoView } from "@levelrail/services/org/sso";
+import type { SsoDomainView } from "@levelrail/services/org/sso-domains";
 import { ROLES } from "@levelrail/spec/roles";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -59,6 +60,14 @@ export const ssoSchema = z.strictObject({
   requireSso: z.boolean(),
   redirectUri: z.string().describe("to register at the identity provider"),
 });
+export const ssoDomainSchema = z.strictObject({
+  domain: z.string(),
+  status: z.enum(["pending", "verified", "failed"]).describe("verified: the TXT record held the organization's token (within the grace period)"),
+  record: z.strictObject({ type: z.literal("TXT"), name: z.string(), value: z.string() }).describe("the record to create"),
+  lastCheck: z.strictObject({ at: time, result: z.string() }).nullable(),
+  verifiedAt: time.nullable(),
+  signsIn: z.boolean().describe("whether the single sign-on signs in (and links) emails of this domain now"),
+});
 export const backupTargetSchema = z.strictObject({
   id,
   orgId: id,
@@ -91,5 +100,6 @@ const checks: [
   Same<z.output<typeof backupTargetSchema>, Awaited<ReturnType<typeof listBackupTargets>>[number]>,
   Same<z.output<typeof registryCredentialSchema>, Awaited<ReturnType<typeof listRegistryCredentials>>[number]>,
   Same<z.output<typeof ssoSchema>, SsoView & { redirectUri: string }>,
-] = [true, true, true, true, true, true, true, true, true];
+  Same<z.output<typeof ssoDomainSchema>, SsoDomainView>,
+] = [true, true, true, true, true, true, true, true, true, true];
 void checks;

@@ -8,7 +8,8 @@ import { type TargetPolicy, policyProblem } from "../notifications/address";
  */
 
 const role = z.enum(ROLES);
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/** An email domain as written in a connection or its list of proven domains (lower case). */
+export const EMAIL_DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 export const ssoInput = z.strictObject({
   issuer: z.string().min(1).max(500),
@@ -19,7 +20,7 @@ export const ssoInput = z.strictObject({
     .string()
     .max(253)
     .transform((d) => d.trim().toLowerCase())
-    .refine((d) => DOMAIN.test(d), "must be an email domain like example.com"),
+    .refine((d) => EMAIL_DOMAIN.test(d), "must be an email domain like example.com"),
   defaultRole: role.refine((r) => r !== "owner", "may not be owner (map a group to owner instead)").default("viewer"),
   groupsClaim: z
     .string()

@@ -5,13 +5,17 @@ import { actorFor, createAuth, createOperator } from "@levelrail/auth";
 import { ssoProviderId } from "@levelrail/auth/sso";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { auditEntry } from "@levelrail/db/schema/audit";
-import { user } from "@levelrail/db/schema/auth";
+import { account, session as sessionTable, user } from "@levelrail/db/schema/auth";
+import { domainProof } from "@levelrail/db/schema/domains";
 import { membership } from "@levelrail/db/schema/orgs";
-import { ssoConnection } from "@levelrail/db/schema/sso";
+import { ssoConnection, ssoEmailDomain } from "@levelrail/db/schema/sso";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { CookieJar, type TestIdp, loginAtProvider, startOidcProvider } from "@levelrail/testkit/oidc";
 import { seedMember, seedOrg, testKit } from "@levelrail/testkit/seed";
+import { secretOf, totp } from "@levelrail/testkit/totp";
 import type { Ctx } from "../context";
+import { listProjects } from "../project/list";
+import { listMembers } from "./members";
 import { getSso, setSso, ssoBackend } from "./sso";
 
 // Sign-in through a real OpenID provider on loopback (oidc-provider), driven as a browser would:
@@ -40,7 +44,20 @@ beforeAll(async () => {
     orgId: org.orgId,
     input: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, domain: "corp.example", defaultRole: "developer", groupsClaim: "groups", groupRoles: { "platform-admins": "admin", auditors: "viewer" } },
   });
+  await proveEmailDomain(org.orgId, "corp.example");
 }, 120_000);
+
+/**
+ * The state the worker leaves once it has found the organization's TXT record for an email domain
+ * (that check itself: apps/worker's sso-domains test): the domain listed, its proof verified.
+ */
+async function proveEmailDomain(orgId: string, domain: string, status: "verified" | "failed" = "verified") {
+  await db.insert(ssoEmailDomain).values({ orgId, domain }).onConflictDoNothing();
+  await db
+    .insert(domainProof)
+    .values({ orgId, domain, status, verifiedAt: new Date(), lastSeenAt: new Date() })
+    .onConflictDoUpdate({ target: [domainProof.orgId, domainProof.domain], set: { status } });
+}
 
 afterAll(async () => {
   await idp?.close();
@@ -237,5 +254,113 @@ describe("the connection's settings", () => {
       code: "conflict",
       field: "domain",
     });
+  });
+});
+
+/** better-auth's handler as the browser drives it, with the browser's cookies. */
+async function post(jar: CookieJar, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await auth.handler(
+    new Request(`${PANEL}/api/auth${path}`, { method: "POST", headers: { "content-type": "application/json", origin: PANEL, cookie: jar.header() }, body: JSON.stringify(body) }),
+  );
+  jar.take(res);
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+const sessionIn = (jar: CookieJar) => auth.api.getSession({ headers: new Headers({ cookie: jar.header() }) });
+
+describe("the connection signs in only its organization's proven email domains, and its sessions act only there", () => {
+  let other: Awaited<ReturnType<typeof seedOrg>>;
+  beforeAll(async () => {
+    other = await seedOrg(db, "sso-y", kit);
+  });
+
+  /**
+   * A person with a password and a second factor (enrolled as the browser does it) who is a member
+   * of the connection's organization and owner of another one.
+   */
+  async function person(label: string, domain: string) {
+    const email = `${label}-${randomBytes(3).toString("hex")}@${domain}`;
+    const password = randomBytes(12).toString("base64url");
+    const { id } = await createOperator(auth, email, password);
+    await db.insert(membership).values([
+      { orgId: org.orgId, userId: id, role: "developer" },
+      { orgId: other.orgId, userId: id, role: "owner" },
+    ]);
+    const jar = new CookieJar();
+    expect((await post(jar, "/sign-in/email", { email, password })).status).toBe(200);
+    const enable = await post(jar, "/two-factor/enable", { password });
+    const secret = secretOf(String(enable.json.totpURI));
+    expect((await post(jar, "/two-factor/verify-totp", { code: totp(secret) })).status).toBe(200);
+    await post(jar, "/sign-out", {});
+    return { id, email, password, secret };
+  }
+  const accountsOf = async (userId: string) => (await db.select({ providerId: account.providerId }).from(account).where(eq(account.userId, userId))).map((a) => a.providerId).sort();
+  const sessionCount = async (userId: string) => (await db.select({ id: sessionTable.id }).from(sessionTable).where(eq(sessionTable.userId, userId))).length;
+  const actorOf = async (s: NonNullable<Awaited<ReturnType<typeof sessionIn>>>) =>
+    actorFor(db, s.user.id, s.user.email, { id: s.session.id, twoFactorEnabled: s.user.twoFactorEnabled === true, ssoOrgId: s.session.ssoOrgId });
+
+  it("its provider asserting a member of another organization at a domain it has not proven is refused: no session, nothing linked or created", async () => {
+    const victim = await person("victim", "other.example");
+    const before = { accounts: await accountsOf(victim.id), sessions: await sessionCount(victim.id), audit: await auditCount() };
+    expect(before.accounts).toEqual(["credential"]);
+
+    const { location, session } = await signInThroughSso(victim.email);
+    expect(new URL(location, PANEL).searchParams.get("error")).toBe("email_domain_not_proven");
+    expect(new URL(location, PANEL).searchParams.get("error_description")).toContain("other.example is not one of them");
+    expect(session).toBeNull();
+    expect(await accountsOf(victim.id)).toEqual(before.accounts);
+    expect(await sessionCount(victim.id)).toBe(before.sessions);
+    expect(await auditCount()).toBe(before.audit);
+
+    // Nobody new is made for such an email either.
+    const stranger = `newcomer-${randomBytes(3).toString("hex")}@other.example`;
+    const refused = await signInThroughSso(stranger);
+    expect(new URL(refused.location, PANEL).searchParams.get("error")).toBe("email_domain_not_proven");
+    expect(refused.session).toBeNull();
+    expect(await userByEmail(stranger)).toBeNull();
+  });
+
+  it("at a proven domain the session reaches its organization and is refused in the other (403 saying how to sign in); a password sign-in still asks for the second factor", async () => {
+    const member = await person("member", "proven.example");
+    await proveEmailDomain(org.orgId, "proven.example");
+
+    const sso = await signInThroughSso(member.email);
+    expect(sso.session?.user.id).toBe(member.id);
+    expect(sso.session?.session.ssoOrgId).toBe(org.orgId);
+    const actor = await actorOf(sso.session!);
+    expect(actor.orgIds).toEqual([org.orgId]);
+    expect(actor.ssoSessionRefusedBy).toEqual([other.orgId]);
+    const ctx: Ctx = { db, actor, kit };
+    expect((await listMembers({ ctx, orgId: org.orgId })).map((m) => m.userId)).toContain(member.id);
+    const refused = await listMembers({ ctx, orgId: other.orgId }).catch((e: { code: string; message: string }) => e);
+    expect(refused).toMatchObject({ code: "forbidden" });
+    expect((refused as { message: string }).message).toMatch(/single sign-on and acts only there.*password and second factor, or its own single sign-on/);
+    // Nothing of the other organization is reachable by id either.
+    expect((await listProjects({ ctx })).map((p) => p.id)).not.toContain(other.projectId);
+
+    // The same person with their password: the second factor is asked, no session until it is given.
+    const jar = new CookieJar();
+    const first = await post(jar, "/sign-in/email", { email: member.email, password: member.password });
+    expect(first.json.twoFactorRedirect).toBe(true);
+    expect(await sessionIn(jar)).toBeNull();
+    expect((await post(jar, "/two-factor/verify-totp", { code: totp(member.secret) })).status).toBe(200);
+    const full = await actorOf((await sessionIn(jar))!);
+    expect(full.ssoOrgId).toBeNull();
+    expect(full.orgIds.sort()).toEqual([org.orgId, other.orgId].sort());
+    expect(full.ssoSessionRefusedBy).toEqual([]);
+  });
+
+  it("a domain whose proof lapsed signs in nobody, not even a linked member", async () => {
+    const member = await person("lapsed", "lapsed.example");
+    await proveEmailDomain(org.orgId, "lapsed.example");
+    expect((await signInThroughSso(member.email)).session?.user.id).toBe(member.id);
+    expect(await accountsOf(member.id)).toEqual(["credential", ssoProviderId(org.orgId)]);
+    const sessions = await sessionCount(member.id);
+
+    await proveEmailDomain(org.orgId, "lapsed.example", "failed");
+    const again = await signInThroughSso(member.email);
+    expect(new URL(again.location, PANEL).searchParams.get("error")).toBe("email_domain_not_proven");
+    expect(again.session).toBeNull();
+    expect(await sessionCount(member.id)).toBe(sessions);
   });
 });

@@ -1,7 +1,7 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import type { SsoBackend, SsoSignIn } from "@levelrail/auth/sso";
 import type { Db } from "@levelrail/db/client";
-import { account, session } from "@levelrail/db/schema/auth";
+import { account, session, user } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
 import { ssoConnection } from "@levelrail/db/schema/sso";
 import type { Keyring } from "@levelrail/secrets";
@@ -11,6 +11,7 @@ import { audit, fieldNames, recordAudit } from "../audit/record";
 import { type Ctx, orgOf, parse, targetPolicy, uniquely } from "../context";
 import { type TargetPolicy, resolveTarget } from "../notifications/address";
 import { authorize } from "./permissions";
+import { emailDomainOf, emailDomainProven } from "./sso-domains";
 import { mappedRole, membershipChange, ssoInput, ssoInputProblem } from "./sso-rules";
 
 /** An organization's single sign-on as the API shows it: the client secret only as set or not. */
@@ -133,6 +134,18 @@ export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoB
       if (member) return true;
       const [any] = await db.select({ id: account.id }).from(account).where(eq(account.userId, userId)).limit(1);
       return any === undefined;
+    },
+    async refusal(orgId, who) {
+      let email = "email" in who ? who.email : null;
+      if (email === null) {
+        const [row] = await db.select({ email: user.email }).from(user).where(eq(user.id, (who as { userId: string }).userId));
+        email = row?.email ?? "";
+      }
+      if (await emailDomainProven(db, orgId, email)) return null;
+      const domain = emailDomainOf(email);
+      return domain
+        ? `this organization's single sign-on signs in only emails of domains it has proven it owns, and ${domain} is not one of them: sign in with your password, or ask the organization's owner to prove ${domain}`
+        : "the identity provider sent no usable email address";
     },
     signedIn: (event) => applySignIn(db, event),
   };

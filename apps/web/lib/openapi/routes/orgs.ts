@@ -3,13 +3,14 @@ import { z } from "zod";
 import { auditQuery } from "@levelrail/services/audit/list";
 import { orgInput } from "@levelrail/services/org/create";
 import { securityInput } from "@levelrail/services/org/security";
+import { ssoDomainInput } from "@levelrail/services/org/sso-domains";
 import { ssoInput } from "@levelrail/services/org/sso-rules";
 import { acceptInput, inviteInput, memberRoleInput } from "@levelrail/spec/members";
 import { envDocument } from "@levelrail/spec/rules";
 import { op } from "../operation";
 import { anyObject, orgSchema, tierEnvSchema } from "../schemas";
 import { quotasSchema, sessionSchema, tokenSchema } from "../schemas-more";
-import { accountSchema, invitationSchema, inviteResultSchema, memberSchema, newOrgSchema, orgSecuritySchema, ssoSchema } from "../schemas-org";
+import { accountSchema, invitationSchema, inviteResultSchema, memberSchema, newOrgSchema, orgSecuritySchema, ssoDomainSchema, ssoSchema } from "../schemas-org";
 
 const O = "/api/v1/orgs/{id}";
 
@@ -52,6 +53,19 @@ export const ORG_ROUTES = [
   op({ method: "get", path: `${O}/sso`, id: "getSso", tag: "Organizations", summary: "The organization's OpenID Connect single sign-on (owners)", ok: { status: 200, description: "the connection", schema: ssoSchema } }),
   op({ method: "put", path: `${O}/sso`, id: "setSso", tag: "Organizations", summary: "Set the single sign-on connection (owners); the client secret is sealed", body: ssoInput, ok: { status: 200, description: "the connection", schema: ssoSchema } }),
   op({ method: "delete", path: `${O}/sso`, id: "deleteSso", tag: "Organizations", summary: "Remove the single sign-on connection (owners)", ok: { status: 204, description: "removed" } }),
+  op({ method: "get", path: `${O}/sso/domains`, id: "listSsoDomains", tag: "Organizations", summary: "The email domains the single sign-on signs in, each with its TXT proof (owners)", ok: { status: 200, description: "the domains", schema: z.array(ssoDomainSchema) } }),
+  op({
+    method: "post",
+    path: `${O}/sso/domains`,
+    id: "addSsoDomain",
+    tag: "Organizations",
+    summary: "Add an email domain for single sign-on (owners): it signs in once its TXT record holds the organization's token",
+    description: "The single sign-on signs in and links only emails of domains the organization has proven it owns (the same TXT record `_levelrail-challenge.<domain>` a service's domain needs). 409 when another organization has proven it.",
+    body: ssoDomainInput,
+    ok: { status: 201, description: "the domain, with the record to create", schema: ssoDomainSchema },
+  }),
+  op({ method: "post", path: `${O}/sso/domains/{domain}/check`, id: "checkSsoDomain", tag: "Organizations", summary: "Check an email domain's TXT record now (owners)", ok: { status: 202, description: "the domain as it stands", schema: ssoDomainSchema } }),
+  op({ method: "delete", path: `${O}/sso/domains/{domain}`, id: "removeSsoDomain", tag: "Organizations", summary: "Remove an email domain: the single sign-on no longer signs in its people (owners)", ok: { status: 204, description: "removed" } }),
   op({ method: "get", path: "/api/v1/account", id: "getAccount", tag: "Account", summary: "The caller: user id, email, second factor, organizations that require one", ok: { status: 200, description: "the account", schema: accountSchema } }),
   op({ method: "get", path: "/api/v1/sessions", id: "listSessions", tag: "Account", summary: "The caller's signed-in sessions", ok: { status: 200, description: "the sessions", schema: z.array(sessionSchema) } }),
   op({ method: "delete", path: "/api/v1/sessions", id: "endOtherSessions", tag: "Account", summary: "End every session of the caller but this one", ok: { status: 200, description: "how many ended", schema: z.strictObject({ ended: z.number().int() }) } }),

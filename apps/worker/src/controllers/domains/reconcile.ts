@@ -4,7 +4,7 @@ import type { TxtLookup } from "./lookup";
 import { type Checked, type Claim, type Proof, type ProofPolicy, afterCheck, planProofs, provenSet } from "./plan";
 
 export interface ProofStore {
-  /** Every domain a service has that needs a proof (outside `*.localhost` and the base domains), with the service's organization. */
+  /** Every domain that needs a proof (outside `*.localhost` and the base domains): a service's, or an email domain an organization's single sign-on signs in; with the organization. */
   claims(): Promise<Claim[]>;
   proofs(): Promise<Proof[]>;
   create(claims: Claim[], now: Date): Promise<void>;
