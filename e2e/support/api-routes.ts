@@ -211,7 +211,7 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ environmentId: i.envId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
   { method: "GET", path: "/api/v1/metrics/deploys", kind: "input", query: (i) => ({ serviceId: i.serviceId, since: "2026-01-01T00:00:00Z" }) },
   { method: "GET", path: "/api/v1/metrics/dora", kind: "input", query: (i) => ({ serviceId: i.serviceId, window: "7d", until: "2026-06-01T00:00:00Z" }) },
-  // The installation's nodes: no organization's own (an admin of any whole organization reads them).
+  // The installation's nodes: no organization's own (every member reads them; an installation administrator alone changes them).
   { method: "GET", path: "/api/v1/nodes", kind: "own" },
   // Without a body: 400 before the engine is asked (on one engine a real change is a 409, which the walks' "nothing" ids could not tell apart).
   { method: "PATCH", path: "/api/v1/nodes/{id}", kind: "own" },

@@ -2,7 +2,9 @@
 // member of each role, answers what the permission table (packages/services/src/org/permissions.ts)
 // says: a 403 naming the role that would do, with nothing written, for a role too weak; the route's
 // own answer otherwise. A member whose role holds on another project gets the 404 of something that
-// does not exist; a read-only token acts as a viewer.
+// does not exist; a read-only token acts as a viewer and changes nothing, not even the caller's own
+// things. The installation's nodes are read by every member and changed by an installation
+// administrator only: no organization role, however high.
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { APIRequestContext } from "@playwright/test";
@@ -11,7 +13,8 @@ import { createApiToken, createOperator } from "@levelrail/auth";
 import { user } from "@levelrail/db/schema/auth";
 import { membership } from "@levelrail/db/schema/orgs";
 import { type Role, ROLES } from "@levelrail/spec/roles";
-import { allows, requiredRole } from "@levelrail/services/org/permissions";
+import { installationAdmin } from "@levelrail/db/schema/operator";
+import { allows as allowsRole, isInstallationAction, requiredRole } from "@levelrail/services/org/permissions";
 import { createApp } from "@levelrail/services/app/app";
 import { createProject } from "@levelrail/services/project/create";
 import { createService } from "@levelrail/services/service/write";
@@ -36,10 +39,21 @@ const randomIds = (like: Ids): Ids => ({
   ...Object.fromEntries(["orgId", "projectId", "envId", "hookRunId", "backupTargetId", "registryCredentialId", "gitCredentialId", "tokenId", "backupId", "buildId", "notificationChannelId", "serviceId"].map((k) => [k, randomUUID()])),
 });
 
-/** The routes that act on an organization's resources through the permission table, each with its action. */
-const walked = API_ROUTES.filter((r) => r.kind === "owned" || r.kind === "input")
+/** No organization role does an installation's action (a node change): an installation administrator only. */
+const allows = (role: Role, action: string) => !isInstallationAction(action) && allowsRole(role, action);
+/** The 403 a role too weak for `action` gets. */
+const refusalOf = (action: string) => (isInstallationAction(action) ? "needs an installation administrator" : `needs the ${requiredRole(action)} role`);
+
+/**
+ * The routes that act through the permission table, each with its action: an organization's
+ * resources, and the installation's nodes (they name no organization, but their actions are checked
+ * like any other; marking them `own` once hid that any organization's admin could change them).
+ */
+const walked = API_ROUTES.filter((r) => r.kind === "owned" || r.kind === "input" || (r.kind === "own" && !["own", "none", "elsewhere"].includes(actionOf(r.method, r.path) ?? "own")))
   .map((route) => ({ route, action: actionOf(route.method, route.path) }))
   .filter((w) => w.action !== "elsewhere");
+/** The caller's own things (sessions, organizations, tokens, invitations, preference): no role, but a read-only token changes none of them. */
+const ownChanges = API_ROUTES.filter((r) => r.method !== "GET" && actionOf(r.method, r.path) === "own" && !r.path.startsWith("/api/v1/hooks/"));
 
 /** Deletes last, the things others live in last of all, so every other allowed call still finds its target. */
 const DELETE_ORDER = ["/secrets/", "/volumes/", "/backup-targets/", "/registry-credentials/", "/git-credentials/", "/notification-channels/", "/tokens/", "/databases/", "/services/", "/apps/", "/environments/", "/projects/"];
@@ -49,7 +63,7 @@ test("every route has its action in the one map, and every action there is in th
   const served = servedRoutes(join(repoRoot, "apps", "web"));
   expect(served.filter((r) => actionOf(r.method, r.path) === undefined).map((r) => `${r.method} ${r.path}`), "routes without an action in e2e/support/route-actions.ts").toEqual([]);
   for (const { route, action } of walked) {
-    if (action !== "own" && action !== "none" && action !== "elsewhere") expect(requiredRole(action!), `${route.method} ${route.path}`).not.toBeNull();
+    if (action !== "own" && action !== "none" && action !== "elsewhere") expect(requiredRole(action!) !== null || isInstallationAction(action!), `${route.method} ${route.path}`).toBe(true);
   }
 });
 
@@ -93,8 +107,12 @@ test("every route with every role answers as the permission table says; a refuse
     owner: bearer,
   };
   const readOnlyAdmin = await client(members.admin.email, true);
+  // An installation administrator (levelrail admin grant): a viewer of the organization, so only that makes it one.
+  const installer = await seedMember(stack.db, org, "e2e-installer", "viewer");
+  await stack.db.insert(installationAdmin).values({ userId: installer.userId });
+  const installerClient = await client(installer.email);
   const outside = await client(contractor.email);
-  const users = [operator.ctx.actor.userId, ...Object.values(members).map((m) => m.userId), contractor.userId];
+  const users = [operator.ctx.actor.userId, ...Object.values(members).map((m) => m.userId), contractor.userId, installer.userId];
   try {
     // 1. Refused: each role too weak for a route gets a 403 naming the role that would do; nothing is written.
     const before = await tenancyState(stack.db, [operator.orgId], users);
@@ -104,13 +122,19 @@ test("every route with every role answers as the permission table says; a refuse
         const res = await call(clients[role], route, ids);
         const label = `${route.method} ${route.path} as ${role}`;
         expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(403);
-        expect(JSON.stringify(res.body), label).toContain(`needs the ${requiredRole(action)} role`);
+        expect(JSON.stringify(res.body), label).toContain(refusalOf(action));
       }
     }
     // A read-only token of an admin is a viewer: refused every change.
     for (const { route } of walked.filter((w) => w.action !== undefined && w.action !== "own" && w.action !== "none" && !allows("viewer", w.action))) {
       const res = await call(readOnlyAdmin, route, ids);
       expect(res.status, `${route.method} ${route.path} with a read-only token`).toBe(403);
+    }
+    // Nor any change of the caller's own things (ending sessions, leaving, accepting, revoking, creating an organization).
+    for (const route of ownChanges) {
+      const res = await call(readOnlyAdmin, route, ids);
+      expect(res.status, `${route.method} ${route.path} with a read-only token: ${JSON.stringify(res.body)}`).toBe(403);
+      expect(JSON.stringify(res.body)).toContain("a read-only API token changes nothing");
     }
     // 2. A role on another project: every resource here answers like one that does not exist.
     const nothing = randomIds(ids);
@@ -134,13 +158,13 @@ test("every route with every role answers as the permission table says; a refuse
     //    404: the target exists); deletes last, so each change still finds what it names.
     const changes = walked.filter((w) => w.route.method !== "GET" && w.action !== undefined && w.action !== "own" && w.action !== "none");
     for (const { route, action } of changes.sort((a, b) => deleteRank(a.route) - deleteRank(b.route))) {
-      const role = ROLES.find((r) => allows(r, action!))!;
-      const res = await call(clients[role], route, ids);
+      const role = isInstallationAction(action!) ? "an installation administrator" : ROLES.find((r) => allows(r, action!))!;
+      const res = await call(role === "an installation administrator" ? installerClient : clients[role], route, ids);
       expect([403, 404], `${route.method} ${route.path} as ${role}: ${JSON.stringify(res.body)}`).not.toContain(res.status);
       expect(res.status, `${route.method} ${route.path} as ${role}`).toBeLessThan(500);
     }
   } finally {
-    for (const c of [clients.viewer, clients.developer, clients.admin, readOnlyAdmin, outside]) await c.dispose();
+    for (const c of [clients.viewer, clients.developer, clients.admin, readOnlyAdmin, outside, installerClient]) await c.dispose();
     await stack.db.delete(user).where(inArray(user.id, users.slice(1)));
   }
 });

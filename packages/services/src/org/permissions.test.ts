@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROLES, type Membership, type Role } from "@levelrail/spec/roles";
-import { PERMISSIONS, allows, assertCanAssign, canAssign, decide, requiredRole } from "./permissions";
+import { INSTALLATION_ACTIONS, PERMISSIONS, allows, assertCanAssign, authorizeInstallation, canAssign, decide, refuseReadOnly, requiredRole } from "./permissions";
 
 const ORG = "00000000-0000-4000-8000-000000000001";
 const PROJECT = "00000000-0000-4000-8000-000000000002";
@@ -33,7 +33,24 @@ describe("the permission table", () => {
   it("names every action a verb asks for (and each verb's action is in it)", () => {
     const named = actionsNamedInVerbs();
     expect(named.size).toBeGreaterThan(20);
-    for (const action of named) expect(Object.keys(PERMISSIONS), action).toContain(action);
+    for (const action of named) expect([...Object.keys(PERMISSIONS), ...Object.keys(INSTALLATION_ACTIONS)], action).toContain(action);
+  });
+
+  it("gives no organization role an installation's action (a node change), the owner included: an installation administrator only", () => {
+    expect(Object.keys(INSTALLATION_ACTIONS)).toEqual(["node.write"]);
+    for (const action of Object.keys(INSTALLATION_ACTIONS)) {
+      expect(requiredRole(action), action).toBeNull();
+      for (const role of ROLES) expect(allows(role, action), `${role} ${action}`).toBe(false);
+    }
+    expect(() => authorizeInstallation({ actor: {} }, "node.write")).toThrow(/needs an installation administrator/);
+    expect(() => authorizeInstallation({ actor: { installationAdmin: false } }, "node.write")).toThrow(/needs an installation administrator/);
+    expect(() => authorizeInstallation({ actor: { installationAdmin: true } }, "node.write")).not.toThrow();
+    expect(allows("viewer", "node.read")).toBe(true);
+  });
+
+  it("a read-only token changes nothing, saying so", () => {
+    expect(() => refuseReadOnly({ readOnly: true }, "ending sessions")).toThrow("a read-only API token changes nothing (ending sessions)");
+    expect(() => refuseReadOnly({}, "ending sessions")).not.toThrow();
   });
 
   it("denies by default: an action it does not name is refused to every role, the owner included", () => {
