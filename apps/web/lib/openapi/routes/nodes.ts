@@ -51,13 +51,13 @@ const checks: [Same<z.output<typeof engineNodeSchema>, NodesView["nodes"][number
 void checks;
 
 export const NODE_ROUTES = [
-  op({ method: "get", path: "/api/v1/nodes", id: "listNodes", tag: "Nodes", summary: "The installation's nodes: role, state, availability, labels, resources (an admin of an organization)", ok: { status: 200, description: "the engine kind and its nodes", schema: nodesSchema } }),
+  op({ method: "get", path: "/api/v1/nodes", id: "listNodes", tag: "Nodes", summary: "The installation's nodes: role, state, availability, labels, resources (any member of a whole organization)", ok: { status: 200, description: "the engine kind and its nodes", schema: nodesSchema } }),
   op({
     method: "patch",
     path: "/api/v1/nodes/{id}",
     id: "changeNode",
     tag: "Nodes",
-    summary: "Drain, pause or activate a swarm node and set its labels (an admin of an organization); the worker applies it. 409 on one engine, and for a drain of a node databases are pinned to unless stopDatabases is true",
+    summary: "Drain, pause or activate a swarm node and set its labels (an installation administrator only: 403 for every organization role); the worker applies it. 409 on one engine, and for a drain of a node databases are pinned to unless stopDatabases is true",
     body: nodePatchInput,
     ok: { status: 202, description: "recorded; the node with its change, pending", schema: z.strictObject({ node: nodeSchema }) },
   }),
