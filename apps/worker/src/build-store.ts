@@ -1,8 +1,10 @@
 import { and, asc, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { enqueueBuild } from "@levelrail/services/build/enqueue";
 import type { Db } from "@levelrail/db/client";
+import { registryCredential } from "@levelrail/db/schema/config";
 import { build, buildLog, gitCredential, gitSource } from "@levelrail/db/schema/git";
 import { service } from "@levelrail/db/schema/services";
+import type { RegistryAuth } from "@levelrail/docker";
 import type { Keyring } from "@levelrail/secrets";
 import { isServiceId } from "@levelrail/spec/keys";
 import type { GitCredentialSecret } from "./controllers/build/git";
@@ -10,6 +12,22 @@ import type { BuildRecord, BuildStore, SourceRecord } from "./controllers/build/
 import { type Fence, LostLeadError, assertLeads, leads } from "./fence";
 
 const isId = isServiceId; // every id is a uuid
+
+/** Every registry login of an organization, opened (a build may start from what one of them may pull). */
+export function pgRegistryLogins(db: Db, keyring: Keyring): (orgId: string) => Promise<RegistryAuth[]> {
+  return async (orgId) => {
+    const rows = await db.select().from(registryCredential).where(eq(registryCredential.orgId, orgId));
+    const out: RegistryAuth[] = [];
+    for (const c of rows) {
+      try {
+        out.push({ serveraddress: c.server, username: c.username, password: keyring.open(c.passwordSealed) });
+      } catch {
+        // One that cannot be opened with this master key is no login: the check goes on without it.
+      }
+    }
+    return out;
+  };
+}
 
 /**
  * The PostgreSQL side of the build controller's and the poller's ports. With a `fence`, a build's

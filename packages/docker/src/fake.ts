@@ -260,6 +260,11 @@ export class FakeEngine implements Runtime {
     return id === null ? null : imageBuildTime(this.imageLabels.get(id), this.imageTimes.get(id));
   }
 
+  async imageLabelsOf(idOrRef: string): Promise<Record<string, string> | null> {
+    const id = await this.imageId(idOrRef);
+    return id === null ? null : { ...this.imageLabels.get(id) };
+  }
+
   async registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess> {
     if (!this.registry.has(ref)) return { ok: false, status: 404, reason: `manifest for ${ref} not found` };
     const password = this.logins.get(ref);

@@ -5,7 +5,7 @@ import type { PullProgress, Runtime } from "./index";
 /** The image calls of the Runtime: look up, pull (with a cancel signal), list, remove, and ask a registry. */
 export type ImageCalls = Pick<
   Runtime,
-  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "registryAccess"
+  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "imageLabelsOf" | "registryAccess"
 >;
 
 /** The OCI annotation (as an image label) that says when the image was built. */
@@ -105,6 +105,14 @@ export function imageCalls(api: Docker, docker: Docker): ImageCalls {
       try {
         const info = await api.getImage(idOrRef).inspect();
         return imageBuildTime(info.Config?.Labels, info.Created);
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
+    },
+    async imageLabelsOf(idOrRef) {
+      try {
+        return { ...(await api.getImage(idOrRef).inspect()).Config?.Labels };
       } catch (err) {
         if (statusOf(err) === 404) return null;
         throw err;

@@ -152,6 +152,8 @@ export interface ImagePort {
    * engine's Created time; null when the engine has no such image (or neither time parses).
    */
   imageCreated(idOrRef: string): Promise<Date | null>;
+  /** The image's labels (its config's, inherited ones included); null when the engine has no such image. */
+  imageLabelsOf(idOrRef: string): Promise<Record<string, string> | null>;
   /**
    * Whether the registry lets `auth` (or no login) pull `ref`: the engine looks up its manifest
    * (`GET /distribution/{ref}/json`), nothing is downloaded. Any answer but yes (unauthorized,

@@ -26,6 +26,8 @@ export const Labels = {
   commit: "levelrail.commit",
   /** A built image's repository URL, without credentials. */
   source: "levelrail.source",
+  /** A built image's organization (its id): the only one whose services, databases, hooks and builds may use it. */
+  org: "levelrail.org",
 } as const;
 
 export const DEFAULT_SHORT_NAME = "levelrail";
@@ -194,9 +196,51 @@ export function databaseFilter(shortName: string, databaseId: string): string[] 
   return [...instanceFilter(shortName), `${Labels.database}=${databaseId}`];
 }
 
-/** `<short>/<serviceId>:<commit>`: the image a build of a git-sourced service makes (CONTRACT §11). */
+/**
+ * The registry host of built images: `.invalid` is reserved (RFC 2606) and never resolves, so an
+ * engine that lacks a built image never asks any registry for it (a name without a host would read
+ * as Docker Hub's `docker.io/<short>/…`, where anyone may publish one).
+ */
+export const BUILT_IMAGE_HOST = "levelrail.invalid";
+
+/** `levelrail.invalid/<short>/<serviceId>:<commit>`: the image a build of a git-sourced service makes. */
 export function builtImageName(shortName: string, serviceId: string, commit: string): string {
-  return `${shortName}/${serviceId}:${commit}`;
+  return `${BUILT_IMAGE_HOST}/${shortName}/${serviceId}:${commit}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HUB_HOSTS = new Set(["docker.io", "index.docker.io", "registry-1.docker.io"]);
+
+/**
+ * The service whose build `ref` names, when `ref` is in this installation's built-image namespace:
+ * `levelrail.invalid/<short>/<serviceId>` (any tag or digest), or the name builds had before,
+ * `<short>/<serviceId>` (which the engine also spells `docker.io/<short>/<serviceId>`). Null for
+ * any other reference. Such a name is never pulled, and only its service's organization may use it.
+ */
+export function builtImageServiceId(shortName: string, ref: string): string | null {
+  const at = ref.indexOf("@");
+  let name = at < 0 ? ref : ref.slice(0, at);
+  const colon = name.lastIndexOf(":");
+  if (colon > name.lastIndexOf("/")) name = name.slice(0, colon);
+  const parts = name.split("/");
+  if (parts.length === 3) {
+    const host = parts[0]!.toLowerCase();
+    if (host !== BUILT_IMAGE_HOST && !HUB_HOSTS.has(host)) return null;
+    parts.shift();
+  }
+  if (parts.length !== 2 || parts[0] !== shortName || !UUID.test(parts[1]!)) return null;
+  return parts[1]!;
+}
+
+/** Whether `ref` names a built image (this installation's namespace, new or old spelling): never pulled. */
+export const isBuiltImageName = (shortName: string, ref: string) => builtImageServiceId(shortName, ref) !== null;
+
+/**
+ * What the engine answers for a built image that is not there, and for one of another organization's
+ * (which must read the same: one organization never learns what another built).
+ */
+export function noSuchImage(ref: string): string {
+  return `image ${ref} does not exist on this host (no such image; an image built here is never pulled: build its service again)`;
 }
 
 /**
@@ -209,11 +253,12 @@ export function buildCacheNamespace(shortName: string, b: { orgId: string; servi
   return `${shortName}-org-${b.orgId}-service-${b.serviceId}`.replaceAll("/", "-");
 }
 
-/** The labels of a built image: the installation's, its service, the commit and the source (no credentials). */
-export function builtImageLabels(shortName: string, b: { serviceId: string; commit: string; source: string }): Record<string, string> {
+/** The labels of a built image: the installation's, its organization and service, the commit and the source (no credentials). */
+export function builtImageLabels(shortName: string, b: { orgId: string; serviceId: string; commit: string; source: string }): Record<string, string> {
   return {
     [Labels.managed]: "true",
     [Labels.instance]: shortName,
+    [Labels.org]: b.orgId,
     [Labels.service]: b.serviceId,
     [Labels.commit]: b.commit,
     [Labels.source]: b.source,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { deployBuilt } from "@levelrail/services/build/deploy-built";
 import { envTargetOf, pgEnvStores } from "@levelrail/services/env/sources";
 import { buildKey, formatKey } from "@levelrail/spec/keys";
-import { pgBuildStore, pgPollStore } from "../build-store";
+import { pgBuildStore, pgPollStore, pgRegistryLogins } from "../build-store";
 import { buildEnvFrom } from "../controllers/build/env";
 import { gitClient } from "../controllers/build/git";
 import { SourcePoller } from "../controllers/build/poll";
@@ -48,6 +48,7 @@ export function buildsFor(o: WorkerOptions, s: Shared) {
         },
       },
       images: s.fleet,
+      baseImages: { shortName: o.shortName, runtime: o.runtime, registryLogins: pgRegistryLogins(o.db, o.keyring), serviceOrgs: (id) => s.store.orgOf(id) },
       runner: s.runnerId,
       timeoutMs: (o.builds?.timeoutSeconds ?? 1800) * 1000,
       workDir,

@@ -136,6 +136,7 @@ export function controllers(o: WorkerOptions, s: Shared) {
       wake: (key) => databases.enqueue(key),
       pullTimeoutSeconds: o.pullTimeoutSeconds ?? 600,
       log: o.log,
+      serviceOrgs: (id: string) => s.store.orgOf(id),
       ...(pinnedSwarm ? { pinned: { swarm: pinnedSwarm } } : {}),
     }),
     undefined,
@@ -251,6 +252,7 @@ function applicationFor(
       },
     },
     pulls: s.fleet,
+    serviceOrgs: (id) => s.store.orgOf(id),
     databases: p.attacher,
     events: pgServiceEvents(o.db),
   });

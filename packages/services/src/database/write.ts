@@ -12,6 +12,7 @@ import { type Ctx, parse, scope, uniquely } from "../context";
 import { assertQuota } from "../org/quota";
 import { refuseOnOneEngine } from "../node/engine";
 import { findEnvironment } from "../project/list";
+import { refuseOthersBuiltImage } from "../service/built-image";
 import { type DatabaseRow, type DatabaseView, attachmentsOf, databaseView, findDatabase, getDatabase, shortNameOf } from "./view";
 import { audit, fieldNames } from "../audit/record";
 
@@ -70,6 +71,7 @@ export async function createDatabase({ ctx, envId, input }: { ctx: Ctx; envId: s
   const env = await findEnvironment(ctx, envId, "database.write");
   const spec = parse(databaseInput, input);
   await checkSchedule(ctx, env.orgId, spec.backupSchedule);
+  await refuseOthersBuiltImage(ctx, env.orgId, spec.image);
   // A placement names node labels: one engine has no nodes to place on (409 naming the field).
   await refuseOnOneEngine(ctx, { placement: spec.placement });
   const row = await uniquely("name", `database ${spec.name}`, () =>

@@ -8,6 +8,7 @@ import { type PromotedFrom, type ReleaseKind, type ReleaseSpec, type ReleaseView
 import { type Ctx, parse } from "../context";
 import { fingerprintConfig } from "../env/effective";
 import { findEnvironment } from "../project/list";
+import { refuseOthersBuiltImage } from "../service/built-image";
 import { findService, releaseSpecOf, releaseView } from "../service/view";
 import { audit } from "../audit/record";
 
@@ -65,6 +66,7 @@ async function record(
 export async function deployService({ ctx, envId, name, input }: { ctx: Ctx; envId: string; name: string; input: unknown }): Promise<ReleaseView> {
   const { image } = parse(deployInput, input);
   const { service: found } = await findService(ctx, envId, name, "service.deploy");
+  await refuseOthersBuiltImage(ctx, found.orgId, image);
   return ctx.db.transaction(async (tx) => {
     const [s] = await tx.select().from(service).where(eq(service.id, found.id)).for("update");
     if (!s) throw new LevelrailError("not_found", `service ${name} not found`);

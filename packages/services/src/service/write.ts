@@ -13,6 +13,7 @@ import { assertDomainQuota, assertQuota } from "../org/quota";
 import { wakeDatabases } from "../database/write";
 import { findEnvironment } from "../project/list";
 import { checkGitSource, writeSource } from "../git/source";
+import { refuseOthersBuiltImage } from "./built-image";
 import { findService, serviceView } from "./view";
 import { audit, fieldNames } from "../audit/record";
 import { refuseOnOneEngine } from "../node/engine";
@@ -107,6 +108,7 @@ export async function createService({ ctx, envId, input }: { ctx: Ctx; envId: st
   });
   const environmentId = env.id;
   const image = imageOf(spec.image, spec.source);
+  await refuseOthersBuiltImage(ctx, a.orgId, image);
   await checkAttachments(ctx, { orgId: a.orgId, environmentId }, spec);
   await checkGitSource(ctx, a.orgId, spec.source);
   await checkDomains(ctx, a.orgId, spec.domains, null);
@@ -136,6 +138,7 @@ export async function patchService({ ctx, envId, name, input }: { ctx: Ctx; envI
     if (!source && git) throw imageField('the service builds from its git source; PATCH source {"image": "…"} to switch it to an image');
     if (source?.image !== undefined && source.image !== patch.image) throw imageField("must be the source's image, or left out");
   }
+  await refuseOthersBuiltImage(ctx, s.orgId, patch.image ?? source?.image);
   await checkAttachments(ctx, s, patch);
   await checkGitSource(ctx, s.orgId, source);
   await checkDomains(ctx, s.orgId, patch.domains, s.id);

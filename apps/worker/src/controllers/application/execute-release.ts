@@ -1,7 +1,7 @@
 import type { ManagedContainer, RegistryAuth } from "@levelrail/docker";
 import { UnresolvableError } from "@levelrail/spec/env";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
-import { Labels } from "@levelrail/spec/naming";
+import { Labels, isBuiltImageName, noSuchImage } from "@levelrail/spec/naming";
 import type { ReconcileResult } from "../../reconcile/controller";
 import { NetworkTakenError, ensureAppNetwork } from "../../network/app-network";
 import { NEXT, type StepContext } from "./execute";
@@ -87,7 +87,8 @@ export async function releaseStep(c: StepContext, step: ReleaseStep): Result {
 async function pinImage({ x, rel, svc, fail }: ReleaseContext, step: Extract<Step, { kind: "pin-image" }>): Result {
   const login = await registryLogin(x.registry, svc);
   if ("problem" in login) return void (await fail(login.problem, step.active));
-  const access = await cachedImageAccess(x.runtime, step.ref, step.imageId, login.auth);
+  const owner = { shortName: x.shortName, orgId: svc.orgId, ...(x.serviceOrgs ? { orgOfService: x.serviceOrgs } : {}) };
+  const access = await cachedImageAccess(x.runtime, step.ref, step.imageId, login.auth, owner);
   if (access.kind === "refused") return void (await fail(access.message, step.active));
   // Gone since the pass observed it: the next pass sees that and pulls.
   if (access.kind === "ok") await x.status.updateRelease(rel.id, { imageId: step.imageId, imageCreatedAt: await x.runtime.imageCreated(step.imageId) });
@@ -159,6 +160,9 @@ function ownedBy(c: ManagedContainer, shortName: string, serviceId: string): boo
 
 /** Resolve the release's image once, following the pull policy, with the declared login. */
 async function pull({ x, svc, rel, fail }: ReleaseContext, ref: string, active: ManagedContainer | null): Result {
+  // A built image is never pulled: no registry has it, and its name must not reach one (the old
+  // names read as Docker Hub's). One that is not on this engine does not exist here.
+  if (isBuiltImageName(x.shortName, ref)) return void (await fail(noSuchImage(ref), active));
   const login = await registryLogin(x.registry, svc);
   if ("problem" in login) return void (await fail(login.problem, active));
   let last = 0;

@@ -21,6 +21,8 @@ export interface ExecuteDeps {
   prober: Pick<ProberManager, "register" | "forget">;
   deploys: DeployRecorder | undefined;
   pulls: PullRecorder | undefined;
+  /** A service's organization (null: no such service): a built image is only its own organization's. Absent: a built image's label alone decides. */
+  serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
   /** Joins the managed databases a service attaches to its app's network before its containers start; absent: none. */
   databases?: DatabaseAttacher | undefined;
   /** Used only while a started container has no address yet (it gets one as it starts). */

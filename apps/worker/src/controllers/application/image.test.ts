@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeEngine } from "@levelrail/docker/fake";
-import { cachedImageAccess, pullPolicy } from "./image";
+import { Labels, builtImageLabels, builtImageName } from "@levelrail/spec/naming";
+import { type ImageOwner, cachedImageAccess, pullPolicy } from "./image";
 import { repositoryOf } from "./reference";
 
 const DIGEST = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -45,6 +46,8 @@ describe("repositoryOf", () => {
   });
 });
 
+const OWNER: ImageOwner = { shortName: "lr", orgId: "org-a", orgOfService: async () => "org-a" };
+
 describe("cachedImageAccess", () => {
   const ID = "sha256:a1";
   const PASSWORD = "org-a-registry-password";
@@ -69,7 +72,7 @@ describe("cachedImageAccess", () => {
     `index.docker.io/acme/private@${DIGEST}`,
   ])("asks the registry for %s, whichever name of Docker Hub it uses: refused without a login", async (ref) => {
     const engine = engineWithPrivateImage();
-    const access = await cachedImageAccess(engine, ref, ID, null);
+    const access = await cachedImageAccess(engine, ref, ID, null, OWNER);
     expect(access.kind).toBe("refused");
     expect(access.kind === "refused" && access.message).toContain("did not confirm this service may pull it without a registry credential");
   });
@@ -77,18 +80,64 @@ describe("cachedImageAccess", () => {
   it("allows a login the registry accepts", async () => {
     const engine = engineWithPrivateImage();
     const auth = { username: "a", password: PASSWORD, serveraddress: "docker.io" };
-    expect(await cachedImageAccess(engine, "index.docker.io/acme/private:1", ID, auth)).toEqual({ kind: "ok" });
+    expect(await cachedImageAccess(engine, "index.docker.io/acme/private:1", ID, auth, OWNER)).toEqual({ kind: "ok" });
   });
 
   it.each([ID, "a1", "sha256:a", "A1"])("refuses %s, an image id or a prefix of one, without asking anyone", async (ref) => {
     const engine = engineWithPrivateImage();
-    const access = await cachedImageAccess(engine, ref, ID, null);
+    const access = await cachedImageAccess(engine, ref, ID, null, OWNER);
     expect(access).toMatchObject({ kind: "refused", message: expect.stringContaining("names no repository") });
   });
 
   it("names a database in its refusal when a database asks", async () => {
     const who = { noun: "database", remedy: () => "use an image anyone may pull" };
-    const access = await cachedImageAccess(engineWithPrivateImage(), "acme/private:1", ID, null, who);
+    const access = await cachedImageAccess(engineWithPrivateImage(), "acme/private:1", ID, null, OWNER, who);
     expect(access.kind === "refused" && access.message).toContain("did not confirm this database may pull it without a registry credential");
+  });
+});
+
+describe("built images belong to their organization", () => {
+  const SHORT = "lr";
+  const A_SERVICE = "11111111-1111-4111-8111-111111111111";
+  const B_SERVICE = "22222222-2222-4222-8222-222222222222";
+  const COMMIT = "c".repeat(40);
+  const ID = "sha256:b1";
+  const orgs: Record<string, string> = { [A_SERVICE]: "org-a", [B_SERVICE]: "org-b" };
+  const asker = (orgId: string): ImageOwner => ({ shortName: SHORT, orgId, orgOfService: async (id) => orgs[id] ?? null });
+  /** The engine after org A's build: the image under its built name, with the labels a build gives it (`org: false`: one built before the organization label). */
+  function engineWithBuilt(name: string, o: { org: boolean } = { org: true }): FakeEngine {
+    const engine = new FakeEngine();
+    engine.images.set(name, ID);
+    const labels = builtImageLabels(SHORT, { orgId: "org-a", serviceId: A_SERVICE, commit: COMMIT, source: "https://git.example/a.git" });
+    if (!o.org) delete labels[Labels.org];
+    engine.imageLabels.set(ID, labels);
+    return engine;
+  }
+  const refusedAsMissing = (ref: string) => ({ kind: "refused", message: expect.stringMatching(new RegExp(`^image ${ref.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} does not exist on this host \\(no such image`)) });
+
+  it.each([
+    ["the new name", builtImageName(SHORT, A_SERVICE, COMMIT), { org: true }],
+    ["the old name", `${SHORT}/${A_SERVICE}:${COMMIT}`, { org: false }],
+    ["the old name as Docker Hub spells it", `docker.io/${SHORT}/${A_SERVICE}:${COMMIT}`, { org: false }],
+  ] as const)("org A's own service may run its built image under %s", async (_, name, o) => {
+    expect(await cachedImageAccess(engineWithBuilt(name, o), name, ID, null, asker("org-a"))).toEqual({ kind: "ok" });
+  });
+
+  it.each([
+    ["the new name", builtImageName(SHORT, A_SERVICE, COMMIT), { org: true }],
+    ["the old name, built before the organization label", `${SHORT}/${A_SERVICE}:${COMMIT}`, { org: false }],
+  ] as const)("org B naming org A's built image under %s is told it does not exist", async (_, name, o) => {
+    expect(await cachedImageAccess(engineWithBuilt(name, o), name, ID, null, asker("org-b"))).toEqual(refusedAsMissing(name));
+  });
+
+  it("a name in the built namespace whose service is another organization's is refused, whatever the image's labels", async () => {
+    const name = builtImageName(SHORT, A_SERVICE, COMMIT);
+    const engine = new FakeEngine();
+    engine.images.set(name, ID);
+    expect(await cachedImageAccess(engine, name, ID, null, asker("org-b"))).toEqual(refusedAsMissing(name));
+    // A service that no longer exists owns nothing.
+    const gone = builtImageName(SHORT, "33333333-3333-4333-8333-333333333333", COMMIT);
+    engine.images.set(gone, ID);
+    expect(await cachedImageAccess(engine, gone, ID, null, asker("org-a"))).toEqual(refusedAsMissing(gone));
   });
 });

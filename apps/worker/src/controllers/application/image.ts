@@ -1,4 +1,5 @@
 import type { RegistryAuth, Runtime } from "@levelrail/docker";
+import { Labels, builtImageServiceId, noSuchImage } from "@levelrail/spec/naming";
 import { isBareImageId } from "@levelrail/spec/service";
 import { repositoryKey } from "./reference";
 
@@ -17,23 +18,72 @@ export function pullPolicy(ref: string): PullPolicy {
 export type CachedImageAccess = { kind: "ok" } | { kind: "refused"; message: string } | { kind: "gone" };
 
 /**
+ * Who asks for an image: the organization, and how the organization of a built image's service is
+ * found (a built image belongs to its service's organization).
+ */
+export interface ImageOwner {
+  shortName: string;
+  orgId: string;
+  /** The service's organization; null when there is no such service. Absent: only a built image's own label decides. */
+  orgOfService?: (serviceId: string) => Promise<string | null>;
+}
+
+/**
+ * Whether `owner`'s organization may use the image `ref` names (the engine's `imageId`) as a built
+ * image: an image built here carries its organization's label (and its service's), and a name in
+ * the built-image namespace names its service; either one of another organization (or of no
+ * service left) is refused with the answer for an image that does not exist, so one organization
+ * never learns what another built. Any other image is not a built one: ok here.
+ */
+export async function builtImageAccess(
+  runtime: Pick<Runtime, "imageLabelsOf">,
+  ref: string,
+  imageId: string,
+  owner: ImageOwner,
+): Promise<CachedImageAccess> {
+  const labels = await runtime.imageLabelsOf(imageId);
+  if (labels === null) return { kind: "gone" };
+  const refused: CachedImageAccess = { kind: "refused", message: noSuchImage(ref) };
+  // Our build's labels override the Dockerfile's; labels on any other image can only refuse, never allow.
+  const built = labels[Labels.managed] === "true" && labels[Labels.instance] === owner.shortName && labels[Labels.commit] !== undefined;
+  const labelOrg = built ? labels[Labels.org] : undefined;
+  if (labelOrg !== undefined && labelOrg !== owner.orgId) return refused;
+  const services = new Set<string>();
+  const named = builtImageServiceId(owner.shortName, ref);
+  if (named) services.add(named);
+  const labelService = built ? labels[Labels.service] : undefined;
+  // An image built before the organization label: its service's organization decides.
+  if (labelService !== undefined && labelOrg === undefined) services.add(labelService);
+  if (labelOrg !== undefined && labelService !== undefined) services.delete(labelService);
+  for (const id of services) {
+    const org = owner.orgOfService ? await owner.orgOfService(id) : null;
+    if (org !== owner.orgId) return refused;
+  }
+  return { kind: "ok" };
+}
+
+/**
  * The engine's cache is shared by every organization: an image pulled with one organization's
  * registry login must not run for another that names the same reference. An image that came from
  * `ref`'s own repository (a RepoDigest of it: pulled under that name) is usable only if that registry
  * lets this service's own login (or none) pull `ref` now: a manifest lookup through the engine,
  * nothing downloaded. An image built on the host (no RepoDigests), or a name the host gave it (a tag
- * in a repository it was never pulled from), came from no registry under that name and stays usable.
+ * in a repository it was never pulled from), came from no registry under that name and stays usable,
+ * but a built image only by its own organization (`builtImageAccess`).
  */
 export async function cachedImageAccess(
-  runtime: Pick<Runtime, "imageRepoDigests" | "registryAccess">,
+  runtime: Pick<Runtime, "imageRepoDigests" | "registryAccess" | "imageLabelsOf">,
   ref: string,
   imageId: string,
   auth: RegistryAuth | null,
+  owner: ImageOwner,
   who: AccessSubject = SERVICE,
 ): Promise<CachedImageAccess> {
   // An id or id prefix (a row stored before the API refused it) names no repository to ask.
   const repository = isBareImageId(ref) ? null : repositoryKey(ref);
   if (repository === null) return { kind: "refused", message: `image ${ref} names no repository (an image id or a prefix of one): name the image by its repository, like registry.example.com/shop:1.4.2` };
+  const built = await builtImageAccess(runtime, ref, imageId, owner);
+  if (built.kind !== "ok") return built;
   const digests = await runtime.imageRepoDigests(imageId);
   if (digests === null) return { kind: "gone" };
   // Compared as the engine resolves names: `index.docker.io/a/b`, `docker.io/a/b` and `a/b` are one repository.

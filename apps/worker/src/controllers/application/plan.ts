@@ -1,7 +1,7 @@
 import type { ContainerCreateOptions } from "dockerode";
 import type { ManagedContainer } from "@levelrail/docker";
 import type { ActiveEntry } from "@levelrail/spec/dataplane";
-import { Labels, containerName } from "@levelrail/spec/naming";
+import { Labels, containerName, isBuiltImageName } from "@levelrail/spec/naming";
 import { containerOptions, probeUrl } from "./desired";
 import { type HookRun, preDeployContainer } from "./hooks";
 import { pullPolicy } from "./image";
@@ -143,7 +143,7 @@ export function plan(d: Desired, o: Observed): Step {
   if (!o.env) throw new Error("plan: the environment was not observed");
   if (!o.env.ok) return { kind: "fail", message: o.env.problem, remove: null, logsOf: null, active: serving };
   if (pinned === null) {
-    return o.localImageId === null || pullPolicy(image) === "always"
+    return o.localImageId === null || (pullPolicy(image) === "always" && !isBuiltImageName(d.shortName, image))
       ? { kind: "pull", ref: image, active: serving }
       : { kind: "pin-image", ref: image, imageId: o.localImageId, active: serving };
   }

@@ -52,6 +52,8 @@ export interface ApplicationControllerOptions {
   deploys: DeployRecorder | undefined;
   /** Where pulls that brought an image to the host are recorded; without one, nothing pulled is ever collected. */
   pulls: PullRecorder | undefined;
+  /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
+  serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
   /** Joins a service's managed databases to its app network before its containers start; absent: none. */
   databases?: DatabaseAttacher | undefined;
   /** Where a crash loop's start and end are recorded (with the container's last lines, redacted); absent: not recorded. */

@@ -21,7 +21,7 @@ import { promoteService } from "@levelrail/services/release/deploy";
 import { getStatus } from "@levelrail/services/service/view";
 import { createService } from "@levelrail/services/service/write";
 import { buildKey } from "@levelrail/spec/keys";
-import { Labels, networkName } from "@levelrail/spec/naming";
+import { Labels, builtImageName, networkName } from "@levelrail/spec/naming";
 import { type GitServer, type TestRepo, startGitServer } from "@levelrail/testkit/git";
 import { waitFor } from "@levelrail/testkit/wait";
 import { IMAGES, setupSuite } from "../../../test/harness";
@@ -117,7 +117,7 @@ describe("builds from git on the real engine", () => {
     const done = await finished(b.id);
     expect(done.status, done.message).toBe("succeeded");
     expect(done.commit).toBe(commit);
-    expect(done.image).toBe(`${s.shortName}/${serviceId}:${commit}`);
+    expect(done.image).toBe(builtImageName(s.shortName, serviceId, commit));
     firstImageId = done.imageId!;
     const inspected = await s.runtime.docker.getImage(done.image!).inspect();
     expect(inspected.Id).toBe(firstImageId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reservedBuildArg } from "@levelrail/spec/git";
-import { checkDockerfile } from "./dockerfile";
+import { checkDockerfile, imageUses } from "./dockerfile";
 
 const rows: [string, string, number | null, RegExp?][] = [
   ["a plain Dockerfile", "FROM alpine\nRUN make\n", null],
@@ -36,5 +36,56 @@ describe("checkDockerfile", () => {
   it("reserves the frontend's own build args", () => {
     expect(["BUILDKIT_CACHE_MOUNT_NS", "BUILDKIT_SYNTAX", "buildkit_inline_cache"].every(reservedBuildArg)).toBe(true);
     expect(["NODE_ENV", "MY_BUILDKIT_X"].some(reservedBuildArg)).toBe(false);
+  });
+});
+
+describe("imageUses: what a build reads from the engine's image store", () => {
+  const P = { TARGETARCH: "amd64", TARGETPLATFORM: "linux/amd64", BUILDPLATFORM: "linux/amd64" };
+  const refs = (text: string, args: Record<string, string> = {}) => {
+    const r = imageUses(text, args, P);
+    if (!r.ok) throw new Error(`refused: line ${r.line}: ${r.message}`);
+    return r.images.map((i) => `${i.line} ${i.ref}`);
+  };
+
+  it("names every FROM, COPY --from and RUN --mount=from that is no stage, scratch left out", () => {
+    const text = [
+      "FROM reg.example/base:1 AS build", // 1
+      "COPY --from=reg.example/tools:2 /bin/x /x", // 2
+      "RUN --mount=type=bind,from=reg.example/cache:3,target=/c make", // 3
+      "FROM scratch", // 4
+      "COPY --from=build /out /out", // 5
+      "COPY --from=BUILD /out /out2", // 6 (stage names ignore case)
+      "COPY --from=0 /out /out3", // 7 (by index)
+      "FROM Build AS final", // 8 (a stage)
+      "RUN --mount=from=build,target=/b true", // 9
+    ].join("\n");
+    expect(refs(text)).toEqual(["1 reg.example/base:1", "2 reg.example/tools:2", "3 reg.example/cache:3"]);
+  });
+
+  it("substitutes global ARGs with the build's values, their defaults, and the platform's", () => {
+    const text = 'ARG BASE=reg.example/base\nARG TAG="1.0"\nARG UNSET\nFROM ${BASE}:${TAG}\nFROM $BASE-$TARGETARCH${UNSET:-:x}\nFROM ${NONE:-reg.example/fallback}:${TAG:+t}\n';
+    expect(refs(text)).toEqual(["4 reg.example/base:1.0", "5 reg.example/base-amd64:x", "6 reg.example/fallback:t"]);
+    // A build arg replaces a declared ARG's default; an undeclared one reaches no FROM.
+    expect(refs(text, { BASE: "reg.example/other", NONE: "reg.example/ignored" })).toEqual(["4 reg.example/other:1.0", "5 reg.example/other-amd64:x", "6 reg.example/fallback:t"]);
+  });
+
+  it("an ARG after the first FROM reaches no later FROM; escapes and single quotes are literal", () => {
+    expect(refs("FROM a\nARG X=b\nFROM c${X}\n")).toEqual(["1 a", "3 c"]);
+    expect(refs("ARG X=z\nFROM 'reg.example/a'\nFROM reg.example/\\$X\n")).toEqual(["2 reg.example/a", "3 reg.example/$X"]);
+  });
+
+  it("a stage named only later (or by its own FROM) is checked as an image too", () => {
+    expect(refs("FROM alpine AS alpine\nFROM later\nFROM x AS later\n")).toEqual(["1 alpine", "2 later", "3 x"]);
+  });
+
+  it.each([
+    ["a variable in COPY --from", "FROM a AS s\nARG X=s\nCOPY --from=$X /a /a\n", 3, /COPY --from=\$X: a variable here cannot be checked/],
+    ["a variable in a mount's from", "FROM a\nRUN --mount=from=${X},target=/x true\n", 2, /RUN --mount=from=\$\{X\}/],
+    ["a substitution form it cannot follow", "ARG X=a\nFROM ${X%%b}\n", 2, /cannot be checked before the build/],
+    ["a FROM that is empty once substituted", "FROM ${NOTHING}\n", 1, /names no image/],
+  ])("refuses %s, naming its line", (_n, text, line, message) => {
+    const r = imageUses(text, {}, P);
+    expect(r).toMatchObject({ ok: false, line });
+    expect(r.ok ? "" : r.message).toMatch(message);
   });
 });

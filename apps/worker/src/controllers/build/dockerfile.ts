@@ -76,6 +76,18 @@ function mountType(value: string): string {
   return "bind";
 }
 
+/** The Dockerfile's lines and its escape character (the `# escape=` directive's, else a backslash). */
+function split(text: string): { lines: string[]; escape: string } {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  let escape = "\\";
+  for (const raw of lines) {
+    const esc = ESCAPE.exec(raw);
+    if (esc?.[1]) escape = esc[1];
+    else if (!DIRECTIVE.test(raw)) break;
+  }
+  return { lines, escape };
+}
+
 export function checkDockerfile(text: string): DockerfileCheck {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   let escape = "\\";
@@ -111,4 +123,201 @@ export function checkDockerfile(text: string): DockerfileCheck {
     }
   }
   return { ok: true };
+}
+
+/** An image a Dockerfile starts from or copies from, with the line of its instruction. */
+export interface ImageUse {
+  line: number;
+  ref: string;
+}
+
+export type ImageUses = { ok: true; images: ImageUse[] } | { ok: false; line: number; message: string };
+
+/** Arguments BuildKit defines for every `FROM` (the target is the engine's own platform here). */
+export function platformArgs(arch: string = process.arch): Record<string, string> {
+  const goArch = ({ x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386", ppc64: "ppc64le", s390x: "s390x", riscv64: "riscv64" } as Record<string, string>)[arch] ?? arch;
+  const platform = `linux/${goArch}`;
+  return { BUILDPLATFORM: platform, BUILDOS: "linux", BUILDARCH: goArch, BUILDVARIANT: "", TARGETPLATFORM: platform, TARGETOS: "linux", TARGETARCH: goArch, TARGETVARIANT: "" };
+}
+
+class Unexpandable extends Error {}
+
+/**
+ * A word as BuildKit's shell lexer expands it: quotes removed (nothing expanded inside single ones),
+ * the escape character taken literally before the next one, `$NAME`, `${NAME}`, `${NAME:-word}`,
+ * `${NAME-word}`, `${NAME:+word}`, `${NAME+word}`; an unset name is empty. Any other form throws
+ * `Unexpandable` (it cannot be told here which image it names).
+ */
+export function expandWord(word: string, vars: Readonly<Record<string, string>>, escape = "\\"): string {
+  let out = "";
+  let i = 0;
+  const variable = (): string => {
+    // At a `$`.
+    const next = word[i + 1];
+    if (next === "{") {
+      let depth = 0;
+      let j = i + 1;
+      for (; j < word.length; j++) {
+        if (word[j] === "{") depth++;
+        else if (word[j] === "}" && --depth === 0) break;
+      }
+      if (j >= word.length) throw new Unexpandable("an unclosed ${");
+      const body = word.slice(i + 2, j);
+      i = j + 1;
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([\s\S]*))?$/.exec(body);
+      if (!m) throw new Unexpandable(`\${${body}}`);
+      const [, name, op, rest] = m;
+      const set = Object.hasOwn(vars, name!);
+      const value = set ? vars[name!]! : "";
+      if (!op) return value;
+      const alt = () => expandWord(rest ?? "", vars, escape);
+      if (op === ":-") return value !== "" ? value : alt();
+      if (op === "-") return set ? value : alt();
+      if (op === ":+") return value !== "" ? alt() : "";
+      return set ? alt() : "";
+    }
+    const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(word.slice(i + 1));
+    if (!m) {
+      i++;
+      return "$";
+    }
+    i += 1 + m[0].length;
+    return Object.hasOwn(vars, m[0]) ? vars[m[0]]! : "";
+  };
+  while (i < word.length) {
+    const ch = word[i]!;
+    if (ch === escape) {
+      out += word[i + 1] ?? "";
+      i += 2;
+    } else if (ch === "'") {
+      const end = word.indexOf("'", i + 1);
+      if (end < 0) throw new Unexpandable("an unclosed quote");
+      out += word.slice(i + 1, end);
+      i = end + 1;
+    } else if (ch === '"') {
+      i++;
+      for (;;) {
+        if (i >= word.length) throw new Unexpandable("an unclosed quote");
+        const c = word[i]!;
+        if (c === '"') {
+          i++;
+          break;
+        }
+        if (c === escape && ["$", '"', escape].includes(word[i + 1] ?? "")) {
+          out += word[i + 1];
+          i += 2;
+        } else if (c === "$") out += variable();
+        else {
+          out += c;
+          i++;
+        }
+      }
+    } else if (ch === "$") out += variable();
+    else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** Whitespace-separated words, quotes kept inside a word (as BuildKit splits an instruction's arguments). */
+function words(args: string): string[] {
+  const out: string[] = [];
+  let word = "";
+  let quote: string | null = null;
+  for (const ch of args) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word += ch;
+    } else if (/\s/.test(ch)) {
+      if (word) out.push(word);
+      word = "";
+    } else word += ch;
+  }
+  if (word) out.push(word);
+  return out;
+}
+
+/** `name=value` pairs of an `ARG` (a name alone: no default). */
+function argPairs(args: string): { name: string; value: string | null }[] {
+  return words(args).map((w) => {
+    const eq = w.indexOf("=");
+    return eq < 0 ? { name: w, value: null } : { name: w.slice(0, eq), value: w.slice(eq + 1) };
+  });
+}
+
+/** The value of a `--from=` source (COPY's flag, or a mount's `from` field), lower-cased for the stage look-up. */
+function mountFrom(value: string): string | null {
+  for (const field of value.split(",")) {
+    const [k, ...v] = field.split("=");
+    if (k?.trim().toLowerCase() === "from") return v.join("=").trim();
+  }
+  return null;
+}
+
+/**
+ * Every image the Dockerfile's build may read from the engine: each `FROM`, `COPY --from=` and
+ * `RUN --mount=…,from=` that names no stage of the file (by name, in any case, or by index) and is not
+ * `scratch`, its build args substituted as BuildKit does (a `FROM` sees the ARGs declared before the
+ * first `FROM`, given the build's values, and the platform ARGs). A `--from` with a variable (which
+ * the engine's frontend does not expand the same way everywhere) or a form of substitution that
+ * cannot be followed is refused, naming its line: what a build starts from must be decided before it runs.
+ */
+export function imageUses(text: string, buildArgs: Readonly<Record<string, string>>, platform: Readonly<Record<string, string>> = platformArgs()): ImageUses {
+  const { lines, escape } = split(text);
+  const all = instructions(lines, escape).map((ins) => {
+    const m = /^(\S+)\s*([\s\S]*)$/.exec(ins.text);
+    return { line: ins.line, keyword: (m?.[1] ?? "").toLowerCase(), args: m?.[2] ?? "" };
+  });
+  // Stages declared so far: a name (any case) or an index of one of them is that stage; a name only
+  // declared later (or by the FROM itself) is also checked as an image, whichever the frontend picks.
+  const stages = new Set<string>();
+  let count = 0;
+  const isStage = (name: string) => stages.has(name.toLowerCase()) || (/^\d+$/.test(name) && Number(name) < count);
+  const vars: Record<string, string> = { ...platform };
+  const images: ImageUse[] = [];
+  let seenFrom = false;
+  const refuse = (line: number, message: string): ImageUses => ({ ok: false, line, message });
+  for (const ins of all) {
+    const keyword = ins.keyword === "onbuild" ? (/^(\S+)/.exec(ins.args)?.[1] ?? "").toLowerCase() : ins.keyword;
+    const args = ins.keyword === "onbuild" ? ins.args.replace(/^\S+\s*/, "") : ins.args;
+    try {
+      if (keyword === "arg" && !seenFrom && ins.keyword === "arg") {
+        for (const { name, value } of argPairs(args)) {
+          if (Object.hasOwn(buildArgs, name)) vars[name] = buildArgs[name]!;
+          else if (value !== null) vars[name] = expandWord(value, vars, escape);
+          else if (!Object.hasOwn(platform, name)) delete vars[name];
+        }
+      } else if (keyword === "from" && ins.keyword === "from") {
+        seenFrom = true;
+        const name = words(args).find((x) => !x.startsWith("--"));
+        if (!name) return refuse(ins.line, "FROM names no image");
+        const ref = expandWord(name, vars, escape);
+        if (ref === "") return refuse(ins.line, `FROM ${name} names no image once its build args are substituted`);
+        if (ref.toLowerCase() !== "scratch" && !isStage(ref)) images.push({ line: ins.line, ref });
+        const w = words(args).filter((x) => !x.startsWith("--"));
+        if (w.length >= 3 && w[1]!.toLowerCase() === "as") stages.add(w[2]!.toLowerCase());
+        count++;
+      } else if (keyword === "copy" || keyword === "run" || keyword === "add") {
+        for (const flag of leadingFlags(args)) {
+          const copyFrom = /^--from=([\s\S]*)$/i.exec(flag);
+          const mount = /^--mount=([\s\S]*)$/i.exec(flag);
+          const from = copyFrom ? copyFrom[1]! : mount ? mountFrom(mount[1]!) : null;
+          if (from === null) continue;
+          const what = copyFrom ? `${keyword.toUpperCase()} --from` : "RUN --mount=from";
+          if (from.includes("$")) return refuse(ins.line, `${what}=${from}: a variable here cannot be checked before the build; name the stage or the image itself`);
+          if (from === "") return refuse(ins.line, `${what}= names nothing`);
+          if (!isStage(from)) images.push({ line: ins.line, ref: from });
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof Unexpandable)) throw err;
+      return refuse(ins.line, `${err.message}: this substitution cannot be checked before the build; use $NAME, \${NAME} or \${NAME:-default}`);
+    }
+  }
+  return { ok: true, images };
 }

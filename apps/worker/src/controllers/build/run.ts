@@ -4,7 +4,8 @@ import type { ImageBuilder } from "@levelrail/docker/build";
 import { reservedBuildArg } from "@levelrail/spec/git";
 import { buildCacheNamespace, builtImageLabels, builtImageName } from "@levelrail/spec/naming";
 import { type Redactor, redactor } from "@levelrail/spec/redact";
-import { checkDockerfile } from "./dockerfile";
+import { type BaseImageDeps, checkBaseImages } from "./base-images";
+import { checkDockerfile, imageUses } from "./dockerfile";
 import { type GitAccess, type GitClient, GitError } from "./git";
 import { publicUrl } from "./git-errors";
 import { BuildLogWriter } from "./log";
@@ -20,6 +21,8 @@ export interface RunDeps {
   /** The engine's builder; null: this worker cannot build (every build fails saying so). */
   builder: ImageBuilder | null;
   deployer: BuiltDeployer;
+  /** What the engine's image store holds that a build may start from (its organization's only). */
+  baseImages: BaseImageDeps;
   /** Built images are recorded like pulled ones, so image cleanup keeps them only while kept releases need them. */
   images: { recordPull(imageId: string, ref: string): Promise<void> };
   runner: string;
@@ -98,6 +101,16 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
       await log.close();
       return void (await finish({ status: "failed", step: where, message: `${where}: ${checked.message}` }));
     }
+    // What it starts from (FROM, COPY --from, --mount=from), as BuildKit will read it, is what the organization may pull.
+    await x.store.updateBuild(b.id, { step: "checking base images", message: "checking the images the Dockerfile uses" });
+    const uses = imageUses(context.dockerfileText, env.args);
+    const base = uses.ok ? await checkBaseImages(x.baseImages, s.orgId, uses.images) : uses;
+    if (!base.ok) {
+      const where = `${s.dockerfile} line ${base.line}`;
+      log.line(`${where}: ${base.message}`);
+      await log.close();
+      return void (await finish({ status: "failed", step: where, message: `${where}: ${base.message}` }));
+    }
     if (!x.builder) return void (await finish({ status: "failed", step: "building", message: "this worker has no image builder configured" }));
     const image = builtImageName(x.shortName, s.serviceId, commit);
     await x.store.updateBuild(b.id, { step: "building", message: `building ${commit.slice(0, 12)}` });
@@ -108,7 +121,7 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
         target: s.target,
         buildArgs: env.args,
         cacheNamespace: buildCacheNamespace(x.shortName, { orgId: s.orgId, serviceId: s.serviceId }),
-        labels: builtImageLabels(x.shortName, { serviceId: s.serviceId, commit, source: publicUrl(s.url) }),
+        labels: builtImageLabels(x.shortName, { orgId: s.orgId, serviceId: s.serviceId, commit, source: publicUrl(s.url) }),
         tag: image,
       },
       (line) => log?.line(line),

@@ -11,7 +11,13 @@ import { createApp } from "@levelrail/services/app/app";
 import { enqueueBuild } from "@levelrail/services/build/enqueue";
 import { createService } from "@levelrail/services/service/write";
 import { buildKey } from "@levelrail/spec/keys";
-import { Labels } from "@levelrail/spec/naming";
+import { Labels, builtImageName, noSuchImage } from "@levelrail/spec/naming";
+import { service } from "@levelrail/db/schema/services";
+import { createRegistryCredential } from "@levelrail/services/config/registry-credentials";
+import { deployService } from "@levelrail/services/release/deploy";
+import { getStatus } from "@levelrail/services/service/view";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { startRegistry } from "@levelrail/testkit/registry";
 import { type GitServer, type TestRepo, startGitServer } from "@levelrail/testkit/git";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { waitFor } from "@levelrail/testkit/wait";
@@ -22,7 +28,9 @@ import { IMAGES, setupSuite } from "../../../test/harness";
  * share: a cache mount (`RUN --mount=type=cache`) one organization's build writes is read by that
  * service's next build and by no other organization's, whatever id both Dockerfiles give it; a
  * Dockerfile that names another frontend (`# syntax=`) or asks for a secret or SSH mount fails
- * before anything reaches the engine, naming its line.
+ * before anything reaches the engine, naming its line. The engine's image store is every
+ * organization's too: a build starts only from images its organization may pull (another's private
+ * pull or another's build fails before building), and a built image is its organization's only.
  */
 let s: Awaited<ReturnType<typeof setupSuite>>;
 let other: Awaited<ReturnType<typeof seedOrg>>;
@@ -39,6 +47,11 @@ interface Tenant {
 }
 let a: Tenant;
 let b: Tenant;
+let registry: Awaited<ReturnType<typeof startRegistry>>;
+/** Org A's private image, pulled onto the engine with A's registry login. */
+let privateRef: string;
+let privateHostTag: string;
+let otherCtx: Parameters<typeof createApp>[0]["ctx"] & { orgId: string; envId: string };
 
 async function tenant(ctx: Parameters<typeof createApp>[0]["ctx"] & { orgId: string }, envId: string, label: string): Promise<Tenant> {
   await createApp({ ctx, envId, input: { name: "shop" } });
@@ -53,11 +66,29 @@ beforeAll(async () => {
   git = await startGitServer();
   other = await seedOrg(s.db, "build-walls-b", s.kit);
   a = await tenant(s.ctx, s.ctx.envId, "walls-a");
-  b = await tenant({ ...other, shortName: s.shortName, allowPrivateTargets: true }, other.envId, "walls-b");
+  otherCtx = { ...other, shortName: s.shortName, allowPrivateTargets: true };
+  b = await tenant(otherCtx, other.envId, "walls-b");
+  // Org A's private image: pushed to the private registry, dropped, then pulled with A's login (as A's deploy does).
+  registry = await startRegistry();
+  privateHostTag = `levelrail-test/walls-private-${s.shortName}:v1`;
+  await ensureTestImage(s.runtime.docker, { tag: privateHostTag, body: "private\n", healthy: true });
+  privateRef = `${registry.server}/private/base-${s.shortName}:v1`;
+  await s.runtime.docker.getImage(privateHostTag).tag({ repo: privateRef.slice(0, privateRef.lastIndexOf(":")), tag: "v1" });
+  const auth = { username: registry.username, password: registry.password, serveraddress: registry.server };
+  const push = await s.runtime.docker.getImage(privateRef).push({ authconfig: auth });
+  await new Promise<void>((resolve, reject) =>
+    s.runtime.docker.modem.followProgress(push, (err: Error | null, out: { error?: string }[]) => (err || out.some((o) => o.error) ? reject(err ?? new Error(out.find((o) => o.error)?.error)) : resolve())),
+  );
+  await s.runtime.docker.getImage(privateRef).remove();
+  await s.runtime.pullImage(privateRef, auth, () => {});
+  await createRegistryCredential({ ctx: s.ctx, input: { name: "private", server: registry.server, username: registry.username, password: registry.password } });
   await s.startWorker({ builds: { builder: dockerImageBuilder(s.runtime.docker), fingerprintKey: s.kit.fingerprintKey, timeoutSeconds: 120, workDir, pollTickMs: 60_000 } });
 }, 180_000);
 
 afterAll(async () => {
+  await registry?.stop();
+  await s?.runtime.docker.getImage(privateRef).remove({ force: true }).catch(() => undefined);
+  await s?.runtime.docker.getImage(privateHostTag).remove({ force: true }).catch(() => undefined);
   await s?.teardown();
   await other?.cleanup().catch(() => undefined);
   await git?.close();
@@ -142,5 +173,67 @@ describe("tenant walls of builds on the real engine", () => {
     expect(done).toMatchObject({ status: "failed", step: "fetching", imageId: null });
     expect(done.message).toMatch(/build arg BUILDKIT_CACHE_MOUNT_NS is the build engine's own option/);
     await s.db.update(gitSource).set({ buildArgs: [] }).where(eq(gitSource.serviceId, b.serviceId));
+  });
+});
+
+describe("what a build starts from, and whose a built image is", () => {
+  const RUN_TRUE = 'RUN ["/bin/busybox", "true"]\n';
+
+  it("org B's Dockerfile starting FROM, or copying --from, org A's privately pulled image fails before building; A's own build from it succeeds", async () => {
+    expect((await s.runtime.imageRepoDigests(privateRef))?.length).toBeGreaterThan(0); // A's pull is in the engine's store
+
+    const from = await buildOf(b, `FROM ${privateRef}\n${RUN_TRUE}`);
+    expect(from).toMatchObject({ status: "failed", step: "Dockerfile line 1", imageId: null });
+    expect(from.message).toContain(`Dockerfile line 1: image ${privateRef} is on this host, but its registry did not confirm this build may pull it without a registry credential`);
+
+    const copy = await buildOf(b, `FROM ${IMAGES.v1.tag} AS base\nCOPY --from=${privateRef} /bin/busybox /stolen\n`);
+    expect(copy).toMatchObject({ status: "failed", step: "Dockerfile line 2", imageId: null });
+
+    // Through a global ARG's default, substituted as BuildKit would.
+    const viaArg = await buildOf(b, `ARG BASE=${privateRef.slice(0, privateRef.lastIndexOf(":"))}\nFROM \${BASE}:v1\n${RUN_TRUE}`);
+    expect(viaArg).toMatchObject({ status: "failed", step: "Dockerfile line 2", imageId: null });
+
+    // Org A has a registry credential for that registry: its build may start from it.
+    const own = await buildOf(a, `FROM ${privateRef}\n${RUN_TRUE}`);
+    expect(own.status, `${own.message}\n${own.log.join("\n")}`).toBe("succeeded");
+  });
+
+  it("org A's built image is A's: B's service naming it is a 404, B's build FROM it and B's release of it fail as an image that does not exist", async () => {
+    const built = await buildOf(a, `FROM ${IMAGES.v1.tag}\nRUN ["/bin/busybox", "sh", "-c", "echo ${nonce()} > /built"]\n`);
+    expect(built.status, `${built.message}\n${built.log.join("\n")}`).toBe("succeeded");
+    const image = built.image!;
+    expect(image).toBe(builtImageName(s.shortName, a.serviceId, built.commit!));
+    expect((await s.runtime.imageLabelsOf(image))?.[Labels.org]).toBe(a.orgId);
+    // The same name built before (no organization label, no registry host): a tag of the same image.
+    const oldName = `${s.shortName}/${a.serviceId}:${built.commit}`;
+    await s.runtime.docker.getImage(image).tag({ repo: `${s.shortName}/${a.serviceId}`, tag: built.commit! });
+    // A built image of no service at all: what B must not be able to tell apart from A's.
+    const missing = builtImageName(s.shortName, "00000000-0000-4000-8000-000000000000", built.commit!);
+
+    for (const name of [image, oldName, missing]) {
+      await expect(createService({ ctx: otherCtx, envId: other.envId, input: { name: "thief", app: "shop", image: name, port: 8080, healthPath: "/healthz" } }))
+        .rejects.toMatchObject({ code: "not_found", field: "image", message: `image: no such image ${name}` });
+      await expect(deployService({ ctx: otherCtx, envId: other.envId, name: "web", input: { image: name } })).rejects.toMatchObject({ code: "not_found", field: "image" });
+    }
+
+    // A Dockerfile of B's starting from it fails as it does for a built image that does not exist.
+    for (const name of [image, oldName, missing]) {
+      const theirs = await buildOf(b, `FROM ${name}\n${RUN_TRUE}`);
+      expect(theirs).toMatchObject({ status: "failed", step: "Dockerfile line 1", imageId: null, message: `Dockerfile line 1: ${noSuchImage(name)}` });
+    }
+
+    // B's service whose stored image names it (written before the API refused it) fails its deploy the same way, and starts nothing.
+    const thief = (await createService({ ctx: otherCtx, envId: other.envId, input: { name: "thief", app: "shop", image: IMAGES.v1.tag, port: 8080, healthPath: "/healthz" } })).id;
+    for (const name of [image, oldName]) {
+      await s.db.update(service).set({ image: name }).where(eq(service.id, thief));
+      await deployService({ ctx: otherCtx, envId: other.envId, name: "thief", input: {} });
+      const st = await waitFor("B's deploy of A's built image to fail", async () => {
+        const x = await getStatus({ ctx: otherCtx, envId: other.envId, name: "thief" });
+        return x.phase === "failed" && x.message === noSuchImage(name) ? x : undefined;
+      }, { timeoutMs: 60_000, describe: async () => JSON.stringify(await getStatus({ ctx: otherCtx, envId: other.envId, name: "thief" })) });
+      expect(st.lastDeploy?.outcome).toBe("failed");
+      expect((await s.runtime.listContainers([`${Labels.service}=${thief}`])).filter((c) => c.labels[Labels.role] === "service")).toEqual([]);
+    }
+    await s.runtime.docker.getImage(oldName).remove().catch(() => undefined);
   });
 });

@@ -1,6 +1,6 @@
 import type { ManagedContainer } from "@levelrail/docker";
 import { backupKey, databaseKey, formatKey } from "@levelrail/spec/keys";
-import { DatabaseRoles, Labels, databaseLabels } from "@levelrail/spec/naming";
+import { DatabaseRoles, Labels, databaseLabels, isBuiltImageName, noSuchImage } from "@levelrail/spec/naming";
 import type { Redactor } from "@levelrail/spec/redact";
 import type { Pass, ReconcileResult } from "../../reconcile/controller";
 import type { ProberManager } from "../application/prober";
@@ -23,6 +23,8 @@ export interface ExecuteDeps extends BackupDeps {
   /** The longest one image pull may take (seconds). */
   pullTimeoutSeconds: number;
   log: (line: string) => void;
+  /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
+  serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
 }
 
 /** Go on at once: the step changed something the next pass must observe. */
@@ -164,6 +166,11 @@ export async function recordDueRun(x: Pick<ExecuteDeps, "store" | "wake">, db: D
 /** Pulls the database's image off the slot, with a deadline; a failure is the status, then thrown for the runner's backoff. */
 export async function pull(x: ExecuteDeps, step: Pick<Extract<Step, { kind: "pull" }>, "image" | "status">, status: (s: DatabaseStatus) => Promise<void>, pass: Pass, redact: Redactor): Promise<ReconcileResult> {
   const { image } = step;
+  // A built image is never pulled: its name must not reach a registry (the old names read as Docker Hub's).
+  if (isBuiltImageName(x.shortName, image)) {
+    await status({ phase: "failed", message: noSuchImage(image), container: null });
+    throw new Error(noSuchImage(image));
+  }
   await status(step.status);
   try {
     await pass.waiting(() => x.runtime.pullImage(image, null, () => {}, AbortSignal.timeout(x.pullTimeoutSeconds * 1000)));

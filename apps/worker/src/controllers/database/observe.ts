@@ -1,6 +1,6 @@
 import type { ManagedContainer } from "@levelrail/docker";
 import type { DatabaseEngineId } from "@levelrail/spec/database";
-import { DatabaseRoles, Labels, carriesLabels, databaseFilter, databaseLabels, networkName } from "@levelrail/spec/naming";
+import { DatabaseRoles, Labels, carriesLabels, databaseFilter, databaseLabels, isBuiltImageName, networkName, noSuchImage } from "@levelrail/spec/naming";
 import { cachedImageAccess } from "../application/image";
 import type { ProberManager } from "../application/prober";
 import type { BackupDesired, BackupObserved } from "./backup-plan";
@@ -13,7 +13,7 @@ import type { DatabaseStore, DesiredDatabase } from "./store";
 
 export interface ObserveDeps {
   shortName: string;
-  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "registryAccess"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
+  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
   /** The database containers in memory (the container informer): no listing per pass. */
   containers: Pick<DatabaseContainers, "byDatabase">;
   store: Pick<DatabaseStore, "database" | "teardown" | "pendingRestore" | "lastScheduledFor" | "openBackups" | "backup" | "target">;
@@ -22,6 +22,8 @@ export interface ObserveDeps {
   readiness: Pick<ProberManager<DatabaseProbeTarget>, "result">;
   runner: string;
   now: () => Date;
+  /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
+  serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
 }
 
 /** The server the database runs in now, when it is running (its readiness is the prober's to say). */
@@ -101,11 +103,18 @@ export async function observeDatabase(o: ObserveDeps, id: string): Promise<{ des
  * without a login, so an image pulled from a registry under its name runs only once that registry
  * lets anyone pull it (the application controller's check, `cachedImageAccess`).
  */
-export async function observeImage(o: Pick<ObserveDeps, "runtime">, d: DesiredDatabase, observed: Pick<Observed, "imagePresent" | "imageRefused">, creating: boolean): Promise<void> {
+export async function observeImage(o: Pick<ObserveDeps, "runtime" | "shortName" | "serviceOrgs">, d: DesiredDatabase, observed: Pick<Observed, "imagePresent" | "imageRefused">, creating: boolean): Promise<void> {
   const imageId = await o.runtime.imageId(d.image);
   observed.imagePresent = imageId !== null;
+  // A built image is never pulled (no registry has it): one that is not here does not exist.
+  if (imageId === null && creating && isBuiltImageName(o.shortName, d.image)) {
+    observed.imagePresent = null;
+    observed.imageRefused = noSuchImage(d.image);
+    return;
+  }
   if (imageId === null || !creating) return;
-  const access = await cachedImageAccess(o.runtime, d.image, imageId, null, DATABASE_PULLER);
+  const owner = { shortName: o.shortName, orgId: d.orgId, ...(o.serviceOrgs ? { orgOfService: o.serviceOrgs } : {}) };
+  const access = await cachedImageAccess(o.runtime, d.image, imageId, null, owner, DATABASE_PULLER);
   if (access.kind === "gone") observed.imagePresent = false;
   if (access.kind === "refused") observed.imageRefused = access.message;
 }

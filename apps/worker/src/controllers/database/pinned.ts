@@ -276,7 +276,7 @@ export interface PinnedDeps {
 
 /** Reads what one pass of a pinned database needs. */
 export async function observePinned(
-  x: Pick<ExecuteDeps, "shortName" | "runtime" | "readiness" | "store" | "now"> & { containers: Pick<DatabaseContainers, "byDatabase"> } & PinnedDeps,
+  x: Pick<ExecuteDeps, "shortName" | "runtime" | "readiness" | "store" | "now" | "serviceOrgs"> & { containers: Pick<DatabaseContainers, "byDatabase"> } & PinnedDeps,
   db: DesiredDatabase,
   engine: DatabaseEngine,
 ): Promise<{ desired: PinnedDesired; observed: PinnedObserved }> {
