@@ -6,7 +6,9 @@ import { createApp } from "@levelrail/services/app/app";
 import { createService } from "@levelrail/services/service/write";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { waitFor } from "@levelrail/testkit/wait";
 import { buildLogStream } from "./build-log";
+import { StreamSlots } from "./caps";
 import { readEvents } from "./testing";
 
 /**
@@ -17,6 +19,7 @@ let database: Awaited<ReturnType<typeof freshDatabase>>;
 let conn: ReturnType<typeof createDb>;
 let ctx: Awaited<ReturnType<typeof seedOrg>>;
 let buildId: string;
+const wide = () => ({ slots: new StreamSlots({ perUser: 9, total: 9, retryAfterSeconds: 5 }) });
 
 beforeAll(async () => {
   database = await freshDatabase(requireDatabaseUrl(), "buildlog");
@@ -37,7 +40,7 @@ afterAll(async () => {
 
 describe("a build's log followed", () => {
   it("streams the lines so far, then new ones live, then ends when the build has finished", async () => {
-    const res = await buildLogStream({ ctx, envId: ctx.envId, name: "web", id: buildId, req: new Request("http://panel.test/x?follow=true") });
+    const res = await buildLogStream({ ctx, envId: ctx.envId, name: "web", id: buildId, req: new Request("http://panel.test/x?follow=true"), caps: wide() });
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const events = readEvents(res);
     await events.until((e) => e.filter((x) => x.event === "line").length === 2, 10_000);
@@ -50,6 +53,24 @@ describe("a build's log followed", () => {
 
   it("is a 404 for another organization's caller", async () => {
     const other = await seedOrg(conn.db, "buildlog-other");
-    await expect(buildLogStream({ ctx: other, envId: ctx.envId, name: "web", id: buildId, req: new Request("http://panel.test/x?follow=true") })).rejects.toMatchObject({ code: "not_found" });
+    const caps = wide();
+    await expect(buildLogStream({ ctx: other, envId: ctx.envId, name: "web", id: buildId, req: new Request("http://panel.test/x?follow=true"), caps })).rejects.toMatchObject({ code: "not_found" });
+    expect(caps.slots.open()).toBe(0);
+  });
+
+  it("takes a live stream's slot like the container logs: past the caller's limit a 429 naming follow; a closed stream gives it back (issue 42, finding 12)", async () => {
+    const caps = { slots: new StreamSlots({ perUser: 1, total: 5, retryAfterSeconds: 7 }) };
+    const follow = (signal?: AbortSignal) => buildLogStream({ ctx, envId: ctx.envId, name: "web", id: buildId, req: new Request("http://panel.test/x?follow=true", signal ? { signal } : {}), caps });
+    const first = new AbortController();
+    await follow(first.signal);
+    expect(caps.slots.open(ctx.actor.userId)).toBe(1);
+    await expect(follow()).rejects.toMatchObject({ code: "too_many", field: "follow", retryAfterSeconds: 7 });
+    first.abort();
+    await waitFor("the closed stream's slot", async () => (caps.slots.open() === 0 ? true : undefined), { timeoutMs: 5000 });
+    const again = new AbortController();
+    await follow(again.signal);
+    expect(caps.slots.open()).toBe(1);
+    again.abort();
+    await waitFor("every slot back", async () => (caps.slots.open() === 0 ? true : undefined), { timeoutMs: 5000 });
   });
 });

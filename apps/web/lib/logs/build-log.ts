@@ -1,5 +1,6 @@
 import type { Ctx } from "@levelrail/services/context";
 import { buildService, findBuild, followBuildLog } from "@levelrail/services/build/view";
+import type { LogCaps } from "./caps";
 import type { LogEvent } from "./follow";
 import { sseResponse } from "./sse";
 
@@ -11,12 +12,16 @@ const PING_MS = 15_000;
  * `GET …/builds/{id}?follow=true`: the build's log as Server-Sent Events in the container logs' wire
  * format (`event: line`, `data: {container, stream, at, line}`, `container` being the build's id),
  * its lines so far then each new one, ending with `event: end` once the build has finished. Lines
- * were redacted when the worker wrote them.
+ * were redacted when the worker wrote them. It takes one of the live log streams' slots (`caps`,
+ * shared with the container logs: per user and in all; a 429 past either), given back when it ends.
  */
-export async function buildLogStream({ ctx, envId, name, id, req }: { ctx: Ctx; envId: string; name: string; id: string; req: Request }): Promise<Response> {
+export async function buildLogStream({ ctx, envId, name, id, req, caps }: { ctx: Ctx; envId: string; name: string; id: string; req: Request; caps: Pick<LogCaps, "slots"> }): Promise<Response> {
   const s = await buildService(ctx, envId, name, "build.read");
   const b = await findBuild(ctx, s.id, id);
+  // Once the build is known to be the caller's (another organization's is a 404 first).
+  const release = caps.slots.acquire(ctx.actor.userId);
   const abort = new AbortController();
+  abort.signal.addEventListener("abort", release, { once: true });
   async function* events(): AsyncGenerator<LogEvent> {
     let last = Date.now();
     const lines = followBuildLog(ctx, b.id, abort.signal, POLL_MS);
