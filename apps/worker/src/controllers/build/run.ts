@@ -71,7 +71,7 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
     if (!env.ok) return void (await finish({ status: "failed", step: "fetching", message: `the build args cannot be resolved: ${env.problem}` }));
     const gitSecrets = credential ? [credential.kind === "token" ? credential.token : credential.privateKey] : [];
     redact = redactor([...env.secrets, ...gitSecrets]);
-    log = new BuildLogWriter(x.store, b.id, redact);
+    log = new BuildLogWriter(x.store, b.id, [...env.secrets, ...gitSecrets]);
     const access: GitAccess = { url: s.url, credential, knownHostsFile: join(x.workDir, "known_hosts", s.id) };
 
     // The ref's head now (a manual build, a poll's commit gone stale is still built as asked).
