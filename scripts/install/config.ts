@@ -14,6 +14,13 @@ export const CONTAINER_DATA_DIR = "/var/lib/levelrail";
  * and a mount of the old file would leave them talking to nothing).
  */
 export const CONTAINER_ENGINE_DIR = "/run/levelrail-engine";
+/**
+ * The user the web app runs as (never root; the worker alone is root, for the engine and the data
+ * plane's state). A uid and gid of their own, in the range Debian keeps unassigned (65000–65533),
+ * so no account of the host shares them: the secret files the web app reads are owned by them.
+ */
+export const WEB_UID = 65101;
+export const WEB_GID = 65101;
 export const PANEL_DB = "levelrail";
 export const PANEL_DB_USER = "postgres";
 
@@ -75,6 +82,8 @@ export function installConfig(env: Record<string, string | undefined>, dataDir: 
   const parsed = parseEnv(envSchema, { ...env, LEVELRAIL_DATA_DIR: dataDir }, "levelrail install");
   const pgPort = Number(env.LEVELRAIL_PG_PORT ?? DEFAULT_PG_PORT);
   if (!Number.isInteger(pgPort) || pgPort < 1 || pgPort > 65535) throw new Error(`LEVELRAIL_PG_PORT=${env.LEVELRAIL_PG_PORT} is not a port number`);
+  // the web app runs unprivileged (WEB_UID), so it cannot listen below 1024; Caddy serves 80 and 443
+  if (parsed.PORT < 1024) throw new Error(`PORT=${parsed.PORT}: the installed web app runs as an unprivileged user and listens on a port of 1024 or above (Caddy serves 80 and 443)`);
   const host = env.DOCKER_HOST ?? "";
   if (host && !host.startsWith("unix://")) throw new Error(`DOCKER_HOST=${host}: \`levelrail install\` needs the engine of this host, through its unix socket`);
   const panelEnv: Record<string, string> = {};

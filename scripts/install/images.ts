@@ -95,6 +95,13 @@ export async function ensurePanelImages(docker: Docker, shortName: string, log: 
   const tags = panelImageTags(shortName);
   const labels = { "levelrail.managed": "true", "levelrail.instance": shortName };
   await ensureImage(docker, { tag: tags.postgres, dockerfile: PG_DOCKERFILE, entries: postgresEntries, labels, log });
-  await ensureImage(docker, { tag: tags.node, dockerfile: NODE_DOCKERFILE, entries: nodeEntries, labels, log });
+  await ensurePanelNodeImage(docker, shortName, log);
   return tags;
+}
+
+/** The Node.js image alone (the web app's and the worker's); returns its tag. */
+export async function ensurePanelNodeImage(docker: Docker, shortName: string, log: (line: string) => void): Promise<string> {
+  const tag = panelImageTags(shortName).node;
+  await ensureImage(docker, { tag, dockerfile: NODE_DOCKERFILE, entries: nodeEntries, labels: { "levelrail.managed": "true", "levelrail.instance": shortName }, log });
+  return tag;
 }

@@ -2,7 +2,7 @@
 // Every step checks what exists (by name and labels) and does only what is missing or different,
 // so a second run changes nothing, a run from a newer checkout upgrades, and a run after one that
 // was killed half way finishes it.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { databaseUrl } from "@levelrail/config/env";
@@ -17,7 +17,7 @@ import { livePanelPid, waitFor } from "../lib/util.mjs";
 import { portCheck, procPortProbe } from "../doctor/ports";
 import { findOurCaddy } from "../doctor/probes";
 import { hostProc } from "../doctor/procfs";
-import { type InstallConfig, passwordFile, panelDatabaseUrl, smtpUrlFile } from "./config";
+import { type InstallConfig, WEB_GID, WEB_UID, passwordFile, panelDatabaseUrl, smtpUrlFile } from "./config";
 import { type EnsureOutcome, ensureContainer, stopIfRunning } from "./containers";
 import { ensurePanelImages } from "./images";
 import { adoptEmbeddedCluster, ensurePanelVolume, hasCluster, waitForPostgres } from "./postgres";
@@ -74,7 +74,7 @@ async function preflight(docker: Docker, cfg: InstallConfig) {
  * that changed (the web app reads it when it starts). Never the URL in the environment: there
  * `docker inspect` would show its password.
  */
-function writeSmtpUrlFile(dataDir: string, url: string | undefined): boolean {
+export function writeSmtpUrlFile(dataDir: string, url: string | undefined): boolean {
   const file = smtpUrlFile(dataDir);
   const had = existsSync(file) ? readFileSync(file, "utf8") : undefined;
   const want = url === undefined ? undefined : `${url}\n`;
@@ -82,6 +82,22 @@ function writeSmtpUrlFile(dataDir: string, url: string | undefined): boolean {
   if (want === undefined) rmSync(file, { force: true });
   else writeFileSync(file, want, { mode: 0o600 });
   return true;
+}
+
+/**
+ * The web app runs as WEB_UID (see specs.ts): the secret files it reads become that user's (mode
+ * 0600 still: root, which the worker, the CLI and the installer run as, reads them anyway), and the
+ * data dir lets WEB_GID pass through (`x`, not list) to reach them by name. `levelrail rotate-key`
+ * gives its new key files the owner of the old ones.
+ */
+export function grantWebSecrets(dataDir: string) {
+  for (const name of ["master.key", "master.key.previous", "pg-password", "smtp-url"]) {
+    const file = join(dataDir, name);
+    if (existsSync(file)) chownSync(file, WEB_UID, WEB_GID);
+  }
+  const st = statSync(dataDir);
+  chownSync(dataDir, st.uid, WEB_GID);
+  chmodSync(dataDir, (st.mode & 0o777) | 0o010);
 }
 
 export async function install(cfg: InstallConfig, opts: InstallOptions): Promise<InstallResult> {
@@ -97,6 +113,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
   ensureMasterKeyFile(cfg.dataDir);
   const smtpChanged = writeSmtpUrlFile(cfg.dataDir, cfg.smtpUrl);
   const pgPassword: string = password(cfg.dataDir);
+  grantWebSecrets(cfg.dataDir);
   const images = await ensurePanelImages(docker, cfg.shortName, log);
 
   // The data plane first: it serves the apps whatever happens to the panel from here on.
@@ -132,7 +149,7 @@ export async function install(cfg: InstallConfig, opts: InstallOptions): Promise
 
   // The worker first (one leads at a time: the old one stops before the new one starts), then the web app.
   outcomes.worker = await ensureContainer(docker, cfg.shortName, workerSpec(cfg, images.node, release, { edge: ingress === "edge" }));
-  outcomes.web = await ensureContainer(docker, cfg.shortName, webSpec(cfg, images.node, release));
+  outcomes.web = await ensureContainer(docker, cfg.shortName, webSpec(cfg, images.node, release, { engineGid: statSync(cfg.dockerSocket).gid }));
   if (outcomes.web === "kept" && smtpChanged) {
     // the same options, a new SMTP URL in its file: the web app reads it when it starts
     await docker.getContainer(containerName(cfg.shortName, "web")).restart({ t: 30 });

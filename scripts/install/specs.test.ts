@@ -65,6 +65,17 @@ describe("container specs", () => {
     expect(webSpec(cfg, "node", release).create.Env?.some((e) => e.startsWith("LEVELRAIL_SMTP_URL"))).toBe(false);
   });
 
+  it("run the web app as a user of its own, never root, with the engine's socket through its group only; the worker stays root", () => {
+    const web = webSpec(cfg, "node", release, { engineGid: 105 }).create;
+    expect(web.User).toBe("65101:65101");
+    expect(web.HostConfig?.GroupAdd).toEqual(["105"]);
+    expect(web.HostConfig?.CapDrop).toEqual(["ALL"]);
+    expect(web.HostConfig?.SecurityOpt).toEqual(["no-new-privileges"]);
+    expect(workerSpec(cfg, "node", release).create.User).toBeUndefined();
+    // unprivileged, it cannot listen below 1024
+    expect(() => installConfig({ ...env, PORT: "80" }, "/d")).toThrow(/PORT=80: the installed web app runs as an unprivileged user/);
+  });
+
   it("give only the worker the data plane's state to write", () => {
     const writable = (s: (typeof specs)[number]) => (s.create.HostConfig?.Mounts ?? []).filter((m) => m.Type === "bind" && !m.ReadOnly && m.Target !== CONTAINER_ENGINE_DIR).map((m) => m.Target);
     expect(writable(specs[2]!)).toEqual(["/var/lib/levelrail/dataplane"]);

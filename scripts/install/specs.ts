@@ -5,7 +5,7 @@
 // smtp-url) is mounted read-only, DATABASE_URL has no password and the SMTP URL is named by
 // LEVELRAIL_SMTP_URL_FILE, so `docker inspect` shows none of them.
 import { basename, dirname, join } from "node:path";
-import { CONTAINER_DATA_DIR, CONTAINER_ENGINE_DIR, type InstallConfig, PANEL_DB, PANEL_DB_USER, panelDatabaseUrl, passwordFile } from "./config";
+import { CONTAINER_DATA_DIR, CONTAINER_ENGINE_DIR, type InstallConfig, PANEL_DB, PANEL_DB_USER, WEB_GID, WEB_UID, panelDatabaseUrl, passwordFile } from "./config";
 import type { ContainerSpec } from "./containers";
 
 export const panelVolume = (shortName: string) => `${shortName}-panel-pg`;
@@ -81,7 +81,13 @@ function panelBase(cfg: InstallConfig, image: string, release: Release, extraEnv
   };
 }
 
-export function webSpec(cfg: InstallConfig, image: string, release: Release): ContainerSpec {
+/**
+ * The web app runs as WEB_UID, not root: it reads its secrets (owned by that user, see
+ * install.ts's `grantWebSecrets`) and writes only its tmpfs cache. It still reads the engine (the
+ * logs it streams and the nodes it lists go through `@levelrail/docker`), so it keeps the engine's
+ * socket, through the socket's group (`engineGid`, the gid of the socket file on the host).
+ */
+export function webSpec(cfg: InstallConfig, image: string, release: Release, o: { engineGid?: number } = {}): ContainerSpec {
   // invitation emails are the web app's alone: only it is told where the SMTP URL's file is
   const base = panelBase(cfg, image, release, cfg.smtpUrl ? { LEVELRAIL_SMTP_URL_FILE: `${CONTAINER_DATA_DIR}/smtp-url` } : {});
   return {
@@ -89,11 +95,16 @@ export function webSpec(cfg: InstallConfig, image: string, release: Release): Co
     role: "panel-web",
     create: {
       ...base,
+      User: `${WEB_UID}:${WEB_GID}`,
       WorkingDir: join(release.mountAt, "apps", "web"),
       // Not `next start`: server/main.mjs resolves the caller's address (see the README).
       Cmd: [process.execPath, "server/main.mjs"],
       HostConfig: {
         ...base.HostConfig,
+        ...(o.engineGid !== undefined ? { GroupAdd: [String(o.engineGid)] } : {}),
+        // nothing it runs needs privileges: no setuid way back to root
+        SecurityOpt: ["no-new-privileges"],
+        CapDrop: ["ALL"],
         // Next writes its cache under .next/cache; the release is read-only
         Mounts: [...base.HostConfig.Mounts, { Type: "tmpfs", Source: "", Target: join(release.mountAt, "apps", "web", ".next", "cache") }],
       },

@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync } from "node:fs";
+import { chownSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -44,5 +44,16 @@ describe("secrets", () => {
     expect(rotated.open(old)).toBe("before");
     const fresh = rotated.seal("after");
     expect(ring.open(fresh)).toBe("after"); // the old process reloads the key files
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("rotation gives the new key files the old key's owner (the installed web app's user)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lr-rot-own-"));
+    new Keyring({ envKey: undefined, dataDir: dir });
+    chownSync(join(dir, "master.key"), 65101, 65101);
+    rotateKeyFile(dir);
+    for (const name of ["master.key", "master.key.previous"]) {
+      const st = statSync(join(dir, name));
+      expect([st.uid, st.gid, st.mode & 0o777]).toEqual([65101, 65101, 0o600]);
+    }
   });
 });

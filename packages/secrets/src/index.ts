@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 /**
@@ -124,9 +124,16 @@ export const previousKeysFile = (dataDir: string) => join(dataDir, "master.key.p
 export function rotateKeyFile(dataDir: string): void {
   const file = join(dataDir, "master.key");
   const old = readFileSync(file, "utf8").trim();
+  // the new files get the old key's owner: `levelrail install` gives the key to the web app's own user
+  const owner = statSync(file);
+  const sameOwner = (path: string) => {
+    if (process.getuid?.() === 0) chownSync(path, owner.uid, owner.gid);
+  };
   const prevFile = previousKeysFile(dataDir);
   const prev = existsSync(prevFile) ? readFileSync(prevFile, "utf8") : "";
   writeFileSync(prevFile, `${prev}${old}\n`, { mode: 0o600 });
+  sameOwner(prevFile);
   writeFileSync(`${file}.new`, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
+  sameOwner(`${file}.new`);
   renameSync(`${file}.new`, file);
 }
