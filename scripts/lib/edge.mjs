@@ -11,7 +11,7 @@ import { caddyImage, ensureCaddyBinary } from "./caddy.mjs";
 import { ROLES, docker, dockerSocket, findOwn, isRunning, stop, stopAndRemove } from "./containers.mjs";
 import { dataPlaneVersion, ensureDataPlane, meshDnsImage } from "./dataplane.mjs";
 import { repoRoot } from "./paths.mjs";
-import { edgeFeedHost, ensureControlNetwork, ensureNodeAgents } from "./node-agent.mjs";
+import { edgeFeedHost, ensureControlNetwork, ensureFeedToken, ensureNodeAgents } from "./node-agent.mjs";
 import { log } from "./util.mjs";
 
 /** Whether the engine is a swarm manager (the only kind the edge is for). */
@@ -53,12 +53,14 @@ export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, por
     if (overlays.length > 0) log(`edge ingress: joined ${overlays.length} app overlay${overlays.length === 1 ? "" : "s"} again`);
   }
   log(`edge ingress ${edge.edgeName(short)}: ${made.madeHolder ? "made" : "adopted"} (HTTP on ${httpPort}${httpsPort === null ? "" : `, HTTPS on ${httpsPort}`}; Caddy's admin API on ${edge.edgeAdminSocket(caddyHome)})`);
+  // the feed's token first: the mesh DNS refuses every request to the feed while it has none
+  ensureFeedToken(dataDir);
   await ensureDataPlane({ dataDir, port, short, version, edge: edge.edgeName(short) });
   // The control overlay: the mesh DNS serves the node agents the edge feed on its address there.
   const control = await ensureControlNetwork(short);
   if (await edge.joinEdge(docker(), short, control, [edgeFeedHost(short)])) log(`edge ingress: joined the control overlay ${control} (the node agents read the edge feed there)`);
   if (nodeAgents) {
-    await ensureNodeAgents({ short, version, httpPort, httpsPort, meshPort: port, ...nodeAgents });
+    await ensureNodeAgents({ dataDir, short, version, httpPort, httpsPort, meshPort: port, ...nodeAgents });
   } else {
     log("this swarm's other nodes run no edge (set LEVELRAIL_SWARM_REGISTRY to the installation's registry): domains are served through this node's Caddy only");
   }

@@ -4,7 +4,8 @@
 // supervises, a copy of the manager's, so any node's Caddy serves every domain (CONTRACT §12). The
 // agent's image (node, the data plane, the agent and Caddy) is built here and pushed to the
 // registry; the service names it by digest, so every node runs the same bytes.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BUNDLES, bundle } from "./bundle.mjs";
 import { caddyEntries } from "./caddy.mjs";
@@ -24,6 +25,40 @@ export const nodeAgentName = (short) => `${short}-node-agent`;
 export const nodeEdgeVolume = (short) => `${short}-node-edge`;
 export const controlNetworkName = (short) => `${short}-control`;
 export const edgeFeedHost = (short) => `${short}-edge-feed`;
+// Also in @levelrail/spec/dataplane (EDGE_FEED_TOKEN_FILE, EDGE_FEED_TOKEN_SECRET_FILE).
+export const FEED_TOKEN_FILE = "edge-feed.token";
+export const FEED_TOKEN_SECRET_FILE = "/run/secrets/edge-feed-token";
+
+/**
+ * The installation's edge feed token, `<data dir>/dataplane/edge-feed.token` (made once, 256
+ * random bits, mode 0600): the manager's mesh DNS refuses every request to the feed without it,
+ * and the node agents get it as a swarm secret (never in their environment). One token for the
+ * installation, not one per node: every agent reads the same feed.
+ */
+export function ensureFeedToken(dataDir) {
+  const dir = join(dataDir, "dataplane");
+  const file = join(dir, FEED_TOKEN_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
+    } catch (err) {
+      if (err?.code !== "EEXIST") throw err;
+    }
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
+/** The swarm secret holding `token`, named after its hash (a secret cannot change: a new token is a new secret). */
+async function ensureFeedTokenSecret(short, token) {
+  const name = `${short}-edge-feed-${createHash("sha256").update(token).digest("hex").slice(0, 12)}`;
+  const listed = await docker().listSecrets({ filters: JSON.stringify({ name: [name] }) });
+  const found = listed.find((s) => s.Spec?.Name === name);
+  if (found) return { id: found.ID, name };
+  const labels = { [LABELS.managed]: "true", "levelrail.instance": short, "levelrail.role": "edge-feed-token" };
+  const created = await docker().createSecret({ Name: name, Labels: labels, Data: Buffer.from(token, "utf8").toString("base64") });
+  return { id: created.id, name };
+}
 
 /** The control overlay (the manager's edge and the agents only), made once; answers its name. */
 export async function ensureControlNetwork(short) {
@@ -80,7 +115,7 @@ async function pushed(tag, registry, auth) {
 }
 
 /** Pure: the agent's global service. */
-export function nodeAgentSpec({ short, image, version, managerNodeId, nodeEngineSocket, httpPort, httpsPort, meshPort }) {
+export function nodeAgentSpec({ short, image, version, managerNodeId, nodeEngineSocket, httpPort, httpsPort, meshPort, feedSecret }) {
   return {
     Name: nodeAgentName(short),
     Labels: { [LABELS.managed]: "true", "levelrail.instance": short, "levelrail.role": "node-agent" },
@@ -100,7 +135,10 @@ export function nodeAgentSpec({ short, image, version, managerNodeId, nodeEngine
           `LEVELRAIL_EDGE_VOLUME=${nodeEdgeVolume(short)}`,
           `LEVELRAIL_EDGE_HOME=${NODE_EDGE_HOME}`,
           "LEVELRAIL_NODE_ID={{.Node.ID}}",
+          `LEVELRAIL_EDGE_FEED_TOKEN_FILE=${FEED_TOKEN_SECRET_FILE}`,
         ],
+        // The feed's token: a file in the task only (tmpfs), readable by root alone.
+        Secrets: [{ SecretID: feedSecret.id, SecretName: feedSecret.name, File: { Name: FEED_TOKEN_SECRET_FILE.split("/").pop(), UID: "0", GID: "0", Mode: 0o400 } }],
         Mounts: [
           { Type: "bind", Source: dirname(nodeEngineSocket), Target: AGENT_ENGINE_DIR },
           { Type: "volume", Source: nodeEdgeVolume(short), Target: NODE_EDGE_HOME },
@@ -122,10 +160,11 @@ export function nodeAgentSpec({ short, image, version, managerNodeId, nodeEngine
  * The agents run this version on every other node: the image built and pushed, the global service
  * made or updated (its tasks replaced one node at a time; each node's edge keeps serving meanwhile).
  */
-export async function ensureNodeAgents({ short, version, registry, registryAuth = null, nodeEngineSocket = "/var/run/docker.sock", httpPort, httpsPort, meshPort }) {
+export async function ensureNodeAgents({ dataDir, short, version, registry, registryAuth = null, nodeEngineSocket = "/var/run/docker.sock", httpPort, httpsPort, meshPort }) {
   const info = await docker().info();
   const image = await pushed(await edgeNodeImage(version), registry, registryAuth);
-  const spec = nodeAgentSpec({ short, image, version, managerNodeId: info.Swarm.NodeID, nodeEngineSocket, httpPort, httpsPort, meshPort });
+  const feedSecret = await ensureFeedTokenSecret(short, ensureFeedToken(dataDir));
+  const spec = nodeAgentSpec({ short, image, version, managerNodeId: info.Swarm.NodeID, nodeEngineSocket, httpPort, httpsPort, meshPort, feedSecret });
   const inputs = createHash("sha256").update(JSON.stringify(spec)).digest("hex").slice(0, 16);
   spec.Labels["levelrail.edge.inputs"] = inputs;
   const name = nodeAgentName(short);

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import Docker from "dockerode";
 import { z } from "zod";
+import { EDGE_FEED_TOKEN_SECRET_FILE } from "@levelrail/spec/dataplane";
 import { NodeAgent } from "./agent";
 
 const schema = z.object({
@@ -18,6 +19,8 @@ const schema = z.object({
   LEVELRAIL_EDGE_VOLUME: z.string().min(1),
   LEVELRAIL_EDGE_HOME: z.string().startsWith("/"),
   LEVELRAIL_NODE_ID: z.string().regex(/^[a-z0-9]{1,64}$/),
+  /** The installation's edge feed token: a swarm secret's file (never the token itself in the environment). */
+  LEVELRAIL_EDGE_FEED_TOKEN_FILE: z.string().startsWith("/").default(EDGE_FEED_TOKEN_SECRET_FILE),
 });
 const parsed = schema.safeParse(process.env);
 if (!parsed.success) {
@@ -34,6 +37,16 @@ const caddyInputs = (() => {
     return undefined;
   }
 })();
+let feedToken = "";
+try {
+  feedToken = readFileSync(env.LEVELRAIL_EDGE_FEED_TOKEN_FILE, "utf8").trim();
+} catch {
+  // said below
+}
+if (!feedToken) {
+  console.error(`the node agent's settings: no edge feed token in ${env.LEVELRAIL_EDGE_FEED_TOKEN_FILE} (the service's swarm secret; run \`npm start\` or \`levelrail install\` on the manager again)`);
+  process.exit(1);
+}
 const agent = new NodeAgent(new Docker({ socketPath: env.LEVELRAIL_AGENT_ENGINE_SOCKET }), {
   shortName: env.LEVELRAIL_SHORT_NAME,
   image: env.LEVELRAIL_EDGE_IMAGE,
@@ -46,6 +59,7 @@ const agent = new NodeAgent(new Docker({ socketPath: env.LEVELRAIL_AGENT_ENGINE_
   volume: env.LEVELRAIL_EDGE_VOLUME,
   home: env.LEVELRAIL_EDGE_HOME,
   nodeId: env.LEVELRAIL_NODE_ID,
+  feedToken,
   ...(caddyInputs ? { caddyInputs } : {}),
   log,
 });

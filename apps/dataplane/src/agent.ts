@@ -39,6 +39,8 @@ export interface AgentOptions {
   nodeId: string;
   /** Where the feed is (default: the manager edge's alias on the control overlay). */
   feedUrl?: string;
+  /** The installation's feed token (the swarm secret's content): said with every request to the feed. */
+  feedToken: string;
   pollMs?: number;
   log: (line: string) => void;
 }
@@ -109,9 +111,9 @@ export function nodeMeshReplicaOptions(o: AgentOptions, replica: number) {
 const hash = (v: unknown) => createHash("sha256").update(JSON.stringify(v)).digest("hex");
 
 /** One GET of the feed: the feed, `null` for a 304 (unchanged), or throws. */
-function readFeed(url: string, etag: string | null, timeoutMs: number): Promise<{ feed: EdgeFeed; etag: string } | null> {
+function readFeed(url: string, token: string, etag: string | null, timeoutMs: number): Promise<{ feed: EdgeFeed; etag: string } | null> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: etag ? { "if-none-match": etag } : {}, timeout: timeoutMs }, (res) => {
+    const req = request(url, { headers: { authorization: `Bearer ${token}`, ...(etag ? { "if-none-match": etag } : {}) }, timeout: timeoutMs }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (body += c));
@@ -133,9 +135,9 @@ function readFeed(url: string, etag: string | null, timeoutMs: number): Promise<
 }
 
 /** One POST of this node's task readings to the manager's mesh DNS. */
-function postStats(url: string, body: string, timeoutMs: number): Promise<void> {
+function postStats(url: string, token: string, body: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: timeoutMs }, (res) => {
+    const req = request(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }, timeout: timeoutMs }, (res) => {
       res.resume();
       res.on("end", () => (res.statusCode === 204 ? resolve() : reject(new Error(`the manager refused this node's readings (${res.statusCode})`))));
     });
@@ -187,7 +189,7 @@ export class NodeAgent {
     this.lastStats = Date.now();
     const readings = await readTaskStats(this.docker, this.stats, this.o.shortName);
     const base = (this.o.feedUrl ?? feedUrl(this.o.shortName)).replace(EDGE_FEED_PATH, EDGE_STATS_PATH);
-    await postStats(`${base}?node=${encodeURIComponent(this.o.nodeId)}`, JSON.stringify({ readings }), 5_000);
+    await postStats(`${base}?node=${encodeURIComponent(this.o.nodeId)}`, this.o.feedToken, JSON.stringify({ readings }), 5_000);
   }
 
   private get caddyHome() {
@@ -290,7 +292,7 @@ export class NodeAgent {
       return;
     }
     try {
-      const got = await readFeed(this.feedRead(), this.etag, 5_000);
+      const got = await readFeed(this.feedRead(), this.o.feedToken, this.etag, 5_000);
       if (got) {
         this.feed = got.feed;
         this.etag = got.etag;
@@ -300,7 +302,7 @@ export class NodeAgent {
         if (this.applied !== this.feed.state.generation) {
           this.applied = this.feed.state.generation;
           // Said at once: the worker waits for it before removing a release's old tasks.
-          await readFeed(this.feedRead(), this.etag, 5_000).catch(() => null);
+          await readFeed(this.feedRead(), this.o.feedToken, this.etag, 5_000).catch(() => null);
         }
       }
       if (this.lastProblem) this.o.log("in step with the manager's edge again");

@@ -5,14 +5,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_FEED_PATH, edgeFeedSchema, emptyDataPlaneState } from "@levelrail/spec/dataplane";
 import { nodeCaddyConfig, nodeEdgeOptions, nodeMeshReplicaOptions } from "./agent";
-import { AckBook, feedBodies, feedServer } from "./feed";
+import { AckBook, feedBodies, feedServer, fileToken } from "./feed";
 
 const dir = mkdtempSync(join(tmpdir(), "lr-feed-"));
 const caddyFile = join(dir, "edge-caddy.json");
 const state = { ...emptyDataPlaneState(), generation: 4, domains: { "shop.test": "s1" } };
 const acked: string[] = [];
-const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"], ack: (node, generation) => acked.push(`${node}@${generation}`), statsDir: join(dir, "node-stats") });
+const tokenFile = join(dir, "edge-feed.token");
+writeFileSync(tokenFile, "feed-token-of-this-installation\n", { mode: 0o600 });
+const server = feedServer({ state: () => state, caddyFile, networks: () => ["lr-b", "lr-a"], ack: (node, generation) => acked.push(`${node}@${generation}`), statsDir: join(dir, "node-stats"), token: fileToken(tokenFile) });
 let base = "";
+/** A request as a node agent makes it: with the installation's feed token. */
+const agentFetch = (url: string, init: RequestInit = {}) => fetch(url, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: "Bearer feed-token-of-this-installation" } });
 beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -23,19 +27,41 @@ afterAll(async () => {
 });
 
 describe("the edge feed", () => {
+  it("refuses every request without the installation's token, or with another, and answers with it", async () => {
+    const refused = [
+      await fetch(`${base}${EDGE_FEED_PATH}`),
+      await fetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=9`, { headers: { authorization: "Bearer another-token" } }),
+      await fetch(`${base}${EDGE_FEED_PATH}`, { headers: { authorization: "feed-token-of-this-installation" } }),
+      await fetch(`${base}/v1/stats?node=n9`, { method: "POST", body: JSON.stringify({ readings: [] }), headers: { "content-type": "application/json" } }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([401, 401, 401, 401]);
+    for (const r of refused) expect(await r.text()).not.toContain("shop.test");
+    expect(acked).not.toContain("abc123@9"); // a refused read acknowledges nothing
+    expect((await agentFetch(`${base}${EDGE_FEED_PATH}`)).status).toBe(200);
+    // no token set (the file missing): everyone is refused
+    const none = feedServer({ state: () => state, caddyFile, networks: () => [], token: fileToken(join(dir, "missing.token")) });
+    await new Promise<void>((r) => none.listen(0, "127.0.0.1", r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(none.address() as AddressInfo).port}${EDGE_FEED_PATH}`, { headers: { authorization: "Bearer " } });
+      expect(res.status).toBe(401);
+    } finally {
+      await new Promise((r) => none.close(r));
+    }
+  });
+
   it("hands the state, the edge's Caddy config and the overlays; an agent that has them gets a 304", async () => {
-    const first = await fetch(`${base}${EDGE_FEED_PATH}`);
+    const first = await agentFetch(`${base}${EDGE_FEED_PATH}`);
     expect(first.status).toBe(200);
     const feed = edgeFeedSchema.parse(await first.json());
     expect(feed).toEqual({ state, caddy: null, networks: ["lr-a", "lr-b"] });
     const etag = first.headers.get("etag")!;
-    expect((await fetch(`${base}${EDGE_FEED_PATH}`, { headers: { "if-none-match": etag } })).status).toBe(304);
+    expect((await agentFetch(`${base}${EDGE_FEED_PATH}`, { headers: { "if-none-match": etag } })).status).toBe(304);
     // The worker loaded a config into the manager's edge: a new feed.
     writeFileSync(caddyFile, JSON.stringify({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } }));
-    const next = await fetch(`${base}${EDGE_FEED_PATH}`, { headers: { "if-none-match": etag } });
+    const next = await agentFetch(`${base}${EDGE_FEED_PATH}`, { headers: { "if-none-match": etag } });
     expect(next.status).toBe(200);
     expect(edgeFeedSchema.parse(await next.json()).caddy).toEqual({ admin: { listen: "unix//m/admin.sock" }, apps: { http: {} } });
-    expect((await fetch(`${base}/v1/other`)).status).toBe(404);
+    expect((await agentFetch(`${base}/v1/other`)).status).toBe(404);
   });
 
   it("makes the body again only when the state, the Caddy config's file or the overlays changed", () => {
@@ -59,7 +85,7 @@ describe("the edge feed", () => {
 
   it("an agent's readings of its node's tasks are kept per node, with when they came; anything else is a 400", async () => {
     const readings = [{ taskId: "t1", container: "lr-web.1.t1", stats: { cpu: { containerNs: 5, systemNs: 50, onlineCpus: 2 }, precpu: null, memoryBytes: 9, memoryLimitBytes: null, netRxBytes: 1, netTxBytes: 2 } }];
-    const post = (node: string, body: string) => fetch(`${base}/v1/stats?node=${node}`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    const post = (node: string, body: string) => agentFetch(`${base}/v1/stats?node=${node}`, { method: "POST", body, headers: { "content-type": "application/json" } });
     expect((await post("n2", JSON.stringify({ readings }))).status).toBe(204);
     const stored = JSON.parse(readFileSync(join(dir, "node-stats", "n2.json"), "utf8"));
     expect(stored).toEqual({ at: expect.any(Number), readings });
@@ -68,9 +94,9 @@ describe("the edge feed", () => {
   });
 
   it("an agent's read says which generation it applied; the book writes a node's change at once and its freshness every 5 s", async () => {
-    await fetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=4`);
-    await fetch(`${base}${EDGE_FEED_PATH}?node=Not%20An%20Id&generation=4`);
-    await fetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=x`);
+    await agentFetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=4`);
+    await agentFetch(`${base}${EDGE_FEED_PATH}?node=Not%20An%20Id&generation=4`);
+    await agentFetch(`${base}${EDGE_FEED_PATH}?node=abc123&generation=x`);
     expect(acked).toEqual(["abc123@4"]);
     let now = 1_000;
     const file = join(dir, "edge-acks.json");
@@ -90,7 +116,7 @@ describe("the edge feed", () => {
 });
 
 describe("a node agent's edge", () => {
-  const o = { shortName: "lr", image: "reg:5000/levelrail/edge-node:abc@sha256:1", version: "v1", hostSocket: "/tmp/x/by-node/n1/d.sock", socket: "/run/levelrail-engine/d.sock", httpPort: 80, httpsPort: null, meshPort: 10053, volume: "lr-node-edge", home: "/var/lib/levelrail-edge", nodeId: "n1", log: () => {} };
+  const o = { shortName: "lr", image: "reg:5000/levelrail/edge-node:abc@sha256:1", version: "v1", hostSocket: "/tmp/x/by-node/n1/d.sock", socket: "/run/levelrail-engine/d.sock", httpPort: 80, httpsPort: null, meshPort: 10053, volume: "lr-node-edge", home: "/var/lib/levelrail-edge", nodeId: "n1", feedToken: "t", log: () => {} };
 
   it("its Caddy runs the manager's config with its own admin socket", () => {
     const config = nodeCaddyConfig({ admin: { listen: "unix//data/edge-caddy/admin.sock", origins: ["localhost"] }, apps: { http: { servers: { a: {} } } } }, "/var/lib/levelrail-edge/caddy");

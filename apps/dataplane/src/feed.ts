@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { type Server, createServer } from "node:http";
+import { type IncomingMessage, type Server, createServer } from "node:http";
 import { join } from "node:path";
 import { type DataPlaneState, EDGE_FEED_PATH, EDGE_STATS_PATH, nodeStatsSchema } from "@levelrail/spec/dataplane";
 
@@ -15,6 +15,41 @@ export interface FeedSource {
   ack?(node: string, generation: number): void;
   /** Where an agent's readings of its node's tasks are kept (`POST /v1/stats?node=…`); absent: refused. */
   statsDir?: string;
+  /**
+   * The token every request must carry as `Authorization: Bearer <token>` (the installation's,
+   * which the node agents get as a swarm secret); null: none is set, and every request is refused.
+   */
+  token(): string | null;
+}
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/** Whether the request carries `token` (compared in constant time; no token: never). */
+export function carriesToken(req: Pick<IncomingMessage, "headers">, token: string | null): boolean {
+  if (!token) return false;
+  const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
+  return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
+}
+
+/**
+ * The token in `file` (trimmed), read again only when the file changed; null while it is missing
+ * or empty.
+ */
+export function fileToken(file: string): () => string | null {
+  let last: { stamp: string; token: string | null } | null = null;
+  return () => {
+    const stamp = fileStamp(file);
+    if (last?.stamp !== stamp) {
+      let token: string | null = null;
+      try {
+        token = readFileSync(file, "utf8").trim() || null;
+      } catch {
+        // missing: refused until the launcher writes it
+      }
+      last = { stamp, token };
+    }
+    return last.token;
+  };
 }
 
 /** The most an agent's readings may weigh. */
@@ -37,7 +72,7 @@ function storeStats(dir: string, node: string, text: string): boolean {
 }
 
 /** The feed's body and its entity tag (an agent that has it gets a 304). */
-export function feedBody(src: FeedSource): { body: string; etag: string } {
+export function feedBody(src: Pick<FeedSource, "state" | "caddyFile" | "networks">): { body: string; etag: string } {
   let caddy: unknown = null;
   try {
     caddy = JSON.parse(readFileSync(src.caddyFile, "utf8"));
@@ -63,7 +98,7 @@ function fileStamp(file: string): string {
  * config's file or the overlays changed: every agent asks every 300 ms, and a fleet's state and
  * config weigh enough that making them each time would take the mesh DNS's loop from its lookups.
  */
-export function feedBodies(src: FeedSource): () => { body: string; etag: string } {
+export function feedBodies(src: Pick<FeedSource, "state" | "caddyFile" | "networks">): () => { body: string; etag: string } {
   let last: { state: DataPlaneState; caddy: string; networks: string; made: { body: string; etag: string } } | null = null;
   return () => {
     const state = src.state();
@@ -76,12 +111,19 @@ export function feedBodies(src: FeedSource): () => { body: string; etag: string 
 
 /**
  * The edge feed's HTTP server (bound by the caller on the manager edge's control-overlay address
- * only: nothing but the agents is on that network). Answers `GET /v1/edge`, with a 304 for an
- * agent that has it already; anything else is a 404.
+ * only: nothing but the agents is on that network). Every request must carry the installation's
+ * feed token (a 401 otherwise: the control overlay is reachable from every node, so a container
+ * that found its way there must not read the routing state or write acknowledgements). Answers
+ * `GET /v1/edge`, with a 304 for an agent that has it already; anything else is a 404.
  */
 export function feedServer(src: FeedSource): Server {
   const bodies = feedBodies(src);
   const server = createServer((req, res) => {
+    if (!carriesToken(req, src.token())) {
+      req.resume();
+      res.writeHead(401, { "content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer" }).end("the edge feed's token is required\n");
+      return;
+    }
     const url = new URL(req.url ?? "/", "http://x");
     const node = url.searchParams.get("node");
     const nodeOk = node !== null && /^[a-z0-9]{1,64}$/.test(node);

@@ -3,10 +3,10 @@ import { type Server, createServer } from "node:http";
 import { networkInterfaces } from "node:os";
 import { dirname, join } from "node:path";
 import type { Runtime } from "@levelrail/docker";
-import { CONTROL_ROLE, NODE_STATS_DIR, EDGE_ACKS_FILE, EDGE_CADDY_FILE, EDGE_FEED_PORT, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
+import { CONTROL_ROLE, NODE_STATS_DIR, EDGE_ACKS_FILE, EDGE_CADDY_FILE, EDGE_FEED_PORT, EDGE_FEED_TOKEN_FILE, type DataPlaneState, controlNetworkName } from "@levelrail/spec/dataplane";
 import { Labels, instanceFilter, meshZone } from "@levelrail/spec/naming";
 import { AddressBook } from "./addresses";
-import { AckBook, feedServer } from "./feed";
+import { AckBook, feedServer, fileToken } from "./feed";
 import { TaskLiveness } from "./liveness";
 import { type Scope, type StateIndex, answer, indexState, refuse } from "./answer";
 import { isDirect } from "./local";
@@ -260,6 +260,7 @@ export class DataPlane {
       networks: () => this.appNetworks,
       ack: (node, generation) => acks.ack(node, generation),
       statsDir: join(dirname(this.o.stateFile), NODE_STATS_DIR),
+      token: fileToken(join(dirname(this.o.stateFile), EDGE_FEED_TOKEN_FILE)),
     });
     const key = `${host}:${EDGE_FEED_PORT}`;
     try {

@@ -72,6 +72,13 @@ export const nodeAgentName = (shortName: string) => `${shortName}-node-agent`;
 /** The port the manager's mesh DNS serves the edge feed on, on its control-overlay address only. */
 export const EDGE_FEED_PORT = 7440;
 export const EDGE_FEED_PATH = "/v1/edge";
+/**
+ * Beside the state file on the manager: the token every request to the edge feed must carry
+ * (`Authorization: Bearer …`), made by the launcher, handed to the node agents as a swarm secret.
+ */
+export const EDGE_FEED_TOKEN_FILE = "edge-feed.token";
+/** Where a node agent reads it: the swarm secret's file in its task. */
+export const EDGE_FEED_TOKEN_SECRET_FILE = "/run/secrets/edge-feed-token";
 /** Beside the state file: the Caddy config the worker loaded into the manager's edge (every node's edge loads the same). */
 export const EDGE_CADDY_FILE = "edge-caddy.json";
 

@@ -188,7 +188,7 @@ describe("the data plane on every node", () => {
         return r.status === 200 ? { ok: true, body: r.body } : { ok: false, detail: `${r.status} ${r.body.slice(0, 120)} at ${new Date().toISOString()} (+${Date.now() - t0} ms)` };
       },
       async () => {
-        await ensureNodeAgents({ short, version, registry: h.registry, registryAuth: h.registryAuth, nodeEngineSocket: h.nodeEngineSocket, httpPort: HTTP_PORT, httpsPort: null, meshPort: MESH_PORT });
+        await ensureNodeAgents({ dataDir, short, version, registry: h.registry, registryAuth: h.registryAuth, nodeEngineSocket: h.nodeEngineSocket, httpPort: HTTP_PORT, httpsPort: null, meshPort: MESH_PORT });
         await waitFor("the new version's replicas on the worker node, the old ones gone", async () => {
           const names = await replicas();
           return names.length === 2 && names.every((n) => n.includes(version)) ? true : undefined;
