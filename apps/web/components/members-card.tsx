@@ -156,7 +156,7 @@ function SignInActions({ orgId, member: m }: { orgId: string; member: MemberView
     mutationFn: () => api(`${path}/two-factor`, { method: "DELETE" }),
     onSettled: () => qc.invalidateQueries({ queryKey: keys.members(orgId) }),
   });
-  const signOut = useMutation({ mutationFn: () => api(`${path}/sessions`, { method: "DELETE" }) });
+  const signOut = useMutation({ mutationFn: () => api<{ sessionsEnded: number; sessionsKept: number }>(`${path}/sessions`, { method: "DELETE" }) });
   return (
     <>
       {m.twoFactorEnabled && (
@@ -167,7 +167,13 @@ function SignInActions({ orgId, member: m }: { orgId: string; member: MemberView
       <button type="button" className="secondary" disabled={signOut.isPending} onClick={() => signOut.mutate()} aria-label={`Sign out ${m.email} everywhere`}>
         Sign out everywhere
       </button>
-      {signOut.isSuccess && <span role="status">Signed out everywhere.</span>}
+      {signOut.isSuccess && (
+        <span role="status">
+          {signOut.data.sessionsKept === 0
+            ? "Signed out everywhere."
+            : `Signed out of this organization (${signOut.data.sessionsEnded} ended); ${signOut.data.sessionsKept} session${signOut.data.sessionsKept === 1 ? "" : "s"} that reach their other organizations too kept: remove them from this organization, or ask an installation administrator.`}
+        </span>
+      )}
       <Alert inline error={reset.error ?? signOut.error} />
     </>
   );

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Auth, SECOND_FACTOR_LOCKOUT, actorFor, createAuth, createOperator } from "@levelrail/auth";
 import { endOtherSessions, endSession, listSessions, secondFactorOf } from "@levelrail/auth/account";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
+import { auditEntry } from "@levelrail/db/schema/audit";
 import { session, twoFactor, user } from "@levelrail/db/schema/auth";
+import { installationAdmin } from "@levelrail/db/schema/operator";
 import { membership } from "@levelrail/db/schema/orgs";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { testKit } from "@levelrail/testkit/seed";
@@ -16,7 +18,7 @@ import { secretOf, totp } from "@levelrail/testkit/totp";
 import type { Ctx } from "../context";
 import { bootstrapOrg } from "./create";
 import { listMembers } from "./members";
-import { getOrgSecurity, resetMemberSecondFactor, setOrgSecurity, signOutMember } from "./security";
+import { endOwnOtherSessions, getOrgSecurity, resetMemberSecondFactor, setOrgSecurity, signOutMember } from "./security";
 
 const base = "http://localhost:3500";
 const root = join(import.meta.dirname, "..", "..", "..", "..");
@@ -229,8 +231,77 @@ describe("sessions", () => {
     const { org } = await bootstrapOrg(db, owner.id, `ses-${randomBytes(3).toString("hex")}`);
     await db.insert(membership).values({ orgId: org.id, userId: op.id, role: "developer" });
     await expect(signOutMember({ ctx: await ctxOf(op.id, op.email), orgId: org.id, userId: owner.id })).rejects.toMatchObject({ code: "forbidden" });
-    expect(await signOutMember({ ctx: await ctxOf(owner.id, owner.email), orgId: org.id, userId: op.id })).toEqual({ userId: op.id, sessionsEnded: 1 });
+    expect(await signOutMember({ ctx: await ctxOf(owner.id, owner.email), orgId: org.id, userId: op.id })).toEqual({ userId: op.id, sessionsEnded: 1, sessionsKept: 0 });
     expect(await browsers[0]!.sessionOf()).toBeNull();
     expect(await db.select().from(session).where(eq(session.userId, op.id))).toEqual([]);
+  });
+});
+
+describe("a member who also belongs to another organization", () => {
+  /** Two organizations with their own owners, and a member of both. */
+  async function twoOrgs(label: string) {
+    const ownerA = await operator(`${label}-owner-a`);
+    const ownerB = await operator(`${label}-owner-b`);
+    const { org: a } = await bootstrapOrg(db, ownerA.id, `${label}-a-${randomBytes(3).toString("hex")}`);
+    const { org: b } = await bootstrapOrg(db, ownerB.id, `${label}-b-${randomBytes(3).toString("hex")}`);
+    return { ownerA, ownerB, a, b };
+  }
+  const audited = async (userId: string) => (await db.select({ action: auditEntry.action }).from(auditEntry).where(eq(auditEntry.targetId, userId))).map((e) => e.action);
+
+  it("an owner of one organization may not reset their second factor (403 naming the installation administrator, nothing changed); an installation administrator who owns it may", async () => {
+    const { ownerA, a, b } = await twoOrgs("reset-multi");
+    const member = await enrolled("reset-multi-member");
+    await db.insert(membership).values([
+      { orgId: a.id, userId: member.id, role: "developer" },
+      { orgId: b.id, userId: member.id, role: "developer" },
+    ]);
+    const refused = await resetMemberSecondFactor({ ctx: await ctxOf(ownerA.id, ownerA.email), orgId: a.id, userId: member.id }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "forbidden", field: "userId", message: expect.stringContaining("needs an installation administrator") });
+    expect((await secondFactorOf(db, member.id)).enabled).toBe(true);
+    expect(await db.select().from(twoFactor).where(eq(twoFactor.userId, member.id))).toHaveLength(1);
+    expect(await audited(member.id)).toEqual([]);
+    // The same owner, made an installation administrator on the host.
+    await db.insert(installationAdmin).values({ userId: ownerA.id });
+    expect(await resetMemberSecondFactor({ ctx: await ctxOf(ownerA.id, ownerA.email), orgId: a.id, userId: member.id })).toEqual({ userId: member.id, hadSecondFactor: true });
+    expect((await secondFactorOf(db, member.id)).enabled).toBe(false);
+    await db.delete(installationAdmin).where(eq(installationAdmin.userId, ownerA.id));
+  });
+
+  it("an owner's sign-out ends only the sessions that act in their organization alone (its single sign-on's) and counts the others, kept; an installation administrator ends them all", async () => {
+    const { ownerA, ownerB, a, b } = await twoOrgs("signout-multi");
+    const member = await operator("signout-multi-member");
+    await db.insert(membership).values([
+      { orgId: a.id, userId: member.id, role: "developer" },
+      { orgId: b.id, userId: member.id, role: "developer" },
+    ]);
+    const browsers = [new Browser("password/1"), new Browser("sso-a/1"), new Browser("sso-b/1")];
+    for (const br of browsers) expect((await br.post("/sign-in/email", { email: member.email, password: member.password })).status).toBe(200);
+    // As the organizations' single sign-on marks the sessions it opens: one of A's, one of B's.
+    await db.update(session).set({ ssoOrgId: a.id }).where(eq(session.id, (await browsers[1]!.sessionOf())!.session.id));
+    await db.update(session).set({ ssoOrgId: b.id }).where(eq(session.id, (await browsers[2]!.sessionOf())!.session.id));
+
+    expect(await signOutMember({ ctx: await ctxOf(ownerA.id, ownerA.email), orgId: a.id, userId: member.id })).toEqual({ userId: member.id, sessionsEnded: 1, sessionsKept: 2 });
+    expect(await browsers[1]!.sessionOf()).toBeNull();
+    expect((await browsers[0]!.sessionOf())?.user.email).toBe(member.email);
+    expect((await browsers[2]!.sessionOf())?.user.email).toBe(member.email);
+    // B's owner ends B's session only; the password session reaches A too and stays.
+    expect(await signOutMember({ ctx: await ctxOf(ownerB.id, ownerB.email), orgId: b.id, userId: member.id })).toEqual({ userId: member.id, sessionsEnded: 1, sessionsKept: 1 });
+    expect((await browsers[0]!.sessionOf())?.user.email).toBe(member.email);
+    // An installation administrator who owns A signs them out everywhere.
+    await db.insert(installationAdmin).values({ userId: ownerA.id });
+    expect(await signOutMember({ ctx: await ctxOf(ownerA.id, ownerA.email), orgId: a.id, userId: member.id })).toEqual({ userId: member.id, sessionsEnded: 1, sessionsKept: 0 });
+    expect(await db.select().from(session).where(eq(session.userId, member.id))).toEqual([]);
+    await db.delete(installationAdmin).where(eq(installationAdmin.userId, ownerA.id));
+  });
+
+  it("a read-only token ends none of its user's own sessions", async () => {
+    const op = await operator("ro-sessions");
+    const { org } = await bootstrapOrg(db, op.id, `ro-${randomBytes(3).toString("hex")}`);
+    const br = new Browser();
+    expect((await br.post("/sign-in/email", { email: op.email, password: op.password })).status).toBe(200);
+    const readOnly: Ctx = { db, actor: await actorFor(db, op.id, op.email, undefined, true), kit: testKit() };
+    expect(readOnly.actor.orgIds).toEqual([org.id]);
+    await expect(endOwnOtherSessions({ ctx: readOnly })).rejects.toMatchObject({ code: "forbidden", message: expect.stringContaining("a read-only API token changes nothing") });
+    expect((await br.sessionOf())?.user.email).toBe(op.email);
   });
 });

@@ -1,7 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, gt, isNull, ne, or } from "drizzle-orm";
 import { z } from "zod";
 import { endAllSessions, endOtherSessions, endSession, resetSecondFactor } from "@levelrail/auth/account";
-import { user } from "@levelrail/db/schema/auth";
+import { session, user } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { audit } from "../audit/record";
@@ -66,10 +66,29 @@ export async function setOrgSecurity({ ctx, orgId, input }: { ctx: Ctx; orgId: s
   return getOrgSecurity({ ctx, orgId });
 }
 
-/** A lost device: the member's second factor is removed; they sign in with their password and enrol again. */
+/** How many organizations the user belongs to (this one included). */
+async function organizationsOf(ctx: Ctx, userId: string): Promise<number> {
+  const [row] = await ctx.db.select({ n: count() }).from(membership).where(eq(membership.userId, userId));
+  return row?.n ?? 0;
+}
+
+/**
+ * A lost device: the member's second factor is removed; they sign in with their password and enrol
+ * again. The factor guards the user in every organization they belong to, so for a member who also
+ * belongs to another organization an owner of this one alone may not remove it: that needs an
+ * installation administrator (403 saying so, nothing written; `levelrail user reset-2fa` on the host
+ * does it too).
+ */
 export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; hadSecondFactor: boolean }> {
   authorize(ctx, "orgSecurity.manage", { orgId });
   const member = await memberOf(ctx, orgId, userId);
+  if (ctx.actor.installationAdmin !== true && (await organizationsOf(ctx, member.id)) > 1) {
+    throw new LevelrailError(
+      "forbidden",
+      `${member.email} belongs to other organizations too, where this second factor guards them as well: resetting it needs an installation administrator (levelrail user reset-2fa --email E on the host)`,
+      { field: "userId" },
+    );
+  }
   const hadSecondFactor = await ctx.db.transaction(async (tx) => {
     const had = await resetSecondFactor(tx, member.id);
     await audit(ctx, tx, { orgId, action: "member.reset-second-factor", target: { type: "user", id: member.id, name: member.email } });
@@ -78,16 +97,31 @@ export async function resetMemberSecondFactor({ ctx, orgId, userId }: { ctx: Ctx
   return { userId: member.id, hadSecondFactor };
 }
 
-/** Ends every session of the member (every browser signs in again); their API tokens keep working. */
-export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; sessionsEnded: number }> {
+/**
+ * Signs the member out: every browser signs in again; their API tokens keep working. An owner acts on
+ * this organization's sessions only: a member of this organization alone loses every session; a
+ * member who also belongs to another organization loses the sessions that act in this one only (those
+ * its single sign-on opened) and keeps the others, which reach their other organizations too
+ * (`sessionsKept` counts them; an installation administrator ends them all, and removing the member
+ * from this organization cuts their access here at once).
+ */
+export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: string; userId: string }): Promise<{ userId: string; sessionsEnded: number; sessionsKept: number }> {
   authorize(ctx, "orgSecurity.manage", { orgId });
   const member = await memberOf(ctx, orgId, userId);
-  const sessionsEnded = await ctx.db.transaction(async (tx) => {
-    const ended = await endAllSessions(tx, member.id);
+  const everywhere = ctx.actor.installationAdmin === true || (await organizationsOf(ctx, member.id)) <= 1;
+  return ctx.db.transaction(async (tx) => {
+    const ended = everywhere
+      ? await endAllSessions(tx, member.id)
+      : (await tx.delete(session).where(and(eq(session.userId, member.id), eq(session.ssoOrgId, orgId))).returning({ id: session.id })).length;
+    const [kept] = everywhere
+      ? [{ n: 0 }]
+      : await tx
+          .select({ n: count() })
+          .from(session)
+          .where(and(eq(session.userId, member.id), gt(session.expiresAt, new Date()), or(isNull(session.ssoOrgId), ne(session.ssoOrgId, orgId))));
     await audit(ctx, tx, { orgId, action: "member.sign-out", target: { type: "user", id: member.id, name: member.email } });
-    return ended;
+    return { userId: member.id, sessionsEnded: ended, sessionsKept: kept?.n ?? 0 };
   });
-  return { userId: member.id, sessionsEnded };
 }
 
 /** Ends one of the caller's own sessions (someone else's is a 404); recorded under no organization. */
