@@ -155,6 +155,11 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
           matcher: (ctx: HookCtx) => orgOfProvider(requested(ctx)) !== null,
           handler: createAuthMiddleware(async (ctx) => {
             const orgId = orgOfProvider(requested(ctx));
+            // Only the authorization code flow (PKCE, state and nonce bound to this browser) signs in
+            // through a connection: an ID token handed over directly proves nothing of the sort.
+            if (orgId && (ctx.body as { idToken?: unknown } | undefined)?.idToken !== undefined) {
+              throw new APIError("BAD_REQUEST", { code: "SSO_ID_TOKEN_REFUSED", message: "single sign-on goes through the identity provider's sign-in page; an ID token is not accepted here" });
+            }
             if (orgId) await install(ctx.context, orgId);
           }),
         },
@@ -193,10 +198,12 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
 /** The code of a sign-in refused because the email's domain is not one the organization has proven. */
 export const EMAIL_DOMAIN_NOT_PROVEN = "email_domain_not_proven";
 
-/** The organization of the SSO callback a database write happens in (null: any other request, or none). */
+/** The organization of the SSO sign-in a database write happens in (its callback, or a social sign-in naming it); null: any other request, or none. */
 function callbackOrg(ctx: HookCtx | null | undefined): string | null {
-  if (!ctx || !(ctx.path ?? "").startsWith("/callback/")) return null;
-  return orgOfProvider(ctx.params?.id);
+  if (!ctx) return null;
+  if ((ctx.path ?? "").startsWith("/callback/")) return orgOfProvider(ctx.params?.id);
+  if (ctx.path === "/sign-in/social") return orgOfProvider((ctx.body as { provider?: unknown } | undefined)?.provider);
+  return null;
 }
 
 /** Thrown inside better-auth's callback: it redirects to the sign-in page with `?error=` the code (nothing written). */

@@ -16,7 +16,11 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
-export async function startOidcProvider(redirectUris: string[]): Promise<TestIdp> {
+/**
+ * `claimsInIdToken`: the ID token itself carries the email and the other claims (as many providers
+ * do), not only the userinfo endpoint (oidc-provider's default for the code flow).
+ */
+export async function startOidcProvider(redirectUris: string[], o: { claimsInIdToken?: boolean } = {}): Promise<TestIdp> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const clientId = "levelrail-panel";
@@ -41,6 +45,7 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestIdp
     cookies: { keys: [randomBytes(16).toString("hex")] },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: true } },
+    ...(o.claimsInIdToken ? { conformIdTokenClaims: false } : {}),
   });
   const server: Server = createServer(provider.callback());
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));

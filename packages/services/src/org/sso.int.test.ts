@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actorFor, createAuth, createOperator } from "@levelrail/auth";
@@ -349,6 +349,63 @@ describe("the connection signs in only its organization's proven email domains, 
     expect(full.orgIds.sort()).toEqual([org.orgId, other.orgId].sort());
     expect(full.ssoSessionRefusedBy).toEqual([]);
   });
+
+  it("an ID token handed to the panel directly (no authorization code flow) opens no session through the connection", async () => {
+    // An organization whose provider puts the email in the ID token itself, with a member who signed in through it once.
+    const z = await seedOrg(db, "sso-z", kit);
+    const zIdp = await startOidcProvider([`${PANEL}/api/auth/callback/${ssoProviderId(z.orgId)}`], { claimsInIdToken: true });
+    try {
+      await setSso({ ctx: { ...z, allowPrivateTargets: true }, orgId: z.orgId, input: { issuer: zIdp.issuer, clientId: zIdp.clientId, clientSecret: zIdp.clientSecret, domain: "z.example" } });
+      await proveEmailDomain(z.orgId, "z.example");
+      await idTokenSignIn(z.orgId, zIdp);
+    } finally {
+      await zIdp.close();
+    }
+  });
+
+  async function idTokenSignIn(orgId: string, provider: TestIdp) {
+    const email = `zed-${randomBytes(3).toString("hex")}@z.example`;
+    const { id } = await createOperator(auth, email, randomBytes(12).toString("base64url"));
+    await db.insert(membership).values([
+      { orgId, userId: id, role: "developer" },
+      { orgId: other.orgId, userId: id, role: "owner" },
+    ]);
+    const viaCode = new CookieJar();
+    const started = await post(viaCode, "/sign-in/social", { provider: ssoProviderId(orgId), callbackURL: "/", errorCallbackURL: "/login" });
+    const back = await auth.handler(new Request(await loginAtProvider(String(started.json.url), email), { headers: { cookie: viaCode.header() } }));
+    viaCode.take(back);
+    expect((await sessionIn(viaCode))?.session.ssoOrgId).toBe(orgId);
+    const member = { id, email };
+    const sessions = await sessionCount(member.id);
+    const idp = provider;
+    const org = { orgId };
+
+    // A valid ID token for the member, as whoever runs the identity provider can get one.
+    const nonce = randomBytes(16).toString("base64url");
+    const verifier = randomBytes(32).toString("base64url");
+    const discovery = (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { authorization_endpoint: string; token_endpoint: string };
+    const redirectUri = `${PANEL}/api/auth/callback/${ssoProviderId(org.orgId)}`;
+    const authorize = new URL(discovery.authorization_endpoint);
+    for (const [k, v] of Object.entries({ client_id: idp.clientId, response_type: "code", scope: "openid email", redirect_uri: redirectUri, nonce, state: "s", code_challenge_method: "S256", code_challenge: createHash("sha256").update(verifier).digest("base64url") })) {
+      authorize.searchParams.set(k, v);
+    }
+    const code = new URL(await loginAtProvider(authorize.toString(), member.email)).searchParams.get("code") ?? "";
+    const tokens = (await (
+      await fetch(discovery.token_endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: idp.clientId, client_secret: idp.clientSecret, code_verifier: verifier }),
+      })
+    ).json()) as { id_token?: string };
+    expect(tokens.id_token).toBeTruthy();
+
+    const jar = new CookieJar();
+    const res = await post(jar, "/sign-in/social", { provider: ssoProviderId(org.orgId), idToken: { token: tokens.id_token, nonce } });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(await sessionIn(jar)).toBeNull();
+    expect(await sessionCount(member.id)).toBe(sessions);
+  }
 
   it("a domain whose proof lapsed signs in nobody, not even a linked member", async () => {
     const member = await person("lapsed", "lapsed.example");
