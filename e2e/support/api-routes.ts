@@ -26,6 +26,8 @@ export interface Ids {
   notificationChannelId: string;
   /** The service's id (metrics filter by it; the services list pages from one). */
   serviceId: string;
+  /** A fork's preview waiting for approval of head commit `b…b`; unset: a preview of nothing. */
+  previewId?: string;
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
@@ -189,6 +191,8 @@ export const API_ROUTES: ApiRoute[] = [
   { method: "POST", path: "/api/v1/hooks/git/{sourceId}", kind: "own", body: () => ({ zen: "x" }) },
   { method: "GET", path: "/api/v1/projects/{id}/previews", kind: "owned" },
   { method: "PUT", path: "/api/v1/projects/{id}/previews", kind: "owned", body: (i) => ({ baseEnvironmentId: i.envId, domain: "preview.localhost", max: 2, ttlHours: 24 }) },
+  // A preview of nothing: the project answers first (404 for a stranger's, 403 for a viewer), then the preview 404.
+  { method: "POST", path: "/api/v1/projects/{id}/previews/{previewId}/approve", kind: "owned", body: () => ({ commit: "b".repeat(40) }) },
   { method: "GET", path: "/api/v1/notification-channels", kind: "own" },
   {
     method: "POST",
@@ -262,6 +266,7 @@ export function urlOf(route: ApiRoute, ids: Ids): string {
     .replace("{userId}", "me")
     .replace("{invitationId}", "00000000-0000-4000-8000-000000000000")
     .replace("{credId}", ids.gitCredentialId)
+    .replace("{previewId}", ids.previewId ?? "00000000-0000-4000-8000-000000000000")
     // The email domain the POST above adds (the check and the removal name it).
     .replace("{domain}", ssoDomainOf(ids))
     // A git source of nothing: the webhook answers 404.

@@ -122,6 +122,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "POST /api/v1/hooks/git/{sourceId}": "own",
   "GET /api/v1/projects/{id}/previews": "preview.read",
   "PUT /api/v1/projects/{id}/previews": "preview.write",
+  "POST /api/v1/projects/{id}/previews/{previewId}/approve": "service.deploy",
   "GET /api/v1/notification-channels": "notificationChannel.read",
   "POST /api/v1/notification-channels": "notificationChannel.write",
   "GET /api/v1/notification-channels/{id}": "notificationChannel.read",

@@ -1,9 +1,19 @@
 "use client";
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import Link from "@/components/link";
+import { ApiError, api } from "@/lib/fetcher";
+import { keys } from "@/lib/keys";
 import type { ProjectPreviews } from "@/lib/types";
 
-/** A project's previews (PreviewsCard, when it has any): each request's head commit, environment, state and last message. */
-export function PreviewList({ previews }: { previews: ProjectPreviews["previews"] }) {
+type Preview = ProjectPreviews["previews"][number];
+
+/**
+ * A project's previews (PreviewsCard, when it has any): each request's head commit, environment, state
+ * and last message. A fork's or an outsider's request waits for a member with deploy rights to approve
+ * its head commit ("Approve preview"); what its clone left out of the base is listed under it.
+ */
+export function PreviewList({ projectId, previews }: { projectId: string; previews: ProjectPreviews["previews"] }) {
   return (
     <table aria-label="Previews">
       <thead>
@@ -20,6 +30,7 @@ export function PreviewList({ previews }: { previews: ProjectPreviews["previews"
           <tr key={p.id}>
             <th scope="row">
               #{p.number} <span className="muted">{p.headRef}</span>
+              {p.fork || p.outsider ? <span className="muted"> ({p.fork ? "fork" : "outside author"})</span> : null}
             </th>
             <td>
               <code title={p.headCommit}>{p.headCommit.slice(0, 12)}</code>
@@ -27,17 +38,51 @@ export function PreviewList({ previews }: { previews: ProjectPreviews["previews"
             <td>{p.environmentId ? <Link href={`/environments/${p.environmentId}`}>{p.environmentName ?? "environment"}</Link> : <span className="muted">none</span>}</td>
             <td className={p.state === "refused" ? "error" : undefined}>
               {p.state}
+              {p.state === "open" && p.approval === "awaiting" ? " (awaiting approval)" : null}
               {p.url && p.state === "open" ? (
                 <>
                   {" "}
                   <a href={p.url}>{new URL(p.url).host}</a>
                 </>
               ) : null}
+              {p.state === "open" && p.approval === "awaiting" ? <ApproveButton projectId={projectId} preview={p} /> : null}
             </td>
-            <td>{p.message}</td>
+            <td>
+              {p.message}
+              {p.withheld.length > 0 ? (
+                <div className="muted">Withheld from the base: {p.withheld.map((w) => `${w.service ? `${w.service} ` : ""}${w.key} (${w.kind})`).join(", ")}</div>
+              ) : null}
+            </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Approves the head commit shown (the API refuses it if the request has moved on since). */
+function ApproveButton({ projectId, preview }: { projectId: string; preview: Preview }) {
+  const qc = useQueryClient();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function approve() {
+    setBusy(true);
+    setError(null);
+    try {
+      await api(`/projects/${encodeURIComponent(projectId)}/previews/${encodeURIComponent(preview.id)}/approve`, { method: "POST", body: { commit: preview.headCommit } });
+      await qc.invalidateQueries({ queryKey: keys.previews(projectId) });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <div>
+      <button type="button" onClick={() => void approve()} disabled={busy} title={`Build ${preview.headCommit.slice(0, 12)} without the base's secrets`}>
+        Approve preview
+      </button>
+      {error ? <p className="error">{error}</p> : null}
+    </div>
   );
 }

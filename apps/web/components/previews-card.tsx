@@ -32,7 +32,7 @@ export function PreviewsCard({ project, environments, intro }: { project: Projec
           <p className="muted">No previews yet: they open when a pull or merge request webhook arrives.</p>
         ) : (
           <Suspense fallback={null}>
-            <PreviewList previews={previews.data.previews} />
+            <PreviewList projectId={project.id} previews={previews.data.previews} />
           </Suspense>
         ))}
     </section>

@@ -32,9 +32,11 @@ const deps = () => ({ db, kit: o.kit });
 const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 const github = (event: string, body: Uint8Array, delivery: string, secret = SECRET) =>
   new Headers({ "content-type": "application/json", "x-github-event": event, "x-github-delivery": delivery, "x-hub-signature-256": `sha256=${hmacHex(secret, body)}` });
-const push = (after: string, ref = "refs/heads/main") => bytes({ ref, before: A, after, repository: { full_name: "acme/shop" } });
-const pr = (action: string, number: number, sha: string) =>
-  bytes({ action, number, pull_request: { number, statuses_url: `http://127.0.0.1:9/repos/acme/shop/statuses/${sha}`, head: { ref: `topic-${number}`, sha }, base: { ref: "main" } }, repository: { full_name: "acme/shop" } });
+const push = (after: string, ref = "refs/heads/main", before = A) => bytes({ ref, before, after, repository: { full_name: "acme/shop" } });
+const REPO = { id: 1296269, full_name: "acme/shop" };
+// A member's request from a branch of the repository itself (GitHub's payload shape).
+const pr = (action: string, number: number, sha: string, statusesUrl = `http://127.0.0.1:9/repos/acme/shop/statuses/${sha}`) =>
+  bytes({ action, number, pull_request: { number, author_association: "MEMBER", statuses_url: statusesUrl, head: { ref: `topic-${number}`, sha, repo: REPO }, base: { ref: "main", repo: REPO } }, repository: REPO });
 const hook = (headers: Headers, body: Uint8Array, id = sourceId) => receiveGitHook(deps(), { sourceId: id, headers, body });
 const builds = async () => db.select().from(build).where(eq(build.serviceId, serviceId));
 const deliveries = async () => (await db.select({ n: count() }).from(gitDelivery).where(eq(gitDelivery.sourceId, sourceId)))[0]!.n;
@@ -116,7 +118,8 @@ describe("push webhooks", () => {
 
   it("Gitea and GitLab pushes build like GitHub's; a body over 1 MiB is a 413", async () => {
     const before = (await builds()).length;
-    const gitea = push(A);
+    // Each continues from the branch's last pushed commit (C, then A): a force-push back to A is taken.
+    const gitea = push(A, "refs/heads/main", C);
     expect((await hook(new Headers({ "x-gitea-event": "push", "x-github-event": "push", "x-gitea-delivery": "g-1", "x-gitea-signature": hmacHex(SECRET, gitea) }), gitea)).status).toBe(202);
     const gitlab = bytes({ object_kind: "push", ref: "refs/heads/main", before: A, after: B, checkout_sha: B });
     const answer = await hook(new Headers({ "x-gitlab-event": "Push Hook", "x-gitlab-token": SECRET, "x-gitlab-event-uuid": "l-1" }), gitlab);
@@ -155,7 +158,8 @@ describe("pull request webhooks", () => {
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
     const rows = await db.select().from(preview).where(eq(preview.projectId, o.projectId));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ number: 12, state: "open", headCommit: B, headRef: "topic-12", repo: "github.com/acme/shop", statusUrl: `http://127.0.0.1:9/repos/acme/shop/statuses/${B}` });
+    // No provider API on the source: no status is posted anywhere (the payload's statuses_url is not followed).
+    expect(rows[0]).toMatchObject({ number: 12, state: "open", headCommit: B, headRef: "topic-12", repo: "github.com/acme/shop", statusUrl: null, fork: false, outsider: false });
 
     const thirteen = pr("opened", 13, C);
     const refused = await hook(github("pull_request", thirteen, "p-3"), thirteen);
@@ -175,5 +179,47 @@ describe("pull request webhooks", () => {
     // One open for request 12 however many raced; the others updated it.
     expect(entries.map((e) => e.action).sort()).toEqual(["preview.close", "preview.open", "preview.open", "preview.refuse", "preview.update", "preview.update", "preview.update"].sort());
     expect(new Set(entries.map((e) => e.actor))).toEqual(new Set(["webhook:github"]));
+  });
+});
+
+describe("deliveries a developer or an eavesdropper can forge or replay", () => {
+  it("a replayed older push under a new delivery id builds nothing and says why; a push continuing the branch is built", async () => {
+    const svc = await createService({ ctx: o, envId: o.envId, input: { name: "replayed", app: "shop", image: "registry.example.com/shop:1", port: 8080 } });
+    const [src] = await db
+      .insert(gitSource)
+      .values({ orgId: o.orgId, serviceId: svc.id, url: "https://github.com/acme/replayed.git", ref: "main", webhookSecretSealed: o.kit.keyring.seal(SECRET) })
+      .returning();
+    const send = (body: Uint8Array, delivery: string) => hook(github("push", body, delivery), body, src!.id);
+    const queued = async () => (await db.select().from(build).where(eq(build.serviceId, svc.id))).map((b) => b.commit);
+    const first = push(B, "refs/heads/main", A);
+    const second = push(C, "refs/heads/main", B);
+    expect((await send(first, "r-1")).status).toBe(202);
+    expect((await send(second, "r-2")).status).toBe(202);
+    expect(await queued()).toEqual([B, C]);
+    // The first push captured and sent again as a new delivery: B is behind C.
+    const replay = await send(first, "r-1-again");
+    expect(replay).toEqual({ status: 200, body: { ignored: true, reason: expect.stringContaining("older than the branch's last pushed commit") } });
+    // The last push sent again: C is built already.
+    expect((await send(second, "r-2-again")).body).toMatchObject({ ignored: true, reason: expect.stringContaining("already the branch's last pushed commit") });
+    expect(await queued()).toEqual([B, C]);
+    // A force-push back to B continues from C: taken.
+    expect((await send(push(B, "refs/heads/main", C), "r-3")).status).toBe(202);
+    expect((await queued()).sort()).toEqual([B, B, C].sort());
+  });
+
+  it("a signed pull request whose statuses_url names another host stores no status URL there: only the source's provider API", async () => {
+    const svc = await createService({ ctx: o, envId: o.envId, input: { name: "statused", app: "shop", image: "registry.example.com/shop:1", port: 8080 } });
+    // The provider API on a closed loopback port: nothing here connects to it.
+    const [src] = await db
+      .insert(gitSource)
+      .values({ orgId: o.orgId, serviceId: svc.id, url: "https://github.com/acme/statused.git", ref: "main", webhookSecretSealed: o.kit.keyring.seal(SECRET), apiProvider: "github", apiUrl: "http://127.0.0.1:9" })
+      .returning();
+    await putPreviewSettings({ ctx: { ...o, baseDomains: [] }, projectId: o.projectId, input: { baseEnvironmentId: o.envId, domain: "preview.localhost", max: 10, ttlHours: 24 } });
+    const body = pr("opened", 77, B, `https://attacker.example/repos/acme/statused/statuses/${B}`);
+    expect((await hook(github("pull_request", body, "s-1"), body, src!.id)).status).toBe(202);
+    const [row] = await db.select().from(preview).where(and(eq(preview.projectId, o.projectId), eq(preview.number, 77)));
+    expect(row!.statusUrl).toBe(`http://127.0.0.1:9/repos/acme/statused/statuses/${B}`);
+    const stored = await db.select({ url: preview.statusUrl }).from(preview);
+    expect(stored.filter((r) => r.url?.includes("attacker.example"))).toEqual([]);
   });
 });

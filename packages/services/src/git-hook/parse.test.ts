@@ -19,22 +19,35 @@ const githubPr = (action: string) => ({
     state: action === "closed" ? "closed" : "open",
     merged: false,
     statuses_url: `https://api.github.com/repos/acme/shop/statuses/${B}`,
-    head: { ref: "feature/x", sha: B, repo: { full_name: "acme/shop", statuses_url: "https://api.github.com/repos/acme/shop/statuses/{sha}" } },
-    base: { ref: "main", sha: A },
+    author_association: "MEMBER",
+    head: { ref: "feature/x", sha: B, repo: { id: 1296269, full_name: "acme/shop", statuses_url: "https://api.github.com/repos/acme/shop/statuses/{sha}" } },
+    base: { ref: "main", sha: A, repo: { id: 1296269, full_name: "acme/shop" } },
   },
-  repository: { full_name: "acme/shop" },
+  repository: { id: 1296269, full_name: "acme/shop" },
 });
 const giteaPr = (action: string) => ({
   action,
   number: 7,
-  pull_request: { id: 99, number: 7, state: "open", head: { ref: "topic", sha: B, repo_id: 1 }, base: { ref: "main", sha: A } },
-  repository: { full_name: "acme/shop" },
+  pull_request: { id: 99, number: 7, state: "open", head: { ref: "topic", sha: B, repo_id: 1, repo: { id: 1, full_name: "acme/shop" } }, base: { ref: "main", sha: A, repo_id: 1 } },
+  repository: { id: 1, full_name: "acme/shop" },
 });
 const gitlabMr = (action: string, oldrev?: string) => ({
   object_kind: "merge_request",
   event_type: "merge_request",
   project: { id: 15, path_with_namespace: "acme/shop" },
-  object_attributes: { iid: 3, id: 301, action, state: "opened", source_branch: "topic", target_branch: "main", last_commit: { id: B }, ...(oldrev ? { oldrev } : {}) },
+  object_attributes: {
+    iid: 3,
+    id: 301,
+    action,
+    state: "opened",
+    source_branch: "topic",
+    target_branch: "main",
+    source_project_id: 15,
+    target_project_id: 15,
+    source: { path_with_namespace: "acme/shop" },
+    last_commit: { id: B },
+    ...(oldrev ? { oldrev } : {}),
+  },
 });
 
 describe("signatures", () => {
@@ -70,9 +83,11 @@ describe("signatures", () => {
 
 describe("parsers", () => {
   it("push: ref and commit; a deletion (all-zero after) is marked", () => {
-    expect(parseGitHub("push", githubPush)).toEqual({ kind: "push", ref: "refs/heads/main", commit: B, deleted: false });
+    expect(parseGitHub("push", githubPush)).toEqual({ kind: "push", ref: "refs/heads/main", commit: B, deleted: false, before: A });
     expect(parseGitHub("push", { ...githubPush, after: ZERO, deleted: true })).toMatchObject({ kind: "push", deleted: true });
-    expect(parseGitea("push", { ref: "refs/heads/main", before: A, after: B })).toEqual({ kind: "push", ref: "refs/heads/main", commit: B, deleted: false });
+    expect(parseGitea("push", { ref: "refs/heads/main", before: A, after: B })).toEqual({ kind: "push", ref: "refs/heads/main", commit: B, deleted: false, before: A });
+    expect(parseGitLab("Push Hook", { object_kind: "push", ref: "refs/heads/main", before: A, after: B })).toMatchObject({ before: A });
+    expect(parseGitHub("push", { ref: "refs/heads/main", after: B })).toMatchObject({ before: "" });
     expect(parseGitLab("Push Hook", { object_kind: "push", ref: "refs/heads/main", before: A, after: ZERO, checkout_sha: null })).toMatchObject({ deleted: true });
     expect(parseGitLab("Tag Push Hook", { object_kind: "tag_push", ref: "refs/tags/v1", before: ZERO, after: B })).toMatchObject({ ref: "refs/tags/v1", commit: B });
     expect(() => parseGitHub("push", { ref: "refs/heads/main", after: "nope" })).toThrow(PayloadError);
@@ -88,6 +103,9 @@ describe("parsers", () => {
       baseRef: "main",
       statusUrl: `https://api.github.com/repos/acme/shop/statuses/${B}`,
       repoPath: "acme/shop",
+      fork: false,
+      outsider: false,
+      headRepo: "acme/shop",
     });
     const actions = (f: (a: string) => ReturnType<typeof parseGitHub>) => ["opened", "reopened", "synchronize", "synchronized", "closed", "labeled"].map((a) => (f(a) as { action: string }).action);
     expect(actions((a) => parseGitHub("pull_request", githubPr(a)))).toEqual(["opened", "opened", "synchronize", "ignored", "closed", "ignored"]);
@@ -100,6 +118,29 @@ describe("parsers", () => {
     expect(parseGitHub("ping", { zen: "Keep it logically awesome.", hook_id: 1 })).toEqual({ kind: "ping" });
     expect(parseGitHub("issues", {})).toEqual({ kind: "other", event: "issues" });
     expect(() => parseGitHub("pull_request", { action: "opened", pull_request: { head: { sha: B } } })).toThrow(PayloadError);
+  });
+  it("a request from a fork, or by an author the forge marks as outside the repository, is not trusted; a payload that does not say is not trusted", () => {
+    const gh = githubPr("opened");
+    const ghWith = (pr: Record<string, unknown>) => ({ ...gh, pull_request: { ...gh.pull_request, ...pr } });
+    const forkRepo = { id: 4242, full_name: "mallory/shop" };
+    expect(parseGitHub("pull_request", ghWith({ head: { ...gh.pull_request.head, repo: forkRepo } }))).toMatchObject({ fork: true, outsider: false, headRepo: "mallory/shop" });
+    // A deleted fork: `head.repo` is null.
+    expect(parseGitHub("pull_request", ghWith({ head: { ...gh.pull_request.head, repo: null } }))).toMatchObject({ fork: true });
+    // Same name, another id (a repository renamed and recreated): the id decides.
+    expect(parseGitHub("pull_request", ghWith({ head: { ...gh.pull_request.head, repo: { id: 7, full_name: "acme/shop" } } }))).toMatchObject({ fork: true });
+    for (const association of ["CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "NONE", "MANNEQUIN", undefined]) {
+      expect(parseGitHub("pull_request", ghWith({ author_association: association })), String(association)).toMatchObject({ fork: false, outsider: true });
+    }
+    for (const association of ["OWNER", "MEMBER", "COLLABORATOR"]) expect(parseGitHub("pull_request", ghWith({ author_association: association }))).toMatchObject({ outsider: false });
+    const gt = giteaPr("opened");
+    expect(parseGitea("pull_request", gt)).toMatchObject({ fork: false, outsider: false });
+    expect(parseGitea("pull_request", { ...gt, pull_request: { ...gt.pull_request, head: { ref: "topic", sha: B, repo_id: 2, repo: { id: 2, full_name: "mallory/shop" } } } })).toMatchObject({ fork: true, outsider: true, headRepo: "mallory/shop" });
+    expect(parseGitea("pull_request", { ...gt, pull_request: { ...gt.pull_request, head: { ref: "topic", sha: B } } })).toMatchObject({ fork: true, outsider: true });
+    const gl = gitlabMr("open");
+    expect(parseGitLab("Merge Request Hook", gl)).toMatchObject({ fork: false, outsider: false });
+    expect(parseGitLab("Merge Request Hook", { ...gl, object_attributes: { ...gl.object_attributes, source_project_id: 16 } })).toMatchObject({ fork: true, outsider: true });
+    const { source_project_id: _s, ...noSource } = gl.object_attributes;
+    expect(parseGitLab("Merge Request Hook", { ...gl, object_attributes: noSource })).toMatchObject({ fork: true, outsider: true });
   });
   it("bodies: JSON, or GitHub's form encoding; the tracked branch", () => {
     expect(payloadOf(new TextEncoder().encode(`payload=${encodeURIComponent(JSON.stringify({ a: 1 }))}`), "application/x-www-form-urlencoded")).toEqual({ a: 1 });

@@ -6,7 +6,14 @@ export type PrAction = "opened" | "synchronize" | "closed" | "ignored";
 /** A provider's event in the product's words; providers differ only in how they spell it. */
 export type HookEvent =
   | { kind: "ping" }
-  | { kind: "push"; ref: string; commit: string; deleted: boolean }
+  | {
+      kind: "push";
+      ref: string;
+      commit: string;
+      deleted: boolean;
+      /** The commit the ref pointed to before the push (the forge's `before`; all zeros for a new ref, "" when not sent). */
+      before: string;
+    }
   | {
       kind: "pr";
       action: PrAction;
@@ -19,6 +26,20 @@ export type HookEvent =
       statusUrl?: string;
       /** The repository as the provider's API names it (`owner/repo`, GitLab's `path_with_namespace`). */
       repoPath: string;
+      /**
+       * The head is in another repository than the base (a fork): GitHub and Gitea `pull_request.head.repo`
+       * against `repository`, GitLab `source_project_id` against `target_project_id`. A payload that does
+       * not say is a fork.
+       */
+      fork: boolean;
+      /**
+       * The forge does not mark the author as one of the repository's own: GitHub's `author_association`
+       * is not OWNER, MEMBER or COLLABORATOR (or missing). Gitea and GitLab say nothing of the kind, so
+       * there a fork's author is an outsider.
+       */
+      outsider: boolean;
+      /** The head repository's name as the payload gives it (for the message), "" when it names none. */
+      headRepo: string;
     }
   | { kind: "other"; event: string };
 
@@ -52,14 +73,28 @@ export function payloadOf(body: Uint8Array, contentType: string | null): Obj {
   }
 }
 
-function push(ref: string, after: string, deletedFlag: boolean): HookEvent {
+function push(ref: string, after: string, deletedFlag: boolean, before: string): HookEvent {
   if (!ref) throw new PayloadError("a push without a ref");
   const deleted = deletedFlag || ZERO.test(after);
   if (!deleted && !SHA.test(after)) throw new PayloadError("a push without its commit (after)");
-  return { kind: "push", ref, commit: deleted ? "" : after, deleted };
+  return { kind: "push", ref, commit: deleted ? "" : after, deleted, before: SHA.test(before) || ZERO.test(before) ? before : "" };
 }
 
-function pr(p: { action: PrAction; providerAction: string; number: number; headRef: string; headCommit: string; baseRef: string; statusUrl: string; repoPath: string }): HookEvent {
+/** The members' own associations on GitHub; anything else (CONTRIBUTOR, FIRST_TIMER, NONE, missing) is an outsider. */
+const MEMBER_ASSOCIATIONS = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+
+/** Whether two repositories of a payload are one: by id when both have one, else by full name; a missing one is not the same. */
+function sameRepository(head: Obj, base: Obj, headId: unknown = head.id): boolean {
+  const a = typeof headId === "number" && headId > 0 ? headId : null;
+  const b = int(base.id) || null;
+  if (a !== null && b !== null) return a === b;
+  const x = str(head.full_name).toLowerCase();
+  return x !== "" && x === str(base.full_name).toLowerCase();
+}
+
+type PrFields = { action: PrAction; providerAction: string; number: number; headRef: string; headCommit: string; baseRef: string; statusUrl: string; repoPath: string; fork: boolean; outsider: boolean; headRepo: string };
+
+function pr(p: PrFields): HookEvent {
   if (!p.number) throw new PayloadError("a request without its number");
   if (p.action !== "closed" && p.action !== "ignored" && !SHA.test(p.headCommit)) throw new PayloadError("a request without its head commit");
   const { statusUrl, ...rest } = p;
@@ -69,36 +104,58 @@ function pr(p: { action: PrAction; providerAction: string; number: number; headR
 /** GitHub: `push`, `pull_request` (opened, reopened, synchronize, closed), `ping`. */
 export function parseGitHub(event: string, body: Obj): HookEvent {
   if (event === "ping") return { kind: "ping" };
-  if (event === "push") return push(str(body.ref), str(body.after), body.deleted === true);
+  if (event === "push") return push(str(body.ref), str(body.after), body.deleted === true, str(body.before));
   if (event !== "pull_request") return { kind: "other", event };
   const a = str(body.action);
   const p = obj(body.pull_request);
   const head = obj(p.head);
   const action: PrAction = a === "opened" || a === "reopened" ? "opened" : a === "synchronize" ? "synchronize" : a === "closed" ? "closed" : "ignored";
-  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(obj(body.repository).full_name) });
+  const repository = obj(body.repository);
+  // `head.repo` is null when the fork was deleted: not the base.
+  const fork = !sameRepository(obj(head.repo), repository);
+  const outsider = !MEMBER_ASSOCIATIONS.has(str(p.author_association));
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider, headRepo: str(obj(head.repo).full_name) });
 }
 
 /** Gitea: `push`, `pull_request` (opened, reopened, synchronized, closed). */
 export function parseGitea(event: string, body: Obj): HookEvent {
-  if (event === "push") return push(str(body.ref), str(body.after), false);
+  if (event === "push") return push(str(body.ref), str(body.after), false, str(body.before));
   if (event !== "pull_request") return { kind: "other", event };
   const a = str(body.action);
   const p = obj(body.pull_request);
   const head = obj(p.head);
   const action: PrAction = a === "opened" || a === "reopened" ? "opened" : a === "synchronized" ? "synchronize" : a === "closed" ? "closed" : "ignored";
-  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(obj(body.repository).full_name) });
+  const repository = obj(body.repository);
+  const headRepo = obj(head.repo);
+  // Gitea names the head repository in `head.repo` and by id in `head.repo_id`.
+  const fork = !sameRepository(headRepo, repository, int(headRepo.id) || int(head.repo_id));
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider: fork, headRepo: str(headRepo.full_name) });
 }
 
 /** GitLab: `Push Hook`, `Tag Push Hook`, `Merge Request Hook` (open, reopen, update with new commits, close, merge). */
 export function parseGitLab(event: string, body: Obj): HookEvent {
-  if (event === "Push Hook" || event === "Tag Push Hook") return push(str(body.ref), str(body.after), false);
+  if (event === "Push Hook" || event === "Tag Push Hook") return push(str(body.ref), str(body.after), false, str(body.before));
   if (event !== "Merge Request Hook") return { kind: "other", event };
   const m = obj(body.object_attributes);
   const a = str(m.action);
   // An update without `oldrev` changed the title, labels or reviewers, not the commits.
   const action: PrAction =
     a === "open" || a === "reopen" ? "opened" : a === "update" && str(m.oldrev) ? "synchronize" : a === "close" || a === "merge" ? "closed" : "ignored";
-  return pr({ action, providerAction: a, number: int(m.iid), headRef: str(m.source_branch), headCommit: str(obj(m.last_commit).id), baseRef: str(m.target_branch), statusUrl: "", repoPath: str(obj(body.project).path_with_namespace) });
+  const source = int(m.source_project_id);
+  const fork = source === 0 || source !== int(m.target_project_id);
+  return pr({
+    action,
+    providerAction: a,
+    number: int(m.iid),
+    headRef: str(m.source_branch),
+    headCommit: str(obj(m.last_commit).id),
+    baseRef: str(m.target_branch),
+    statusUrl: "",
+    repoPath: str(obj(body.project).path_with_namespace),
+    fork,
+    outsider: fork,
+    headRepo: str(obj(m.source).path_with_namespace),
+  });
 }
 
 export function parseEvent(provider: GitProvider, event: string, body: Obj): HookEvent {

@@ -2,6 +2,7 @@ import { and, count, eq, ne } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { preview, previewSettings } from "@levelrail/db/schema/git";
 import { normalizeRepo } from "@levelrail/spec/preview";
+import { awaitingMessage, isAwaiting } from "../preview/approval";
 import type { HookEvent } from "./parse";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -43,9 +44,17 @@ export async function upsertPreview(
     return row ? { kind: "open", preview: row, opened: false } : { kind: "ignored", reason: `no open preview of request ${e.number}` };
   }
   const [existing] = await tx.select().from(preview).where(mine);
-  const head = { headRef: e.headRef, headCommit: e.headCommit, statusUrl: e.statusUrl ?? null, updatedAt: now };
+  // Once a fork's or an outsider's, always: a later event that leaves a field out does not make the request trusted.
+  const trust = { fork: (existing?.fork ?? false) || e.fork, outsider: (existing?.outsider ?? false) || e.outsider };
+  const head = { headRef: e.headRef, headCommit: e.headCommit, statusUrl: e.statusUrl ?? null, updatedAt: now, ...trust };
+  const waiting = isAwaiting({ ...trust, headCommit: e.headCommit, approvedCommit: existing?.approvedCommit ?? null });
+  const waitMessage = waiting ? { message: awaitingMessage({ ...trust, headCommit: e.headCommit, headRepo: e.headRepo }) } : {};
   if (existing?.state === "open") {
-    const [row] = await tx.update(preview).set(head).where(eq(preview.id, existing.id)).returning();
+    const [row] = await tx
+      .update(preview)
+      .set({ ...head, ...waitMessage })
+      .where(eq(preview.id, existing.id))
+      .returning();
     return { kind: "open", preview: row!, opened: false };
   }
   const [used] = await tx
@@ -54,7 +63,9 @@ export async function upsertPreview(
     .where(and(eq(preview.projectId, p.projectId), eq(preview.orgId, p.orgId), eq(preview.state, "open")));
   const full = (used?.n ?? 0) >= settings.max;
   const state = full ? ("refused" as const) : ("open" as const);
-  const message = full ? `quota_exceeded: the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum` : "";
+  const message = full
+    ? `quota_exceeded: the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum`
+    : (waitMessage.message ?? "");
   const [row] = await tx
     .insert(preview)
     .values({ orgId: p.orgId, projectId: p.projectId, repo, number: e.number, ...head, state, message })

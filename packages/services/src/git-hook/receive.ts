@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, isNotNull, or } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { notifyDesired } from "@levelrail/db/notify";
 import { type GitProvider, gitDelivery, gitSource } from "@levelrail/db/schema/git";
@@ -14,6 +14,7 @@ import type { SecretsKit } from "../env/sources";
 import { type HookEvent, PayloadError, parseEvent, payloadOf, tracks } from "./parse";
 import { statusUrlOf } from "../preview/provider-api";
 import { repoPathOf } from "@levelrail/spec/preview";
+import { approvalOf } from "../preview/approval";
 import { upsertPreview } from "./preview-event";
 import { type HookHeaders, deliveryOf, eventOf, providerOf, verifySignature } from "./signature";
 
@@ -73,9 +74,11 @@ export async function receiveGitHook(deps: HookDeps, req: HookRequest): Promise<
   const delivery = deliveryOf(provider, req.headers) ?? `body:${createHash("sha256").update(req.body).digest("hex")}`;
   const who: AuditSource = { actor: { type: "webhook", id: source.id, name: `webhook:${provider}` }, ip: null };
   return deps.db.transaction(async (tx) => {
+    // One delivery of a source at a time: a push is judged against the pushes accepted before it.
+    await tx.select({ id: gitSource.id }).from(gitSource).where(eq(gitSource.id, source.id)).for("update");
     const [fresh] = await tx.insert(gitDelivery).values({ sourceId: source.id, deliveryId: delivery }).onConflictDoNothing().returning({ id: gitDelivery.deliveryId });
     if (!fresh) return { status: 200, body: { duplicate: true, delivery } };
-    if (event.kind === "push") return onPush(tx, source, provider, event, who);
+    if (event.kind === "push") return onPush(tx, source, provider, event, who, delivery);
     return onRequest(tx, source, provider, event, who);
   });
 }
@@ -84,9 +87,40 @@ function signatureHeader(p: GitProvider): string {
   return p === "github" ? "X-Hub-Signature-256" : p === "gitea" ? "X-Gitea-Signature" : "X-Gitlab-Token";
 }
 
-async function onPush(tx: Tx, source: SourceRow, provider: GitProvider, e: Extract<HookEvent, { kind: "push" }>, who: AuditSource): Promise<HookAnswer> {
+/**
+ * Why a push is an old one sent again (a captured delivery replayed under a new delivery id), judged
+ * by the forge's `before`/`after` chain of the pushes this source accepted: its commit is the one the
+ * last accepted push moved the branch to, or one an accepted push moved the branch away from, and it
+ * does not continue from the branch's last commit. A push that continues the chain (its `before` is
+ * the last accepted `after`) is taken even to an older commit: that is a force-push back. Null: build it.
+ */
+async function replayed(tx: Tx, sourceId: string, e: Extract<HookEvent, { kind: "push" }>): Promise<string | null> {
+  const [last] = await tx
+    .select({ after: gitDelivery.after })
+    .from(gitDelivery)
+    .where(and(eq(gitDelivery.sourceId, sourceId), isNotNull(gitDelivery.after)))
+    .orderBy(desc(gitDelivery.receivedAt))
+    .limit(1);
+  if (!last?.after) return null;
+  if (e.commit === last.after) return `${e.commit.slice(0, 12)} is already the branch's last pushed commit; not built again`;
+  if (e.before && e.before === last.after) return null;
+  const [behind] = await tx
+    .select({ after: gitDelivery.after })
+    .from(gitDelivery)
+    .where(and(eq(gitDelivery.sourceId, sourceId), or(eq(gitDelivery.before, e.commit), eq(gitDelivery.after, e.commit))))
+    .limit(1);
+  return behind ? `${e.commit.slice(0, 12)} is older than the branch's last pushed commit ${last.after.slice(0, 12)} (an earlier push sent again); not deployed` : null;
+}
+
+async function onPush(tx: Tx, source: SourceRow, provider: GitProvider, e: Extract<HookEvent, { kind: "push" }>, who: AuditSource, delivery: string): Promise<HookAnswer> {
   if (!tracks(source.ref, e.ref)) return { status: 200, body: { ignored: true, reason: `${e.ref} is not the tracked branch (${source.ref})` } };
   if (e.deleted) return { status: 200, body: { ignored: true, reason: `${e.ref} was deleted; nothing to build` } };
+  const replay = await replayed(tx, source.id, e);
+  if (replay) return { status: 200, body: { ignored: true, reason: replay } };
+  await tx
+    .update(gitDelivery)
+    .set({ before: e.before || null, after: e.commit })
+    .where(and(eq(gitDelivery.sourceId, source.id), eq(gitDelivery.deliveryId, delivery)));
   const b = await enqueueBuild(tx, { orgId: source.orgId, serviceId: source.serviceId, commit: e.commit, ref: source.ref, trigger: "push", createdBy: `webhook:${provider}`, deploy: true });
   await tx.update(gitSource).set({ lastSeenCommit: e.commit, updatedAt: new Date() }).where(and(eq(gitSource.id, source.id), eq(gitSource.orgId, source.orgId)));
   const [s] = await tx.select({ name: service.name }).from(service).where(eq(service.id, source.serviceId));
@@ -102,15 +136,18 @@ async function onRequest(tx: Tx, source: SourceRow, provider: GitProvider, e: Ex
     .innerJoin(environment, eq(environment.id, service.environmentId))
     .where(and(eq(service.id, source.serviceId), eq(service.orgId, source.orgId)));
   if (!where) throw notFound();
-  // No status URL in the payload (Gitea, GitLab): the source's provider API, when one is configured.
+  // The provider token goes with a status, so a status goes only to the source's own provider API,
+  // built from its URL and the source's repository: a payload's `statuses_url` is never followed (a
+  // signed payload may name any host).
   const api = source.apiProvider && source.apiUrl ? { provider: source.apiProvider, url: source.apiUrl } : null;
-  const statusUrl = e.statusUrl ?? (api && e.action !== "closed" ? statusUrlOf(api, e.repoPath || repoPathOf(source.url), e.headCommit) : undefined);
-  const event = statusUrl ? { ...e, statusUrl } : e;
+  const { statusUrl: _fromPayload, ...rest } = e;
+  const statusUrl = api && e.action !== "closed" ? statusUrlOf(api, repoPathOf(source.url) || e.repoPath, e.headCommit) : undefined;
+  const event = statusUrl ? { ...rest, statusUrl } : rest;
   const outcome = await upsertPreview(tx, { orgId: source.orgId, projectId: where.projectId, repoUrl: source.url, event });
   if (outcome.kind === "ignored") return { status: 200, body: { ignored: true, reason: outcome.reason } };
   await notifyDesired(tx, PREVIEWS_KEY);
   await recordAudit(tx, who, { orgId: source.orgId, action: `preview.${outcome.kind === "refused" ? "refuse" : e.action === "closed" ? "close" : outcome.opened ? "open" : "update"}`, target: { type: "preview", id: outcome.preview.id, name: `#${e.number}` }, fields: ["headCommit"] });
-  const view = { id: outcome.preview.id, number: e.number, state: outcome.preview.state, headCommit: outcome.preview.headCommit, message: outcome.preview.message };
+  const view = { id: outcome.preview.id, number: e.number, state: outcome.preview.state, headCommit: outcome.preview.headCommit, approval: approvalOf(outcome.preview), message: outcome.preview.message };
   // Over the project's quota: a 409 (the provider's delivery log shows it), recorded on the preview, never dropped silently.
   if (outcome.kind === "refused") return { status: 409, body: { preview: view, error: { code: "quota_exceeded", message: outcome.preview.message } } };
   return { status: 202, body: { preview: view, provider } };

@@ -7,9 +7,10 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { normalizeRepo, previewEnvironmentName, previewRoutes } from "@levelrail/spec/preview";
 import { recordAudit } from "../audit/record";
 import { enqueueBuild } from "../build/enqueue";
-import { createEnvironment, deleteEnvironment } from "../project/environment";
+import { type Withhold, createEnvironment, deleteEnvironment } from "../project/environment";
 import { deployService } from "../release/deploy";
 import { patchService } from "../service/write";
+import { isAwaiting, isUntrusted } from "./approval";
 import type { PreviewOutcome } from "./provider-api";
 import { type PreviewDeps, previewCtx } from "./worker-ctx";
 
@@ -28,6 +29,8 @@ export interface ObservedPreview {
   reported: string | null;
   /** The project's preview domain; null when the project's settings are gone. */
   domain: string | null;
+  /** A fork's or an outsider's request whose head commit no member has approved: nothing is cloned or built. */
+  awaitingApproval: boolean;
 }
 
 /** Every preview with something left to do (open ones, and closed ones that still have an environment). */
@@ -37,7 +40,19 @@ export async function previewsToConverge(d: PreviewDeps): Promise<ObservedPrevie
     .from(preview)
     .leftJoin(previewSettings, eq(previewSettings.projectId, preview.projectId))
     .where(or(eq(preview.state, "open"), isNotNull(preview.environmentId)));
-  return rows.map(({ p, domain }) => ({ id: p.id, orgId: p.orgId, number: p.number, state: p.state, environmentId: p.environmentId, headCommit: p.headCommit, builtCommit: p.builtCommit, statusUrl: p.statusUrl, reported: p.reported, domain }));
+  return rows.map(({ p, domain }) => ({
+    id: p.id,
+    orgId: p.orgId,
+    number: p.number,
+    state: p.state,
+    environmentId: p.environmentId,
+    headCommit: p.headCommit,
+    builtCommit: p.builtCommit,
+    statusUrl: p.statusUrl,
+    reported: p.reported,
+    domain,
+    awaitingApproval: isAwaiting(p),
+  }));
 }
 
 async function load(d: PreviewDeps, id: string) {
@@ -65,18 +80,33 @@ async function sourcesOf(d: PreviewDeps, envId: string, orgId: string, repo: str
  * the base's git sources (those of the request's repository at its head branch), routes the services
  * that have domains in the base under the preview domain, deploys those that are not built from the
  * repository, and records the environment last, so a crash anywhere repeats only idempotent steps.
+ * A fork's or an outsider's request: nothing until its head commit is approved, then a clone without
+ * the base's secrets, credentials, storage targets and database attachments (recorded on the preview
+ * in the clone's transaction).
  */
 export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
   const row = await load(d, id);
-  if (!row || row.p.state !== "open" || row.p.environmentId) return;
+  if (!row || row.p.state !== "open" || row.p.environmentId || isAwaiting(row.p)) return;
   const { p, s } = row;
+  const untrusted = isUntrusted(p);
   const ctx = previewCtx(d, p.orgId);
   const name = previewEnvironmentName(p.number);
   const [existing] = await d.db
     .select({ id: environment.id })
     .from(environment)
     .where(and(eq(environment.projectId, p.projectId), eq(environment.orgId, p.orgId), eq(environment.name, name)));
-  const envId = existing?.id ?? (await createEnvironment({ ctx, projectId: p.projectId, input: { name, from: s.baseEnvironmentId } })).id;
+  // Taken over after a crash only when this preview's own clone made it without secrets.
+  if (existing && untrusted && p.withheld === null) {
+    throw new LevelrailError("conflict", `an environment ${name} exists that was not cloned for this request without the base's secrets; delete it, and the preview is cloned again`);
+  }
+  const withhold: Withhold | undefined = untrusted
+    ? {
+        async record(tx, withheld) {
+          await tx.update(preview).set({ withheld }).where(and(eq(preview.id, p.id), eq(preview.orgId, p.orgId)));
+        },
+      }
+    : undefined;
+  const envId = existing?.id ?? (await createEnvironment({ ctx, projectId: p.projectId, input: { name, from: s.baseEnvironmentId }, ...(withhold ? { withhold } : {}) })).id;
   const base = await d.db
     .select({ name: service.name, domains: service.domains })
     .from(service)
@@ -87,7 +117,8 @@ export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
   for (const { src, name: svc, sameRepo } of sources) {
     const serviceId = cloneOf.get(svc);
     if (!serviceId) continue;
-    const { id: _id, serviceId: _s, createdAt: _c, updatedAt: _u, lastPolledAt: _p, lastSeenCommit: _l, lastError: _e, webhookSecretSealed: _w, ...fields } = src;
+    const { id: _id, serviceId: _s, createdAt: _c, updatedAt: _u, lastPolledAt: _p, lastSeenCommit: _l, lastError: _e, webhookSecretSealed: _w, ...all } = src;
+    const fields = untrusted ? { ...all, credentialId: null, apiCredentialId: null, apiProvider: null, apiUrl: null } : all;
     const ref = sameRepo ? p.headRef : src.ref;
     await d.db
       .insert(gitSource)
@@ -100,9 +131,11 @@ export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
   }
   const built = new Set(sources.filter((x) => x.sameRepo).map((x) => x.name));
   for (const c of clones) if (!built.has(c.name) && c.released === null) await deployService({ ctx, envId, name: c.name, input: {} });
+  const [after] = await d.db.select({ withheld: preview.withheld }).from(preview).where(eq(preview.id, p.id));
+  const left = after?.withheld?.length ? `; withheld from the base (a fork's or an outsider's request): ${after.withheld.map((w) => `${w.service ? `${w.service} ` : ""}${w.key} (${w.kind})`).join(", ")}` : "";
   await d.db
     .update(preview)
-    .set({ environmentId: envId, message: `environment ${name} cloned` })
+    .set({ environmentId: envId, message: `environment ${name} cloned${untrusted ? " without the base's secrets, credentials, storage targets and database attachments" : ""}${left}` })
     .where(and(eq(preview.id, p.id), eq(preview.state, "open")));
 }
 
@@ -116,11 +149,22 @@ export async function buildPreview(d: PreviewDeps, id: string): Promise<number> 
   return d.db.transaction(async (tx) => {
     const [locked] = await tx.select().from(preview).where(eq(preview.id, p.id)).for("update");
     if (!locked || locked.state !== "open" || locked.headCommit !== p.headCommit) return 0;
+    // A fork's or an outsider's head commit builds only once approved, and only in an environment cloned without secrets.
+    if (isAwaiting(locked)) return 0;
+    if (isUntrusted(locked) && locked.withheld === null) {
+      await tx
+        .update(preview)
+        .set({ message: "not built: the environment was cloned with the base's secrets before the request was known as a fork's or an outsider's; close and reopen the request" })
+        .where(eq(preview.id, p.id));
+      return 0;
+    }
     for (const { src } of sources) {
       await enqueueBuild(tx, { orgId: p.orgId, serviceId: src.serviceId, commit: p.headCommit, ref: p.headRef, trigger: "preview", createdBy: `preview #${p.number}`, deploy: true });
       await tx.update(gitSource).set({ ref: p.headRef, lastSeenCommit: p.headCommit, updatedAt: new Date() }).where(eq(gitSource.id, src.id));
     }
-    const message = sources.length ? `building ${p.headCommit.slice(0, 12)} (${sources.length} service${sources.length === 1 ? "" : "s"})` : "no service of this repository to build";
+    const building = sources.length ? `building ${p.headCommit.slice(0, 12)} (${sources.length} service${sources.length === 1 ? "" : "s"})` : "no service of this repository to build";
+    const approved = isUntrusted(locked) ? `; approved by ${locked.approvedBy ?? "a member"}, in an environment without the base's secrets, credentials, storage targets and database attachments (${locked.withheld?.length ?? 0} withheld)` : "";
+    const message = `${building}${approved}`;
     await tx.update(preview).set({ builtCommit: p.headCommit, reported: null, message }).where(eq(preview.id, p.id));
     await recordAudit(tx, { actor: { type: "worker", id: d.runner, name: "previews" }, ip: null }, { orgId: p.orgId, action: "preview.build", target: { type: "preview", id: p.id, name: `#${p.number}` }, fields: ["headCommit"] });
     return sources.length;

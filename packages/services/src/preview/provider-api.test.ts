@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openRequestsUrl, statusRequest, statusUrlOf } from "./provider-api";
+import { StatusRefused, onProviderApi, openRequestsUrl, postStatus, statusRequest, statusUrlOf } from "./provider-api";
 
 const SHA = "b".repeat(40);
 
@@ -23,5 +23,24 @@ describe("provider API requests", () => {
     expect(r.body).toBeNull();
     expect(new URL(r.url).pathname).toBe(`/api/v4/projects/acme%2Fshop/statuses/${SHA}`);
     expect(Object.fromEntries(new URL(r.url).searchParams)).toEqual({ state: "failed", target_url: "https://pr-1.p.example.com", description: "failed", name: "levelrail/preview" });
+  });
+  it("a status goes only to the source's own provider API: another host, port or scheme is refused before any connection", async () => {
+    const api = { provider: "github" as const, url: "https://api.github.com", token: "t0ken-never-sent" };
+    expect(onProviderApi(statusUrlOf(api, "acme/shop", SHA), api)).toBe(true);
+    expect(onProviderApi(`https://attacker.example/repos/acme/shop/statuses/${SHA}`, api)).toBe(false);
+    expect(onProviderApi(`https://api.github.com:8443/repos/acme/shop/statuses/${SHA}`, api)).toBe(false);
+    expect(onProviderApi(`http://api.github.com/repos/acme/shop/statuses/${SHA}`, api)).toBe(false);
+    expect(onProviderApi(`https://user:pw@api.github.com/repos/acme/shop/statuses/${SHA}`, api)).toBe(false);
+    expect(onProviderApi(`https://gitea.example.com/elsewhere/repos/a/b/statuses/${SHA}`, { url: "https://gitea.example.com/api/v1" })).toBe(false);
+    expect(onProviderApi("not a url", api)).toBe(false);
+    // Refused before connecting: the policy would allow loopback, and nothing listens on port 9.
+    const call = { policy: { allowPrivate: true }, timeoutMs: 2000 };
+    const refused = await postStatus(`http://127.0.0.1:9/repos/acme/shop/statuses/${SHA}`, api, "pending", "http://pr-1.p.localhost", "x", call).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StatusRefused);
+    expect((refused as StatusRefused).final).toBe(true);
+    expect((refused as Error).message).toContain("not on the source's provider API");
+    expect((refused as Error).message).not.toContain(api.token);
+    const none = await postStatus(`http://127.0.0.1:9/repos/acme/shop/statuses/${SHA}`, null, "pending", "http://pr-1.p.localhost", "x", call).catch((e: unknown) => e);
+    expect(none).toBeInstanceOf(StatusRefused);
   });
 });

@@ -75,8 +75,28 @@ export async function listOpenRequests(api: ProviderApi, repoPath: string, o: Ca
   return open;
 }
 
-/** POSTs a preview's outcome to its status URL; throws naming the host and status when it is not taken. */
+/**
+ * Whether a status URL is on the provider API itself (same scheme, host and port, under its path): the
+ * only place a status, and the token with it, is sent.
+ */
+export function onProviderApi(statusUrl: string, api: Pick<ProviderApi, "url">): boolean {
+  try {
+    const u = new URL(statusUrl);
+    const a = new URL(api.url);
+    const base = a.pathname.replace(/\/+$/, "");
+    return u.origin === a.origin && u.pathname.startsWith(`${base}/`) && u.username === "" && u.password === "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * POSTs a preview's outcome to its status URL; throws naming the host and status when it is not taken.
+ * A status URL that is not on the source's provider API (or with no API configured) is refused before
+ * any connection (a final refusal: not retried).
+ */
 export async function postStatus(statusUrl: string, api: ProviderApi | null, outcome: PreviewOutcome, targetUrl: string, description: string, o: CallOptions): Promise<void> {
+  if (!api || !onProviderApi(statusUrl, api)) throw new StatusRefused(`the status URL is not on the source's provider API${api ? ` (${new URL(api.url).host})` : " (none configured)"}; not posted`, 400);
   const r = statusRequest(statusUrl, outcome, targetUrl, description);
   const res = await call("POST", r.url, authHeaders(api), r.body, o);
   if (res.status < 200 || res.status >= 300) throw new StatusRefused(`${new URL(statusUrl).host} answered ${res.status} to the preview's status`, res.status);

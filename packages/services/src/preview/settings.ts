@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { notifyDesired } from "@levelrail/db/notify";
-import { preview, previewSettings } from "@levelrail/db/schema/git";
+import { type WithheldItem, preview, previewSettings } from "@levelrail/db/schema/git";
 import { environment } from "@levelrail/db/schema/orgs";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { PREVIEWS_KEY } from "@levelrail/spec/keys";
@@ -8,6 +8,7 @@ import { previewDomainProblem, previewSettingsInput, previewUrl } from "@levelra
 import { audit, fieldNames } from "../audit/record";
 import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
 import { getProject } from "../project/list";
+import { type Approval, approvalOf } from "./approval";
 
 export interface PreviewSettingsView {
   baseEnvironmentId: string;
@@ -33,6 +34,43 @@ export interface PreviewView {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+  /** The head is in another repository (a fork). */
+  fork: boolean;
+  /** The forge does not mark the author as a member of the repository. */
+  outsider: boolean;
+  /** A fork's or an outsider's request waits for a member's approval of each head commit. */
+  approval: Approval;
+  approvedCommit: string | null;
+  approvedBy: string | null;
+  /** What the environment's clone left out of the base (a fork's or an outsider's), by service and key. */
+  withheld: WithheldItem[];
+}
+
+type PreviewRow = typeof preview.$inferSelect;
+
+/** One preview row as the API shows it. */
+export function toPreviewView(r: PreviewRow, envName: string | null, domain: string | null): PreviewView {
+  return {
+    id: r.id,
+    number: r.number,
+    repo: r.repo,
+    headRef: r.headRef,
+    headCommit: r.headCommit,
+    state: r.state,
+    message: r.message,
+    environmentId: r.environmentId,
+    environmentName: envName,
+    url: r.state === "open" && domain !== null ? previewUrl(r.number, domain) : null,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    closedAt: r.closedAt?.toISOString() ?? null,
+    fork: r.fork,
+    outsider: r.outsider,
+    approval: approvalOf(r),
+    approvedCommit: r.approvedCommit,
+    approvedBy: r.approvedBy,
+    withheld: r.withheld ?? [],
+  };
 }
 
 export interface ProjectPreviews {
@@ -54,21 +92,7 @@ export async function getProjectPreviews({ ctx, projectId }: { ctx: Ctx; project
   const settings = s ? { baseEnvironmentId: s.baseEnvironmentId, domain: s.domain, max: s.max, ttlHours: s.ttlHours, updatedAt: s.updatedAt.toISOString() } : null;
   return {
     settings,
-    previews: bounded(rows, "previews", "close old ones").map(({ p: r, envName }) => ({
-      id: r.id,
-      number: r.number,
-      repo: r.repo,
-      headRef: r.headRef,
-      headCommit: r.headCommit,
-      state: r.state,
-      message: r.message,
-      environmentId: r.environmentId,
-      environmentName: envName,
-      url: r.state === "open" && settings ? previewUrl(r.number, settings.domain) : null,
-      createdAt: r.createdAt.toISOString(),
-      updatedAt: r.updatedAt.toISOString(),
-      closedAt: r.closedAt?.toISOString() ?? null,
-    })),
+    previews: bounded(rows, "previews", "close old ones").map(({ p: r, envName }) => toPreviewView(r, envName, settings?.domain ?? null)),
   };
 }
 

@@ -1,7 +1,8 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { envVar, secret } from "@levelrail/db/schema/config";
+import { type WithheldItem, gitSource } from "@levelrail/db/schema/git";
 import { environment, project } from "@levelrail/db/schema/orgs";
 import { managedDatabase } from "@levelrail/db/schema/databases";
 import { app, service } from "@levelrail/db/schema/services";
@@ -27,15 +28,39 @@ const environmentInput = z
   })
   .strict();
 
-/** A new environment of a project, empty or a clone of another one; `deploy` deploys every cloned service. */
-export async function createEnvironment({ ctx, projectId, input, deploy = false }: { ctx: Ctx; projectId: string; input: unknown; deploy?: boolean }): Promise<EnvironmentView> {
+/**
+ * A clone for code the organization does not trust (a fork's pull request): it gets none of the
+ * source environment's secrets, credentials, storage targets or database attachments (and no
+ * databases), and `record` is called in the clone's transaction with what was left out.
+ */
+export interface Withhold {
+  record(tx: Tx, withheld: WithheldItem[]): Promise<void>;
+}
+
+/** A new environment of a project, empty or a clone of another one; `deploy` deploys every cloned service; `withhold` clones without secrets. */
+export async function createEnvironment({
+  ctx,
+  projectId,
+  input,
+  deploy = false,
+  withhold,
+}: {
+  ctx: Ctx;
+  projectId: string;
+  input: unknown;
+  deploy?: boolean;
+  withhold?: Withhold;
+}): Promise<EnvironmentView> {
   const p = await getProject(ctx, projectId, "environment.create");
   const { name, from } = parse(environmentInput, input);
   const source = from === undefined ? null : await sourceEnvironment(ctx, p.id, from);
   const row = await uniquely("name", `environment ${name}`, () =>
     ctx.db.transaction(async (tx) => {
       const [env] = await tx.insert(environment).values({ orgId: p.orgId, projectId: p.id, name }).returning();
-      if (source) await copyEnvironment(ctx, tx, source, env!);
+      if (source) {
+        const withheld = await copyEnvironment(ctx, tx, source, env!, withhold !== undefined);
+        await withhold?.record(tx, withheld);
+      }
       const target = { type: "environment", id: env!.id, name: `${p.name}/${name}` };
       await audit(ctx, tx, { orgId: p.orgId, action: source ? "environment.clone" : "environment.create", target, fields: source ? ["name", "from"] : ["name"] });
       return env!;
@@ -58,8 +83,13 @@ async function sourceEnvironment(ctx: Ctx, projectId: string, id: string): Promi
   return env;
 }
 
-/** Copies apps, services (config, env, hooks, attachments, git sources with new webhook secrets; never domains), tier vars and re-sealed secrets. */
-async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: EnvironmentRow): Promise<void> {
+/**
+ * Copies apps, services (config, env, hooks, attachments, git sources with new webhook secrets; never
+ * domains), tier vars and re-sealed secrets. `withhold`: no secrets, no database attachments (nor
+ * databases), no storage target, no registry or git credential; answers what was left out.
+ */
+async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: EnvironmentRow, withhold: boolean): Promise<WithheldItem[]> {
+  const withheld: WithheldItem[] = [];
   const vars = await tx.select().from(envVar).where(and(eq(envVar.scope, "environment"), eq(envVar.scopeId, from.id), eq(envVar.orgId, from.orgId)));
   if (vars.length) await tx.insert(envVar).values(vars.map((v) => ({ orgId: to.orgId, scope: v.scope, scopeId: to.id, key: v.key, value: v.value })));
 
@@ -68,7 +98,7 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
   // All or nothing: over a quota, the whole clone (the environment included) is refused.
   await assertQuota(ctx, tx, to.orgId, { apps: apps.length, services: services.length });
   // Databases are created empty (same engine, version and image; no schedule): attachments resolve by name.
-  const dbs = await tx.select().from(managedDatabase).where(and(eq(managedDatabase.environmentId, from.id), eq(managedDatabase.orgId, from.orgId)));
+  const dbs = withhold ? [] : await tx.select().from(managedDatabase).where(and(eq(managedDatabase.environmentId, from.id), eq(managedDatabase.orgId, from.orgId)));
   for (const d of dbs) {
     await insertDatabase(ctx, tx, { orgId: to.orgId, environmentId: to.id, name: d.name, engine: d.engine, version: d.version, image: d.image, backupSchedule: null, placement: d.placement });
   }
@@ -81,21 +111,52 @@ async function copyEnvironment(ctx: Ctx, tx: Tx, from: EnvironmentRow, to: Envir
   const serviceIds = new Map<string, string>();
   for (const s of services) {
     const { id: _id, appId, environmentId: _env, currentReleaseId: _rel, restartNonce: _nonce, domains: _domains, createdAt: _c, updatedAt: _u, ...fields } = s;
+    if (withhold) {
+      for (const key of Object.keys(fields.databaseEnv).sort()) withheld.push({ service: s.name, key, kind: "database" });
+      if (fields.storageTargetId) withheld.push({ service: s.name, key: "S3_*", kind: "storage" });
+      if (fields.registryCredentialId) withheld.push({ service: s.name, key: "registryCredentialId", kind: "registry-credential" });
+    }
+    const kept = withhold ? { databaseEnv: {}, storageTargetId: null, registryCredentialId: null } : {};
     const [copy] = await tx
       .insert(service)
-      .values({ ...fields, orgId: to.orgId, appId: appIds.get(appId)!, environmentId: to.id, domains: [] })
+      .values({ ...fields, ...kept, orgId: to.orgId, appId: appIds.get(appId)!, environmentId: to.id, domains: [] })
       .returning({ id: service.id });
     serviceIds.set(s.id, copy!.id);
     await notifyDesired(tx, serviceKey(copy!.id));
   }
 
   await copyGitSources(ctx, tx, to.orgId, serviceIds);
+  if (withhold && serviceIds.size) {
+    const copies = [...serviceIds.values()];
+    const nameOf = new Map(services.map((s) => [serviceIds.get(s.id)!, s.name]));
+    const credentialed = await tx
+      .select({ id: gitSource.id, serviceId: gitSource.serviceId, credentialId: gitSource.credentialId, apiCredentialId: gitSource.apiCredentialId })
+      .from(gitSource)
+      .where(and(inArray(gitSource.serviceId, copies), eq(gitSource.orgId, to.orgId), or(isNotNull(gitSource.credentialId), isNotNull(gitSource.apiCredentialId))));
+    for (const g of credentialed) {
+      if (g.credentialId) withheld.push({ service: nameOf.get(g.serviceId) ?? "", key: "credentialId", kind: "git-credential" });
+      if (g.apiCredentialId) withheld.push({ service: nameOf.get(g.serviceId) ?? "", key: "apiCredentialId", kind: "git-credential" });
+    }
+    // The copy's provider API is not called (the base's source reports statuses and lists requests).
+    if (credentialed.length) {
+      await tx
+        .update(gitSource)
+        .set({ credentialId: null, apiCredentialId: null, apiProvider: null, apiUrl: null })
+        .where(and(inArray(gitSource.id, credentialed.map((g) => g.id)), eq(gitSource.orgId, to.orgId)));
+    }
+  }
   const secrets = services.length
     ? await tx.select().from(secret).where(and(inArray(secret.serviceId, [...serviceIds.keys()]), eq(secret.orgId, from.orgId)))
     : [];
+  if (withhold) {
+    const nameOf = new Map(services.map((s) => [s.id, s.name]));
+    for (const x of secrets) withheld.push({ service: nameOf.get(x.serviceId) ?? "", key: x.key, kind: "secret" });
+    return withheld.sort((a, b) => a.service.localeCompare(b.service) || a.kind.localeCompare(b.kind) || a.key.localeCompare(b.key));
+  }
   // Opened and sealed again in memory: the copy has its own nonce (and the current key), and no value leaves this function.
   const sealed = secrets.map((x) => ({ orgId: to.orgId, serviceId: serviceIds.get(x.serviceId)!, key: x.key, sealed: ctx.kit.keyring.seal(ctx.kit.keyring.open(x.sealed)) }));
   if (sealed.length) await tx.insert(secret).values(sealed);
+  return withheld;
 }
 
 /**

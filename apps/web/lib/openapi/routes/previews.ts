@@ -1,5 +1,6 @@
 // Webhooks of git sources and previews of pull requests (CONTRACT §11).
 import { z } from "zod";
+import { approveInput } from "@levelrail/services/preview/approval";
 import { previewSettingsInput } from "@levelrail/services/preview/settings";
 import { op } from "../operation";
 import { anyObject } from "../schemas";
@@ -18,6 +19,12 @@ const previewSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   closedAt: z.string().nullable(),
+  fork: z.boolean(),
+  outsider: z.boolean(),
+  approval: z.enum(["not-needed", "awaiting", "approved"]),
+  approvedCommit: z.string().nullable(),
+  approvedBy: z.string().nullable(),
+  withheld: z.array(z.object({ service: z.string(), key: z.string(), kind: z.enum(["secret", "database", "storage", "registry-credential", "git-credential"]) })),
 });
 const projectPreviewsSchema = z.object({
   settings: z.object({ baseEnvironmentId: z.string(), domain: z.string(), max: z.number().int(), ttlHours: z.number().int(), updatedAt: z.string() }).nullable(),
@@ -46,5 +53,16 @@ export const PREVIEW_ROUTES = [
     summary: "Set the project's previews: the base environment cloned, the domain (under a base domain of the installation), the maximum open and the time to live",
     body: previewSettingsInput,
     ok: { status: 200, description: "the settings and previews", schema: projectPreviewsSchema },
+  }),
+  op({
+    method: "post",
+    path: "/api/v1/projects/{id}/previews/{previewId}/approve",
+    id: "approvePreview",
+    tag: "Previews",
+    summary: "Approve a fork's or an outside author's preview at its head commit",
+    description:
+      "A pull request whose head is in another repository (a fork), or whose author the forge does not mark as a member, builds nothing until a member with deploy rights (developer or above) approves its head commit; `commit` must be the head commit the preview shows (409 if the request moved on). Its environment is cloned without the base's secrets, credentials, storage targets and database attachments (listed in `withheld`). A new head commit needs a new approval. Audited `preview.approve`.",
+    body: approveInput,
+    ok: { status: 200, description: "the preview, approved", schema: previewSchema },
   }),
 ];

@@ -3,7 +3,7 @@ import type { ObservedPreview } from "@levelrail/services/preview/converge";
 import { needsOutcome, planPreview } from "./plan";
 
 const H = "b".repeat(40);
-const base: ObservedPreview = { id: "p", orgId: "o", number: 12, state: "open", environmentId: null, headCommit: H, builtCommit: null, statusUrl: null, reported: null, domain: "preview.localhost" };
+const base: ObservedPreview = { id: "p", orgId: "o", number: 12, state: "open", environmentId: null, headCommit: H, builtCommit: null, statusUrl: null, reported: null, domain: "preview.localhost", awaitingApproval: false };
 const at = (over: Partial<ObservedPreview>): ObservedPreview => ({ ...base, ...over });
 
 describe("planPreview", () => {
@@ -21,6 +21,10 @@ describe("planPreview", () => {
     ["closed, environment gone: nothing", at({ state: "closed" }), null, "none"],
     ["refused: nothing", at({ state: "refused" }), null, "none"],
     ["the project's settings are gone: nothing", at({ domain: null }), null, "none"],
+    ["a fork's request awaiting approval: no clone", at({ awaitingApproval: true }), null, "none"],
+    ["a fork's new head commit awaiting approval: no build in the cloned environment", at({ awaitingApproval: true, environmentId: "e", builtCommit: "a".repeat(40) }), null, "none"],
+    ["a fork's request approved: clone", at({ awaitingApproval: false }), null, "open"],
+    ["a fork's request awaiting approval, closed: its environment is removed", at({ awaitingApproval: true, state: "closed", environmentId: "e" }), null, "remove"],
   ];
   it.each(rows)("%s", (_name, p, outcome, kind) => {
     expect(planPreview(p, outcome).kind).toBe(kind);

@@ -13,7 +13,6 @@ import { hmacHex } from "@levelrail/services/git-hook/signature";
 import { putPreviewSettings } from "@levelrail/services/preview/settings";
 import { createService } from "@levelrail/services/service/write";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
-import { webhookReceiver } from "@levelrail/testkit/receivers";
 import { seedOrg } from "@levelrail/testkit/seed";
 import { previewsController } from "./reconcile";
 import { pgPreviewStore, providerStatus } from "./store";
@@ -29,7 +28,8 @@ let db: Db;
 let sql: Sql;
 let o: Awaited<ReturnType<typeof seedOrg>>;
 let sourceId: string;
-let statuses: Awaited<ReturnType<typeof webhookReceiver>>;
+/** The statuses the provider API took: path and JSON body. */
+const statusPosts: { path: string; body: string }[] = [];
 let api: Server;
 let apiAnswer: { status: number; numbers: number[] } = { status: 200, numbers: [] };
 let controller: ReturnType<typeof previewsController>;
@@ -43,8 +43,15 @@ async function pr(action: string, number: number, sha: string) {
   const body = bytes({
     action,
     number,
-    pull_request: { number, statuses_url: `http://127.0.0.1:${statuses.port}/repos/acme/shop/statuses/${sha}`, head: { ref: `topic-${number}`, sha }, base: { ref: "main" } },
-    repository: { full_name: "acme/shop" },
+    // A member's request from a branch of the repository itself; its statuses_url is the provider API's own.
+    pull_request: {
+      number,
+      author_association: "MEMBER",
+      statuses_url: `http://127.0.0.1:${(api.address() as AddressInfo).port}/repos/acme/shop/statuses/${sha}`,
+      head: { ref: `topic-${number}`, sha, repo: { id: 1, full_name: "acme/shop" } },
+      base: { ref: "main", repo: { id: 1, full_name: "acme/shop" } },
+    },
+    repository: { id: 1, full_name: "acme/shop" },
   });
   const headers = new Headers({ "x-github-event": "pull_request", "x-github-delivery": randomBytes(8).toString("hex"), "x-hub-signature-256": `sha256=${hmacHex(SECRET, body)}` });
   return receiveGitHook({ db, kit: o.kit }, { sourceId, headers, body });
@@ -52,14 +59,22 @@ async function pr(action: string, number: number, sha: string) {
 const previewOf = async (n: number) => (await db.select().from(preview).where(and(eq(preview.projectId, o.projectId), eq(preview.number, n))))[0]!;
 const servicesIn = async (envId: string) => db.select().from(service).where(eq(service.environmentId, envId)).orderBy(service.name);
 const converge = () => controller.reconcile("previews");
-const statusBodies = (): Record<string, string>[] => statuses.requests.map((r) => ({ path: r.path, ...(JSON.parse(r.body.toString()) as Record<string, string>) }));
+const statusBodies = (): Record<string, string>[] => statusPosts.map((r) => ({ path: r.path, ...(JSON.parse(r.body) as Record<string, string>) }));
 
 beforeAll(async () => {
   database = await freshDatabase(requireDatabaseUrl(), "previews");
   ({ db, sql } = createDb(database.url));
   o = await seedOrg(db, "previews");
-  statuses = await webhookReceiver();
   api = createServer((req, res) => {
+    if (req.method === "POST" && req.url?.startsWith("/repos/acme/shop/statuses/")) {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        statusPosts.push({ path: req.url!, body: Buffer.concat(chunks).toString("utf8") });
+        res.writeHead(201, { "content-type": "application/json" }).end("{}");
+      });
+      return;
+    }
     if (!req.url?.startsWith("/repos/acme/shop/pulls?state=open")) {
       res.writeHead(404).end("[]");
       return;
@@ -85,7 +100,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await statuses.close();
   await new Promise<void>((resolve) => api.close(() => resolve()));
   await sql.end();
   await database.drop();

@@ -41,7 +41,7 @@ function fakeStore(rows: ObservedPreview[], o: { open?: () => Promise<void>; swe
   return { store, messages, closed };
 }
 
-const preview = (over: Partial<ObservedPreview> = {}): ObservedPreview => ({ id: "p1", orgId: "o", number: 1, state: "open", environmentId: null, headCommit: H, builtCommit: null, statusUrl: "http://127.0.0.1:9/s", reported: null, domain: "p.localhost", ...over });
+const preview = (over: Partial<ObservedPreview> = {}): ObservedPreview => ({ id: "p1", orgId: "o", number: 1, state: "open", environmentId: null, headCommit: H, builtCommit: null, statusUrl: "http://127.0.0.1:9/s", reported: null, domain: "p.localhost", awaitingApproval: false, ...over });
 
 describe("previewsController", () => {
   it("takes an open preview through clone, build and report in one pass; a closed one's environment goes", async () => {
