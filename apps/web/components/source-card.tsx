@@ -172,7 +172,8 @@ function GitSourceForm({ service, credentials, onDone }: { service: ServiceView;
               <option value="">none (a public repository)</option>
               {credentials.map((c) => (
                 <option key={c.id} value={c.id}>
-                  {c.name} ({c.kind === "ssh" ? "deploy key" : "token"})
+                  {c.name} ({c.kind === "ssh" ? "deploy key" : "token"}
+                  {c.hosts.length ? `, only to ${c.hosts.join(", ")}` : ""})
                 </option>
               ))}
             </select>
@@ -198,7 +199,7 @@ function GitSourceForm({ service, credentials, onDone }: { service: ServiceView;
                 .filter((c) => c.kind === "token")
                 .map((c) => (
                   <option key={c.id} value={c.id}>
-                    {c.name}
+                    {c.name} (only to {c.hosts.join(", ") || "no host"})
                   </option>
                 ))}
             </select>
