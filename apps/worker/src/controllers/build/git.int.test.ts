@@ -178,6 +178,10 @@ exit 255
     expect(await open.resolve(access({ url: named("git.levelrail.test."), credential: token }), "main")).toBe(commit);
     await open.checkout(access({ url: named("git.levelrail.test"), credential: token }), commit, mkdtempSync(join(dir, "co-")));
     expect(lookups).toBe(4); // once per call, never again by git
+    // Every address the name has is pinned, each tried in turn (nothing listens on the first).
+    const two = gitClient({ timeoutMs: 20_000, binary: recorder, policy: { allowPrivate: true, lookup: async () => [{ address: "127.0.0.3", family: 4 }, { address: "127.0.0.1", family: 4 }] } });
+    expect(await two.resolve(access({ url: named("git.levelrail.test"), credential: token }), "main")).toBe(commit);
+    expect(readFileSync(argvLog, "utf8")).toContain(`http.curloptResolve=git.levelrail.test:${port}:127.0.0.3,127.0.0.1`);
 
     // A redirect is not followed: it would lead git, and the token, past both checks.
     const target = await startGitServer();

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import { type TargetPolicy, TargetError, resolveTarget } from "@levelrail/services/notifications/address";
+import { type ResolvedAddress, type TargetPolicy, TargetError, resolveTarget, systemLookup } from "@levelrail/services/notifications/address";
 import { type RepositoryEndpoint, credentialMayReach, repositoryEndpoint } from "@levelrail/spec/git";
 import { type GitFailure, gitFailure, isCommitId, safeRef, safeUrl } from "./git-errors";
 
@@ -74,9 +74,19 @@ async function pinnedTarget(endpoint: RepositoryEndpoint, credential: GitCredent
     const where = credential.hosts.length ? credential.hosts.join(", ") : "no host";
     throw new GitError("access", `the source's git credential may be sent only to ${where}, not to ${endpoint.host}:${endpoint.port}; it was not used`);
   }
-  let address: string;
+  // Every address the name resolved to is checked (resolveTarget) and pinned, so curl still tries each in turn.
+  const lookup = policy.lookup ?? systemLookup;
+  let addresses: ResolvedAddress[] = [];
   try {
-    ({ address } = await resolveTarget(endpoint.host, policy));
+    const first = await resolveTarget(endpoint.host, {
+      ...policy,
+      lookup: async (h) => {
+        const found = await lookup(h);
+        if (h === endpoint.host) addresses = found;
+        return found;
+      },
+    });
+    if (!addresses.length) addresses = [first];
   } catch (err) {
     if (err instanceof TargetError) throw new GitError("address", `the repository's host is refused: ${err.message}`);
     throw err;
@@ -84,10 +94,12 @@ async function pinnedTarget(endpoint: RepositoryEndpoint, credential: GitCredent
   if (isIP(endpoint.host)) return { config: [], ssh: [] };
   if (endpoint.scheme !== "ssh") {
     // curl matches its resolve list by name without case but with a trailing dot: both spellings are pinned.
-    const to = isIP(address) === 6 ? `[${address}]` : address;
+    const to = addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(",");
     return { config: [endpoint.host, `${endpoint.host}.`].flatMap((h) => ["-c", `http.curloptResolve=${h}:${endpoint.port}:${to}`]), ssh: [] };
   }
-  // core.sshCommand runs through sh: each option single-quoted (a host name and an address hold no quote).
+  // ssh takes one address: an IPv4 one when there is one (the likelier route). core.sshCommand runs
+  // through sh: each option single-quoted (a host name and an address hold no quote).
+  const address = (addresses.find((a) => a.family === 4) ?? addresses[0]!).address;
   const alias = endpoint.port === 22 ? endpoint.host : `[${endpoint.host}]:${endpoint.port}`;
   return { config: [], ssh: ["-o", `'HostName=${address}'`, "-o", `'HostKeyAlias=${alias}'`] };
 }
