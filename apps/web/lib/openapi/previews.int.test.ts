@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { createApiToken } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
-import { build, gitSource } from "@levelrail/db/schema/git";
+import { build, gitSource, preview } from "@levelrail/db/schema/git";
 import { createApp } from "@levelrail/services/app/app";
 import { hmacHex } from "@levelrail/services/git-hook/signature";
 import { createService } from "@levelrail/services/service/write";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
-import { seedOrg, testKit } from "@levelrail/testkit/seed";
+import { seedMember, seedOrg, testKit } from "@levelrail/testkit/seed";
 
 vi.mock("server-only", () => ({}));
 vi.mock("@/lib/api", async () => await import("../api"));
@@ -108,5 +108,68 @@ describe("GET/PUT /api/v1/projects/{id}/previews", () => {
     expect(got.body).toMatchObject({ settings: { domain: "pr.localhost", max: 2, ttlHours: 12 }, previews: [] });
     const bad = await call("PUT", { baseEnvironmentId: seeded.envId, domain: "preview.example.org" });
     expect(bad).toMatchObject({ status: 400, body: { error: { field: "domain" } } });
+  });
+});
+
+describe("a fork's pull request over HTTP, from each forge", () => {
+  const REPO = { id: 1, full_name: "acme/shop" };
+  const FORK = { id: 2, full_name: "mallory/shop" };
+  /** The forge's own payload shape, headers and signature; `fork`: the head is in another repository. */
+  function delivery(forge: "github" | "gitea" | "gitlab", number: number, fork: boolean): { headers: Record<string, string>; body: string } {
+    const head = fork ? FORK : REPO;
+    const id = `${forge}-${number}`;
+    if (forge === "gitlab") {
+      const body = JSON.stringify({
+        object_kind: "merge_request",
+        project: { id: REPO.id, path_with_namespace: REPO.full_name },
+        object_attributes: { iid: number, action: "open", source_branch: "topic", target_branch: "main", source_project_id: head.id, target_project_id: REPO.id, last_commit: { id: B } },
+      });
+      return { headers: { "content-type": "application/json", "x-gitlab-event": "Merge Request Hook", "x-gitlab-token": SECRET, "x-gitlab-event-uuid": id }, body };
+    }
+    const body = JSON.stringify({
+      action: "opened",
+      number,
+      pull_request: { number, ...(forge === "github" ? { author_association: fork ? "CONTRIBUTOR" : "MEMBER" } : {}), head: { ref: "topic", sha: B, repo: head }, base: { ref: "main", repo: REPO } },
+      repository: REPO,
+    });
+    const signed = hmacHex(SECRET, Buffer.from(body));
+    return forge === "gitea"
+      ? { headers: { "content-type": "application/json", "x-gitea-event": "pull_request", "x-github-event": "pull_request", "x-gitea-delivery": id, "x-gitea-signature": signed }, body }
+      : { headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-github-delivery": id, "x-hub-signature-256": `sha256=${signed}` }, body };
+  }
+
+  it("a fork's preview answers awaiting approval, the same repository's not; approving is a developer's, answered as the document says", async () => {
+    const { putPreviewSettings } = await import("@levelrail/services/preview/settings");
+    await putPreviewSettings({ ctx: { ...seeded, baseDomains: [] }, projectId: seeded.projectId, input: { baseEnvironmentId: seeded.envId, domain: "pr.localhost", max: 10, ttlHours: 12 } });
+    const forges = ["github", "gitea", "gitlab"] as const;
+    for (const [i, forge] of forges.entries()) {
+      const fork = await post(delivery(forge, 50 + i, true).headers, delivery(forge, 50 + i, true).body);
+      expect(fork.status, forge).toBe(202);
+      expect(fork.body, forge).toMatchObject({ preview: { number: 50 + i, approval: "awaiting" } });
+      const same = await post(delivery(forge, 60 + i, false).headers, delivery(forge, 60 + i, false).body);
+      expect(same.body, forge).toMatchObject({ preview: { number: 60 + i, approval: "not-needed" } });
+    }
+    const rows = await db.select().from(preview).where(eq(preview.projectId, seeded.projectId));
+    expect(rows.filter((r) => r.fork).map((r) => r.number).sort()).toEqual([50, 51, 52]);
+
+    const target = rows.find((r) => r.number === 50)!;
+    const route = await import("../../app/api/v1/projects/[id]/previews/[previewId]/approve/route");
+    const approve = async (bearer: string, body: unknown) => {
+      const res = await route.POST(
+        new Request(`${BASE}/api/v1/projects/${seeded.projectId}/previews/${target.id}/approve`, { method: "POST", headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body: JSON.stringify(body) }),
+        { params: Promise.resolve({ id: seeded.projectId, previewId: target.id }) },
+      );
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    const viewer = await seedMember(db, seeded, "hookroute-viewer", "viewer");
+    const refused = await approve(await createApiToken(db, viewer.email, "v"), { commit: B });
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: "forbidden" } } });
+    const other = await seedOrg(db, "hookroute-other", seeded.kit);
+    expect((await approve(await createApiToken(db, other.actor.email, "o"), { commit: B })).status).toBe(404);
+    expect(await approve(token, {})).toMatchObject({ status: 400, body: { error: { field: "commit" } } });
+    const ok = await approve(token, { commit: B });
+    expect(ok.status).toBe(200);
+    expect(checker.check("POST", "/api/v1/projects/{id}/previews/{previewId}/approve", 200, ok.body)).toEqual([]);
+    expect(ok.body).toMatchObject({ approval: "approved", approvedCommit: B, approvedBy: seeded.actor.email });
   });
 });

@@ -2,7 +2,7 @@ import { and, count, eq, ne } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { preview, previewSettings } from "@levelrail/db/schema/git";
 import { normalizeRepo } from "@levelrail/spec/preview";
-import { awaitingMessage, isAwaiting } from "../preview/approval";
+import { awaitingMessage, holdsPlace, isAwaiting } from "../preview/approval";
 import type { HookEvent } from "./parse";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -60,8 +60,9 @@ export async function upsertPreview(
   const [used] = await tx
     .select({ n: count() })
     .from(preview)
-    .where(and(eq(preview.projectId, p.projectId), eq(preview.orgId, p.orgId), eq(preview.state, "open")));
-  const full = (used?.n ?? 0) >= settings.max;
+    .where(and(eq(preview.projectId, p.projectId), eq(preview.orgId, p.orgId), eq(preview.state, "open"), holdsPlace()));
+  // A request waiting for approval takes no place (an outsider's many requests do not crowd the members' out); approving one counts it.
+  const full = !waiting && (used?.n ?? 0) >= settings.max;
   const state = full ? ("refused" as const) : ("open" as const);
   const message = full
     ? `quota_exceeded: the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum`

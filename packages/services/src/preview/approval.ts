@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { preview, previewSettings } from "@levelrail/db/schema/git";
@@ -38,6 +38,9 @@ export function awaitingMessage(p: TrustFields & { headCommit: string; headRepo?
   return `awaiting approval: ${why}; nothing is built until a member with deploy rights approves head commit ${p.headCommit.slice(0, 12)}, and its environment gets none of the base's secrets, credentials, storage targets or database attachments`;
 }
 
+/** Which open previews count against the project's maximum: all but those waiting for approval with no environment. */
+export const holdsPlace = () => or(isNotNull(preview.environmentId), and(eq(preview.fork, false), eq(preview.outsider, false)), eq(preview.approvedCommit, preview.headCommit));
+
 const approveInput = z
   .object({
     /** The head commit the member looked at: a request that moved on since is a 409, never approved unseen. */
@@ -59,6 +62,8 @@ export async function approvePreview({ ctx, projectId, previewId, input }: { ctx
   const { commit } = parse(approveInput, input);
   if (!isUuid(previewId)) throw notFound();
   await ctx.db.transaction(async (tx) => {
+    // The project's preview settings first, as the webhook locks them: approvals and events of one project take turns.
+    const [settings] = await tx.select({ max: previewSettings.max }).from(previewSettings).where(and(eq(previewSettings.projectId, p.id), eq(previewSettings.orgId, p.orgId))).for("update");
     const [row] = await tx
       .select()
       .from(preview)
@@ -71,6 +76,15 @@ export async function approvePreview({ ctx, projectId, previewId, input }: { ctx
       throw new LevelrailError("conflict", `commit: the request's head is now ${row.headCommit.slice(0, 12)}, not ${commit.slice(0, 12)}; look at it and approve that`, { field: "commit" });
     }
     if (row.approvedCommit === commit) return;
+    if (!row.environmentId) {
+      const [used] = await tx
+        .select({ n: count() })
+        .from(preview)
+        .where(and(eq(preview.projectId, p.id), eq(preview.orgId, p.orgId), eq(preview.state, "open"), holdsPlace()));
+      if (settings && (used?.n ?? 0) >= settings.max) {
+        throw new LevelrailError("quota_exceeded", `the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum, then approve`);
+      }
+    }
     await tx
       .update(preview)
       .set({ approvedCommit: commit, approvedBy: ctx.actor.email, message: `head commit ${commit.slice(0, 12)} approved by ${ctx.actor.email}`, updatedAt: new Date() })

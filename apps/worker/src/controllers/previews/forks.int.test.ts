@@ -209,6 +209,16 @@ describe("a fork's pull request", () => {
     expect(previews.find((p) => p.number === 30)).toMatchObject({ fork: true, approval: "awaiting", environmentId: null, withheld: [] });
   });
 
+  it("takes no place under the project's maximum while it waits; approving one past the maximum is refused", async () => {
+    const settings = (max: number) => putPreviewSettings({ ctx: o, projectId: o.projectId, input: { baseEnvironmentId: o.envId, domain: "preview.localhost", max, ttlHours: 24 } });
+    // Three trusted previews hold places (40, 42, 43); four wait (30, 31, 32, 41).
+    await settings(3);
+    expect((await send(requestEvent("github", "opened", 35, B, "fork"))).body).toMatchObject({ preview: { state: "open", approval: "awaiting" } });
+    expect(await refusal(approvePreview({ ctx: developer, projectId: o.projectId, previewId: (await previewOf(35)).id, input: { commit: B } }))).toMatchObject({ code: "quota_exceeded" });
+    expect(await previewOf(35)).toMatchObject({ approvedCommit: null });
+    await settings(10);
+  });
+
   it("is approved only by a member with deploy rights, for the head commit shown; audited", async () => {
     const p = await previewOf(30);
     const approve = (ctx: Parameters<typeof approvePreview>[0]["ctx"], commit = B, projectId = o.projectId, previewId = p.id) => approvePreview({ ctx, projectId, previewId, input: { commit } });
