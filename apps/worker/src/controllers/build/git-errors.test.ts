@@ -9,6 +9,7 @@ describe("git errors and inputs", () => {
     ["Host key verification failed.", "the server's host key is not the one first seen for this source"],
     ["fatal: transport 'file' not allowed", "only https, http and ssh repository URLs are allowed"],
     ["fatal: unable to access 'https://h/': Could not resolve host: h", "cannot reach the repository's host"],
+    ["fatal: unable to access 'https://h/app/': The requested URL returned error: 301", "the server answered with a redirect, which is not followed; use the repository's own URL (often the one ending in .git)"],
   ])("%s", (stderr, message) => {
     expect(gitFailure(stderr, []).message).toBe(message);
   });

@@ -37,6 +37,8 @@ const RULES: [RegExp, GitFailure, string][] = [
   [/Permission denied \(publickey|sign_and_send_pubkey|Load key .*: invalid format/i, "key-refused", "the server refused the deploy key"],
   [/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i, "host-key", "the server's host key is not the one first seen for this source"],
   [/transport '.*' not allowed|Unable to find remote helper/i, "url", "only https, http and ssh repository URLs are allowed"],
+  // Redirects are not followed (one could lead git and the token to a host neither check allowed).
+  [/returned error: 30[12378]\b|unable to update url base from redirection/i, "url", "the server answered with a redirect, which is not followed; use the repository's own URL (often the one ending in .git)"],
   [
     /Repository not found|not found|Authentication failed|could not read (Username|Password)|terminal prompts disabled|does not appear to be a git repository|HTTP 40[134]|returned error: 40[134]|access denied|could not read from remote repository/i,
     "access",

@@ -192,6 +192,7 @@ exit 255
       const via = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/app.git`;
       const err = await git.resolve(access({ url: via, credential: { ...token, hosts: ["127.0.0.1"] } }), "main").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(GitError);
+      expect((err as GitError).message).toMatch(/^the server answered with a redirect, which is not followed/);
       expect(target.requests).toEqual([]);
     } finally {
       redirector.close();
