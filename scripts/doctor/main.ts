@@ -13,6 +13,7 @@ import { portCheck, procPortProbe } from "./ports";
 import { dockerEngineProbe, dockerOf, dockerSwarmProbe, findOurCaddy, meshDnsReplicas, postgresProbe } from "./probes";
 import { swarmCheck } from "./swarm";
 import { edgeCaddyName, edgeName } from "@levelrail/docker/swarm/edge";
+import { probeOverlayIpsec } from "@levelrail/docker/swarm/ipsec";
 import { hostProc } from "./procfs";
 import { type Check, type CheckResult, allOk, formatJson, formatLines, runChecks } from "./result";
 
@@ -51,7 +52,7 @@ export async function diagnose(vars: NodeJS.ProcessEnv): Promise<CheckResult[]> 
   const checks: Check[] = [
     check("engine", () => engineCheck(engine)),
     check("swarm", async () => {
-      const facts = await dockerSwarmProbe(docker, short, join(dataDir, DATAPLANE_DIR)).facts().catch(() => null);
+      const facts = await dockerSwarmProbe(docker, short, join(dataDir, DATAPLANE_DIR), { ipsec: () => probeOverlayIpsec() }).facts().catch(() => null);
       // Only a manager's nodes can hold pinned databases; the database's own trouble is the postgres check's.
       const pinned = facts?.kind === "swarm-manager" ? await db.pinned().catch(() => null) : null;
       return swarmCheck(facts, { holder: edgeName(short), caddy: edgeCaddyName(short) }, pinned);

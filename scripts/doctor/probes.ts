@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import postgres from "postgres";
 import { parseDockerHost } from "@levelrail/docker/host";
+import type { OverlayIpsec } from "@levelrail/docker/swarm/ipsec";
 import { MIGRATIONS_DIR } from "@levelrail/db/migrate";
 import { DataPlaneRoles, Labels, instanceFilter } from "@levelrail/spec/naming";
 import type { BackupSchedule } from "@levelrail/spec/database";
@@ -210,8 +211,11 @@ async function nodeAgents(docker: Docker, shortName: string, acksFile: string | 
   return { self, runningOn, silent };
 }
 
-/** `dataplaneDir`: where the manager's mesh DNS records the agents' reads (null: not checked). */
-export function dockerSwarmProbe(docker: Docker, shortName: string, dataplaneDir: string | null = null): SwarmProbe {
+/**
+ * `dataplaneDir`: where the manager's mesh DNS records the agents' reads (null: not checked).
+ * `ipsec`: asks whether this host's kernel can encrypt overlays (absent: not asked).
+ */
+export function dockerSwarmProbe(docker: Docker, shortName: string, dataplaneDir: string | null = null, o: { ipsec?: () => OverlayIpsec } = {}): SwarmProbe {
   const running = async (name: string) => {
     try {
       return ((await docker.getContainer(name).inspect()) as { State?: { Running?: boolean } }).State?.Running === true;
@@ -224,7 +228,7 @@ export function dockerSwarmProbe(docker: Docker, shortName: string, dataplaneDir
       const kind = engineKind((await docker.info()) as SwarmEngineInfo);
       if (kind !== "swarm-manager") return { kind, nodes: [], edge: { holder: false, caddy: false } };
       const [nodes, holder, caddy] = await Promise.all([docker.listNodes() as Promise<EngineNode[]>, running(edgeName(shortName)), running(edgeCaddyName(shortName))]);
-      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy }, agents: await nodeAgents(docker, shortName, dataplaneDir && join(dataplaneDir, EDGE_ACKS_FILE)) };
+      return { kind, nodes: nodes.map(nodeView), edge: { holder, caddy }, agents: await nodeAgents(docker, shortName, dataplaneDir && join(dataplaneDir, EDGE_ACKS_FILE)), ...(o.ipsec ? { ipsec: o.ipsec() } : {}) };
     },
   };
 }

@@ -19,6 +19,19 @@ describe("the swarm check", () => {
     expect(drained.message).toContain("vm2 (10.0.0.2) takes no new tasks (drain)");
   });
 
+  it("overlays the kernel cannot encrypt: warn that tenant traffic crosses between the nodes in clear, saying why; encrypted ones are said", () => {
+    const clear = { supported: false, detail: "the kernel has no IPsec ESP with rfc4106(gcm(aes))" };
+    expect(swarmCheck(manager({ ipsec: clear }), names)).toMatchObject({
+      status: "warn",
+      message: expect.stringContaining("app and database overlays are not encrypted between the nodes, so tenant traffic crosses the network in clear: the kernel has no IPsec ESP with rfc4106(gcm(aes))"),
+    });
+    expect(swarmCheck(manager({ ipsec: { supported: null, detail: "could not tell" } }), names).status).toBe("warn");
+    // one node: nothing crosses a wire yet, said all the same
+    const alone = swarmCheck(manager({ nodes: [node()], ipsec: clear }), names);
+    expect(alone).toMatchObject({ status: "ok", message: expect.stringContaining("once another node joins, app and database overlays are not encrypted") });
+    expect(swarmCheck(manager({ ipsec: { supported: true, detail: "yes" } }), names)).toMatchObject({ status: "ok", message: expect.stringContaining("overlays between nodes are encrypted (IPsec)") });
+  });
+
   it("databases pinned to a drained or down node: warn, naming them, the node and what brings them back", () => {
     const pinned = [
       { database: "shop/prod/orders", nodeId: "n2" },

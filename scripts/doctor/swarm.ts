@@ -1,6 +1,7 @@
 // On a Docker Swarm (CONTRACT §12): what kind of node this engine is, whether every node is ready,
 // and whether the edge ingress runs here (without it the worker runs releases as containers on
 // this engine only).
+import type { OverlayIpsec } from "@levelrail/docker/swarm/ipsec";
 import type { EngineKind, NodeView } from "@levelrail/docker/swarm/nodes";
 import type { PinnedRow } from "./database";
 import { type CheckResult, fail, ok, warn } from "./result";
@@ -17,6 +18,8 @@ export interface SwarmFacts {
    * agent has not read the edge feed in the last 15 s (their edge serves an old copy). Absent: not asked.
    */
   agents?: { self: string; runningOn: string[]; silent?: string[] } | null;
+  /** Whether this kernel can encrypt overlays between the nodes (IPsec ESP; `@levelrail/docker/swarm/ipsec`). Absent: not asked. */
+  ipsec?: OverlayIpsec;
 }
 
 /** `facts()` throws when the engine does not answer. */
@@ -56,6 +59,9 @@ export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy:
     const silent = others.filter((n) => f.agents!.silent?.includes(n.id));
     if (silent.length > 0) problems.push(`the node agent on ${silent.map(nodeName).join(", ")} has not read the edge feed for 15 s, so ${silent.length === 1 ? "its" : "their"} Caddy serves an old copy: see \`docker service logs <short>-node-agent\` (the control overlay between the nodes, ports 7946 and 4789)`);
   }
+  // Tenant traffic between nodes crosses the overlays: in clear where the kernel cannot encrypt them.
+  const clear = f.ipsec && f.ipsec.supported !== true ? `app and database overlays are not encrypted between the nodes, so tenant traffic crosses the network in clear: ${f.ipsec.detail}` : null;
+  if (clear && f.nodes.length > 1) problems.push(clear);
   for (const n of f.nodes.filter((x) => x.state !== "ready" || x.availability === "drain")) {
     const here = (pinned ?? []).filter((p) => p.nodeId === n.id).map((p) => p.database);
     if (here.length === 0) continue;
@@ -67,5 +73,6 @@ export function swarmCheck(f: SwarmFacts | null, names: { holder: string; caddy:
   const drained = f.nodes.filter((n) => n.availability !== "active");
   const note = drained.length > 0 ? `; ${drained.map(nodeName).join(", ")} ${drained.length === 1 ? "takes" : "take"} no new tasks (${drained.map((n) => n.availability).join("/")})` : "";
   const everywhere = f.agents && others.length > 0 ? "; every other node runs its own edge" : "";
-  return ok("swarm", `swarm manager of ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"} (${managers} manager${managers === 1 ? "" : "s"}), every one ready; the edge ingress runs here${everywhere}${note}`, detail);
+  const encryption = f.ipsec?.supported === true ? "; overlays between nodes are encrypted (IPsec)" : clear ? `; once another node joins, ${clear}` : "";
+  return ok("swarm", `swarm manager of ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"} (${managers} manager${managers === 1 ? "" : "s"}), every one ready; the edge ingress runs here${everywhere}${note}${encryption}`, detail);
 }

@@ -55,9 +55,14 @@ export async function ensureSwarmEdge({ dataDir, short, httpPort, httpsPort, por
   log(`edge ingress ${edge.edgeName(short)}: ${made.madeHolder ? "made" : "adopted"} (HTTP on ${httpPort}${httpsPort === null ? "" : `, HTTPS on ${httpsPort}`}; Caddy's admin API on ${edge.edgeAdminSocket(caddyHome)})`);
   // the feed's token first: the mesh DNS refuses every request to the feed while it has none
   ensureFeedToken(dataDir);
+  // Whether this kernel can encrypt overlays (IPsec ESP): the worker makes app and database overlays
+  // encrypted when it can, and so is the control overlay made here; doctor says so when it cannot.
+  const ipsec = edge.probeOverlayIpsec();
+  edge.writeOverlayIpsec(join(dataDir, "dataplane", edge.OVERLAY_IPSEC_FILE), ipsec);
+  if (ipsec.supported !== true) log(`overlay networks between the swarm's nodes are not encrypted: ${ipsec.detail}`);
   await ensureDataPlane({ dataDir, port, short, version, edge: edge.edgeName(short) });
   // The control overlay: the mesh DNS serves the node agents the edge feed on its address there.
-  const control = await ensureControlNetwork(short);
+  const control = await ensureControlNetwork(short, { encrypted: ipsec.supported === true });
   if (await edge.joinEdge(docker(), short, control, [edgeFeedHost(short)])) log(`edge ingress: joined the control overlay ${control} (the node agents read the edge feed there)`);
   if (nodeAgents) {
     await ensureNodeAgents({ dataDir, short, version, httpPort, httpsPort, meshPort: port, ...nodeAgents });

@@ -60,13 +60,16 @@ async function ensureFeedTokenSecret(short, token) {
   return { id: created.id, name };
 }
 
-/** The control overlay (the manager's edge and the agents only), made once; answers its name. */
-export async function ensureControlNetwork(short) {
+/**
+ * The control overlay (the manager's edge and the agents only), made once; answers its name.
+ * `encrypted`: IPsec between the nodes (where the kernel has it; one made before stays as it is).
+ */
+export async function ensureControlNetwork(short, { encrypted = false } = {}) {
   const name = controlNetworkName(short);
   const listed = await docker().listNetworks({ filters: JSON.stringify({ name: [name] }) });
   if (listed.some((n) => n.Name === name)) return name;
   await docker()
-    .createNetwork({ Name: name, Driver: "overlay", Attachable: true, CheckDuplicate: true, Labels: { [LABELS.managed]: "true", "levelrail.instance": short, "levelrail.role": "control" } })
+    .createNetwork({ Name: name, Driver: "overlay", Attachable: true, CheckDuplicate: true, ...(encrypted ? { Options: { encrypted: "" } } : {}), Labels: { [LABELS.managed]: "true", "levelrail.instance": short, "levelrail.role": "control" } })
     .catch((err) => {
       if (err?.statusCode !== 409) throw err;
     });

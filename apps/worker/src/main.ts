@@ -6,6 +6,7 @@ import { dockerSwarm } from "@levelrail/docker/swarm";
 import { dockerImageBuilder } from "@levelrail/docker/build";
 import { join } from "node:path";
 import { DATAPLANE_DIR, DATAPLANE_STATE_FILE, EDGE_CADDY_FILE } from "@levelrail/spec/dataplane";
+import { OVERLAY_IPSEC_FILE, readOverlayIpsec } from "@levelrail/docker/swarm/ipsec";
 import { runAsLeader } from "./leader";
 import { startWorker } from "./wiring";
 import { swarmMode } from "./swarm-mode";
@@ -65,7 +66,9 @@ const runtime = dockerRuntime({ dockerHost: env.DOCKER_HOST });
 await runtime.ping();
 
 const { keyring, fingerprintKey } = secretsKitFromEnv(env);
-const swarmPort = dockerSwarm({ dockerHost: env.DOCKER_HOST });
+// App and database overlays are encrypted between the nodes where the manager's kernel can (the launcher's probe, beside the data plane's state).
+const overlayIpsecFile = join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, OVERLAY_IPSEC_FILE);
+const swarmPort = dockerSwarm({ dockerHost: env.DOCKER_HOST, encryptOverlays: () => readOverlayIpsec(overlayIpsecFile)?.supported === true });
 // On a swarm manager with the edge ingress: releases as swarm services (CONTRACT §12); else containers here.
 const swarm = await swarmMode(runtime.docker, runtime, swarmPort, env.LEVELRAIL_SHORT_NAME, join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, EDGE_CADDY_FILE));
 if (swarm) console.log("[worker] this engine is a swarm manager with the edge ingress: releases run as swarm services");

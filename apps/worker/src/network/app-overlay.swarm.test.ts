@@ -42,6 +42,20 @@ it("each app gets its own overlay, a pool subnet no other network has, at the sm
   expect((await runtime.listNetworks([])).filter((n) => n.name === a.name)).toHaveLength(1);
 });
 
+it("where the kernel can encrypt overlays (the installation's policy says so), every overlay the worker's port makes is encrypted between the nodes: an app's and a pinned database's", async () => {
+  const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
+  const swarm = dockerSwarm({ dockerHost: h.manager.dockerHost, encryptOverlays: () => true });
+  const app = await ensureAppOverlay(runtime, swarm, short, `e${run}`, pool);
+  await swarm.createOverlayNetwork({ name: `${short}-db-e${run}`, labels: { "levelrail.managed": "true", "levelrail.instance": short }, subnet: null, gateway: null, encrypted: false, mtu: null });
+  for (const name of [app.name, `${short}-db-e${run}`]) {
+    const options = ((await h.manager.docker.getNetwork(name).inspect()) as { Options: Record<string, string> | null }).Options ?? {};
+    expect(options.encrypted, name).toBe("");
+  }
+  // where it cannot, none is
+  const plain = await ensureAppOverlay(runtime, dockerSwarm({ dockerHost: h.manager.dockerHost, encryptOverlays: () => false }), short, `p${run}`, pool);
+  expect(((await h.manager.docker.getNetwork(plain.name).inspect()) as { Options: Record<string, string> | null }).Options?.encrypted).toBeUndefined();
+});
+
 it("a network of the app's name that is not the app's is never taken over", async () => {
   const runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
   const swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });

@@ -5,6 +5,9 @@ import { basename, dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { statusOf } from "../engine-errors";
 
+// The launcher loads this file bundled: it writes the overlay IPsec probe's answer for the worker.
+export { OVERLAY_IPSEC_FILE, probeOverlayIpsec, writeOverlayIpsec } from "./ipsec";
+
 // The ingress of one node of a swarm (CONTRACT §12, issue 26): a pod, as Kubernetes would say. One
 // small container, `<short>-edge`, holds a network namespace of its own on a bridge network of this
 // engine with the ingress ports published; Caddy runs in that namespace (`container:<short>-edge`)

@@ -26,13 +26,18 @@ export function pinned(ref: string, digest: string): string {
 }
 
 /** The swarm port on dockerode; `DOCKER_HOST` is read by the caller and passed in, as for `dockerRuntime`. */
-export function dockerSwarm(opts: { dockerHost?: string | undefined } = {}): SwarmPort {
+/**
+ * `encryptOverlays`: asked at each overlay the port creates; true makes it IPsec-encrypted between
+ * the nodes whatever the caller asked (the installation's policy: every app and database overlay
+ * is, where the kernel can; see `./ipsec`).
+ */
+export function dockerSwarm(opts: { dockerHost?: string | undefined; encryptOverlays?: () => boolean } = {}): SwarmPort {
   const base: Docker.DockerOptions = opts.dockerHost ? parseDockerHost(opts.dockerHost) : {};
-  return swarmCalls(new Docker({ ...base, timeout: REQUEST_TIMEOUT_MS }), new Docker(base));
+  return swarmCalls(new Docker({ ...base, timeout: REQUEST_TIMEOUT_MS }), new Docker(base), opts.encryptOverlays ? { encryptOverlays: opts.encryptOverlays } : {});
 }
 
 /** `api` answers request/response calls under a deadline; `streams` carries pulls (as long as they take). */
-export function swarmCalls(api: Docker, streams: Docker = api): SwarmPort {
+export function swarmCalls(api: Docker, streams: Docker = api, policy: { encryptOverlays?: () => boolean } = {}): SwarmPort {
   const images = imageCalls(api, streams);
   const processOf = async (ref: string) => {
     try {
@@ -146,7 +151,8 @@ export function swarmCalls(api: Docker, streams: Docker = api): SwarmPort {
     },
     async createOverlayNetwork(spec) {
       try {
-        await api.createNetwork(overlayNetworkBody(spec) as unknown as Docker.NetworkCreateOptions);
+        const encrypted = spec.encrypted || policy.encryptOverlays?.() === true;
+        await api.createNetwork(overlayNetworkBody({ ...spec, encrypted }) as unknown as Docker.NetworkCreateOptions);
         return true;
       } catch (err) {
         if (statusOf(err) === 409) return false;
