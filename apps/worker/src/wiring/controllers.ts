@@ -186,6 +186,8 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
     deps: {
       shortName: o.shortName,
       swarm,
+      images: o.runtime,
+      serviceOrgs: (id) => s.store.orgOf(id),
       async ensureNetwork(appId) {
         await ensureAppOverlay(o.runtime, swarm, o.shortName, appId, pool);
         await sr.join(networkName(o.shortName, appId));

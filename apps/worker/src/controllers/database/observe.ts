@@ -119,7 +119,7 @@ export async function observeImage(o: Pick<ObserveDeps, "runtime" | "shortName" 
   if (access.kind === "refused") observed.imageRefused = access.message;
 }
 
-const DATABASE_PULLER = {
+export const DATABASE_PULLER = {
   noun: "database",
   remedy: (ref: string) => `a database pulls its image without a registry login, so name one anyone may pull (or one built on this host) instead of ${ref}`,
 };

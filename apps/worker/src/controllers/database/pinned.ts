@@ -7,10 +7,10 @@ import { DatabaseRoles, Labels, databaseContainerName, databaseLabels, networkNa
 import type { Redactor } from "@levelrail/spec/redact";
 import type { Pass, ReconcileResult } from "../../reconcile/controller";
 import { appOverlayMtu } from "../../network/app-overlay";
-import { nodeLabels } from "../swarm-release/reconcile";
+import { nodeLabels, swarmImage } from "../swarm-release/reconcile";
 import type { ProbeObservation } from "../application/prober";
 import { type ExecuteDeps, probe, pull, recordDueRun } from "./execute";
-import { observeImage } from "./observe";
+import { DATABASE_PULLER, observeImage } from "./observe";
 import { type DatabaseStatus, READY_BUDGET_MS, RECHECK_MS, restoredMessage, runningMessage } from "./plan";
 import { pinnedRestoreServer } from "./pinned-restore";
 import { runRestore } from "./restore";
@@ -53,7 +53,19 @@ export const isPinned = (d: Pick<DesiredDatabase, "placement">) => Object.keys(d
 export type PinnedSwarm = Pick<
   SwarmPort,
   "listServices" | "listTasks" | "createService" | "updateService" | "removeService" | "listNodes" | "createOverlayNetwork" | "listSecrets" | "createSecret" | "removeSecret"
+  | "resolveImage"
 >;
+
+/**
+ * The server's spec with its image as every node must run it (`swarmImage`: pinned to the digest the
+ * registry confirms to no login, or built on the manager's host), or why it cannot run: another
+ * organization's copy a node holds never stands in for it. The spec's hash label stays the desired one.
+ */
+async function serverSpec(x: ExecuteDeps & PinnedDeps, db: DesiredDatabase, spec: SwarmServiceSpec): Promise<{ ok: true; spec: SwarmServiceSpec } | { ok: false; message: string }> {
+  const owner = { shortName: x.shortName, orgId: db.orgId, ...(x.serviceOrgs ? { orgOfService: x.serviceOrgs } : {}) };
+  const image = await swarmImage(x.runtime, x.swarm, owner, spec.image, null, DATABASE_PULLER);
+  return image.ok ? { ok: true, spec: { ...spec, image: image.image } } : image;
+}
 
 /** What one pass of a pinned database saw. */
 export interface PinnedObserved {
@@ -359,13 +371,18 @@ export async function executePinned(x: ExecuteDeps & PinnedDeps, d: PinnedDesire
       for (const s of step.services) await x.swarm.removeService(s.id);
       return NEXT;
     case "create-service":
+    case "update-service": {
+      const server = await serverSpec(x, db, d.spec);
+      if (!server.ok) {
+        // Looked at again later (a registry back, a login made public); nothing runs meanwhile.
+        await status({ phase: "failed", message: server.message, container: null });
+        return { requeueAfterMs: 60_000 };
+      }
       await status(step.status);
-      await x.swarm.createService(d.spec);
+      if (step.kind === "create-service") await x.swarm.createService(server.spec);
+      else await x.swarm.updateService(step.service.id, step.service.version, server.spec);
       return NEXT;
-    case "update-service":
-      await status(step.status);
-      await x.swarm.updateService(step.service.id, step.service.version, d.spec);
-      return NEXT;
+    }
     case "remove-clients":
       for (const c of step.containers) {
         await x.runtime.removeContainer(c.id);

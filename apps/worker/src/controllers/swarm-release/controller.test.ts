@@ -1,3 +1,4 @@
+import { FakeEngine } from "@levelrail/docker/fake";
 import { FakeSwarm } from "@levelrail/docker/swarm/fake";
 import type { ActiveEntry } from "@levelrail/spec/dataplane";
 import { formatKey, serviceKey } from "@levelrail/spec/keys";
@@ -36,6 +37,8 @@ function setup(over: { release?: Partial<DesiredRelease>; secretKeys?: string[];
     deps: {
       shortName: "lr",
       swarm,
+      // The manager's engine holds no copy: images are the registry's (pinned) here.
+      images: new FakeEngine(),
       async ensureNetwork(appId) {
         await swarm.createOverlayNetwork({ name: networkName("lr", appId), labels: {}, subnet: null, gateway: null, encrypted: false, mtu: null });
         joined.push(networkName("lr", appId));

@@ -7,7 +7,7 @@ import { environment, registryPassword } from "../application/observe";
 import type { RegistryStore, ServiceStore } from "../application/ports";
 import { changedStatusOnly, redactingHooks, redactingStatus } from "../application/redacting";
 import { swarmInput } from "./desired";
-import { type SwarmReleaseDeps, reconcileSwarmRelease } from "./reconcile";
+import { type SwarmReleaseDeps, type SwarmReleaseInput, reconcileSwarmRelease } from "./reconcile";
 
 // The release controller on a swarm as the worker's queue runs it: a service key's pass reads the
 // stored service (the same snapshot the application controller reads), resolves its environment
@@ -50,7 +50,7 @@ export function swarmReleaseController(o: SwarmReleaseControllerOptions): Contro
         return;
       }
       const auth = service?.registryCredentialId && o.registry ? await o.registry.registryAuth(service.orgId, service.registryCredentialId) : null;
-      const input = swarmInput(
+      const input: SwarmReleaseInput = swarmInput(
         o.deps.shortName,
         key.id,
         service && {
@@ -64,6 +64,7 @@ export function swarmReleaseController(o: SwarmReleaseControllerOptions): Contro
         resolved,
         auth,
       );
+      if (service) input.orgId = service.orgId;
       try {
         // A hook's output is stored with the service's secrets redacted, as on one engine.
         const hooks = o.deps.hooks && redactingHooks(o.deps.hooks, redact);

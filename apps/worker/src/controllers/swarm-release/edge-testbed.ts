@@ -80,6 +80,7 @@ export function testReleaseDeps(h: SwarmHarness, o: { shortName: string; pool: S
   return {
     shortName: o.shortName,
     swarm,
+    images: runtime,
     ensureNetwork: async (id) => {
       await ensureAppOverlay(runtime, swarm, o.shortName, id, o.pool);
       await joinEdge(h.manager.docker, o.shortName, networkName(o.shortName, id));

@@ -1,6 +1,8 @@
+import type { ImagePort, RegistryAuth } from "@levelrail/docker";
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
-import { Labels, Roles } from "@levelrail/spec/naming";
+import { Labels, Roles, isBuiltImageName, noSuchImage } from "@levelrail/spec/naming";
+import { type AccessSubject, type ImageOwner, builtImageAccess, cachedImageAccess } from "../application/image";
 import type { HookPhase, HookRecorder } from "../application/hooks";
 import type { StatusWriter } from "../application/ports";
 import { deploying } from "../application/status";
@@ -29,6 +31,13 @@ export interface SwarmReleaseDeps {
     "listServices" | "listTasks" | "createService" | "removeService" | "listNodes" | "resolveImage" | "imageProcess" | "listSecrets" | "createSecret" | "removeSecret"
     | "inspectService" | "serviceLogs"
   >;
+  /**
+   * The manager's engine: its copy of a release's image (if any) is checked as on one engine, and the
+   * registry's reason asked when it does not confirm a login.
+   */
+  images: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess">;
+  /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
+  serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
   /** Where hook runs are kept (as on one engine); without one, hooks still run and gate the release. */
   hooks?: HookRecorder;
   /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
@@ -61,6 +70,8 @@ export interface SwarmReleaseDeps {
 
 export interface SwarmReleaseInput {
   serviceId: string;
+  /** The service's organization (whose built images and registry logins it may use); absent: none's. */
+  orgId?: string;
   /** Null: the service was deleted. */
   service: { appId: string; appName: string; name: string; port: number; healthPath: string } | null;
   release: DesiredSwarmRelease | null;
@@ -138,6 +149,50 @@ async function failRelease(deps: SwarmReleaseDeps, input: SwarmReleaseInput, rel
   return { step: "fail" as const, requeueAfterMs: 0 };
 }
 
+/**
+ * The image every node of the swarm runs for a release, after the checks one engine makes: pinned to
+ * the digest the registry confirms to this service's login (or none), so every node runs those bits
+ * and no node's cached copy (another organization's private pull) stands in for it. A registry that
+ * does not confirm the login never leaves the tag to the nodes: the release fails, with the message
+ * one engine gives (the manager's cached copy refused, or the pull's error). Only an image built on
+ * the manager's host (no registry has it under that name), of this organization when it is a
+ * built one, runs as named: nodes that have it.
+ */
+export async function releaseImage(deps: SwarmReleaseDeps, input: SwarmReleaseInput, ref: string, auth: RegistryAuth | null): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
+  const owner = { shortName: deps.shortName, orgId: input.orgId ?? "", ...(deps.serviceOrgs ? { orgOfService: deps.serviceOrgs } : {}) };
+  return swarmImage(deps.images, deps.swarm, owner, ref, auth);
+}
+
+/** `releaseImage` for any swarm service that names an image (a release's, a pinned database's server): who asks is `owner` (`who` in the refusal). */
+export async function swarmImage(
+  images: SwarmReleaseDeps["images"],
+  swarm: Pick<SwarmPort, "resolveImage">,
+  owner: ImageOwner,
+  ref: string,
+  auth: RegistryAuth | null,
+  who?: AccessSubject,
+): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
+  const local = await images.imageId(ref);
+  // A built image is never asked of a registry (an old name would read as Docker Hub's).
+  if (isBuiltImageName(owner.shortName, ref)) {
+    if (local === null) return { ok: false, message: noSuchImage(ref) };
+    const built = await builtImageAccess(images, ref, local, owner);
+    return built.kind === "ok" ? { ok: true, image: ref } : { ok: false, message: built.kind === "refused" ? built.message : noSuchImage(ref) };
+  }
+  let hostBuilt = false;
+  if (local !== null) {
+    const access = await cachedImageAccess(images, ref, local, auth, owner, who);
+    if (access.kind === "refused") return { ok: false, message: access.message };
+    hostBuilt = access.kind === "ok";
+  }
+  const pinnedRef = await swarm.resolveImage(ref, auth);
+  if (pinnedRef) return { ok: true, image: pinnedRef };
+  // Came from no registry under this name (built on the manager's host): only nodes that have it can run it (the plan says so).
+  if (hostBuilt) return { ok: true, image: ref };
+  const access = await images.registryAccess(ref, auth);
+  return { ok: false, message: `image ${ref} could not be pulled: ${access.ok ? "its registry answered no digest to pin every node to" : access.reason}` };
+}
+
 /** One pass; resolves to when the next is due (ms), or null when nothing is pending. */
 export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: SwarmReleaseInput): Promise<{ step: SwarmStep["kind"]; requeueAfterMs: number | null }> {
   const now = (deps.now ?? Date.now)();
@@ -175,9 +230,9 @@ export async function reconcileSwarmRelease(deps: SwarmReleaseDeps, input: Swarm
       if (r.outcome === "pending") await deps.status.updateRelease(r.id, { outcome: "deploying" });
       await deps.ensureNetwork(input.service.appId);
       await deps.attachDatabases?.(input.serviceId);
-      // Pinned to the digest the registry has now, so every node runs the same bits (an image no
-      // registry has stays as named: only a node that has it can run it, and the plan says so).
-      const image = (await deps.swarm.resolveImage(step.spec.image, step.spec.registryAuth ?? null)) ?? step.spec.image;
+      const checked = await releaseImage(deps, input, step.spec.image, step.spec.registryAuth ?? null);
+      if (!checked.ok) return failRelease(deps, input, r.id, checked.message, []);
+      const image = checked.image;
       const spec = await loadedSpec(deps, input, r, { ...step.spec, image }, observed.secrets);
       if (typeof spec === "string") return failRelease(deps, input, r.id, spec, []);
       if (step.preDeploy) {

@@ -64,7 +64,8 @@ const serviceNames = async () => (await swarm.listServices([`${Labels.service}=$
 const nodeAddressOf = async (nodeId: string) => (await swarm.listNodes()).find((n) => n.id === nodeId)?.address;
 
 beforeAll(async () => {
-  h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1 });
+  // The registry wants a login: a release without one (another organization's) is refused by it.
+  h = await startSwarm({ shortName: short, nodes: 2, heartbeatSeconds: 1, registryLogin: true });
   rels = new TestReleases({ shortName: short, serviceId, appId, appName: "shop", registryAuth: h.registryAuth, env: { GREETING: "hi" } });
   swarm = dockerSwarm({ dockerHost: h.manager.dockerHost });
   runtime = dockerRuntime({ dockerHost: h.manager.dockerHost });
@@ -77,6 +78,7 @@ beforeAll(async () => {
   deps = {
     shortName: short,
     swarm,
+    images: runtime,
     ensureNetwork: async (id) => void (await ensureAppOverlay(runtime, swarm, short, id, pool)),
     prober: overlayProber(runtime, short, probeImage),
     status: rels,
@@ -166,16 +168,29 @@ describe("releases on a swarm", () => {
     expect(svc?.constraints).toEqual(["node.labels.zone==b"]);
   }, 180_000);
 
-  it("a release whose image no node can pull fails naming the engine's error; the serving release keeps serving", async () => {
+  it("a release whose image no registry confirms fails naming the engine's error, before any service is made; the serving release keeps serving", async () => {
     const serving = await serviceNames();
     const steps = await converge(() => input("rel4", images.missing, { replicas: 1 }));
-    expect(steps.at(-1)).toBe("fail");
-    expect(rels.releases.get("rel4")).toMatchObject({ outcome: "failed", message: expect.stringMatching(/tasks failed 3 times \(last: .+ on /) });
+    expect(steps).toEqual(["fail", "hold"]);
+    expect(rels.releases.get("rel4")).toMatchObject({ outcome: "failed", message: expect.stringMatching(new RegExp(`^image ${images.missing} could not be pulled: `)) });
     expect(rels.status).toMatchObject({ phase: "failed", activeContainer: serving[0] });
     console.log(`a release that cannot pull: ${rels.releases.get("rel4")?.message}`);
     expect(await serviceNames()).toEqual(serving);
     for (const t of written.active ?? []) expect(await client.get(`http://${t.address}:8080/`)).toMatchObject({ exitCode: 0, out: "v2\n" });
   }, 180_000);
+
+  it("another organization's release of the same private image, without a login the registry accepts, fails as on one engine; no service runs it unpinned", async () => {
+    // Every node (the manager too) holds v1, pulled with the first organization's login by the releases above.
+    const otherId = `svc-b-${run}`;
+    const theirs = new TestReleases({ shortName: short, serviceId: otherId, appId, appName: "shop", registryAuth: null });
+    const steps = await passUntilIdle({ ...deps, status: theirs }, () => theirs.input("relB", images.v1, { replicas: 2 }), 60_000);
+    expect(steps).toEqual(["fail", "hold"]);
+    expect(theirs.releases.get("relB")).toMatchObject({
+      outcome: "failed",
+      message: expect.stringContaining(`image ${images.v1} is on this host, but its registry did not confirm this service may pull it without a registry credential`),
+    });
+    expect(await swarm.listServices([`${Labels.service}=${otherId}`])).toEqual([]);
+  }, 120_000);
 
   it("a release's secrets reach its tasks' environment through a swarm secret; neither the service nor its task containers show them", async () => {
     const marker = `tok${run}`;
