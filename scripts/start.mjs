@@ -7,7 +7,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { copyCluster, dumpExternal, migrationsPending, recordMigrated } from "./lib/backup.mjs";
 import { buildWeb, migrate, webBuildCurrent } from "./lib/build.mjs";
-import { expectedDatabaseUrl, startDatabase } from "./lib/database.mjs";
+import { expectedPanelUrl, startDatabase } from "./lib/database.mjs";
 import { handleSignals, onShutdown, runMain } from "./lib/lifecycle.mjs";
 import { ensureNpm } from "./lib/npm.mjs";
 import { ensureMasterKeyFile, resolveDataDir } from "./lib/paths.mjs";
@@ -43,7 +43,7 @@ await runMain(async () => {
   // Nothing to migrate and nothing to build (a warm start): the web app, the slowest to boot,
   // starts now and boots while the rest is checked and PostgreSQL starts (it answers 503 until
   // the database is up).
-  const earlyUrl = pending ? null : expectedDatabaseUrl(dataDir, PG_PORT);
+  const earlyUrl = pending ? null : expectedPanelUrl(dataDir, PG_PORT);
   const early = earlyUrl && webBuildCurrent() ? await startWeb({ ...panelEnv, DATABASE_URL: earlyUrl }) : null;
 
   await ensureDocker({ dataDir });
@@ -54,11 +54,13 @@ await runMain(async () => {
 
   const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });
   if (pending && !db.embedded) dumpExternal(dataDir, db.url);
-  if (early && db.url !== earlyUrl) throw new Fatal("the database URL changed while starting; run `npm start` again");
 
-  const env = { ...panelEnv, DATABASE_URL: db.url };
-  await migrate(env);
+  // Migrated as the owner of the tables; the web app and the worker then run as the panel's role
+  // (embedded database), which reads and appends the audit log and cannot drop its trigger.
+  const panelUrl = await migrate({ ...panelEnv, DATABASE_URL: db.url }, db.panel);
   recordMigrated(dataDir);
+  if (early && panelUrl !== earlyUrl) throw new Fatal("the database URL changed while starting; run `npm start` again");
+  const env = { ...panelEnv, DATABASE_URL: panelUrl };
   let web = early;
   if (!web) {
     await buildWeb(env, { fast: true });

@@ -11,18 +11,22 @@ import { Fatal, capture, log, quietEnv } from "./util.mjs";
 
 /**
  * Applies pending migrations to `env.DATABASE_URL`, in this process: @levelrail/db's
- * `runMigrations` (what `levelrail migrate` runs), compiled to JavaScript when it changed.
+ * `runMigrations` (what `levelrail migrate` runs), compiled to JavaScript when it changed. Given
+ * `panel` (`startDatabase`'s), then sets up that role's grants and answers the URL the web app and
+ * the worker connect with; else `env.DATABASE_URL`.
  */
-export async function migrate(env) {
+export async function migrate(env, panel = null) {
   const { outfile } = await bundle(BUNDLES.migrate);
-  const { runMigrations } = await import(pathToFileURL(outfile).href);
+  const { migrateForPanel } = await import(pathToFileURL(outfile).href);
+  let url;
   try {
-    await runMigrations(env.DATABASE_URL);
+    url = await migrateForPanel(env.DATABASE_URL, panel);
   } catch (err) {
     const cause = err?.cause?.message ? ` (${err.cause.message})` : "";
     throw new Fatal(`migrations failed: ${String(err?.message ?? err).replace(/\s+/g, " ").trim()}${cause}`);
   }
-  log("migrations applied");
+  log(panel ? `migrations applied; the panel connects as ${panel.role}` : "migrations applied");
+  return url;
 }
 
 const nextDir = join(repoRoot, "apps", "web", ".next");

@@ -24,7 +24,33 @@ export function password(dataDir) {
   return readFileSync(file, "utf8").trim();
 }
 
-const embeddedUrl = (pw, port) => `postgres://${PG_USER}:${pw}@127.0.0.1:${port}/${DB_NAME}`;
+const embeddedUrl = (pw, port, user = PG_USER) => `postgres://${user}:${pw}@127.0.0.1:${port}/${DB_NAME}`;
+
+/**
+ * The role the web app and the worker of the embedded database connect as: not the owner of the
+ * tables (the superuser that runs the migrations), so the audit log's append-only trigger holds
+ * against the panel itself (packages/db/src/panel-role.ts). Its password is generated once into the
+ * data dir (mode 0600), like the superuser's.
+ */
+export const PANEL_ROLE = "levelrail_panel";
+
+export function panelPassword(dataDir) {
+  const file = join(dataDir, "pg-panel-password");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+  return readFileSync(file, "utf8").trim();
+}
+
+/**
+ * The URL the panel of the embedded database will connect with, known before it starts: null on a
+ * first start, before its role was set up (or with DATABASE_URL: the owner's, see startDatabase).
+ */
+export function expectedPanelUrl(dataDir, port) {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const file = join(dataDir, "pg-panel-password");
+  if (expectedDatabaseUrl(dataDir, port) === null || !existsSync(file)) return null;
+  return embeddedUrl(readFileSync(file, "utf8").trim(), port, PANEL_ROLE);
+}
 
 /**
  * The URL `startDatabase` will return, known before it runs: DATABASE_URL, or the embedded
@@ -166,11 +192,14 @@ async function connectWhenUp(pg, isExited) {
 }
 
 /**
- * Starts the embedded PostgreSQL (or takes DATABASE_URL) and returns `{ url, embedded }`. The
- * server is stopped on shutdown. `fresh` drops and recreates the database (tests).
+ * Starts the embedded PostgreSQL (or takes DATABASE_URL) and returns `{ url, embedded, panel }`:
+ * `url` is the owner's (migrations, the CLI); `panel` the role the web app and the worker run as,
+ * for `migrate` to set up (`{ role, password }`), or null with DATABASE_URL: the panel then runs as
+ * the role the operator gave, and splitting it (a role that only reads and appends the audit log) is
+ * theirs to do. The server is stopped on shutdown. `fresh` drops and recreates the database (tests).
  */
 export async function startDatabase({ dataDir, port, fresh = false, beforeStart = null }) {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false };
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, panel: null };
 
   const pgDir = join(dataDir, "pg");
   const logFile = join(dataDir, "logs", "postgres.log");
@@ -273,5 +302,5 @@ export async function startDatabase({ dataDir, port, fresh = false, beforeStart 
   writeFileSync(databaseUrlFile(dataDir), url + "\n", { mode: 0o600 });
   chmodSync(databaseUrlFile(dataDir), 0o600);
   log(`embedded PostgreSQL ready on 127.0.0.1:${port} (data ${pgDir})`);
-  return { url, embedded: true };
+  return { url, embedded: true, panel: { role: PANEL_ROLE, password: panelPassword(dataDir) } };
 }

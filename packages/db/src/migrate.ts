@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { createDb } from "./client";
+import { ensurePanelRole } from "./panel-role";
 
 /**
  * The repo's `drizzle` folder: the first one up from this module that holds drizzle's journal, so
@@ -27,4 +28,14 @@ export async function runMigrations(url: string): Promise<void> {
   } finally {
     await sql.end();
   }
+}
+
+/**
+ * The migrations as the owner of the tables, then, given the panel's role, its grants on what they
+ * made (`panel-role.ts`): answers the URL the web app and the worker connect with (the owner's when
+ * no panel role is given: a DATABASE_URL the operator gave, whose roles are theirs to set up).
+ */
+export async function migrateForPanel(ownerUrl: string, panel: { role: string; password: string } | null): Promise<string> {
+  await runMigrations(ownerUrl);
+  return panel ? ensurePanelRole(ownerUrl, panel) : ownerUrl;
 }
