@@ -1,15 +1,20 @@
+import { type JsonWebKey, createPublicKey } from "node:crypto";
 import type { BetterAuthPlugin } from "better-auth";
 import { APIError, createAuthEndpoint, createAuthMiddleware } from "better-auth/api";
+import { authorizationCodeRequest, getOAuth2Tokens, parseStringBoolean } from "better-auth/oauth2";
 import { genericOAuth } from "better-auth/plugins";
 import { z } from "zod";
 
 /**
  * Single sign-on with OpenID Connect, one connection per organization, through better-auth's
- * `genericOAuth` provider (discovery, authorization code with PKCE, `state` bound to the browser,
- * the ID token verified against the issuer's JWKS with its `nonce`). Its providers are fixed when
- * the auth instance starts, while ours live in the database with a sealed secret and change at any
- * time: so before each sign-in and callback through `sso-<orgId>`, the organization's connection
- * is read (the secret opened), built by `genericOAuth` itself, and put in place of any older one.
+ * `genericOAuth` provider (authorization code with PKCE, `state` bound to the browser, the ID token
+ * verified against the issuer's key set with its `nonce`). Its providers are fixed when the auth
+ * instance starts, while ours live in the database with a sealed secret and change at any time: so
+ * before each sign-in and callback through `sso-<orgId>`, the organization's connection is read
+ * (the secret opened), built by `genericOAuth` itself, and put in place of any older one. Every
+ * request to the identity provider (discovery, the token exchange, its key set, userinfo) goes
+ * through the connection's `http`, which the caller makes under the installation's address policy:
+ * better-auth's own fetches are never used for it.
  */
 
 /** What the auth layer needs from the caller (the web app wires it to the services). */
@@ -52,6 +57,75 @@ export interface SsoClient {
   clientSecret: string;
   /** The claim holding the user's groups (null: no mapping). */
   groupsClaim: string | null;
+  /** How every request to the identity provider is made (the caller's address policy, no redirects). */
+  http: SsoHttp;
+}
+
+/** One HTTP request to an identity provider; rejects when the address policy refuses its host. */
+export type SsoHttp = (url: string, init?: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string }) => Promise<{ status: number; text: string }>;
+
+/** What the panel uses of an issuer's discovery document. */
+interface Discovery {
+  issuer: string;
+  authorization: string;
+  token: string;
+  jwks: string;
+  userinfo: string | null;
+  algorithms: string[] | undefined;
+}
+
+const parseJson = (text: string, what: string): Record<string, unknown> => {
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // named below
+  }
+  throw new Error(`the identity provider's ${what} is not a JSON object`);
+};
+
+/** The issuer's discovery document, which must name the issuer itself (OpenID Connect Discovery §4.3). */
+async function discover(c: SsoClient): Promise<Discovery> {
+  const issuer = c.issuer.replace(/\/$/, "");
+  const res = await c.http(`${issuer}/.well-known/openid-configuration`);
+  if (res.status !== 200) throw new Error(`the issuer's discovery document answered ${res.status}`);
+  const doc = parseJson(res.text, "discovery document");
+  const text = (k: string) => (typeof doc[k] === "string" && doc[k] !== "" ? (doc[k] as string) : null);
+  const named = text("issuer");
+  if (named === null || named.replace(/\/$/, "") !== issuer) throw new Error("the discovery document names another issuer");
+  const authorization = text("authorization_endpoint");
+  const token = text("token_endpoint");
+  const jwks = text("jwks_uri");
+  if (!authorization || !token || !jwks) throw new Error("the discovery document names no authorization, token or key set endpoint");
+  const algs = doc.id_token_signing_alg_values_supported;
+  const algorithms = Array.isArray(algs) ? algs.filter((a): a is string => typeof a === "string" && a !== "none") : undefined;
+  return { issuer: named, authorization, token, jwks, userinfo: text("userinfo_endpoint"), algorithms: algorithms?.length ? algorithms : undefined };
+}
+
+/** The claims of a JWT (its signature is checked elsewhere), or null. */
+function claimsOf(jwt: string): Record<string, unknown> | null {
+  try {
+    return parseJson(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8"), "ID token");
+  } catch {
+    return null;
+  }
+}
+
+/** The key an ID token names (by `kid`), from the issuer's key set, fetched once per sign-in through `http`. */
+function keyFrom(c: SsoClient, jwksUrl: string) {
+  let set: Promise<Record<string, unknown>[]> | null = null;
+  const load = async () => {
+    const res = await c.http(jwksUrl);
+    if (res.status !== 200) throw new Error(`the issuer's key set answered ${res.status}`);
+    const keys = parseJson(res.text, "key set").keys;
+    return Array.isArray(keys) ? keys.filter((k): k is Record<string, unknown> => !!k && typeof k === "object") : [];
+  };
+  return async (header: { kid?: string; alg?: string }) => {
+    set ??= load();
+    const candidates = (await set).filter((k) => k.use !== "enc" && (header.kid === undefined || k.kid === header.kid) && (k.alg === undefined || k.alg === header.alg));
+    if (candidates.length !== 1) throw new Error("the issuer's key set holds no single key for this ID token");
+    return createPublicKey({ key: candidates[0] as JsonWebKey, format: "jwk" });
+  };
 }
 
 export interface SsoSignIn {
@@ -125,16 +199,55 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
     for (let i = list.length - 1; i >= 0; i--) if (list[i]?.id === id) list.splice(i, 1);
     const c = await backend.connection(orgId);
     if (!c) return;
+    let d: Discovery;
+    try {
+      d = await discover(c);
+    } catch (err) {
+      throw new APIError("BAD_GATEWAY", { code: "SSO_PROVIDER_UNREACHABLE", message: `the organization's identity provider is not reachable from the panel: ${err instanceof Error ? err.message : String(err)}` });
+    }
     const plugin = genericOAuth({
       config: [
         {
           providerId: id,
-          discoveryUrl: `${c.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
+          authorizationUrl: d.authorization,
+          tokenUrl: d.token,
+          ...(d.userinfo ? { userInfoUrl: d.userinfo } : {}),
           clientId: c.clientId,
           clientSecret: c.clientSecret,
           pkce: true,
-          requireIdTokenVerification: true,
           scopes: ["openid", "email", "profile", ...(c.groupsClaim ? [c.groupsClaim] : [])],
+          // The account is the ID token's subject (the token is verified before this is asked).
+          accountSubject: ({ tokens }) => String((tokens.idToken ? claimsOf(tokens.idToken)?.sub : undefined) ?? ""),
+          // The code exchanged at the token endpoint through `http` (client_secret_post, PKCE), never redirected.
+          async getToken({ code, codeVerifier, redirectURI }) {
+            const { body, headers } = await authorizationCodeRequest({ code, codeVerifier, redirectURI, options: { clientId: c.clientId, clientSecret: c.clientSecret }, tokenEndpoint: d.token });
+            const res = await c.http(d.token, { method: "POST", headers, body: body.toString() });
+            if (res.status !== 200) throw new Error(`the token endpoint answered ${res.status}`);
+            return getOAuth2Tokens(parseJson(res.text, "token answer"));
+          },
+          // Runs only after better-auth verified the ID token (key set, issuer, audience, nonce): its
+          // claims, with userinfo's (same subject) when the token carries no email.
+          async getUserInfo(tokens) {
+            const claims = tokens.idToken ? claimsOf(tokens.idToken) : null;
+            if (!claims || typeof claims.sub !== "string") return null;
+            let profile = claims;
+            if (typeof claims.email !== "string" && d.userinfo && tokens.accessToken) {
+              const res = await c.http(d.userinfo, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+              if (res.status !== 200) return null;
+              const info = parseJson(res.text, "userinfo answer");
+              if (info.sub !== claims.sub) return null;
+              profile = { ...info, ...claims };
+            }
+            return {
+              ...profile,
+              id: claims.sub,
+              sub: claims.sub,
+              email: typeof profile.email === "string" ? profile.email : undefined,
+              emailVerified: parseStringBoolean(profile.email_verified as string | boolean | undefined) ?? false,
+              name: typeof profile.name === "string" ? profile.name : undefined,
+              image: typeof profile.picture === "string" ? profile.picture : undefined,
+            };
+          },
           mapProfileToUser: (profile: Record<string, unknown>) => {
             if (typeof profile.email === "string") groups.put(key(id, profile.email), groupsOf(profile, c.groupsClaim));
             return {};
@@ -144,7 +257,15 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
     });
     const built = await plugin.init(context as Parameters<typeof plugin.init>[0]);
     const provider = (built.context.socialProviders as Provider[]).find((p) => p.id === id);
-    if (provider) list.unshift(provider);
+    if (!provider) return;
+    // The ID token is verified against the discovered issuer and its key set (fetched through
+    // `http`), for this client, with the sign-in's nonce; the callback's `iss` must be the issuer.
+    Object.assign(provider, {
+      issuer: d.issuer,
+      idToken: { jwks: keyFrom(c, d.jwks), issuer: d.issuer, audience: c.clientId, algorithms: d.algorithms },
+      requiresIdTokenNonce: true,
+    });
+    list.unshift(provider);
   }
 
   return {

@@ -13,16 +13,19 @@ export interface TestIdp {
   clientId: string;
   clientSecret: string;
   groups: Map<string, string[]>;
+  /** Every request the provider got (`<method> <path>`), in order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
 /**
  * `claimsInIdToken`: the ID token itself carries the email and the other claims (as many providers
- * do), not only the userinfo endpoint (oidc-provider's default for the code flow).
+ * do), not only the userinfo endpoint (oidc-provider's default for the code flow). `host`: the
+ * issuer's host name (default `127.0.0.1`); it still listens on 127.0.0.1 only.
  */
-export async function startOidcProvider(redirectUris: string[], o: { claimsInIdToken?: boolean } = {}): Promise<TestIdp> {
+export async function startOidcProvider(redirectUris: string[], o: { claimsInIdToken?: boolean; host?: string } = {}): Promise<TestIdp> {
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${o.host ?? "127.0.0.1"}:${port}`;
   const clientId = "levelrail-panel";
   const clientSecret = randomBytes(24).toString("base64url");
   const groups = new Map<string, string[]>();
@@ -47,13 +50,19 @@ export async function startOidcProvider(redirectUris: string[], o: { claimsInIdT
     features: { devInteractions: { enabled: true } },
     ...(o.claimsInIdToken ? { conformIdTokenClaims: false } : {}),
   });
-  const server: Server = createServer(provider.callback());
+  const requests: string[] = [];
+  const handle = provider.callback();
+  const server: Server = createServer((req, res) => {
+    requests.push(`${req.method} ${(req.url ?? "").split("?")[0]}`);
+    void handle(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     issuer,
     clientId,
     clientSecret,
     groups,
+    requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -9,9 +9,10 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import type { Role } from "@levelrail/spec/roles";
 import { audit, fieldNames, recordAudit } from "../audit/record";
 import { type Ctx, orgOf, parse, targetPolicy, uniquely } from "../context";
-import { type TargetPolicy, resolveTarget } from "../notifications/address";
+import type { TargetPolicy } from "../notifications/address";
 import { authorize } from "./permissions";
 import { emailDomainOf, emailDomainProven } from "./sso-domains";
+import { ssoHttp } from "./sso-http";
 import { mappedRole, membershipChange, ssoInput, ssoInputProblem } from "./sso-rules";
 
 /** An organization's single sign-on as the API shows it: the client secret only as set or not. */
@@ -109,21 +110,18 @@ export async function deleteSso({ ctx, orgId }: { ctx: Ctx; orgId: string }): Pr
 }
 
 /**
- * What better-auth's SSO plugin asks of the database: the connection with its secret opened (and
- * its issuer's host resolved once under the address policy before anything connects to it), the
- * organization of an email domain, and the membership a sign-in makes or changes.
+ * What better-auth's SSO plugin asks of the database: the connection with its secret opened, and
+ * every request to its identity provider made under the address policy (`ssoHttp`: each host
+ * resolved once and checked, the connection pinned to that address); the organization of an email
+ * domain; whether a sign-in may link or open; and the membership a sign-in makes or changes.
  */
 export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoBackend {
+  const http = ssoHttp(policy);
   return {
     async connection(orgId) {
       const row = await rowOf(db, orgId);
       if (!row || !row.clientSecretSealed) return null;
-      try {
-        await resolveTarget(new URL(row.issuer).hostname, policy);
-      } catch {
-        return null;
-      }
-      return { issuer: row.issuer, clientId: row.clientId, clientSecret: keyring.open(row.clientSecretSealed), groupsClaim: row.groupsClaim };
+      return { issuer: row.issuer, clientId: row.clientId, clientSecret: keyring.open(row.clientSecretSealed), groupsClaim: row.groupsClaim, http };
     },
     async orgForDomain(domain) {
       const [row] = await db.select({ orgId: ssoConnection.orgId }).from(ssoConnection).where(eq(ssoConnection.domain, domain));
