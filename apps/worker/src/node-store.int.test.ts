@@ -1,7 +1,9 @@
 // The node controller's store on the real PostgreSQL: it reads what `PATCH /api/v1/nodes/{id}` wrote,
 // and records a result only against the request it answers (a newer request stays pending).
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { actorFor } from "@levelrail/auth";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
+import { installationAdmin } from "@levelrail/db/schema/operator";
 import { changeNode } from "@levelrail/services/node/change";
 import { listNodes } from "@levelrail/services/node/list";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
@@ -19,6 +21,9 @@ beforeAll(async () => {
   database = await freshDatabase(requireDatabaseUrl(), "nodestore");
   ({ db, sql } = createDb(database.url, { max: 4 }));
   owner = await seedOrg(db, "nodestore");
+  // Only an installation administrator changes a node.
+  await db.insert(installationAdmin).values({ userId: owner.actor.userId });
+  owner.actor = await actorFor(db, owner.actor.userId, owner.actor.email);
 }, 120_000);
 
 afterAll(async () => {
