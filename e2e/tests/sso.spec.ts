@@ -1,12 +1,15 @@
 // Single sign-on in the browser, against a real OpenID provider on loopback (oidc-provider with its
-// own login and consent pages): the owner sets up the connection on Settings, a new person signs in
-// with SSO through the provider's pages and joins with the mapped role, and once the organization
-// requires SSO a password session is refused its data with a 403 that says so.
+// own login and consent pages): the owner sets up the connection on Settings, a new person is
+// refused until the organization has proven their email's domain (its TXT record, checked by the
+// stack's worker against the spec's own DNS server), then signs in with SSO through the provider's
+// pages and joins with the mapped role, and once the organization requires SSO a password session
+// is refused its data with a 403 that says so.
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { user } from "@levelrail/db/schema/auth";
 import { membership } from "@levelrail/db/schema/orgs";
-import { ssoConnection } from "@levelrail/db/schema/sso";
+import { ssoConnection, ssoEmailDomain } from "@levelrail/db/schema/sso";
+import { startTestDns } from "@levelrail/testkit/dns";
 import { type TestIdp, startOidcProvider } from "@levelrail/testkit/oidc";
 import { expect, test } from "../fixtures/test";
 import { hydrated } from "../fixtures/ui";
@@ -54,18 +57,42 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
   idp.groups.set(email, ["engineering"]);
   const context = await browser.newContext();
   const newcomer = await context.newPage();
-  try {
+  const signInWithSso = async () => {
     await newcomer.goto(`${panel}/login`);
     const sso = newcomer.getByRole("form", { name: "Single sign-on" });
     const start = sso.getByRole("button", { name: "Continue with SSO" });
     await hydrated(start);
     await sso.getByLabel("Work address").fill(email);
     await start.click();
-    await expect(newcomer).toHaveURL(new RegExp(`^${idp.issuer}/interaction/`));
+    await expect(newcomer).toHaveURL(new RegExp(`^${idp!.issuer}/interaction/`));
     await newcomer.locator('input[name="login"]').fill(email);
     await newcomer.locator('input[name="password"]').fill("anything");
     await newcomer.getByRole("button", { name: "Sign-in" }).click();
     await newcomer.getByRole("button", { name: "Continue" }).click();
+  };
+  // The stack's worker checks ownership records against this server only (LEVELRAIL_DNS_RESOLVER).
+  const dns = await startTestDns({ port: stack.env.dnsPort });
+  try {
+    // The organization has not proven the domain: the sign-in comes back refused, saying why, and nobody is made.
+    await signInWithSso();
+    await expect(newcomer).toHaveURL(/\/login\?error=email_domain_not_proven/);
+    await expect(newcomer.getByRole("form", { name: "Single sign-on" }).getByRole("alert")).toContainText("signs in only emails of domains it has proven");
+    expect(await stack.db.select({ id: user.id }).from(user).where(eq(user.email, email))).toEqual([]);
+
+    // The owner adds the domain (the record to create comes back), publishes it, and asks for a check.
+    const added = await page.request.post(`/api/v1/orgs/${operator.orgId}/sso/domains`, { data: { domain } });
+    expect(added.status()).toBe(201);
+    const { record } = (await added.json()) as { record: { name: string; value: string } };
+    dns.set(record.name, [record.value]);
+    expect((await page.request.post(`/api/v1/orgs/${operator.orgId}/sso/domains/${domain}/check`)).status()).toBe(202);
+    await expect
+      .poll(async () => ((await (await page.request.get(`/api/v1/orgs/${operator.orgId}/sso/domains`)).json()) as { domain: string; signsIn: boolean }[]).find((d) => d.domain === domain)?.signsIn, {
+        message: `${domain} proven`,
+        timeout: 20_000,
+      })
+      .toBe(true);
+
+    await signInWithSso();
     await expect(newcomer.getByRole("heading", { level: 1, name: "Apps" })).toBeVisible();
     const [created] = await stack.db.select({ id: user.id }).from(user).where(eq(user.email, email));
     const [m] = await stack.db.select({ role: membership.role }).from(membership).where(and(eq(membership.orgId, operator.orgId), eq(membership.userId, created!.id)));
@@ -85,7 +112,9 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
     expect((await newcomer.request.get(`${panel}/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(200);
   } finally {
     await stack.db.delete(ssoConnection).where(eq(ssoConnection.orgId, operator.orgId));
+    await stack.db.delete(ssoEmailDomain).where(eq(ssoEmailDomain.orgId, operator.orgId));
     await stack.db.delete(user).where(eq(user.email, email));
     await context.close();
+    await dns.close();
   }
 });
