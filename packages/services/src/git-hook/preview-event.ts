@@ -70,9 +70,10 @@ export async function upsertPreview(
   const [row] = await tx
     .insert(preview)
     .values({ orgId: p.orgId, projectId: p.projectId, repo, number: e.number, ...head, state, message })
+    // Reopened: what an earlier clone withheld is forgotten with its environment (an untrusted preview adopts an environment only its own clone recorded).
     .onConflictDoUpdate({
       target: [preview.projectId, preview.repo, preview.number],
-      set: { ...head, state, message, closedAt: null, builtCommit: null, reported: null },
+      set: { ...head, state, message, closedAt: null, builtCommit: null, reported: null, withheld: null },
     })
     .returning();
   return full ? { kind: "refused", preview: row! } : { kind: "open", preview: row!, opened: true };

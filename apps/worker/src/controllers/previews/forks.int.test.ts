@@ -15,6 +15,7 @@ import { createDatabase } from "@levelrail/services/database/write";
 import { putSecret } from "@levelrail/services/env/secrets";
 import { envTargetOf, pgEnvStores } from "@levelrail/services/env/sources";
 import { putTierEnv } from "@levelrail/services/env/vars";
+import { createEnvironment } from "@levelrail/services/project/environment";
 import { receiveGitHook } from "@levelrail/services/git-hook/receive";
 import { hmacHex } from "@levelrail/services/git-hook/signature";
 import { approvePreview } from "@levelrail/services/preview/approval";
@@ -276,6 +277,17 @@ describe("a fork's pull request", () => {
     const { previews } = await getProjectPreviews({ ctx: viewer, projectId: o.projectId });
     expect(previews.find((p) => p.number === 30)!.withheld.map((w) => w.key)).toContain("API_KEY");
     expect(JSON.stringify(previews)).not.toContain(API_KEY);
+  });
+
+  it("never takes over an environment of its name that its own clone did not make (one cloned with the base's secrets)", async () => {
+    const made = await createEnvironment({ ctx: o, projectId: o.projectId, input: { name: "pr-36", from: o.envId } });
+    await send(requestEvent("github", "opened", 36, B, "fork"));
+    await approvePreview({ ctx: developer, projectId: o.projectId, previewId: (await previewOf(36)).id, input: { commit: B } });
+    await converge();
+    const p = await previewOf(36);
+    expect(p).toMatchObject({ environmentId: null, builtCommit: null, withheld: null });
+    expect(p.message).toContain("was not cloned for this request");
+    expect(await buildsOf(made.id)).toEqual([]);
   });
 
   it("a new head commit waits for a new approval: nothing of it is built until then", async () => {
