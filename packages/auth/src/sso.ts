@@ -1,6 +1,6 @@
 import { type JsonWebKey, createPublicKey } from "node:crypto";
 import type { BetterAuthPlugin } from "better-auth";
-import { APIError, createAuthEndpoint, createAuthMiddleware } from "better-auth/api";
+import { APIError, createAuthEndpoint, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { authorizationCodeRequest, getOAuth2Tokens, parseStringBoolean } from "better-auth/oauth2";
 import { genericOAuth } from "better-auth/plugins";
 import { z } from "zod";
@@ -138,6 +138,15 @@ export interface SsoSignIn {
   ip: string | null;
 }
 
+/**
+ * better-auth's routes that change how the account signs in, or hand out its other providers'
+ * tokens: a session an organization's single sign-on opened acts in that organization only, so it
+ * may use none of them (it would unlink the password, end the person's other sessions, read another
+ * provider's token, or enrol a factor for every organization).
+ */
+const ACCOUNT_CHANGES =
+  /^\/(unlink-account|link-social|change-password|change-email|delete-user|revoke-sessions|revoke-other-sessions|revoke-session|get-access-token|refresh-token|account-info|two-factor\/(enable|disable|generate-backup-codes|get-totp-uri))$/;
+
 const PREFIX = "sso-";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -272,6 +281,18 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
     id: "levelrail-sso",
     hooks: {
       before: [
+        {
+          matcher: (ctx: HookCtx) => ACCOUNT_CHANGES.test(ctx.path ?? ""),
+          handler: createAuthMiddleware(async (ctx) => {
+            const current = await getSessionFromCtx(ctx);
+            if ((current?.session as { ssoOrgId?: string | null } | undefined)?.ssoOrgId) {
+              throw new APIError("FORBIDDEN", {
+                code: "SSO_SESSION_ACCOUNT_CHANGE",
+                message: "this session came through an organization's single sign-on and acts only there: it changes nothing of how your account signs in; sign in with your password and second factor for that",
+              });
+            }
+          }),
+        },
         {
           matcher: (ctx: HookCtx) => orgOfProvider(requested(ctx)) !== null,
           handler: createAuthMiddleware(async (ctx) => {

@@ -93,7 +93,7 @@ async function finish(jar: CookieJar, callbackUrl: string) {
 
 async function signInThroughSso(email: string) {
   const { jar, url } = await startSignIn();
-  return finish(jar, await loginAtProvider(url.toString(), email));
+  return { jar, ...(await finish(jar, await loginAtProvider(url.toString(), email))) };
 }
 
 const roleOf = async (userId: string) =>
@@ -337,6 +337,13 @@ describe("the connection signs in only its organization's proven email domains, 
     expect((refused as { message: string }).message).toMatch(/single sign-on and acts only there.*password and second factor, or its own single sign-on/);
     // Nothing of the other organization is reachable by id either.
     expect((await listProjects({ ctx })).map((p) => p.id)).not.toContain(other.projectId);
+
+    // Nor does it change how the account signs in: the password stays linked, the other sessions stay.
+    const [password] = await db.select({ id: account.id }).from(account).where(and(eq(account.userId, member.id), eq(account.providerId, "credential")));
+    const unlink = await post(sso.jar, "/unlink-account", { accountId: password!.id });
+    expect(unlink.status).toBe(403);
+    expect(await accountsOf(member.id)).toEqual(["credential", ssoProviderId(org.orgId)]);
+    expect((await post(sso.jar, "/revoke-other-sessions", {})).status).toBe(403);
 
     // The same person with their password: the second factor is asked, no session until it is given.
     const jar = new CookieJar();
