@@ -9,8 +9,15 @@
  *   16 KiB lines (`tailResponse` over lines built like the engine reader's), the body read whole by
  *   the client, in a child process of its own. Baseline: the same lines collected uncapped (before).
  *
- * Needs nothing running (no engine, no database): `npm run bench -- walls`, or
- * `node --import tsx bench/walls.ts`.
+ * image check per deploy p50: what the image wall adds to a deploy whose image the engine has
+ *   (`cachedImageAccess`: the image's labels and RepoDigests read, and for an image pulled from a
+ *   registry the registry asked whether this service's login may pull it), on the real engine: an
+ *   image built on the host, and a private image on a loopback registry (Debian's docker-registry),
+ *   with the registry's yes kept a minute as the worker keeps it (`RegistryConfirmations`: a deploy
+ *   soon after another asks no registry) and asked every time. Skipped when no engine answers.
+ *
+ * Needs nothing running but, for the image figure, a Docker engine (`DOCKER_HOST`):
+ * `npm run bench -- walls`, or `node --import tsx bench/walls.ts`.
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -18,6 +25,10 @@ import { MAX_TAIL_BYTES } from "../apps/web/lib/logs/caps";
 import type { LogEvent, LogLineEvent } from "../apps/web/lib/logs/follow";
 import { tailResponse } from "../apps/web/lib/logs/service-logs";
 import { MAX_DEPTH, nulPath, parseJsonBody } from "../apps/web/lib/request-body";
+import { RegistryConfirmations, cachedImageAccess } from "../apps/worker/src/controllers/application/image";
+import { dockerRuntime } from "@levelrail/docker";
+import { ensureTestImage } from "@levelrail/testkit/images";
+import { startRegistry } from "@levelrail/testkit/registry";
 
 const MiB = 1024 * 1024;
 const LINES = 10_000;
@@ -85,6 +96,54 @@ function nulFigures(): void {
   console.log(`  an honest ${(wide.byteLength / MiB).toFixed(1)} MiB body nested ${MAX_DEPTH - 1} deep: ${wideMs.toFixed(0)} ms in all, of which the NUL walk ${walkMs.toFixed(1)} ms`);
 }
 
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The access check a deploy makes for an image the engine has, timed on the real engine. */
+async function imageFigures(rounds = 50): Promise<void> {
+  const runtime = dockerRuntime({ dockerHost: process.env.DOCKER_HOST });
+  try {
+    await runtime.ping();
+  } catch {
+    console.log("image check per deploy p50: skipped (no Docker engine answers)");
+    return;
+  }
+  const run = Math.random().toString(16).slice(2, 8);
+  const hostTag = `levelrail-bench/walls-${run}:v1`;
+  await ensureTestImage(runtime.docker, { tag: hostTag, body: "bench\n", healthy: true });
+  const registry = await startRegistry();
+  const auth = { username: registry.username, password: registry.password, serveraddress: registry.server };
+  const ref = `${registry.server}/bench/walls-${run}:v1`;
+  try {
+    await runtime.docker.getImage(hostTag).tag({ repo: ref.slice(0, ref.lastIndexOf(":")), tag: "v1" });
+    const push = await runtime.docker.getImage(ref).push({ authconfig: auth });
+    await new Promise<void>((resolve, reject) =>
+      runtime.docker.modem.followProgress(push, (err: Error | null, out: { error?: string }[]) => (err || out.some((o) => o.error) ? reject(err ?? new Error("push failed")) : resolve())),
+    );
+    await runtime.docker.getImage(ref).remove();
+    await runtime.pullImage(ref, auth, () => {});
+    const measure = async (name: string, login: typeof auth | null, cached: boolean) => {
+      const owner = { shortName: "lrbench", orgId: "org-bench", orgOfService: async () => "org-bench", ...(cached ? { confirmations: new RegistryConfirmations() } : {}) };
+      const id = (await runtime.imageId(name))!;
+      const times: number[] = [];
+      for (let i = 0; i < rounds + 5; i++) {
+        const t = performance.now();
+        const access = await cachedImageAccess(runtime, name, id, login, owner);
+        if (access.kind !== "ok") throw new Error(`the check refused ${name}: ${JSON.stringify(access)}`);
+        if (i >= 5) times.push(performance.now() - t);
+      }
+      return p50(times);
+    };
+    const host = await measure(hostTag, null, true);
+    const pulled = await measure(ref, auth, true);
+    const asked = await measure(ref, auth, false);
+    console.log(`image check per deploy p50: ${pulled.toFixed(1)} ms (a private image pulled from a registry, the registry's yes kept; ${rounds} checks)`);
+    console.log(`  an image built on the host: ${host.toFixed(1)} ms; the registry asked every time (loopback): ${asked.toFixed(1)} ms`);
+  } finally {
+    await registry.stop();
+    for (const t of [ref, hostTag]) await runtime.docker.getImage(t).remove({ force: true }).catch(() => undefined);
+  }
+}
+
 /** Lines as the engine reader makes them: a fresh string decoded from bytes each. */
 async function* lines(): AsyncGenerator<LogEvent> {
   for (let i = 1; i <= LINES; i++) {
@@ -137,4 +196,5 @@ if (at >= 0) {
   const uncapped = inChild("uncapped");
   console.log(`log tail 10000 rss growth: ${capped.growthMiB.toFixed(1)} MiB (${LINES} lines of 16 KiB; a ${capped.bodyMiB.toFixed(1)} MiB answer, cap ${MAX_TAIL_BYTES / MiB} MiB)`);
   console.log(`  before, uncapped: ${uncapped.growthMiB.toFixed(1)} MiB for a ${uncapped.bodyMiB.toFixed(1)} MiB answer (ratio ${(uncapped.growthMiB / Math.max(capped.growthMiB, 0.1)).toFixed(1)}x)`);
+  await imageFigures();
 }

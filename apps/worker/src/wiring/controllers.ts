@@ -6,6 +6,7 @@ import { ContainerInformer } from "../containers/informer";
 import { wakeKeys } from "../containers/wake";
 import { httpProber } from "../controllers/application/ports";
 import { ProberManager } from "../controllers/application/prober";
+import { RegistryConfirmations } from "../controllers/application/image";
 import { applicationController } from "../controllers/application/reconcile";
 import { engineFor } from "../controllers/database/engines";
 import { s3ObjectStore } from "../controllers/database/object-store";
@@ -188,6 +189,7 @@ function swarmReleasesFor(o: WorkerOptions, s: Shared, swarm: SwarmPort, sr: Non
       swarm,
       images: o.runtime,
       serviceOrgs: (id) => s.store.orgOf(id),
+      confirmations: new RegistryConfirmations(),
       async ensureNetwork(appId) {
         await ensureAppOverlay(o.runtime, swarm, o.shortName, appId, pool);
         await sr.join(networkName(o.shortName, appId));
@@ -255,6 +257,7 @@ function applicationFor(
     },
     pulls: s.fleet,
     serviceOrgs: (id) => s.store.orgOf(id),
+    confirmations: new RegistryConfirmations(),
     databases: p.attacher,
     events: pgServiceEvents(o.db),
   });

@@ -87,7 +87,7 @@ export async function releaseStep(c: StepContext, step: ReleaseStep): Result {
 async function pinImage({ x, rel, svc, fail }: ReleaseContext, step: Extract<Step, { kind: "pin-image" }>): Result {
   const login = await registryLogin(x.registry, svc);
   if ("problem" in login) return void (await fail(login.problem, step.active));
-  const owner = { shortName: x.shortName, orgId: svc.orgId, ...(x.serviceOrgs ? { orgOfService: x.serviceOrgs } : {}) };
+  const owner = { shortName: x.shortName, orgId: svc.orgId, ...(x.serviceOrgs ? { orgOfService: x.serviceOrgs } : {}), ...(x.confirmations ? { confirmations: x.confirmations } : {}) };
   const access = await cachedImageAccess(x.runtime, step.ref, step.imageId, login.auth, owner);
   if (access.kind === "refused") return void (await fail(access.message, step.active));
   // Gone since the pass observed it: the next pass sees that and pulls.

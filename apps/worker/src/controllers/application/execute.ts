@@ -4,6 +4,7 @@ import type { ReconcileResult } from "../../reconcile/controller";
 import type { SubnetPool } from "../../network/pool";
 import { releaseStep } from "./execute-release";
 import type { HookRecorder } from "./hooks";
+import type { RegistryConfirmations } from "./image";
 import type { Desired, Step } from "./plan";
 import type { ApplicationEngine, ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
@@ -23,6 +24,8 @@ export interface ExecuteDeps {
   pulls: PullRecorder | undefined;
   /** A service's organization (null: no such service): a built image is only its own organization's. Absent: a built image's label alone decides. */
   serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
+  /** Registry confirmations of cached images, kept a short while (absent: every deploy asks the registry). */
+  confirmations?: RegistryConfirmations | undefined;
   /** Joins the managed databases a service attaches to its app's network before its containers start; absent: none. */
   databases?: DatabaseAttacher | undefined;
   /** Used only while a started container has no address yet (it gets one as it starts). */

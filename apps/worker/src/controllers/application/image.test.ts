@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FakeEngine } from "@levelrail/docker/fake";
 import { Labels, builtImageLabels, builtImageName } from "@levelrail/spec/naming";
-import { type ImageOwner, cachedImageAccess, pullPolicy } from "./image";
+import { type ImageOwner, RegistryConfirmations, cachedImageAccess, pullPolicy } from "./image";
 import { repositoryOf } from "./reference";
 
 const DIGEST = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -139,5 +139,43 @@ describe("built images belong to their organization", () => {
     const gone = builtImageName(SHORT, "33333333-3333-4333-8333-333333333333", COMMIT);
     engine.images.set(gone, ID);
     expect(await cachedImageAccess(engine, gone, ID, null, asker("org-a"))).toEqual(refusedAsMissing(gone));
+  });
+});
+
+describe("registry confirmations kept a short while", () => {
+  const ID = "sha256:c1";
+  const REF = "reg.example/private/web:1";
+  const A = { username: "a", password: "org-a-password", serveraddress: "reg.example" };
+  function engine(): FakeEngine & { asked: number } {
+    const e = Object.assign(new FakeEngine(), { asked: 0 });
+    e.images.set(REF, ID);
+    e.repoDigests.set(ID, [`reg.example/private/web@sha256:${"c".repeat(64)}`]);
+    e.registry.set(REF, ID);
+    e.logins.set(REF, A.password);
+    const ask = e.registryAccess.bind(e);
+    e.registryAccess = async (ref, auth) => {
+      e.asked++;
+      return ask(ref, auth);
+    };
+    return e;
+  }
+
+  it("a yes for one login is reused within its time; another login (or none) is asked itself and its no never kept", async () => {
+    let now = 0;
+    const confirmations = new RegistryConfirmations(60_000, 100, () => now);
+    const owner = { ...OWNER, confirmations };
+    const e = engine();
+    expect(await cachedImageAccess(e, REF, ID, A, owner)).toEqual({ kind: "ok" });
+    expect(await cachedImageAccess(e, REF, ID, A, owner)).toEqual({ kind: "ok" });
+    expect(e.asked).toBe(1);
+    // Another organization: no login, or a wrong password, is asked and refused, every time.
+    for (const other of [null, { ...A, password: "guess" }, null]) expect((await cachedImageAccess(e, REF, ID, other, owner)).kind).toBe("refused");
+    expect(e.asked).toBe(4);
+    // The registry stops accepting A's login: refused once its yes is older than the time kept.
+    e.logins.set(REF, "rotated");
+    now = 59_999;
+    expect((await cachedImageAccess(e, REF, ID, A, owner)).kind).toBe("ok");
+    now = 60_000;
+    expect((await cachedImageAccess(e, REF, ID, A, owner)).kind).toBe("refused");
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { RegistryAuth, Runtime } from "@levelrail/docker";
 import { Labels, builtImageServiceId, noSuchImage } from "@levelrail/spec/naming";
 import { isBareImageId } from "@levelrail/spec/service";
@@ -26,6 +27,42 @@ export interface ImageOwner {
   orgId: string;
   /** The service's organization; null when there is no such service. Absent: only a built image's own label decides. */
   orgOfService?: (serviceId: string) => Promise<string | null>;
+  /** Registry confirmations kept a short while (a deploy's check then asks no registry); absent: every check asks. */
+  confirmations?: RegistryConfirmations;
+}
+
+/**
+ * The registry's yes for one login, one reference and one cached image, kept for `ttlMs`: a deploy
+ * soon after another of the same image asks no registry. Only a yes is kept, under a hash of the
+ * login's password too, so another login (another organization's, or a wrong one) is asked itself;
+ * a login the registry stops accepting is refused again once its yes is older than `ttlMs`.
+ */
+export class RegistryConfirmations {
+  private readonly yes = new Map<string, number>();
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly max = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private key(ref: string, imageId: string, auth: RegistryAuth | null): string {
+    const login = auth ? `${auth.serveraddress}\n${auth.username}\n${auth.password}` : "";
+    return createHash("sha256").update(`${ref}\n${imageId}\n${login}`).digest("hex");
+  }
+
+  has(ref: string, imageId: string, auth: RegistryAuth | null): boolean {
+    const k = this.key(ref, imageId, auth);
+    const at = this.yes.get(k);
+    if (at === undefined) return false;
+    if (this.now() - at < this.ttlMs) return true;
+    this.yes.delete(k);
+    return false;
+  }
+
+  add(ref: string, imageId: string, auth: RegistryAuth | null): void {
+    if (this.yes.size >= this.max) this.yes.delete(this.yes.keys().next().value!);
+    this.yes.set(this.key(ref, imageId, auth), this.now());
+  }
 }
 
 /**
@@ -88,8 +125,12 @@ export async function cachedImageAccess(
   if (digests === null) return { kind: "gone" };
   // Compared as the engine resolves names: `index.docker.io/a/b`, `docker.io/a/b` and `a/b` are one repository.
   if (!digests.some((d) => repositoryKey(d) === repository)) return { kind: "ok" };
+  if (owner.confirmations?.has(ref, imageId, auth)) return { kind: "ok" };
   const access = await runtime.registryAccess(ref, auth);
-  if (access.ok) return { kind: "ok" };
+  if (access.ok) {
+    owner.confirmations?.add(ref, imageId, auth);
+    return { kind: "ok" };
+  }
   const login = auth ? `with this ${who.noun}'s registry credential` : "without a registry credential";
   return {
     kind: "refused",

@@ -15,6 +15,7 @@ import { changedStatusOnly, redactingHooks, redactingStatus, reportingReplicas }
 import { plan } from "./plan";
 import type { ApplicationEngine, ContainerIndex, DatabaseAttacher, DeployRecorder, PullRecorder, RegistryStore, ServiceStore, StatusWriter } from "./ports";
 import type { ProberManager } from "./prober";
+import type { RegistryConfirmations } from "./image";
 
 export interface ApplicationControllerOptions {
   shortName: string;
@@ -54,6 +55,8 @@ export interface ApplicationControllerOptions {
   pulls: PullRecorder | undefined;
   /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
   serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
+  /** Registry confirmations of cached images, kept a short while (absent: every deploy asks the registry). */
+  confirmations?: RegistryConfirmations | undefined;
   /** Joins a service's managed databases to its app network before its containers start; absent: none. */
   databases?: DatabaseAttacher | undefined;
   /** Where a crash loop's start and end are recorded (with the container's last lines, redacted); absent: not recorded. */

@@ -2,7 +2,7 @@ import type { ImagePort, RegistryAuth } from "@levelrail/docker";
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
 import { Labels, Roles, isBuiltImageName, noSuchImage } from "@levelrail/spec/naming";
-import { type AccessSubject, type ImageOwner, builtImageAccess, cachedImageAccess } from "../application/image";
+import { type AccessSubject, type ImageOwner, type RegistryConfirmations, builtImageAccess, cachedImageAccess } from "../application/image";
 import type { HookPhase, HookRecorder } from "../application/hooks";
 import type { StatusWriter } from "../application/ports";
 import { deploying } from "../application/status";
@@ -38,6 +38,8 @@ export interface SwarmReleaseDeps {
   images: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess">;
   /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
   serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
+  /** Registry confirmations of cached images, kept a short while (absent: every release asks the registry). */
+  confirmations?: RegistryConfirmations | undefined;
   /** Where hook runs are kept (as on one engine); without one, hooks still run and gate the release. */
   hooks?: HookRecorder;
   /** Makes the app's overlay network when missing (`ensureAppOverlay`, bound). */
@@ -159,7 +161,7 @@ async function failRelease(deps: SwarmReleaseDeps, input: SwarmReleaseInput, rel
  * built one, runs as named: nodes that have it.
  */
 export async function releaseImage(deps: SwarmReleaseDeps, input: SwarmReleaseInput, ref: string, auth: RegistryAuth | null): Promise<{ ok: true; image: string } | { ok: false; message: string }> {
-  const owner = { shortName: deps.shortName, orgId: input.orgId ?? "", ...(deps.serviceOrgs ? { orgOfService: deps.serviceOrgs } : {}) };
+  const owner = { shortName: deps.shortName, orgId: input.orgId ?? "", ...(deps.serviceOrgs ? { orgOfService: deps.serviceOrgs } : {}), ...(deps.confirmations ? { confirmations: deps.confirmations } : {}) };
   return swarmImage(deps.images, deps.swarm, owner, ref, auth);
 }
 
