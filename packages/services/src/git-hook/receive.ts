@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, desc, eq, isNotNull, or } from "drizzle-orm";
+import { and, desc, eq, isNotNull, or, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { notifyDesired } from "@levelrail/db/notify";
 import { type GitProvider, gitDelivery, gitSource } from "@levelrail/db/schema/git";
@@ -76,7 +76,12 @@ export async function receiveGitHook(deps: HookDeps, req: HookRequest): Promise<
   return deps.db.transaction(async (tx) => {
     // One delivery of a source at a time: a push is judged against the pushes accepted before it.
     await tx.select({ id: gitSource.id }).from(gitSource).where(eq(gitSource.id, source.id)).for("update");
-    const [fresh] = await tx.insert(gitDelivery).values({ sourceId: source.id, deliveryId: delivery }).onConflictDoNothing().returning({ id: gitDelivery.deliveryId });
+    // Stamped after the lock (not at the transaction's start), so the order of accepted pushes is the order they were judged in.
+    const [fresh] = await tx
+      .insert(gitDelivery)
+      .values({ sourceId: source.id, deliveryId: delivery, receivedAt: sql`clock_timestamp()` })
+      .onConflictDoNothing()
+      .returning({ id: gitDelivery.deliveryId });
     if (!fresh) return { status: 200, body: { duplicate: true, delivery } };
     if (event.kind === "push") return onPush(tx, source, provider, event, who, delivery);
     return onRequest(tx, source, provider, event, who);
