@@ -2,6 +2,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import Link from "@/components/link";
+import { RoleNote } from "@/components/role-note";
 import { ApiError, api } from "@/lib/fetcher";
 import { keys } from "@/lib/keys";
 import type { ProjectPreviews } from "@/lib/types";
@@ -13,7 +14,7 @@ type Preview = ProjectPreviews["previews"][number];
  * and last message. A fork's or an outsider's request waits for a member with deploy rights to approve
  * its head commit ("Approve preview"); what its clone left out of the base is listed under it.
  */
-export function PreviewList({ projectId, previews }: { projectId: string; previews: ProjectPreviews["previews"] }) {
+export function PreviewList({ projectId, previews, approveDenied = null }: { projectId: string; previews: ProjectPreviews["previews"]; approveDenied?: string | null }) {
   return (
     <table aria-label="Previews">
       <thead>
@@ -45,7 +46,7 @@ export function PreviewList({ projectId, previews }: { projectId: string; previe
                   <a href={p.url}>{new URL(p.url).host}</a>
                 </>
               ) : null}
-              {p.state === "open" && p.approval === "awaiting" ? <ApproveButton projectId={projectId} preview={p} /> : null}
+              {p.state === "open" && p.approval === "awaiting" ? <ApproveButton projectId={projectId} preview={p} denied={approveDenied} /> : null}
             </td>
             <td>
               {p.message}
@@ -61,7 +62,7 @@ export function PreviewList({ projectId, previews }: { projectId: string; previe
 }
 
 /** Approves the head commit shown (the API refuses it if the request has moved on since). */
-function ApproveButton({ projectId, preview }: { projectId: string; preview: Preview }) {
+function ApproveButton({ projectId, preview, denied }: { projectId: string; preview: Preview; denied: string | null }) {
   const qc = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -79,9 +80,16 @@ function ApproveButton({ projectId, preview }: { projectId: string; preview: Pre
   }
   return (
     <div>
-      <button type="button" onClick={() => void approve()} disabled={busy} title={`Build ${preview.headCommit.slice(0, 12)} without the base's secrets`}>
+      <button
+        type="button"
+        onClick={() => void approve()}
+        disabled={busy || denied !== null}
+        aria-describedby={denied ? `approve-note-${preview.id}` : undefined}
+        title={`Build ${preview.headCommit.slice(0, 12)} without the base's secrets`}
+      >
         Approve preview
       </button>
+      <RoleNote id={`approve-note-${preview.id}`} denied={denied} />
       {error ? <p className="error">{error}</p> : null}
     </div>
   );

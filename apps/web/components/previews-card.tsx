@@ -18,7 +18,18 @@ const PreviewList = lazy(() => import("./preview-list").then((m) => ({ default: 
  * their time to live) and the previews with their state and the last thing that happened to each.
  * `intro`: the card's text, rendered on the server (PreviewsIntro, settings-text.tsx).
  */
-export function PreviewsCard({ project, environments, intro }: { project: ProjectItem; environments: EnvironmentItem[]; intro: ReactNode }) {
+export function PreviewsCard({
+  project,
+  environments,
+  intro,
+  approveDenied = null,
+}: {
+  project: ProjectItem;
+  environments: EnvironmentItem[];
+  intro: ReactNode;
+  /** Why the caller may not approve a fork's preview (the role that would), or null. */
+  approveDenied?: string | null;
+}) {
   const previews = usePreviews(project.id);
   return (
     <section className="card" aria-labelledby="previews-title">
@@ -32,7 +43,7 @@ export function PreviewsCard({ project, environments, intro }: { project: Projec
           <p className="muted">No previews yet: they open when a pull or merge request webhook arrives.</p>
         ) : (
           <Suspense fallback={null}>
-            <PreviewList projectId={project.id} previews={previews.data.previews} />
+            <PreviewList projectId={project.id} previews={previews.data.previews} approveDenied={approveDenied} />
           </Suspense>
         ))}
     </section>
