@@ -68,6 +68,8 @@ test("the create form sets memory and CPU limits; Settings' selectors start at t
   await expect(environment.locator("option:checked")).toHaveText("staging");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Settings" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Env tiers" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Env tiers" })).toBeVisible();
   await expect(page.getByRole("main").getByRole("combobox", { name: "Environment", exact: true }).locator("option:checked")).toHaveText("staging");
   await expect(page.getByRole("region", { name: "Environment env" })).toContainText(`/ ${staging.name}`);
   // Back to production for the tests after this one.

@@ -43,7 +43,7 @@ test("a database is created, attached on a service's page, backed up and verifie
   const targetName = uniqueName("s3");
 
   // A backup target pointing at the test S3 server, added on the Settings page.
-  await page.goto("/settings");
+  await page.goto("/settings/backup-targets");
   const targets = page.getByRole("region", { name: "Backup targets" });
   await hydrated(targets.getByRole("button", { name: "Add backup target" }));
   await targets.getByLabel("Name").fill(targetName);

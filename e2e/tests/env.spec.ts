@@ -51,7 +51,7 @@ const effectiveRow = (page: Page, key: string) => rowOf(page.getByRole("table", 
 test("each env tier is edited and the effective environment names the source of every key", async ({ signedIn: page, operator }) => {
   const service = await seedService(operator);
 
-  await page.goto("/settings");
+  await page.goto("/settings/env");
   const org = page.getByRole("region", { name: "Organization env" });
   await hydrated(org.getByRole("button", { name: "Add variable" }));
 
@@ -66,8 +66,10 @@ test("each env tier is edited and the effective environment names the source of 
   await addVariable(org, "ORG_ONLY", "o");
   await saveEnv(org);
 
-  // The project's set comes from pasted .env text.
+  // The project's set comes from pasted .env text, on Settings › Env tiers.
+  await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Env tiers" }).click();
   const project = page.getByRole("region", { name: "Project env" });
+  await hydrated(project.getByLabel("Paste .env"));
   await project.getByLabel("Paste .env").fill('# project settings\nTIER=from-project\nexport PROJECT_ONLY="p"\n');
   await project.getByRole("button", { name: "Add from .env" }).click();
   await expect(project.getByLabel("Value of PROJECT_ONLY", { exact: true })).toHaveValue("p");
@@ -95,8 +97,8 @@ test("each env tier is edited and the effective environment names the source of 
     "overrides: organization, project, environment",
   ]);
 
-  // Removing the environment's TIER on /settings shows through on the service page too.
-  await page.goto("/settings");
+  // Removing the environment's TIER on Settings › Env tiers shows through on the service page too.
+  await page.goto("/settings/env-tiers");
   const environmentAgain = page.getByRole("region", { name: "Environment env" });
   await hydrated(environmentAgain.getByRole("button", { name: "Remove TIER" }));
   await environmentAgain.getByRole("button", { name: "Remove TIER" }).click();

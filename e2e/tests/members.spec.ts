@@ -28,7 +28,11 @@ test("an owner invites, a new user accepts through the link (sign-up) and sees t
 
   // The owner invites on Settings → Members.
   await page.goto("/settings");
-  await page.getByRole("link", { name: "Members and invitations" }).click();
+  const settingsNav = page.getByRole("navigation", { name: "Settings" });
+  await expect(settingsNav.getByRole("link", { name: "Overview" })).toHaveAttribute("aria-current", "page");
+  await settingsNav.getByRole("link", { name: "Members" }).click();
+  await expect(settingsNav.getByRole("link", { name: "Members" })).toHaveAttribute("aria-current", "page");
+  await expect(settingsNav.getByRole("link", { name: "Overview" })).not.toHaveAttribute("aria-current");
   await expect(page.getByRole("heading", { name: `Members of ${orgName}` })).toBeVisible();
   const form = page.getByRole("form", { name: "Invite a member" });
   const invite = form.getByRole("button", { name: "Invite" });

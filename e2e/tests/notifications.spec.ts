@@ -8,7 +8,7 @@ import { expect, test } from "../fixtures/test";
 test("add a webhook channel, see its secret once, Send test, and see it delivered and signed", async ({ signedIn: page, bearer }) => {
   const hook = await webhookReceiver();
   try {
-    await page.goto("/settings");
+    await page.goto("/settings/notifications");
     const card = page.getByRole("region", { name: "Notifications" });
     await expect(card).toBeVisible();
 

@@ -43,7 +43,7 @@ test("quotas refuse the N+1th app with a 409 naming the quota, over HTTP, and Se
     },
   });
 
-  await page.goto("/settings");
+  await page.goto("/settings/quotas");
   const table = page.getByRole("table", { name: "Quotas" });
   await expect(table.getByRole("row", { name: /^apps/ })).toContainText("2 (set for this organization)");
   await expect(table.getByRole("row", { name: /^services/ })).toContainText("200 (installation default)");

@@ -29,7 +29,7 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
   const domain = `sso-${randomBytes(3).toString("hex")}.example`;
 
   // Settings: the owner's Single sign-on card.
-  await page.goto("/settings");
+  await page.goto("/settings/sso");
   const card = page.getByRole("region", { name: "Single sign-on" });
   const save = card.getByRole("button", { name: "Save single sign-on" });
   await hydrated(save);

@@ -129,7 +129,7 @@ test("an owner sees each member's second factor on Members, resets it and signs 
     expect((await guest.request.get("/api/v1/sessions")).status()).toBe(200);
     await stack.db.update(user).set({ twoFactorEnabled: true }).where(eq(user.id, member.ctx.actor.userId));
 
-    await page.goto("/settings");
+    await page.goto("/settings/security");
     const security = page.getByRole("region", { name: "Sign-in security" });
     await expect(security.getByRole("checkbox")).toBeVisible();
     await expect(security.getByRole("table")).toHaveCount(0);

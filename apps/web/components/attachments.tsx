@@ -59,6 +59,7 @@ export function Attachments({ service: ref }: { service: Scoped }) {
           hint={`Injects ${storageKeys.data?.join(", ") ?? "the S3_* variables"} from a backup target.`}
           options={targets.data ?? []}
           manage="Add backup targets in Settings."
+          manageHref="/settings/backup-targets"
           saveLabel="Save storage"
           confirmLabel="Attach anyway"
           confirm={confirmStorage}
@@ -72,6 +73,7 @@ export function Attachments({ service: ref }: { service: Scoped }) {
           hint="The login the worker pulls the image with."
           options={credentials.data ?? []}
           manage="Add registry credentials in Settings."
+          manageHref="/settings/registry-credentials"
           saveLabel="Save registry credential"
           ready={credentials.isSuccess}
         />
@@ -87,6 +89,7 @@ function AttachmentSelect({
   hint,
   options,
   manage,
+  manageHref,
   saveLabel,
   confirmLabel,
   confirm,
@@ -98,6 +101,8 @@ function AttachmentSelect({
   hint: string;
   options: { id: string; name: string }[];
   manage: string;
+  /** The settings page where the options are added. */
+  manageHref: string;
   saveLabel: string;
   confirmLabel?: string;
   confirm?: (next: string | null) => string | null;
@@ -152,7 +157,7 @@ function AttachmentSelect({
       </Field>
       {options.length === 0 && (
         <p className="muted">
-          <Link href="/settings">{manage}</Link>
+          <Link href={manageHref}>{manage}</Link>
         </p>
       )}
       {warning && (

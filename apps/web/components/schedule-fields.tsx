@@ -62,7 +62,7 @@ export function ScheduleFields({
       </div>
       {targets?.length === 0 && (
         <p className="muted">
-          <Link href="/settings">Add a backup target in Settings.</Link>
+          <Link href="/settings/backup-targets">Add a backup target in Settings.</Link>
         </p>
       )}
     </>

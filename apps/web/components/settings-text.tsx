@@ -1,5 +1,15 @@
-// The Settings page's fixed text, rendered on the server and handed to its client cards as props:
+// The settings pages' fixed text, rendered on the server and handed to its client cards as props:
 // text in a client component is shipped twice (in the HTML and in its JavaScript), here only once.
+
+/** What Settings › Organization env and Env tiers say first: the tiers' order. */
+export function TierEnvSummary() {
+  return (
+    <p className="muted">
+      Env vars by tier, lowest precedence first: organization, project, environment. A service&apos;s own env, its secrets and
+      its storage attachment override them.
+    </p>
+  );
+}
 
 /** The Previews card's text (PreviewsCard). */
 export function PreviewsIntro() {

@@ -1,69 +1,24 @@
 "use client";
-// The Settings page's organization and project sections: their tier editors with the cards that
-// belong to each scope. Apart from TierEnvEditor's module, so a page that edits one tier (an
-// environment's) does not load the quota, security, SSO and preview cards.
-import { type ReactNode, useState } from "react";
-import type { QuotaKind } from "@levelrail/spec/lists";
-import { useCurrentEnvironment, useEnvironments, useOrgs, useProjects } from "@/lib/queries";
+// Settings › Env tiers: a project's tier editor and one of its environments', with a selector for
+// each. Apart from TierEnvEditor's module, so a page that edits one tier (an environment's, or the
+// organization's on Settings › Organization env) does not load the selectors.
+import { useState } from "react";
+import { useCurrentEnvironment, useEnvironments, useProjects } from "@/lib/queries";
 import type { CurrentEnvironment } from "@/lib/types";
-import { OrgSecurityCard } from "./org-security-card";
-import { PreviewsCard } from "./previews-card";
-import { QuotasCard } from "./quotas-card";
-import { SsoCard } from "./sso-card";
 import { Alert } from "./alert";
 import { TierEnvEditor } from "./tier-env-settings";
 
 /**
- * The organization's env vars (with a choice of organization when the operator belongs to several),
- * starting at the organization of the current environment (the header's). `quotaKinds` (QUOTA_KINDS)
- * and `quotasNote` (the Quotas card's fixed text) come from the server page.
- */
-export function OrgEnvSettings({ quotaKinds, quotasNote }: { quotaKinds: readonly QuotaKind[]; quotasNote: ReactNode }) {
-  const orgs = useOrgs();
-  const current = useCurrentEnvironment().data;
-  const [chosen, setChosen] = useState<string | undefined>();
-  if (orgs.isError) return <Alert error={orgs.error} />;
-  if (!orgs.data) return <p className="muted">Loading organizations…</p>;
-  const org = orgs.data.find((o) => o.id === (chosen ?? current?.project.orgId)) ?? orgs.data[0];
-  if (!org) return <p className="muted">You belong to no organization.</p>;
-  return (
-    <div className="stack">
-      {orgs.data.length > 1 && (
-        <div className="field narrow">
-          <label htmlFor="org-select">Organization</label>
-          <select id="org-select" value={org.id} onChange={(e) => setChosen(e.target.value)}>
-            {orgs.data.map((o) => (
-              <option key={o.id} value={o.id}>
-                {o.name}
-              </option>
-            ))}
-          </select>
-        </div>
-      )}
-      <TierEnvEditor
-        tier="organization"
-        id={org.id}
-        title="Organization env"
-        description={`Every service of the organization ${org.name} gets these, unless a higher tier sets the same key.`}
-      />
-      <QuotasCard org={org} kinds={quotaKinds} note={quotasNote} />
-      <OrgSecurityCard org={org} />
-      <SsoCard org={org} />
-    </div>
-  );
-}
-
-/**
  * A project's env vars and those of one of its environments, with a selector for each. Both start
  * at the current environment (the header's) and follow it when it changes, until the operator
- * picks another here. `previewsIntro`: the Previews card's text, rendered on the server.
+ * picks another here.
  */
-export function ProjectEnvSettings({ previewsIntro }: { previewsIntro: ReactNode }) {
+export function ProjectEnvSettings() {
   const current = useCurrentEnvironment().data;
-  return <ProjectEnvSettingsFrom key={current?.environment.id ?? ""} start={current} previewsIntro={previewsIntro} />;
+  return <ProjectEnvSettingsFrom key={current?.environment.id ?? ""} start={current} />;
 }
 
-function ProjectEnvSettingsFrom({ start, previewsIntro }: { start: CurrentEnvironment | undefined; previewsIntro: ReactNode }) {
+function ProjectEnvSettingsFrom({ start }: { start: CurrentEnvironment | undefined }) {
   const projects = useProjects();
   const [chosenProject, setChosenProject] = useState<string | undefined>(start?.project.id);
   const [chosenEnvironment, setChosenEnvironment] = useState<string | undefined>(start?.environment.id);
@@ -128,7 +83,6 @@ function ProjectEnvSettingsFrom({ start, previewsIntro }: { start: CurrentEnviro
           />
         )}
       </div>
-      {environments.data && <PreviewsCard project={project} environments={environments.data} intro={previewsIntro} />}
     </div>
   );
 }

@@ -1,4 +1,3 @@
-import Link from "@/components/link";
 import { ApiReference } from "@/components/api-reference";
 import { OPENAPI_PATH } from "@/lib/openapi/operation";
 
@@ -12,8 +11,7 @@ export default function ApiReferencePage() {
       <p className="muted">
         Every route of the HTTP API, from the OpenAPI 3.1 document at <a href={OPENAPI_PATH}>{OPENAPI_PATH}</a> (generated from the
         schemas the routes validate with). Scripts authenticate with <code>Authorization: Bearer &lt;token&gt;</code>; create one
-        with <code>npx levelrail token create</code>. Errors are <code>{'{"error": {"code", "message", "field"}}'}</code>.{" "}
-        <Link href="/settings">Back to settings</Link>
+        with <code>npx levelrail token create</code>. Errors are <code>{'{"error": {"code", "message", "field"}}'}</code>.
       </p>
       <ApiReference />
     </>

@@ -1,5 +1,4 @@
 import { HydrationBoundary, QueryClient, dehydrate } from "@tanstack/react-query";
-import Link from "@/components/link";
 import { listOrgs } from "@levelrail/services/org/list";
 import { listMembers } from "@levelrail/services/org/members";
 import { MembersSettings } from "@/components/members-card";
@@ -22,9 +21,6 @@ export default async function MembersPage({ searchParams }: Props) {
   if (org) await qc.prefetchQuery({ queryKey: keys.members(org.id), queryFn: () => listMembers({ ctx, orgId: org.id }) });
   return (
     <HydrationBoundary state={dehydrate(qc)}>
-      <p>
-        <Link href="/settings">Settings</Link>
-      </p>
       <h1>Members</h1>
       {org ? (
         <MembersSettings orgs={orgs} org={org} />
