@@ -27,12 +27,19 @@ export interface SecondFactorView {
   lockedUntil: string | null;
 }
 
+/**
+ * `ssoOrgId` (the organization whose single sign-on opened the caller's session): such a session
+ * acts in that organization only, so it sees and ends only the sessions that organization's single
+ * sign-on opened, never the person's others (their addresses, or signing them out elsewhere).
+ */
+const within = (ssoOrgId: string | null | undefined) => (ssoOrgId ? eq(session.ssoOrgId, ssoOrgId) : undefined);
+
 /** The user's live sessions, most recently active first. */
-export async function listSessions(db: Db, userId: string, currentSessionId: string | undefined): Promise<SessionView[]> {
+export async function listSessions(db: Db, userId: string, currentSessionId: string | undefined, ssoOrgId?: string | null): Promise<SessionView[]> {
   const rows = await db
     .select()
     .from(session)
-    .where(and(eq(session.userId, userId), gt(session.expiresAt, new Date())))
+    .where(and(eq(session.userId, userId), gt(session.expiresAt, new Date()), within(ssoOrgId)))
     .orderBy(desc(session.updatedAt))
     .limit(1000);
   return rows.map((s) => ({
@@ -47,19 +54,19 @@ export async function listSessions(db: Db, userId: string, currentSessionId: str
 }
 
 /** Ends one of the user's sessions (their own only; 404 otherwise): that browser is signed out at its next request. */
-export async function endSession(db: Tx, userId: string, id: string): Promise<void> {
+export async function endSession(db: Tx, userId: string, id: string, ssoOrgId?: string | null): Promise<void> {
   const gone = await db
     .delete(session)
-    .where(and(eq(session.id, id), eq(session.userId, userId)))
+    .where(and(eq(session.id, id), eq(session.userId, userId), within(ssoOrgId)))
     .returning({ id: session.id });
   if (gone.length === 0) throw new LevelrailError("not_found", "session not found");
 }
 
 /** Ends every session of the user but `keepId` (the caller's own); answers how many ended. */
-export async function endOtherSessions(db: Tx, userId: string, keepId: string | undefined): Promise<number> {
+export async function endOtherSessions(db: Tx, userId: string, keepId: string | undefined, ssoOrgId?: string | null): Promise<number> {
   const gone = await db
     .delete(session)
-    .where(and(eq(session.userId, userId), keepId === undefined ? undefined : ne(session.id, keepId)))
+    .where(and(eq(session.userId, userId), keepId === undefined ? undefined : ne(session.id, keepId), within(ssoOrgId)))
     .returning({ id: session.id });
   return gone.length;
 }

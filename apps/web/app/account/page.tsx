@@ -26,7 +26,7 @@ export default async function AccountPage() {
         secondFactorRequiredBy: required,
       }),
     }),
-    qc.prefetchQuery({ queryKey: keys.sessions(), queryFn: () => listSessions(ctx.db, ctx.actor.userId, ctx.actor.sessionId) }),
+    qc.prefetchQuery({ queryKey: keys.sessions(), queryFn: () => listSessions(ctx.db, ctx.actor.userId, ctx.actor.sessionId, ctx.actor.ssoOrgId) }),
   ]);
   return (
     <>

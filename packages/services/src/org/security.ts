@@ -128,7 +128,7 @@ export async function signOutMember({ ctx, orgId, userId }: { ctx: Ctx; orgId: s
 export async function endOwnSession({ ctx, id }: { ctx: Ctx; id: string }): Promise<void> {
   refuseReadOnly(ctx.actor, "ending a session");
   await ctx.db.transaction(async (tx) => {
-    await endSession(tx, ctx.actor.userId, id);
+    await endSession(tx, ctx.actor.userId, id, ctx.actor.ssoOrgId);
     await audit(ctx, tx, { orgId: null, action: "session.end", target: { type: "user", id: ctx.actor.userId, name: ctx.actor.email } });
   });
 }
@@ -137,7 +137,7 @@ export async function endOwnSession({ ctx, id }: { ctx: Ctx; id: string }): Prom
 export async function endOwnOtherSessions({ ctx }: { ctx: Ctx }): Promise<number> {
   refuseReadOnly(ctx.actor, "ending sessions");
   return ctx.db.transaction(async (tx) => {
-    const ended = await endOtherSessions(tx, ctx.actor.userId, ctx.actor.sessionId);
+    const ended = await endOtherSessions(tx, ctx.actor.userId, ctx.actor.sessionId, ctx.actor.ssoOrgId);
     await audit(ctx, tx, { orgId: null, action: "session.end-others", target: { type: "user", id: ctx.actor.userId, name: ctx.actor.email } });
     return ended;
   });

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actorFor, createAuth, createOperator } from "@levelrail/auth";
+import { listSessions } from "@levelrail/auth/account";
 import { ssoProviderId } from "@levelrail/auth/sso";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { auditEntry } from "@levelrail/db/schema/audit";
@@ -16,6 +17,7 @@ import { secretOf, totp } from "@levelrail/testkit/totp";
 import type { Ctx } from "../context";
 import { listProjects } from "../project/list";
 import { listMembers } from "./members";
+import { endOwnOtherSessions, endOwnSession } from "./security";
 import { getSso, setSso, ssoBackend } from "./sso";
 
 // Sign-in through a real OpenID provider on loopback (oidc-provider), driven as a browser would:
@@ -344,6 +346,15 @@ describe("the connection signs in only its organization's proven email domains, 
     expect(unlink.status).toBe(403);
     expect(await accountsOf(member.id)).toEqual(["credential", ssoProviderId(org.orgId)]);
     expect((await post(sso.jar, "/revoke-other-sessions", {})).status).toBe(403);
+    // The panel's own session routes: it sees and ends only sessions this organization's single sign-on opened.
+    const elsewhere = new CookieJar();
+    await post(elsewhere, "/sign-in/email", { email: member.email, password: member.password });
+    await post(elsewhere, "/two-factor/verify-totp", { code: totp(member.secret) });
+    const passwordSession = (await sessionIn(elsewhere))!.session.id;
+    expect((await listSessions(db, member.id, actor.sessionId, actor.ssoOrgId)).map((x) => x.id)).toEqual([sso.session!.session.id]);
+    await expect(endOwnSession({ ctx, id: passwordSession })).rejects.toMatchObject({ code: "not_found" });
+    expect(await endOwnOtherSessions({ ctx })).toBe(0);
+    expect(await sessionIn(elsewhere)).not.toBeNull();
 
     // The same person with their password: the second factor is asked, no session until it is given.
     const jar = new CookieJar();
