@@ -106,6 +106,21 @@ async function everyPage(browser: Browser, baseURL: string, session: Session, se
     { route: "/settings", path: "/settings", ready: "Settings" },
     { route: "/settings/members", path: "/settings/members", ready: "Members" },
     { route: "/settings/audit", path: "/settings/audit", ready: "Audit log" },
+    // The cards of the one Settings page, each on its own page since issue 43 item 6.
+    ...(
+      [
+        ["security", "Sign-in security"],
+        ["sso", "Single sign-on"],
+        ["env", "Organization env"],
+        ["quotas", "Quotas"],
+        ["backup-targets", "Backup targets"],
+        ["registry-credentials", "Registry credentials"],
+        ["git-credentials", "Git credentials"],
+        ["notifications", "Notifications"],
+        ["env-tiers", "Env tiers"],
+        ["previews", "Previews"],
+      ] as const
+    ).map(([page, ready]) => ({ route: `/settings/${page}`, path: `/settings/${page}`, ready })),
     { route: "/settings/api", path: "/settings/api", ready: "API reference" },
     { route: "/account", path: "/account", ready: "Account" },
     { route: "/nodes", path: "/nodes", ready: "Nodes" },
