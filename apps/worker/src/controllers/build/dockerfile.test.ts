@@ -23,6 +23,27 @@ const rows: [string, string, number | null, RegExp?][] = [
   ["a secret mount under a backtick escape", "# escape=`\nFROM alpine\nRUN `\n --mount=type=secret,id=x true\n", 3, /type=secret/],
   ["an ONBUILD RUN with an ssh mount", "FROM alpine\nONBUILD RUN --mount=type=ssh true\n", 2, /type=ssh/],
   ["CRLF line ends", "FROM alpine\r\nRUN --mount=type=secret,id=x true\r\n", 2, /type=secret/],
+  // ADD/COPY that would make the engine's BuildKit fetch from the network (its host's loopback and private addresses too).
+  ["ADD of local files, a heredoc and an archive", "FROM alpine\nADD --chown=1:1 app.tar.gz ./src/ /app/\nADD <<EOF /etc/motd\nhello\nEOF\n", null],
+  ["COPY --from an image pinned by digest (a flag, not a source)", "FROM alpine\nCOPY --from=alpine@sha256:0123abcd /bin/sh /sh\nCOPY $APP/package.json ./\n", null],
+  ["ADD of an http URL", "FROM scratch\nADD http://127.0.0.1:8080/x /x\n", 2, /^ADD of a URL is not allowed: download in a RUN step or vendor the file$/],
+  ["ADD of an https URL with --checksum", "FROM scratch\n\nADD --checksum=sha256:24454f830cdb571e2c4ad15481119c43b3cafd48dd869a9b2945d1036d1dc68d https://169.254.169.254/latest/meta-data /x\n", 3, /ADD of a URL/],
+  ["ADD of a URL among local sources", "FROM scratch\nADD a.txt HTTPS://example.com/b /dst/\n", 2, /ADD of a URL/],
+  ["ADD of a URL in the JSON form", 'FROM scratch\nADD ["http://10.0.0.1/x", "/x"]\n', 2, /ADD of a URL/],
+  ["ADD of a URL spelled with a JSON escape", 'FROM scratch\nADD ["\\u0068ttp://127.0.0.1/x", "/x"]\n', 2, /ADD of a URL/],
+  ["ADD of a quoted URL", 'FROM scratch\nADD "http://127.0.0.1/x" /x\n', 2, /ADD of a URL/],
+  ["ADD of a URL split by quotes and an escape", "FROM scratch\nADD h\"tt\"p\\://127.0.0.1/x /x\n", 2, /ADD of a URL/],
+  ["ADD of a URL on a continuation line under a backtick escape", "# escape=`\nFROM scratch\nADD `\n  http://127.0.0.1/x `\n  /x\n", 3, /ADD of a URL/],
+  ["ADD of a quoted word hiding a URL (BuildKit's parser splits on whitespace)", "FROM scratch\nADD \"x http://127.0.0.1/ y\" /x\n", 2, /ADD of a URL/],
+  ["ADD of a git repository over https", "FROM scratch\nADD --keep-git-dir=true https://github.com/moby/buildkit.git#v0.10.1 /buildkit\n", 2, /ADD of a URL/],
+  ["ADD of a git repository in scp form", "FROM scratch\nADD git@github.com:moby/buildkit.git /buildkit\n", 2, /ADD of a URL/],
+  ["ADD of a git repository in scp form with another user", "FROM scratch\nADD deploy@10.0.0.5:repo.git /src\n", 2, /ADD of a URL/],
+  ["ADD of a git:// and an ssh:// repository", "FROM scratch\nADD git://127.0.0.1/r.git ssh://git@127.0.0.1/r.git /src\n", 2, /ADD of a URL/],
+  ["ADD with a variable in its source (a build arg could make it a URL)", "FROM scratch\nARG U=http://127.0.0.1/x\nADD $U /x\n", 3, /ADD with a variable in its source is not allowed/],
+  ["ADD with a braced variable in the JSON form", 'FROM scratch\nADD ["${U}", "/x"]\n', 2, /ADD with a variable/],
+  ["an ONBUILD ADD of a URL", "FROM alpine\nONBUILD ADD http://127.0.0.1/x /x\n", 2, /ADD of a URL/],
+  ["an onbuild add of a git repository, lower case", "FROM alpine\nonbuild add git@127.0.0.1:r.git /r\n", 2, /ADD of a URL/],
+  ["COPY of a URL (BuildKit refuses it too)", "FROM alpine\nCOPY http://127.0.0.1/x /x\n", 2, /^COPY of a URL is not allowed/],
 ];
 
 describe("checkDockerfile", () => {

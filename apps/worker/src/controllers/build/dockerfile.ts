@@ -10,6 +10,15 @@
  *   product never provides; BuildKit keeps a secret's content out of the layer's cache key, so a
  *   step like that would also be a cached layer another tenant's identical step could reuse. Refused,
  *   naming the line: values reach a build as build args (`buildArgs`), which are in the cache key.
+ * - `ADD <url>` and `ADD <git repository>` make BuildKit itself fetch, from the engine's host: its
+ *   loopback and private addresses and metadata endpoints are in reach, and redirects are followed,
+ *   past the address policy every other outbound request of the product passes. Refused, naming the
+ *   line, in the Dockerfile and in its `ONBUILD` triggers: any source of the form `scheme://…` or
+ *   `user@host:…` (git's scp form), whatever the flags (`--checksum`, `--keep-git-dir`), quotes or
+ *   escapes; an `ADD` source holding a variable (`ADD $URL /x`: a build arg or an `ENV` could make it
+ *   a URL) is refused too. `COPY` never fetches, but the same forms are refused there as well. What
+ *   this cannot see (an `ONBUILD ADD` inside a base image, a `RUN` step reaching the host through
+ *   the bridge) is in docs/security.md.
  *
  * A conservative reading: any comment line that looks like a `syntax` directive is refused, wherever
  * it stands (BuildKit's own directive detection is looser than its parser's).
@@ -88,6 +97,48 @@ function split(text: string): { lines: string[]; escape: string } {
   return { lines, escape };
 }
 
+/** `scheme://…` (http, https, git, ssh, any other) or git's scp form `user@host:path`. */
+const REMOTE = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^\s/@:]+@[^\s/:]+:)/i;
+
+/**
+ * Why an `ADD`/`COPY` (or an `ONBUILD` one) would make the engine fetch from the network, or null.
+ * Conservative: the arguments are read both as BuildKit's JSON form and split on whitespace (as its
+ * parser splits them, quotes or not), every word but the destination and the `--` flags is a source,
+ * and quotes and escape characters are dropped before looking (BuildKit's lexer removes them).
+ */
+function remoteSource(text: string, escape: string): string | null {
+  const m = /^(?:onbuild\s+)?(add|copy)\s+([\s\S]*)$/i.exec(text);
+  if (!m) return null;
+  const keyword = m[1]!.toUpperCase();
+  const args = m[2]!.trim();
+  const readings: string[][] = [args.split(/\s+/).filter(Boolean)];
+  const json = /^(?:--\S+\s+)*(\[[\s\S]*)$/.exec(args)?.[1];
+  if (json) {
+    try {
+      const parsed: unknown = JSON.parse(json);
+      if (Array.isArray(parsed)) readings.push(parsed.map(String));
+    } catch {
+      // Not the JSON form: the whitespace reading stands.
+    }
+  }
+  for (const words of readings) {
+    for (const word of words.slice(0, -1)) {
+      // A flag (`--checksum=…`, `--from=image@sha256:…`) names no source.
+      if (word.startsWith("--")) continue;
+      const bare = word
+        .split("")
+        .filter((ch) => ch !== '"' && ch !== "'" && ch !== escape && ch !== "\\")
+        .join("")
+        .replace(/^\[+/, "");
+      if (REMOTE.test(bare)) return `${keyword} of a URL is not allowed: download in a RUN step or vendor the file`;
+      if (keyword === "ADD" && word.includes("$")) {
+        return "ADD with a variable in its source is not allowed (it could name a URL, which is not allowed): name the file itself, or use COPY";
+      }
+    }
+  }
+  return null;
+}
+
 export function checkDockerfile(text: string): DockerfileCheck {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   let escape = "\\";
@@ -107,6 +158,8 @@ export function checkDockerfile(text: string): DockerfileCheck {
     }
   }
   for (const ins of instructions(lines, escape)) {
+    const fetch = remoteSource(ins.text, escape);
+    if (fetch) return { ok: false, line: ins.line, message: fetch };
     const m = /^(?:onbuild\s+)?run\s+(.*)$/is.exec(ins.text);
     if (!m?.[1]) continue;
     for (const flag of leadingFlags(m[1])) {

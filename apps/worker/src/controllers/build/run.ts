@@ -93,7 +93,7 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
 
     const context = await contextDir(checkout, s.path, s.dockerfile);
     if (!context.ok) return void (await finish({ status: "failed", step: "fetching", message: context.message }));
-    // What the Dockerfile may ask of the shared engine (its frontend, secret and SSH mounts), before anything is sent.
+    // What the Dockerfile may ask of the shared engine (its frontend, secret and SSH mounts, ADD of a URL), before anything is sent.
     const checked = checkDockerfile(context.dockerfileText);
     if (!checked.ok) {
       const where = `${s.dockerfile} line ${checked.line}`;
