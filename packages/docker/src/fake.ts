@@ -260,9 +260,9 @@ export class FakeEngine implements Runtime {
     return id === null ? null : imageBuildTime(this.imageLabels.get(id), this.imageTimes.get(id));
   }
 
-  async imageLabelsOf(idOrRef: string): Promise<Record<string, string> | null> {
+  async imageOrigin(idOrRef: string): Promise<{ repoDigests: string[]; labels: Record<string, string> } | null> {
     const id = await this.imageId(idOrRef);
-    return id === null ? null : { ...this.imageLabels.get(id) };
+    return id === null ? null : { repoDigests: [...(this.repoDigests.get(id) ?? [])], labels: { ...this.imageLabels.get(id) } };
   }
 
   async registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess> {

@@ -5,7 +5,7 @@ import type { PullProgress, Runtime } from "./index";
 /** The image calls of the Runtime: look up, pull (with a cancel signal), list, remove, and ask a registry. */
 export type ImageCalls = Pick<
   Runtime,
-  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "imageLabelsOf" | "registryAccess"
+  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "imageOrigin" | "registryAccess"
 >;
 
 /** The OCI annotation (as an image label) that says when the image was built. */
@@ -110,9 +110,10 @@ export function imageCalls(api: Docker, docker: Docker): ImageCalls {
         throw err;
       }
     },
-    async imageLabelsOf(idOrRef) {
+    async imageOrigin(idOrRef) {
       try {
-        return { ...(await api.getImage(idOrRef).inspect()).Config?.Labels };
+        const info = await api.getImage(idOrRef).inspect();
+        return { repoDigests: info.RepoDigests ?? [], labels: { ...info.Config?.Labels } };
       } catch (err) {
         if (statusOf(err) === 404) return null;
         throw err;

@@ -126,6 +126,12 @@ export interface ContainerWrites {
   setRestartPolicy(id: string, policy: "no" | "unless-stopped"): Promise<void>;
 }
 
+/** What the engine knows of where an image came from. */
+export interface ImageOrigin {
+  repoDigests: string[];
+  labels: Record<string, string>;
+}
+
 /** Images and registries. */
 export interface ImagePort {
   /** The image's id if the engine has it, else null. */
@@ -152,8 +158,11 @@ export interface ImagePort {
    * engine's Created time; null when the engine has no such image (or neither time parses).
    */
   imageCreated(idOrRef: string): Promise<Date | null>;
-  /** The image's labels (its config's, inherited ones included); null when the engine has no such image. */
-  imageLabelsOf(idOrRef: string): Promise<Record<string, string> | null>;
+  /**
+   * Where the image came from, in one inspect: its RepoDigests (empty: built or loaded on this host)
+   * and its labels (its config's, inherited ones included); null when the engine has no such image.
+   */
+  imageOrigin(idOrRef: string): Promise<ImageOrigin | null>;
   /**
    * Whether the registry lets `auth` (or no login) pull `ref`: the engine looks up its manifest
    * (`GET /distribution/{ref}/json`), nothing is downloaded. Any answer but yes (unauthorized,

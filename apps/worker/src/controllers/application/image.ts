@@ -73,13 +73,16 @@ export class RegistryConfirmations {
  * never learns what another built. Any other image is not a built one: ok here.
  */
 export async function builtImageAccess(
-  runtime: Pick<Runtime, "imageLabelsOf">,
+  runtime: Pick<Runtime, "imageOrigin">,
   ref: string,
   imageId: string,
   owner: ImageOwner,
 ): Promise<CachedImageAccess> {
-  const labels = await runtime.imageLabelsOf(imageId);
-  if (labels === null) return { kind: "gone" };
+  const origin = await runtime.imageOrigin(imageId);
+  return origin === null ? { kind: "gone" } : builtAccessOf(origin.labels, ref, owner);
+}
+
+async function builtAccessOf(labels: Readonly<Record<string, string>>, ref: string, owner: ImageOwner): Promise<CachedImageAccess> {
   const refused: CachedImageAccess = { kind: "refused", message: noSuchImage(ref) };
   // Our build's labels override the Dockerfile's; labels on any other image can only refuse, never allow.
   const built = labels[Labels.managed] === "true" && labels[Labels.instance] === owner.shortName && labels[Labels.commit] !== undefined;
@@ -109,7 +112,7 @@ export async function builtImageAccess(
  * but a built image only by its own organization (`builtImageAccess`).
  */
 export async function cachedImageAccess(
-  runtime: Pick<Runtime, "imageRepoDigests" | "registryAccess" | "imageLabelsOf">,
+  runtime: Pick<Runtime, "registryAccess" | "imageOrigin">,
   ref: string,
   imageId: string,
   auth: RegistryAuth | null,
@@ -119,10 +122,12 @@ export async function cachedImageAccess(
   // An id or id prefix (a row stored before the API refused it) names no repository to ask.
   const repository = isBareImageId(ref) ? null : repositoryKey(ref);
   if (repository === null) return { kind: "refused", message: `image ${ref} names no repository (an image id or a prefix of one): name the image by its repository, like registry.example.com/shop:1.4.2` };
-  const built = await builtImageAccess(runtime, ref, imageId, owner);
+  // One inspect: what the image is (a built one's labels) and where it came from (its RepoDigests).
+  const origin = await runtime.imageOrigin(imageId);
+  if (origin === null) return { kind: "gone" };
+  const built = await builtAccessOf(origin.labels, ref, owner);
   if (built.kind !== "ok") return built;
-  const digests = await runtime.imageRepoDigests(imageId);
-  if (digests === null) return { kind: "gone" };
+  const digests = origin.repoDigests;
   // Compared as the engine resolves names: `index.docker.io/a/b`, `docker.io/a/b` and `a/b` are one repository.
   if (!digests.some((d) => repositoryKey(d) === repository)) return { kind: "ok" };
   if (owner.confirmations?.has(ref, imageId, auth)) return { kind: "ok" };

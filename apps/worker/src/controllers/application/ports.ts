@@ -10,7 +10,7 @@ import type { DeployStep, Phase, ReleaseOutcome, ReleaseSpec, ReplicaView } from
  */
 export type ApplicationEngine = ContainerWrites &
   Pick<Runtime, "inspectContainer" | "exec"> &
-  Pick<ImagePort, "imageId" | "pullImage" | "imageCreated" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess"> &
+  Pick<ImagePort, "imageId" | "pullImage" | "imageCreated" | "imageRepoDigests" | "imageOrigin" | "registryAccess"> &
   Pick<NetworkPort, "inspectNetwork" | "listNetworks" | "createNetwork"> &
   LogPort;
 

@@ -16,7 +16,7 @@ import type { ImageUse } from "./dockerfile";
  */
 export interface BaseImageDeps {
   shortName: string;
-  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess">;
+  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageOrigin" | "registryAccess">;
   /** The organization's registry logins (each is sent only to the registry its server names). */
   registryLogins(orgId: string): Promise<RegistryAuth[]>;
   /** A service's organization (null: no such service). */

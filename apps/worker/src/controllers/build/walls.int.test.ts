@@ -203,7 +203,7 @@ describe("what a build starts from, and whose a built image is", () => {
     expect(built.status, `${built.message}\n${built.log.join("\n")}`).toBe("succeeded");
     const image = built.image!;
     expect(image).toBe(builtImageName(s.shortName, a.serviceId, built.commit!));
-    expect((await s.runtime.imageLabelsOf(image))?.[Labels.org]).toBe(a.orgId);
+    expect((await s.runtime.imageOrigin(image))?.labels[Labels.org]).toBe(a.orgId);
     // The same name built before (no organization label, no registry host): a tag of the same image.
     const oldName = `${s.shortName}/${a.serviceId}:${built.commit}`;
     await s.runtime.docker.getImage(image).tag({ repo: `${s.shortName}/${a.serviceId}`, tag: built.commit! });

@@ -13,7 +13,7 @@ import type { DatabaseStore, DesiredDatabase } from "./store";
 
 export interface ObserveDeps {
   shortName: string;
-  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
+  runtime: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageOrigin" | "registryAccess"> & Pick<VolumePort, "inspectVolume" | "listVolumes"> & Pick<NetworkPort, "inspectNetwork"> & Pick<ContainerPort, "containerLogs">;
   /** The database containers in memory (the container informer): no listing per pass. */
   containers: Pick<DatabaseContainers, "byDatabase">;
   store: Pick<DatabaseStore, "database" | "teardown" | "pendingRestore" | "lastScheduledFor" | "openBackups" | "backup" | "target">;

@@ -123,8 +123,8 @@ export interface ImagePort {
   pullImage(ref: string, auth: null, onProgress: (p: PullProgress) => void, signal?: AbortSignal): Promise<void>;
   /** The image's RepoDigests (where it was pulled from); null: the engine does not have it. */
   imageRepoDigests(idOrRef: string): Promise<string[] | null>;
-  /** The image's labels (a built image's name its organization); null: the engine does not have it. */
-  imageLabelsOf(idOrRef: string): Promise<Record<string, string> | null>;
+  /** The image's RepoDigests and labels (a built image's name its organization), in one inspect; null: the engine does not have it. */
+  imageOrigin(idOrRef: string): Promise<{ repoDigests: string[]; labels: Record<string, string> } | null>;
   /** Whether the reference's registry answers its manifest to this login (none: a database has no registry credential). */
   registryAccess(ref: string, auth: null): Promise<RegistryAccess>;
 }

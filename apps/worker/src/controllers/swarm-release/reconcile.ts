@@ -35,7 +35,7 @@ export interface SwarmReleaseDeps {
    * The manager's engine: its copy of a release's image (if any) is checked as on one engine, and the
    * registry's reason asked when it does not confirm a login.
    */
-  images: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageLabelsOf" | "registryAccess">;
+  images: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageOrigin" | "registryAccess">;
   /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
   serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
   /** Registry confirmations of cached images, kept a short while (absent: every release asks the registry). */
