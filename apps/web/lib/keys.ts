@@ -47,6 +47,8 @@ export const keys = {
   orgSecurity: (orgId: string) => ["orgs", orgId, "security"] as const,
   /** An organization's single sign-on connection (owners only). */
   orgSso: (orgId: string) => ["orgs", orgId, "sso"] as const,
+  /** The email domains an organization's single sign-on signs in, with their proofs (owners only). */
+  orgSsoDomains: (orgId: string) => ["orgs", orgId, "sso-domains"] as const,
   /** The projects, and (under this prefix) each project's environments. */
   projects: () => ["projects"] as const,
   environments: (projectId: string) => ["projects", projectId, "environments"] as const,

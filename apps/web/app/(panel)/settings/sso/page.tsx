@@ -1,5 +1,6 @@
 import { ScopeSelect } from "@/components/scope-select";
 import { SsoCard } from "@/components/sso-card";
+import { SsoDomainsCard } from "@/components/sso-domains-card";
 import { type ScopeParams, settingsOrg } from "@/lib/settings-scope";
 import { requireCtx } from "@/lib/session";
 
@@ -15,6 +16,7 @@ export default async function SsoPage({ searchParams }: { searchParams: ScopePar
         <>
           <ScopeSelect id="org-select" label="Organization" param="org" value={org.id} options={orgs.map(({ id, name }) => ({ id, name }))} />
           <SsoCard org={org} />
+          <SsoDomainsCard org={org} />
         </>
       ) : (
         <p className="muted">You belong to no organization.</p>
