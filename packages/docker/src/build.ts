@@ -20,7 +20,7 @@ export interface ImageBuildRequest {
    */
   cacheNamespace: string;
   labels: Record<string, string>;
-  /** The name the image gets (`<short>/<serviceId>:<commit>`). */
+  /** The name the image gets (`levelrail.invalid/<short>/<serviceId>:<commit>`: `builtImageName`). */
   tag: string;
 }
 

@@ -18,7 +18,7 @@ export const buildSchema = z.looseObject({
   message: z.string(),
   deploy: z.boolean(),
   imageId: z.string().nullable(),
-  image: z.string().nullable().describe("`<short>/<serviceId>:<commit>`"),
+  image: z.string().nullable().describe("`levelrail.invalid/<short>/<serviceId>:<commit>` (built before: `<short>/<serviceId>:<commit>`)"),
   createdBy: z.string(),
   createdAt: time,
   startedAt: time.nullable(),

@@ -29,7 +29,7 @@ describe("image collection plan", () => {
     expect(p.remove.map((r) => r.id)).toEqual(removed);
   });
 
-  // A build records its image like a pull (`<short>/<serviceId>:<commit>`): kept while a kept release needs it, removed after.
+  // A build records its image like a pull (`levelrail.invalid/<short>/<serviceId>:<commit>`): kept while a kept release needs it, removed after.
   const BUILT = "lrt/3c9d7e21-5b4a-4f6e-8d2c-1a2b3c4d5e6f:0123456789abcdef0123456789abcdef01234567";
   const built = [{ imageId: "sha256:b", ref: BUILT, pulledAt: OLD }];
   it.each<Row>([
