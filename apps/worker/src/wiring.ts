@@ -20,7 +20,7 @@ import { pgHeartbeat } from "./heartbeat";
 import { workerMetrics } from "./metrics";
 import type { ProofPolicy } from "./controllers/domains/plan";
 import type { SubnetPool } from "./network/pool";
-import type { DispatcherOptions } from "./notifications/dispatch";
+import type { NotificationSettings } from "./controllers/notifications/reconcile";
 import type { RunnerEvent } from "./reconcile/runner";
 import { pgServiceStore } from "./store";
 import { ensureWorkDir } from "./controllers/build/run";
@@ -80,8 +80,8 @@ export interface WorkerOptions {
   panelHost?: string | undefined;
   /** `LEVELRAIL_ALLOW_PRIVATE_TARGETS`: webhooks, SMTP servers and backup targets may be loopback or private addresses; default false. */
   allowPrivateTargets?: boolean;
-  /** The notification dispatcher's pace, backoff, deadline and concurrency (defaults: 2 s, 10 s … 1 h, 10 s, 4 with 2 per organization). */
-  notifications?: Pick<DispatcherOptions, "intervalMs" | "backoffMs" | "timeoutMs" | "concurrency" | "perOrgConcurrency">;
+  /** The notifications controller's backoff, deadline and concurrency (defaults: 10 s … 1 h, 10 s, 4 organizations at once with 2 deliveries each). */
+  notifications?: NotificationSettings;
   /** Loopback port for Prometheus metrics; absent: not served. */
   metricsPort?: number | undefined;
   /** Sampling of each service's active container: every 10 s, kept an hour, 50 stats calls at once by default. */
@@ -129,7 +129,7 @@ export async function startWorker(given: WorkerOptions) {
   await heartbeat.leading();
   const c = controllers(o, shared);
   const route = router(c, shared.desired);
-  const resync = resyncer({ ...shared, ...c, openBuilds: () => c.buildParts.store.openBuilds(), route, passed: () => heartbeat.passed() });
+  const resync = resyncer({ ...shared, ...c, openBuilds: () => c.buildParts.store.openBuilds(), notificationOrgs: () => c.outbox.orgsWithWork(), route, passed: () => heartbeat.passed() });
   const resyncLogged = () => resync().catch((err: unknown) => o.log(`[resync] ${describe(err)}`));
   const unlisten = await listenDesired(o.sql, route);
   // The engine is back after a gap: look at everything now, not when each key's grown backoff runs out.
@@ -164,7 +164,7 @@ export async function startWorker(given: WorkerOptions) {
     poller: c.buildParts.poller,
     dataPlane: shared.dataPlane,
     metrics,
-    notifications: background.notifications,
+    notifications: c.notifications,
     sampler: background.sampler,
     resync,
     async stop() {

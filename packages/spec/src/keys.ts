@@ -8,6 +8,7 @@ export type ReconcileKey =
   | { kind: "database"; id: string }
   | { kind: "backup"; id: string }
   | { kind: "build"; id: string }
+  | { kind: "notifications"; id: string }
   | { kind: "ingress" }
   | { kind: "networks" }
   | { kind: "images" }
@@ -23,6 +24,8 @@ export const databaseKey = (id: string): ReconcileKey => ({ kind: "database", id
 export const backupKey = (id: string): ReconcileKey => ({ kind: "backup", id });
 /** One build of a git-sourced service (CONTRACT §11). */
 export const buildKey = (id: string): ReconcileKey => ({ kind: "build", id });
+/** One organization's notification outbox: its due deliveries sent, its crash loops enqueued. */
+export const notificationsKey = (orgId: string): ReconcileKey => ({ kind: "notifications", id: orgId });
 export const INGRESS_KEY: ReconcileKey = { kind: "ingress" };
 export const NETWORKS_KEY: ReconcileKey = { kind: "networks" };
 export const IMAGES_KEY: ReconcileKey = { kind: "images" };
@@ -36,13 +39,14 @@ export const PREVIEW_SWEEP_KEY: ReconcileKey = { kind: "preview-sweep" };
 /** The swarm's nodes: what operators asked of them (availability, labels), applied and kept (CONTRACT §12). */
 export const NODES_KEY: ReconcileKey = { kind: "nodes" };
 
-/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `build:<id>`, `ingress`, `networks`, `images`, `domains`, `previews`, `preview-sweep`, `nodes`. */
+/** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `build:<id>`, `notifications:<orgId>`, `ingress`, `networks`, `images`, `domains`, `previews`, `preview-sweep`, `nodes`. */
 export function formatKey(key: ReconcileKey): string {
   switch (key.kind) {
     case "service":
     case "database":
     case "backup":
     case "build":
+    case "notifications":
       return `${key.kind}:${key.id}`;
     case "ingress":
     case "networks":
@@ -64,7 +68,7 @@ export function parseKey(text: string): ReconcileKey | null {
   if (text === "previews") return PREVIEWS_KEY;
   if (text === "preview-sweep") return PREVIEW_SWEEP_KEY;
   if (text === "nodes") return NODES_KEY;
-  const m = /^(service|database|backup|build):([A-Za-z0-9_-]{1,64})$/.exec(text);
+  const m = /^(service|database|backup|build|notifications):([A-Za-z0-9_-]{1,64})$/.exec(text);
   if (!m) return null;
   const id = m[2]!;
   switch (m[1]) {
@@ -74,6 +78,8 @@ export function parseKey(text: string): ReconcileKey | null {
       return databaseKey(id);
     case "build":
       return buildKey(id);
+    case "notifications":
+      return notificationsKey(id);
     default:
       return backupKey(id);
   }

@@ -1,11 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
+import { notifyDesired } from "@levelrail/db/notify";
 import { backup, managedDatabase } from "@levelrail/db/schema/databases";
 import { hookRun } from "@levelrail/db/schema/hooks";
 import { notificationChannel, notificationDelivery } from "@levelrail/db/schema/notifications";
 import { serviceEvent } from "@levelrail/db/schema/observability";
 import { environment, organization, project } from "@levelrail/db/schema/orgs";
 import { app, release, service } from "@levelrail/db/schema/services";
+import { notificationsKey } from "@levelrail/spec/keys";
 import { type NotificationEvent, type NotificationPayload, payloadOf } from "@levelrail/spec/notifications";
 
 /** The database or a transaction of it: emission joins the transaction of the change it reports. */
@@ -16,7 +18,8 @@ const MAX_MESSAGE = 1000;
 
 /**
  * Enqueues `payload` for every channel of the organization that picked its event: one pending
- * delivery each, which the dispatcher sends. Answers how many.
+ * delivery each, and wakes the organization's outbox (`notifications:<orgId>`, at the commit of
+ * `tx`), whose controller sends them (controllers/notifications). Answers how many.
  */
 export async function enqueue(tx: Tx, orgId: string, event: NotificationEvent, payload: NotificationPayload): Promise<number> {
   const channels = await tx
@@ -25,6 +28,7 @@ export async function enqueue(tx: Tx, orgId: string, event: NotificationEvent, p
     .where(and(eq(notificationChannel.orgId, orgId), sql`${notificationChannel.events} @> ${JSON.stringify([event])}::jsonb`));
   if (!channels.length) return 0;
   await tx.insert(notificationDelivery).values(channels.map((c) => ({ orgId, channelId: c.id, event, payload: { ...payload } })));
+  await notifyDesired(tx, notificationsKey(orgId));
   return channels.length;
 }
 
@@ -116,25 +120,42 @@ export async function emitBackup(tx: Tx, backupId: string): Promise<number> {
 /** How far back crash loops are looked for (a worker down longer misses older ones). */
 const CRASH_LOOKBACK = "1 day";
 
-/**
- * Crash loops that started (`service_event` rows of kind `crash_loop_started`, written where they are
- * noticed) and are not yet enqueued for a channel that picked `crash_loop.started` and existed then:
- * one delivery per event and channel, however often this runs. Answers how many it enqueued.
- */
-export async function emitCrashLoops(db: Db, limit = 100): Promise<number> {
-  const due = await db.execute<{ id: string; service_id: string; detail: string; at: string | Date; channel_id: string }>(sql`
+/** The crash loops of `orgId` not yet enqueued for a channel that picked `crash_loop.started` and existed then (at most `limit`, oldest first). */
+function crashLoopsDue(db: Db, orgId: string, limit: number) {
+  return db.execute<{ id: string; service_id: string; detail: string; at: string | Date; channel_id: string }>(sql`
     select e.id, e.service_id, e.detail, e.at, c.id as channel_id
     from ${serviceEvent} e
     join ${notificationChannel} c on c.org_id = e.org_id and c.events @> '["crash_loop.started"]'::jsonb and c.created_at <= e.at
-    where e.kind = 'crash_loop_started' and e.at > now() - ${CRASH_LOOKBACK}::interval
+    where e.org_id = ${orgId} and e.kind = 'crash_loop_started' and e.at > now() - ${CRASH_LOOKBACK}::interval
       and not exists (
         select 1 from ${notificationDelivery} d
         where d.channel_id = c.id and d.event = 'crash_loop.started' and d.payload -> 'crashLoop' ->> 'id' = e.id::text
       )
     order by e.at
     limit ${limit}`);
+}
+
+/** How many crash loops of `orgId` `emitCrashLoops` would enqueue now (up to `limit`). */
+export async function countCrashLoops(db: Db, orgId: string, limit = 100): Promise<number> {
+  return (await crashLoopsDue(db, orgId, limit)).length;
+}
+
+/** Organizations whose crash loops of the lookback may still need enqueueing (the resync wakes their outboxes). */
+export async function crashLoopOrgs(db: Db): Promise<string[]> {
+  const rows = await db.execute<{ org_id: string }>(sql`
+    select distinct org_id from ${serviceEvent} where kind = 'crash_loop_started' and at > now() - ${CRASH_LOOKBACK}::interval`);
+  return rows.map((r) => r.org_id);
+}
+
+/**
+ * Crash loops of `orgId` that started (`service_event` rows of kind `crash_loop_started`, written
+ * where they are noticed, which wakes the organization's outbox) and are not yet enqueued for a
+ * channel that picked `crash_loop.started` and existed then: one delivery per event and channel,
+ * however often this runs. Answers how many it enqueued.
+ */
+export async function emitCrashLoops(db: Db, orgId: string, limit = 100): Promise<number> {
   let n = 0;
-  for (const e of due) {
+  for (const e of await crashLoopsDue(db, orgId, limit)) {
     const where = await serviceContext(db, e.service_id);
     if (!where) continue;
     const payload: NotificationPayload = {

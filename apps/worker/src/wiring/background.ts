@@ -4,24 +4,14 @@ import type { StatePublisher } from "../dataplane/publisher";
 import { DEFAULT_CONCURRENCY, DEFAULT_RETENTION_MS, MetricsSampler, sampleTargets } from "../metrics-sampler/sampler";
 import { swarmSampling } from "../metrics-sampler/swarm-targets";
 import { pgMetricStore } from "../metrics-sampler/store";
-import { NotificationDispatcher } from "../notifications/dispatch";
 import type { WorkerOptions } from "../wiring";
 
 /**
- * What runs beside the controllers: the Prometheus endpoint, the notification dispatcher (sends
- * and retries what changes enqueued) and the container metrics sampler (the status rows name each
+ * What runs beside the controllers: the Prometheus endpoint and the container metrics sampler (the status rows name each
  * service's active container, the informer says whether it runs; only stats calls go to the engine).
  */
 export async function startBackground(o: WorkerOptions, p: { informer: ContainerInformer; metrics: ReturnType<typeof workerMetrics>; dataPlane: StatePublisher }) {
   const metricsServer = o.metricsPort === undefined ? null : await p.metrics.serve(o.metricsPort);
-  const notifications = new NotificationDispatcher({
-    db: o.db,
-    keyring: o.keyring,
-    policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost },
-    log: o.log,
-    ...o.notifications,
-  });
-  notifications.start();
   const metricStore = pgMetricStore(o.db);
   // On a swarm: each service's tasks, read on their nodes (the manager's, and the node agents' readings).
   const readings = o.swarmReleases?.taskReadings;
@@ -40,10 +30,8 @@ export async function startBackground(o: WorkerOptions, p: { informer: Container
   });
   sampler.start();
   return {
-    notifications,
     sampler,
     async stop() {
-      await notifications.stop();
       await sampler.stop();
       metricsServer?.close();
     },

@@ -26,6 +26,8 @@ import { previewsController } from "../controllers/previews/reconcile";
 import { pgPreviewStore, providerStatus } from "../controllers/previews/store";
 import { networkCleanupController } from "../controllers/network-cleanup/reconcile";
 import { nodesController } from "../controllers/nodes/reconcile";
+import { notificationTenants, notificationsController } from "../controllers/notifications/reconcile";
+import { pgOutbox } from "../controllers/notifications/store";
 import { swarmReleaseController } from "../controllers/swarm-release/controller";
 import { watchSwarmTasks } from "../controllers/swarm-release/watch";
 import { ensureAppOverlay } from "../network/app-overlay";
@@ -170,9 +172,23 @@ export function controllers(o: WorkerOptions, s: Shared) {
         }) : null;
   // What operators asked of the swarm's nodes (drain, labels): only with a swarm port to apply it through.
   const nodes = o.swarm ? s.runner(nodesController({ swarm: o.swarm, store: pgNodeChangeStore(o.db), log: o.log })) : null;
+  // Each organization's notification outbox: woken by NOTIFY when a delivery is queued, slots fair by organization.
+  const outbox = pgOutbox(o.db);
+  const notifications = s.runner(
+    notificationsController({
+      outbox,
+      keyring: o.keyring,
+      policy: { allowPrivate: o.allowPrivateTargets === true, panelHost: o.panelHost },
+      log: o.log,
+      ...o.notifications,
+    }),
+    undefined,
+    notificationTenants,
+    Math.max(1, o.notifications?.concurrency ?? 4),
+  );
   // Builds of git sources: their own runner (builds never take a deploy's slot), slots fair by organization.
   const builds = buildsFor(o, s);
-  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, nodes, swarmTasks, builds: builds.runner, buildParts: builds };
+  return { informer, prober, databaseReadiness, application, databases, networks, images, ingress, domains, previews, nodes, swarmTasks, builds: builds.runner, buildParts: builds, notifications, outbox };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, NODES_KEY, PREVIEWS_KEY, type ReconcileKey, buildKey, databaseKey, formatKey, isServiceId, serviceKey } from "@levelrail/spec/keys";
+import { DOMAINS_KEY, INGRESS_KEY, NETWORKS_KEY, NODES_KEY, PREVIEWS_KEY, type ReconcileKey, buildKey, databaseKey, formatKey, isServiceId, notificationsKey, serviceKey } from "@levelrail/spec/keys";
 import type { ContainerInformer } from "../containers/informer";
 import type { pgDatabaseStore } from "../database-store";
 import type { DesiredSnapshot } from "../desired-snapshot";
@@ -15,6 +15,8 @@ export interface Runners {
   /** Previews of pull requests; null when the worker runs without them. */
   previews: Runner | null;
   builds: Runner;
+  /** Each organization's notification outbox (`notifications:<orgId>`). */
+  notifications: Runner;
   /** The swarm's nodes as operators asked; null when the worker drives no swarm port. */
   nodes: Runner | null;
   /** A build's key woke: a build running here stops if a cancel was asked (its key is locked while it runs). */
@@ -61,6 +63,9 @@ export function router(r: Runners, desired: Pick<DesiredSnapshot, "invalidate">)
         r.builds.enqueue(formatKey(key));
         r.buildParts.running.poke(key.id);
         return;
+      case "notifications":
+        r.notifications.enqueue(formatKey(key));
+        return;
       default: {
         const unknown: never = key;
         throw new Error(`no controller for reconcile key ${JSON.stringify(unknown)}`);
@@ -72,7 +77,8 @@ export function router(r: Runners, desired: Pick<DesiredSnapshot, "invalidate">)
 /**
  * The resync: the informer's relist (one engine call; without the engine it throws, so no pass runs
  * on a stale index), then every service (and every container of a service that no longer exists, so
- * it gets removed), every database, the networks and ingress; `passed` is told when it finished.
+ * it gets removed), every database, the networks and ingress, every organization's outbox with work
+ * in it; `passed` is told when it finished.
  * Every service's desired state is read in one query (`desired.load`), which their passes take.
  */
 export function resyncer(p: {
@@ -81,6 +87,8 @@ export function resyncer(p: {
   databaseStore: ReturnType<typeof pgDatabaseStore>;
   /** Queued and running builds: a stopped worker's running ones are failed as interrupted. */
   openBuilds: () => Promise<string[]>;
+  /** Organizations with pending deliveries or crash loops to enqueue (a worker that was down, a wake-up lost). */
+  notificationOrgs: () => Promise<string[]>;
   dataPlane: StatePublisher;
   application: Runner;
   route: (key: ReconcileKey) => void;
@@ -97,6 +105,7 @@ export function resyncer(p: {
     // Every database (and every deleted one still to tear down); their passes wake their open backups.
     for (const id of await p.databaseStore.databaseIds()) p.route(databaseKey(id));
     for (const id of await p.openBuilds()) p.route(buildKey(id));
+    for (const id of await p.notificationOrgs()) p.route(notificationsKey(id));
     p.route(NETWORKS_KEY);
     p.route(INGRESS_KEY);
     p.route(DOMAINS_KEY);

@@ -1,7 +1,7 @@
 // Emission and delivery against the real PostgreSQL, a real HTTP receiver and a real SMTP server on
 // loopback (no engine needed): each event enqueues one delivery per subscribed channel, exactly once;
-// the dispatcher retries a 500 with backoff and delivers, gives up on a 3xx, and sends email.
-import { and, eq } from "drizzle-orm";
+// the notifications controller retries a 500 with backoff and delivers, gives up on a 3xx, and sends email.
+import { and, eq, sum } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { backup } from "@levelrail/db/schema/databases";
@@ -13,14 +13,18 @@ import { createDatabase } from "@levelrail/services/database/write";
 import { createChannel } from "@levelrail/services/notifications/channels";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
+import { formatKey, notificationsKey } from "@levelrail/spec/keys";
 import type { NotificationPayload } from "@levelrail/spec/notifications";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { mailBody, mailHeader, smtpReceiver, validSignature, webhookReceiver } from "@levelrail/testkit/receivers";
 import { seedOrg } from "@levelrail/testkit/seed";
-import { pgDatabaseStore } from "../database-store";
-import { pgFleetStore } from "../fleet-store";
-import { pgHookRecorder } from "../hook-store";
-import { NotificationDispatcher } from "./dispatch";
+import { pgDatabaseStore } from "../../database-store";
+import { pgFleetStore } from "../../fleet-store";
+import { pgHookRecorder } from "../../hook-store";
+import type { Controller } from "../../reconcile/controller";
+import { Runner, type RunnerEvent } from "../../reconcile/runner";
+import { notificationTenants, notificationsController } from "./reconcile";
+import { pgOutbox } from "./store";
 
 let database: Awaited<ReturnType<typeof freshDatabase>>;
 let db: Db;
@@ -57,7 +61,22 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const dispatcher = (backoffMs: number[]) => new NotificationDispatcher({ db, keyring: org.kit.keyring, policy: { allowPrivate: true }, backoffMs, timeoutMs: 2000, log: (l) => logs.push(l) });
+const controller = (backoffMs: number[]) => notificationsController({ outbox: pgOutbox(db), keyring: org.kit.keyring, policy: { allowPrivate: true }, backoffMs, timeoutMs: 2000, log: (l) => logs.push(l) });
+const attemptsMade = async () => Number((await db.select({ n: sum(notificationDelivery.attempts) }).from(notificationDelivery))[0]?.n ?? 0);
+/**
+ * The organization's outbox woken once (as the NOTIFY of a queued delivery wakes it) on a runner like
+ * the worker's, until it is idle (a retry's delayed requeue does not count): how many attempts it made.
+ */
+async function wake(c: Controller): Promise<number> {
+  const errors: RunnerEvent[] = [];
+  const r = new Runner(c, { tenantOf: notificationTenants, log: (e) => (e.type === "error" || e.type === "terminal" ? errors.push(e) : undefined) });
+  const before = await attemptsMade();
+  r.enqueue(formatKey(notificationsKey(org.orgId)));
+  await r.idle();
+  await r.stop();
+  expect(errors).toEqual([]);
+  return (await attemptsMade()) - before;
+}
 const deliveriesOf = (channelId: string, event: string) =>
   db.select().from(notificationDelivery).where(and(eq(notificationDelivery.channelId, channelId), eq(notificationDelivery.event, event))).orderBy(notificationDelivery.createdAt);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -89,14 +108,18 @@ describe("a failed deploy", () => {
     });
 
     hook.answer(500);
-    const d = dispatcher([1500, 1500]);
+    const d = controller([1500, 1500]);
     const before = hook.requests.length;
-    expect(await d.tick()).toBe(2); // the webhook (500) and the email
+    expect(await wake(d)).toBe(2); // the webhook (500) and the email
     let [row] = await deliveriesOf(webhookId, "deploy.failed");
     expect(row).toMatchObject({ status: "pending", attempts: 1, lastError: "127.0.0.1 answered 500" });
-    expect(await d.tick()).toBe(0); // not due yet
+    // Not due yet: the pass sends nothing and asks to come back when the retry is due.
+    const back = await d.reconcile(formatKey(notificationsKey(org.orgId)));
+    expect(back?.requeueAfterMs).toBeGreaterThan(1000);
+    expect(back?.requeueAfterMs).toBeLessThanOrEqual(1500);
+    expect(await wake(d)).toBe(0);
     await sleep(1600);
-    expect(await d.tick()).toBe(1);
+    expect(await wake(d)).toBe(1);
     [row] = await deliveriesOf(webhookId, "deploy.failed");
     expect(row).toMatchObject({ status: "delivered", attempts: 2, lastError: "" });
     expect(hook.requests.length).toBe(before + 2);
@@ -122,8 +145,7 @@ describe("a failed deploy", () => {
       hook.answer(301);
       hook.redirectTo(elsewhere.url);
       await failedRelease("hook failed");
-      const d = dispatcher([]);
-      await d.tick();
+      await wake(controller([]));
       const [row] = (await deliveriesOf(webhookId, "deploy.failed")).slice(-1);
       expect(row).toMatchObject({ status: "failed", attempts: 1, lastError: "127.0.0.1 answered 301 (a redirect); redirects are not followed" });
       expect(elsewhere.connections()).toBe(0);
@@ -144,11 +166,13 @@ describe("other events", () => {
     expect(JSON.stringify(d!.payload).includes("the whole output")).toBe(false);
   });
 
-  it("a crash loop (a service_event row) is enqueued once, however often the dispatcher looks", async () => {
+  it("a crash loop (a service_event row) is enqueued once, however often the outbox is looked at", async () => {
     await db.insert(serviceEvent).values({ orgId: org.orgId, serviceId, kind: "crash_loop_started", detail: "restarted 5 times; last exit 1" });
-    const d = dispatcher([]);
-    await d.tick();
-    await d.tick();
+    // The resync finds the organization (its crash loop, the hook.failed still pending) and wakes it.
+    expect(await pgOutbox(db).orgsWithWork()).toEqual([org.orgId]);
+    const d = controller([]);
+    await wake(d);
+    await wake(d);
     const rows = await deliveriesOf(webhookId, "crash_loop.started");
     expect(rows.length).toBe(1);
     expect(rows[0]).toMatchObject({ status: "delivered" });

@@ -13,7 +13,7 @@ import { createService, patchService } from "@levelrail/services/service/write";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { validSignature, webhookReceiver } from "@levelrail/testkit/receivers";
 import { waitFor } from "@levelrail/testkit/wait";
-import { IMAGES, setupSuite } from "../../test/harness";
+import { IMAGES, setupSuite } from "../../../test/harness";
 
 const SECRET_VALUE = `notify-s3cr3t-${Math.random().toString(36).slice(2)}`;
 /** Prints its TOKEN and exits before it is ever ready. */
@@ -32,7 +32,7 @@ beforeAll(async () => {
   const c = await createChannel({ ctx: s.ctx, input: { kind: "webhook", name: "ops", url: hook.url, events: ["deploy.failed", "hook.failed", "deploy.succeeded"] } });
   secret = c.secret!;
   channelId = c.id;
-  await s.startWorker({ notifications: { intervalMs: 200, backoffMs: [200, 200], timeoutMs: 2000 } });
+  await s.startWorker({ notifications: { backoffMs: [200, 200], timeoutMs: 2000 } });
 }, 180_000);
 
 afterAll(async () => {
