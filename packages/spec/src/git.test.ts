@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { credentialMayReach, gitCredentialInput, gitSourceInput, repositoryEndpoint } from "./git";
+import { credentialMayReach, gitCredentialInput, gitSourceInput, repositoryEndpoint, tokenOverPlainHttp } from "./git";
 import { serviceSource } from "./service";
 
 /** The first issue's path, joined like the service layer names a field (undefined: accepted). */
@@ -211,6 +211,19 @@ describe("credentialMayReach", () => {
     expect(credentialMayReach(token(["git.example.com:8443"]), at("https://git.example.com/x.git"))).toBe(false);
     expect(credentialMayReach(token(["127.0.0.1:9"]), at("http://localhost:9/x.git"))).toBe(false);
     expect(credentialMayReach(token([]), at("https://github.com/acme/x.git"))).toBe(false);
+  });
+  it("a token never goes over plain http://, its host listed or not, unless the installation allows private targets", () => {
+    expect(credentialMayReach(token(["git.example.com"]), at("http://git.example.com/x.git"))).toBe(false);
+    expect(credentialMayReach(token(["git.example.com:80"]), at("http://git.example.com/x.git"))).toBe(false);
+    expect(credentialMayReach(token(["git.example.com"]), at("HTTP://git.example.com/x.git"))).toBe(false);
+    expect(credentialMayReach(token(["git.example.com"]), at("https://git.example.com/x.git"))).toBe(true);
+    expect(credentialMayReach(token(["127.0.0.1"]), at("http://127.0.0.1:9/x.git"), { allowPlainHttp: true })).toBe(true);
+    expect(credentialMayReach(token(["127.0.0.1"]), at("http://127.0.0.1:9/x.git"), { allowPlainHttp: false })).toBe(false);
+    expect(tokenOverPlainHttp({ kind: "token" }, at("http://git.example.com/x.git"), false)).toMatch(/never sent over plain http:\/\/; use the repository's https:\/\/ URL/);
+    expect(tokenOverPlainHttp({ kind: "token" }, at("http://git.example.com/x.git"), true)).toBeNull();
+    expect(tokenOverPlainHttp({ kind: "token" }, at("https://git.example.com/x.git"), false)).toBeNull();
+    // A deploy key's private half never leaves the worker; its scheme is ssh anyway.
+    expect(tokenOverPlainHttp({ kind: "ssh" }, at("git@git.example.com:x.git"), false)).toBeNull();
   });
   it("a deploy key with no hosts reaches any host; with hosts only those", () => {
     expect(credentialMayReach({ kind: "ssh", hosts: [] }, at("git@anywhere.example:x.git"))).toBe(true);

@@ -262,11 +262,29 @@ function hostEntry(entry: string): { host: string; port: number | null } | null 
 }
 
 /**
+ * Why a credential may not travel over `to`'s transport, or null: a token is never sent over plain
+ * `http://` (anyone on the path reads it, and may replay it to its host), unless the installation
+ * allows private targets (`allowPlainHttp`: LEVELRAIL_ALLOW_PRIVATE_TARGETS, as a test's repository
+ * on loopback needs). A deploy key's private half never leaves the worker.
+ */
+export function tokenOverPlainHttp(c: { kind: GitCredentialKind }, to: Partial<Pick<RepositoryEndpoint, "scheme">>, allowPlainHttp: boolean): string | null {
+  if (c.kind !== "token" || to.scheme !== "http" || allowPlainHttp) return null;
+  return "a token is never sent over plain http://; use the repository's https:// URL";
+}
+
+/**
  * Whether a credential bound to `hosts` may be sent to `to`: one entry names its host (any port, or
  * exactly the entry's). A deploy key with no hosts goes anywhere (its private half never leaves the
  * worker; a server learns only a signature bound to its own session); a token with none goes nowhere.
+ * When `to` names its scheme, a token never goes over plain `http://` unless `allowPlainHttp`
+ * (`tokenOverPlainHttp`).
  */
-export function credentialMayReach(c: { kind: GitCredentialKind; hosts: readonly string[] }, to: Pick<RepositoryEndpoint, "host" | "port">): boolean {
+export function credentialMayReach(
+  c: { kind: GitCredentialKind; hosts: readonly string[] },
+  to: Pick<RepositoryEndpoint, "host" | "port"> & Partial<Pick<RepositoryEndpoint, "scheme">>,
+  o: { allowPlainHttp?: boolean } = {},
+): boolean {
+  if (tokenOverPlainHttp(c, to, o.allowPlainHttp === true)) return false;
   if (c.kind === "ssh" && c.hosts.length === 0) return true;
   return c.hosts.some((entry) => {
     const e = hostEntry(entry);

@@ -286,6 +286,34 @@ describe("a credential goes only to its hosts (issue 42, finding 5)", () => {
   });
 });
 
+describe("a token never goes over plain http:// (issue 42 follow-up)", () => {
+  it("a source naming a token for an http:// URL of its own host is a 400 naming url, on create and on patch, writing nothing; allowed where private targets are", async () => {
+    const token = await createGitCredential({ ctx: a, orgId: a.orgId, input: { name: `plain-${uniq()}`, kind: "token", token: "glpat_plain", hosts: ["git.example.com", "127.0.0.1"] } });
+    const publicOnly = { ...a, targetLookup: async () => [{ address: "140.82.121.3", family: 4 as const }] };
+    const before = await counts();
+    for (const url of ["http://git.example.com/team/shop.git", "HTTP://git.example.com:8080/team/shop.git"]) {
+      const err = await refusal(() => createService({ ctx: publicOnly, envId: a.envId, input: { name: `plain-${uniq()}`, app: "shop", port: 8080, source: { git: { url, credentialId: token.id } } } }));
+      expect([err.code, err.field], url).toEqual(["invalid_input", "source.git.url"]);
+      expect(err.message).toBe("source.git.url: a token is never sent over plain http://; use the repository's https:// URL");
+      expect(err.message).not.toContain("glpat_plain");
+    }
+    expect(await counts()).toEqual(before);
+
+    // Moving an https source to http keeps the token off it.
+    const name = `tls-${uniq()}`;
+    const v = await createService({ ctx: publicOnly, envId: a.envId, input: { name, app: "shop", port: 8080, source: { git: { url: "https://git.example.com/team/shop.git", credentialId: token.id } } } });
+    const after = await counts();
+    const moved = await refusal(() => patchService({ ctx: publicOnly, envId: a.envId, name, input: { source: { git: { url: "http://git.example.com/team/shop.git", credentialId: token.id } } } }));
+    expect([moved.code, moved.field]).toEqual(["invalid_input", "source.git.url"]);
+    expect(await counts()).toEqual(after);
+    expect((await sourceRows(v.id))[0]!.url).toBe("https://git.example.com/team/shop.git");
+
+    // Without a credential, plain http is only the address policy's business; with private targets allowed (tests on loopback), a token may go.
+    await createService({ ctx: publicOnly, envId: a.envId, input: { name: `open-${uniq()}`, app: "shop", port: 8080, source: { git: { url: "http://git.example.com/team/shop.git" } } } });
+    await createService({ ctx: { ...a, allowPrivateTargets: true }, envId: a.envId, input: { name: `lo-${uniq()}`, app: "shop", port: 8080, source: { git: { url: "http://127.0.0.1:9/x.git", credentialId: token.id } } } });
+  });
+});
+
 describe("a source's URL and the address policy (issue 42, finding 7)", () => {
   it("a URL whose host is, or resolves to, a loopback, private or link-local address is a 400 naming url, writing nothing", async () => {
     const before = await counts();

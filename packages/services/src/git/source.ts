@@ -5,7 +5,7 @@ import type { Db } from "@levelrail/db/client";
 import { gitCredential, gitSource } from "@levelrail/db/schema/git";
 import { service } from "@levelrail/db/schema/services";
 import { LevelrailError } from "@levelrail/spec/errors";
-import { type GitSourceInput, type GitSourceView, type SourceView, credentialMayReach, repositoryEndpoint, webhookPath } from "@levelrail/spec/git";
+import { type GitSourceInput, type GitSourceView, type SourceView, credentialMayReach, repositoryEndpoint, tokenOverPlainHttp, webhookPath } from "@levelrail/spec/git";
 import type { ServiceSource } from "@levelrail/spec/service";
 import { enqueueBuild } from "../build/enqueue";
 import { type Ctx, scope, targetPolicy } from "../context";
@@ -106,7 +106,8 @@ const hostList = (hosts: readonly string[]) => (hosts.length ? hosts.join(", ") 
  * A source's URL must name its host plainly (one reading for the panel, the worker and git) and a
  * host the installation's address policy lets the worker reach. A credential must be one of the
  * service's own organization, fit the URL (a deploy key goes over SSH: `ssh://`, `user@host:path`;
- * a token over HTTP(S)) and be bound to the URL's host. The provider API's URL must be one the
+ * a token over HTTPS, plain HTTP only where private targets are allowed: `tokenOverPlainHttp`) and be
+ * bound to the URL's host. The provider API's URL must be one the
  * installation lets the panel call, and its credential a token of the same organization bound to
  * that API's host. 400 naming the field otherwise.
  */
@@ -126,7 +127,10 @@ export async function checkGitSource(ctx: Ctx, orgId: string, source: ServiceSou
     const overHttp = /^https?:\/\//i.test(git.url);
     if (c.kind === "ssh" && overHttp) throw credentialField("a deploy key needs an SSH URL (ssh://… or git@host:path); for an https:// URL use a token");
     if (c.kind === "token" && !overHttp) throw credentialField("a token goes over HTTPS; use the repository's https:// URL, or a deploy key for this SSH one");
-    if (!credentialMayReach(c, endpoint)) {
+    const allowPlainHttp = targetPolicy(ctx).allowPrivate;
+    const plain = tokenOverPlainHttp(c, endpoint, allowPlainHttp);
+    if (plain) throw sourceField("url", plain);
+    if (!credentialMayReach(c, endpoint, { allowPlainHttp })) {
       throw credentialField(`git credential ${c.name} may be sent only to ${hostList(c.hosts)}, not to ${endpoint.host}:${endpoint.port}; use a credential made for that host`);
     }
   }

@@ -145,6 +145,28 @@ exit 255
     }
   });
 
+  it("a token never goes over plain http:// unless private targets are allowed: refused before git runs (issue 42 follow-up)", async () => {
+    const port = new URL(server.base).port;
+    const url = `http://git.levelrail.test:${port}/app.git`;
+    const token = { kind: "token" as const, username: "x-access-token", token: TOKEN, hosts: ["git.levelrail.test"] };
+    const asked = server.requests.length;
+    const argv = existsSync(argvLog) ? readFileSync(argvLog, "utf8") : "";
+    // Its host resolves to the server (a name the address policy would let through: only the scheme is wrong).
+    const closed = gitClient({ timeoutMs: 20_000, binary: recorder, policy: { allowPrivate: false, lookup: async () => [{ address: "127.0.0.1", family: 4 }] } });
+    for (const call of [() => closed.resolve(access({ url, credential: token }), "main"), () => closed.checkout(access({ url, credential: token }), commit, mkdtempSync(join(dir, "co-")))]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GitError);
+      expect((err as GitError).failure).toBe("url");
+      expect((err as GitError).message).toBe("a token is never sent over plain http://; use the repository's https:// URL; it was not used");
+      expect((err as GitError).message).not.toContain(TOKEN);
+    }
+    expect(server.requests.length).toBe(asked);
+    expect(existsSync(argvLog) ? readFileSync(argvLog, "utf8") : "").toBe(argv); // git never ran
+    // Where private targets are allowed (this test's loopback server), it goes.
+    const open = gitClient({ timeoutMs: 20_000, binary: recorder, policy: { allowPrivate: true, lookup: async () => [{ address: "127.0.0.1", family: 4 }] } });
+    expect(await open.resolve(access({ url, credential: token }), "main")).toBe(commit);
+  });
+
   it("the repository's host goes through the address policy, resolved once and pinned (issue 42, finding 7)", async () => {
     const port = new URL(server.base).port;
     const named = (host: string) => `http://${host}:${port}/app.git`;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { type ResolvedAddress, type TargetPolicy, TargetError, resolveTarget, systemLookup } from "@levelrail/services/notifications/address";
-import { type RepositoryEndpoint, credentialMayReach, repositoryEndpoint } from "@levelrail/spec/git";
+import { type RepositoryEndpoint, credentialMayReach, repositoryEndpoint, tokenOverPlainHttp } from "@levelrail/spec/git";
 import { type GitFailure, gitFailure, isCommitId, safeRef, safeUrl } from "./git-errors";
 
 /**
@@ -64,13 +64,17 @@ const PROTOCOLS = ["-c", "protocol.allow=never", "-c", "protocol.https.allow=alw
 const HARDENING = ["-c", "core.hooksPath=/dev/null", "-c", "credential.helper=", "-c", "advice.detachedHead=false", "-c", "http.followRedirects=false"];
 
 /**
- * Where git may connect for `endpoint`: the credential must be bound to its host, and the host,
+ * Where git may connect for `endpoint`: a token never over plain http (unless private targets are
+ * allowed), the credential must be bound to its host, and the host,
  * resolved once here, must be allowed by the address policy. Answers git's options that pin it to
  * that address (curl's resolve list over HTTP(S); ssh's HostName, its known-hosts entry still kept
  * under the name). An address literal needs no pin.
  */
 async function pinnedTarget(endpoint: RepositoryEndpoint, credential: GitCredentialSecret | null, policy: TargetPolicy): Promise<{ config: string[]; ssh: string[] }> {
-  if (credential && !credentialMayReach(credential, endpoint)) {
+  // A source saved before the panel refused it: the token stays off plain http all the same.
+  const plain = credential && tokenOverPlainHttp(credential, endpoint, policy.allowPrivate);
+  if (plain) throw new GitError("url", `${plain}; it was not used`);
+  if (credential && !credentialMayReach(credential, endpoint, { allowPlainHttp: policy.allowPrivate })) {
     const where = credential.hosts.length ? credential.hosts.join(", ") : "no host";
     throw new GitError("access", `the source's git credential may be sent only to ${where}, not to ${endpoint.host}:${endpoint.port}; it was not used`);
   }
