@@ -47,7 +47,7 @@ export async function sendTest({ ctx, id, timeoutMs }: { ctx: Ctx; id: string; t
   const channel = await channelRow(ctx, id, "notificationChannel.write");
   const [org] = await ctx.db.select({ id: organization.id, name: organization.name }).from(organization).where(eq(organization.id, channel.orgId));
   const payload = payloadOf(TEST_EVENT, org!, `A test notification for channel ${channel.name}: it works.`, new Date());
-  // Logged first (not due: the worker's dispatcher leaves it alone), so it has its id to send.
+  // Logged first (not due: the worker's notifications controller leaves it alone), so it has its id to send.
   const [row] = await ctx.db.transaction(async (tx) => {
     const rows = await tx
       .insert(notificationDelivery)

@@ -4,6 +4,7 @@
 import { and, eq, sum } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
+import { listenDesired } from "@levelrail/db/notify";
 import { backup } from "@levelrail/db/schema/databases";
 import { notificationDelivery } from "@levelrail/db/schema/notifications";
 import { serviceEvent } from "@levelrail/db/schema/observability";
@@ -13,7 +14,7 @@ import { createDatabase } from "@levelrail/services/database/write";
 import { createChannel } from "@levelrail/services/notifications/channels";
 import { deployService } from "@levelrail/services/release/deploy";
 import { createService } from "@levelrail/services/service/write";
-import { formatKey, notificationsKey } from "@levelrail/spec/keys";
+import { type ReconcileKey, formatKey, notificationsKey } from "@levelrail/spec/keys";
 import type { NotificationPayload } from "@levelrail/spec/notifications";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { mailBody, mailHeader, smtpReceiver, validSignature, webhookReceiver } from "@levelrail/testkit/receivers";
@@ -21,6 +22,7 @@ import { seedOrg } from "@levelrail/testkit/seed";
 import { pgDatabaseStore } from "../../database-store";
 import { pgFleetStore } from "../../fleet-store";
 import { pgHookRecorder } from "../../hook-store";
+import { pgServiceEvents } from "../../service-events";
 import type { Controller } from "../../reconcile/controller";
 import { Runner, type RunnerEvent } from "../../reconcile/runner";
 import { notificationTenants, notificationsController } from "./reconcile";
@@ -188,5 +190,29 @@ describe("other events", () => {
     await pgDatabaseStore(db, org.kit.keyring).updateBackup(b!.id, { status: "failed", step: null, message: "the dump failed: connection refused", finishedAt: new Date() });
     const [d] = await deliveriesOf(webhookId, "backup.failed");
     expect(d!.payload).toMatchObject({ event: "backup.failed", database: { id: dbView.id, name: "shop-db" }, backup: { id: b!.id, status: "failed" }, message: "the dump failed: connection refused" });
+  });
+});
+
+describe("waking the outbox", () => {
+  it("a queued delivery and a crash loop that starts wake the organization's key through NOTIFY, at their commit", async () => {
+    const keys: ReconcileKey[] = [];
+    const stop = await listenDesired(sql, (k) => keys.push(k));
+    try {
+      const want = notificationsKey(org.orgId);
+      const woken = async () => {
+        for (let i = 0; i < 100 && !keys.some((k) => formatKey(k) === formatKey(want)); i++) await sleep(20);
+        return keys.splice(0).filter((k) => formatKey(k) === formatKey(want)).length;
+      };
+      await failedRelease("the readiness check failed");
+      expect(await woken()).toBeGreaterThan(0);
+      await pgServiceEvents(db).record({ orgId: org.orgId, serviceId, kind: "crash_loop_started", detail: "restarted 5 times" });
+      expect(await woken()).toBeGreaterThan(0);
+      // A crash loop that ends enqueues nothing and wakes nothing.
+      await pgServiceEvents(db).record({ orgId: org.orgId, serviceId, kind: "crash_loop_ended", detail: "" });
+      await sleep(300);
+      expect(keys).toEqual([]);
+    } finally {
+      await stop();
+    }
   });
 });
