@@ -120,13 +120,13 @@ export async function emitBackup(tx: Tx, backupId: string): Promise<number> {
 /** How far back crash loops are looked for (a worker down longer misses older ones). */
 const CRASH_LOOKBACK = "1 day";
 
-/** The crash loops of `orgId` not yet enqueued for a channel that picked `crash_loop.started` and existed then (at most `limit`, oldest first). */
-function crashLoopsDue(db: Db, orgId: string, limit: number) {
-  return db.execute<{ id: string; service_id: string; detail: string; at: string | Date; channel_id: string }>(sql`
-    select e.id, e.service_id, e.detail, e.at, c.id as channel_id
+/** Crash loops (of `orgId`, or of every organization) not yet enqueued for a channel that picked `crash_loop.started` and existed then (at most `limit`, oldest first). */
+function crashLoopsDue(db: Db, orgId: string | null, limit: number) {
+  return db.execute<{ id: string; org_id: string; service_id: string; detail: string; at: string | Date; channel_id: string }>(sql`
+    select e.id, e.org_id, e.service_id, e.detail, e.at, c.id as channel_id
     from ${serviceEvent} e
     join ${notificationChannel} c on c.org_id = e.org_id and c.events @> '["crash_loop.started"]'::jsonb and c.created_at <= e.at
-    where e.org_id = ${orgId} and e.kind = 'crash_loop_started' and e.at > now() - ${CRASH_LOOKBACK}::interval
+    where ${orgId === null ? sql`true` : sql`e.org_id = ${orgId}`} and e.kind = 'crash_loop_started' and e.at > now() - ${CRASH_LOOKBACK}::interval
       and not exists (
         select 1 from ${notificationDelivery} d
         where d.channel_id = c.id and d.event = 'crash_loop.started' and d.payload -> 'crashLoop' ->> 'id' = e.id::text
@@ -140,11 +140,9 @@ export async function countCrashLoops(db: Db, orgId: string, limit = 100): Promi
   return (await crashLoopsDue(db, orgId, limit)).length;
 }
 
-/** Organizations whose crash loops of the lookback may still need enqueueing (the resync wakes their outboxes). */
+/** Organizations with crash loops still to enqueue (of the oldest 1,000): the resync wakes their outboxes. */
 export async function crashLoopOrgs(db: Db): Promise<string[]> {
-  const rows = await db.execute<{ org_id: string }>(sql`
-    select distinct org_id from ${serviceEvent} where kind = 'crash_loop_started' and at > now() - ${CRASH_LOOKBACK}::interval`);
-  return rows.map((r) => r.org_id);
+  return [...new Set((await crashLoopsDue(db, null, 1000)).map((r) => r.org_id))];
 }
 
 /**

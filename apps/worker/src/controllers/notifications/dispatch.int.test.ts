@@ -120,7 +120,10 @@ describe("a failed deploy", () => {
     expect(back?.requeueAfterMs).toBeGreaterThan(1000);
     expect(back?.requeueAfterMs).toBeLessThanOrEqual(1500);
     expect(await wake(d)).toBe(0);
+    // Nor does the resync wake it: the pass's own requeue brings it back when the retry is due.
+    expect(await pgOutbox(db).orgsWithWork()).toEqual([]);
     await sleep(1600);
+    expect(await pgOutbox(db).orgsWithWork()).toEqual([org.orgId]);
     expect(await wake(d)).toBe(1);
     [row] = await deliveriesOf(webhookId, "deploy.failed");
     expect(row).toMatchObject({ status: "delivered", attempts: 2, lastError: "" });

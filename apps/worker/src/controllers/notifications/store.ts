@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { notificationChannel, notificationDelivery } from "@levelrail/db/schema/notifications";
 import type { ChannelRow } from "@levelrail/services/notifications/send";
@@ -35,7 +35,10 @@ export interface Outbox {
   load(id: string): Promise<Outgoing | null>;
   /** Records one attempt's outcome. */
   record(id: string, a: Attempted): Promise<void>;
-  /** Organizations with pending deliveries or recent crash loops: the resync wakes their outboxes. */
+  /**
+   * Organizations with deliveries due now or crash loops to enqueue: the resync wakes their outboxes
+   * (one whose next delivery is due later comes back on its own requeue, or at a resync once due).
+   */
   orgsWithWork(): Promise<string[]>;
 }
 
@@ -81,7 +84,7 @@ export function pgOutbox(db: Db): Outbox {
       await db.update(notificationDelivery).set(set).where(eq(notificationDelivery.id, id));
     },
     async orgsWithWork() {
-      const pending = await db.selectDistinct({ orgId: notificationDelivery.orgId }).from(notificationDelivery).where(eq(notificationDelivery.status, "pending"));
+      const pending = await db.selectDistinct({ orgId: notificationDelivery.orgId }).from(notificationDelivery).where(and(eq(notificationDelivery.status, "pending"), lte(notificationDelivery.nextAttemptAt, sql`now()`)));
       return [...new Set([...pending.map((r) => r.orgId), ...(await crashLoopOrgs(db))])];
     },
   };
