@@ -265,6 +265,12 @@ export class FakeEngine implements Runtime {
     return id === null ? null : { repoDigests: [...(this.repoDigests.get(id) ?? [])], labels: { ...this.imageLabels.get(id) } };
   }
 
+  async tagImage(idOrRef: string, ref: string): Promise<void> {
+    const id = await this.imageId(idOrRef);
+    if (id === null) throw new Error(`No such image: ${idOrRef}`);
+    this.images.set(ref, id);
+  }
+
   async registryAccess(ref: string, auth: RegistryAuth | null): Promise<RegistryAccess> {
     if (!this.registry.has(ref)) return { ok: false, status: 404, reason: `manifest for ${ref} not found` };
     const password = this.logins.get(ref);

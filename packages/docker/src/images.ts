@@ -5,7 +5,7 @@ import type { PullProgress, Runtime } from "./index";
 /** The image calls of the Runtime: look up, pull (with a cancel signal), list, remove, and ask a registry. */
 export type ImageCalls = Pick<
   Runtime,
-  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "imageOrigin" | "registryAccess"
+  "imageId" | "pullImage" | "listImages" | "containerImageIds" | "removeImage" | "imageRepoDigests" | "imageCreated" | "imageOrigin" | "tagImage" | "registryAccess"
 >;
 
 /** The OCI annotation (as an image label) that says when the image was built. */
@@ -118,6 +118,11 @@ export function imageCalls(api: Docker, docker: Docker): ImageCalls {
         if (statusOf(err) === 404) return null;
         throw err;
       }
+    },
+    async tagImage(idOrRef, ref) {
+      const colon = ref.lastIndexOf(":");
+      const tagged = colon > ref.lastIndexOf("/");
+      await api.getImage(idOrRef).tag({ repo: tagged ? ref.slice(0, colon) : ref, tag: tagged ? ref.slice(colon + 1) : "latest" });
     },
     async registryAccess(ref, auth) {
       try {

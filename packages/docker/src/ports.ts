@@ -163,6 +163,8 @@ export interface ImagePort {
    * and its labels (its config's, inherited ones included); null when the engine has no such image.
    */
   imageOrigin(idOrRef: string): Promise<ImageOrigin | null>;
+  /** Gives the image (by id or reference) the name `ref` (`repository:tag`) too; the name moves if another image had it. */
+  tagImage(idOrRef: string, ref: string): Promise<void>;
   /**
    * Whether the registry lets `auth` (or no login) pull `ref`: the engine looks up its manifest
    * (`GET /distribution/{ref}/json`), nothing is downloaded. Any answer but yes (unauthorized,

@@ -5,6 +5,8 @@ import {
   Labels,
   type ContainerKey,
   Roles,
+  builtImageName,
+  builtImageServiceId,
   containerHash,
   containerName,
   isPreDeployContainer,
@@ -14,6 +16,7 @@ import {
   preDeployName,
   serviceFilter,
   serviceLabels,
+  unresolvableBuiltName,
 } from "./naming";
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
@@ -117,5 +120,20 @@ describe("labels", () => {
   it("filters select one installation and one service", () => {
     expect(instanceFilter("lr")).toEqual(["levelrail.managed=true", "levelrail.instance=lr"]);
     expect(serviceFilter("lr", "svc-1")).toEqual(["levelrail.managed=true", "levelrail.instance=lr", "levelrail.service=svc-1"]);
+  });
+});
+
+describe("built image names", () => {
+  const ID = "11111111-1111-4111-8111-111111111111";
+  const C = "a".repeat(40);
+  it("names a build under a registry host that never resolves, and reads both spellings back to the service", () => {
+    expect(builtImageName("lr", ID, C)).toBe(`levelrail.invalid/lr/${ID}:${C}`);
+    for (const ref of [builtImageName("lr", ID, C), `lr/${ID}:${C}`, `docker.io/lr/${ID}:${C}`, `index.docker.io/lr/${ID}`, `LEVELRAIL.INVALID/lr/${ID}@sha256:${"b".repeat(64)}`]) {
+      expect(builtImageServiceId("lr", ref), ref).toBe(ID);
+    }
+    for (const ref of [`other/${ID}:${C}`, `ghcr.io/lr/${ID}:${C}`, `lr/web:${C}`, `lr/${ID}/x:1`, "nginx:1"]) expect(builtImageServiceId("lr", ref), ref).toBeNull();
+    expect(unresolvableBuiltName(`lr/${ID}:${C}`)).toBe(builtImageName("lr", ID, C));
+    expect(unresolvableBuiltName(`docker.io/lr/${ID}:${C}`)).toBe(builtImageName("lr", ID, C));
+    expect(unresolvableBuiltName(builtImageName("lr", ID, C))).toBe(builtImageName("lr", ID, C));
   });
 });

@@ -232,6 +232,18 @@ export function builtImageServiceId(shortName: string, ref: string): string | nu
   return parts[1]!;
 }
 
+/**
+ * A built image's name under the registry host no engine resolves: `ref` itself when it has it, else
+ * the name a build before gave it (`<short>/<serviceId>:<commit>`, or Docker Hub's spelling of it)
+ * moved under `levelrail.invalid/`. Only for a `ref` in the built-image namespace.
+ */
+export function unresolvableBuiltName(ref: string): string {
+  const slash = ref.indexOf("/");
+  const host = ref.slice(0, slash).toLowerCase();
+  if (host === BUILT_IMAGE_HOST) return ref;
+  return `${BUILT_IMAGE_HOST}/${HUB_HOSTS.has(host) ? ref.slice(slash + 1) : ref}`;
+}
+
 /** Whether `ref` names a built image (this installation's namespace, new or old spelling): never pulled. */
 export const isBuiltImageName = (shortName: string, ref: string) => builtImageServiceId(shortName, ref) !== null;
 

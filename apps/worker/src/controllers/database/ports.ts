@@ -125,6 +125,8 @@ export interface ImagePort {
   imageRepoDigests(idOrRef: string): Promise<string[] | null>;
   /** The image's RepoDigests and labels (a built image's name its organization), in one inspect; null: the engine does not have it. */
   imageOrigin(idOrRef: string): Promise<{ repoDigests: string[]; labels: Record<string, string> } | null>;
+  /** Gives the image the name `ref` too (a pinned database's server on a swarm: a built image under its unresolvable name). */
+  tagImage(idOrRef: string, ref: string): Promise<void>;
   /** Whether the reference's registry answers its manifest to this login (none: a database has no registry credential). */
   registryAccess(ref: string, auth: null): Promise<RegistryAccess>;
 }

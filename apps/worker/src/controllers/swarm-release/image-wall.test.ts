@@ -97,4 +97,16 @@ describe("a release's image on a swarm is checked as on one engine", () => {
     expect(u.releases.releases.get("rel-b")).toMatchObject({ outcome: "failed", message: noSuchImage(absent) });
     expect([...t.made(), ...u.made()]).toEqual([]);
   });
+
+  it("an image org B built before, under the old name (Docker Hub's reading), reaches the nodes under the unresolvable name: a node without it never asks Docker Hub", async () => {
+    const t = setup();
+    const commit = "f".repeat(40);
+    const old = `${SHORT}/${B_SERVICE}:${commit}`;
+    t.engine.images.set(old, "sha256:old");
+    t.engine.imageLabels.set("sha256:old", { "levelrail.managed": "true", "levelrail.instance": SHORT, "levelrail.service": B_SERVICE, "levelrail.commit": commit });
+    expect((await reconcileSwarmRelease(t.deps, t.input(old))).step).toBe("create");
+    const renamed = builtImageName(SHORT, B_SERVICE, commit);
+    expect(t.made()).toEqual([renamed]);
+    expect(await t.engine.imageId(renamed)).toBe("sha256:old");
+  });
 });

@@ -1,7 +1,7 @@
 import type { ImagePort, RegistryAuth } from "@levelrail/docker";
 import type { SwarmPort } from "@levelrail/docker/swarm";
 import type { ActiveEntry, MeshPort } from "@levelrail/spec/dataplane";
-import { Labels, Roles, isBuiltImageName, noSuchImage } from "@levelrail/spec/naming";
+import { Labels, Roles, isBuiltImageName, noSuchImage, unresolvableBuiltName } from "@levelrail/spec/naming";
 import { type AccessSubject, type ImageOwner, type RegistryConfirmations, builtImageAccess, cachedImageAccess } from "../application/image";
 import type { HookPhase, HookRecorder } from "../application/hooks";
 import type { StatusWriter } from "../application/ports";
@@ -35,7 +35,7 @@ export interface SwarmReleaseDeps {
    * The manager's engine: its copy of a release's image (if any) is checked as on one engine, and the
    * registry's reason asked when it does not confirm a login.
    */
-  images: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageOrigin" | "registryAccess">;
+  images: Pick<ImagePort, "imageId" | "imageRepoDigests" | "imageOrigin" | "registryAccess" | "tagImage">;
   /** A service's organization (null: no such service), to tell whose a built image is; absent: a built image's label alone decides. */
   serviceOrgs?: ((serviceId: string) => Promise<string | null>) | undefined;
   /** Registry confirmations of cached images, kept a short while (absent: every release asks the registry). */
@@ -179,7 +179,12 @@ export async function swarmImage(
   if (isBuiltImageName(owner.shortName, ref)) {
     if (local === null) return { ok: false, message: noSuchImage(ref) };
     const built = await builtImageAccess(images, ref, local, owner);
-    return built.kind === "ok" ? { ok: true, image: ref } : { ok: false, message: built.kind === "refused" ? built.message : noSuchImage(ref) };
+    if (built.kind !== "ok") return { ok: false, message: built.kind === "refused" ? built.message : noSuchImage(ref) };
+    // An image built before under a name that reads as Docker Hub's: the nodes get the unresolvable one,
+    // so a node without it fails its task rather than asking Docker Hub.
+    const name = unresolvableBuiltName(ref);
+    if (name !== ref) await images.tagImage(local, name);
+    return { ok: true, image: name };
   }
   let hostBuilt = false;
   if (local !== null) {
