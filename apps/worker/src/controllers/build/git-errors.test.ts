@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gitFailure, publicUrl, safeRef, safeUrl } from "./git-errors";
+import { gitFailure, gitVersionProblem, publicUrl, safeRef, safeUrl } from "./git-errors";
 
 describe("git errors and inputs", () => {
   it.each([
@@ -26,5 +26,21 @@ describe("git errors and inputs", () => {
     for (const ref of ["--upload-pack=x", "a..b", "a b", "x.lock", "/x"]) expect(safeRef(ref).ok, ref).toBe(false);
     for (const ref of ["main", "release/1.2", "v1.0.0"]) expect(safeRef(ref).ok, ref).toBe(true);
     expect(publicUrl("https://user:tok@h/a.git")).toBe("https://h/a.git");
+  });
+});
+
+describe("gitVersionProblem: git before 2.37 ignores the address pin (http.curloptResolve)", () => {
+  it.each(["git version 2.37.0", "git version 2.39.5\n", "git version 2.43.0.windows.1", "git version 2.39.3 (Apple Git-146)", "git version 3.0.0", "git version 2.100.1"])("%s → runs", (out) => {
+    expect(gitVersionProblem(out)).toBeNull();
+  });
+  it.each([
+    ["git version 2.36.6", "git 2.36.6 is too old: builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)"],
+    ["git version 2.30.2\n", "git 2.30.2 is too old: builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)"],
+    ["git version 1.99.0", "git 1.99.0 is too old: builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)"],
+    ["git version 2.4.0", "git 2.4.0 is too old: builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)"],
+    ["hub version 2.14", 'git\'s version could not be read from "hub version 2.14"; builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)'],
+    ["", 'git\'s version could not be read from ""; builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)'],
+  ])("%s → refused", (out, message) => {
+    expect(gitVersionProblem(out)).toBe(message);
   });
 });

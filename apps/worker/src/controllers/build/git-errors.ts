@@ -27,6 +27,25 @@ export function safeRef(ref: string): Check {
   return { ok: true };
 }
 
+/** The oldest git the worker runs: older ones ignore `http.curloptResolve` without a word (added in 2.37). */
+export const MIN_GIT_VERSION = [2, 37] as const;
+
+/**
+ * Why the `git --version` output `out` names a git the worker may not run, or null. Git before 2.37
+ * ignores `http.curloptResolve`, so the address the worker checked against the installation's
+ * address policy would not be the one git connects to (it would resolve the name again itself).
+ * An output that names no version is refused too.
+ */
+export function gitVersionProblem(out: string): string | null {
+  const [major, minor] = MIN_GIT_VERSION;
+  const need = `builds need git ${major}.${minor} or newer on the worker (older git ignores the address pin, http.curloptResolve)`;
+  const m = /^git version (\d+)\.(\d+)(?:\.\d+)*/.exec(out.trim());
+  if (!m) return `git's version could not be read from ${JSON.stringify(out.trim().slice(0, 60))}; ${need}`;
+  const [have, hMajor, hMinor] = [m[0].slice("git version ".length), Number(m[1]), Number(m[2])];
+  if (hMajor > major || (hMajor === major && hMinor >= minor)) return null;
+  return `git ${have} is too old: ${need}`;
+}
+
 /** A URL as it may be shown and labelled: without a user or password. */
 export function publicUrl(url: string): string {
   const m = /^([a-z]+:\/\/)([^@/]*@)?(.*)$/i.exec(url);

@@ -223,6 +223,22 @@ exit 255
     expect(readFileSync(argvLog, "utf8")).toContain(`http.curloptResolve=git.levelrail.test:${port}:127.0.0.1`);
   });
 
+  it("a git older than 2.37 (which ignores the address pin) fails every call saying so; its version is asked once", async () => {
+    const old = join(dir, "git-2.30");
+    const calls = join(dir, "old-calls.log");
+    // Answers --version as Debian bullseye's git; anything else runs the real git (which would reach the server).
+    writeFileSync(old, `#!/bin/sh\nprintf '%s\\n' "$*" >> ${calls}\nif [ "$1" = --version ]; then echo 'git version 2.30.2'; exit 0; fi\nexec git "$@"\n`, { mode: 0o755 });
+    const client = gitClient({ timeoutMs: 20_000, binary: old, policy: ALLOW });
+    const asked = server.requests.length;
+    for (const call of [() => client.resolve(access(), "main"), () => client.checkout(access(), commit, mkdtempSync(join(dir, "co-")))]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GitError);
+      expect((err as GitError).message).toBe("git 2.30.2 is too old: builds need git 2.37 or newer on the worker (older git ignores the address pin, http.curloptResolve)");
+    }
+    expect(readFileSync(calls, "utf8")).toBe("--version\n");
+    expect(server.requests.length).toBe(asked);
+  });
+
   it("a call past its deadline is killed", async () => {
     const slow = gitClient({ timeoutMs: 1, binary: recorder, policy: ALLOW });
     await expect(slow.resolve(access(), "main")).rejects.toThrow(/took longer than/);

@@ -5,7 +5,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { type ResolvedAddress, type TargetPolicy, TargetError, resolveTarget, systemLookup } from "@levelrail/services/notifications/address";
 import { type RepositoryEndpoint, credentialMayReach, repositoryEndpoint, tokenOverPlainHttp } from "@levelrail/spec/git";
-import { type GitFailure, gitFailure, isCommitId, safeRef, safeUrl } from "./git-errors";
+import { type GitFailure, gitFailure, gitVersionProblem, isCommitId, safeRef, safeUrl } from "./git-errors";
 
 /**
  * A credential opened from its seal, for one git call: never logged, never in argv. `hosts`: where
@@ -108,9 +108,21 @@ async function pinnedTarget(endpoint: RepositoryEndpoint, credential: GitCredent
   return { config: [], ssh: ["-o", `'HostName=${address}'`, "-o", `'HostKeyAlias=${alias}'`] };
 }
 
-/** Debian's `git` through argument arrays (never a shell), each call under a deadline. */
+/**
+ * Debian's `git` through argument arrays (never a shell), each call under a deadline. Its version is
+ * asked once: a git older than 2.37 fails every call, saying so (`gitVersionProblem`).
+ */
 export function gitClient(o: GitClientOptions): GitClient {
   const binary = o.binary ?? "git";
+  /** `git --version`, asked once (a git that could not run is asked again next time): null, or why it may not run. */
+  let versionProblem: Promise<string | null> | null = null;
+  const checkVersion = (): Promise<string | null> => {
+    versionProblem ??= runGit(binary, ["--version"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C", LC_ALL: "C" }, cwd: tmpdir(), timeoutMs: o.timeoutMs, signal: undefined, secrets: [] }).then(gitVersionProblem, (err: unknown) => {
+      versionProblem = null;
+      throw err;
+    });
+    return versionProblem;
+  };
 
   /** Runs one git call with the credential wired in (askpass or a key file in a private temp dir). */
   async function withAccess<T>(access: GitAccess, work: (run: Run) => Promise<T>): Promise<T> {
@@ -119,6 +131,8 @@ export function gitClient(o: GitClientOptions): GitClient {
     const endpoint = repositoryEndpoint(access.url);
     if (!endpoint) throw new GitError("url", "the repository URL must name its host as a DNS name or an IP address");
     const pinned = await pinnedTarget(endpoint, access.credential, o.policy);
+    const tooOld = await checkVersion();
+    if (tooOld) throw new GitError("unknown", tooOld);
     const scratch = await mkdtemp(join(tmpdir(), "levelrail-git-"));
     await chmod(scratch, 0o700);
     try {
