@@ -326,6 +326,8 @@ describe("the connection signs in only its organization's proven email domains, 
     const member = await person("member", "proven.example");
     await proveEmailDomain(org.orgId, "proven.example");
 
+    // "Sign in with SSO" by the work address finds the organization that proved its domain.
+    expect((await post(new CookieJar(), "/sso/provider", { email: member.email })).json).toEqual({ providerId: ssoProviderId(org.orgId) });
     const sso = await signInThroughSso(member.email);
     expect(sso.session?.user.id).toBe(member.id);
     expect(sso.session?.session.ssoOrgId).toBe(org.orgId);

@@ -3,7 +3,8 @@ import type { SsoBackend, SsoSignIn } from "@levelrail/auth/sso";
 import type { Db } from "@levelrail/db/client";
 import { account, session, user } from "@levelrail/db/schema/auth";
 import { membership, organization } from "@levelrail/db/schema/orgs";
-import { ssoConnection } from "@levelrail/db/schema/sso";
+import { domainProof } from "@levelrail/db/schema/domains";
+import { ssoConnection, ssoEmailDomain } from "@levelrail/db/schema/sso";
 import type { Keyring } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { Role } from "@levelrail/spec/roles";
@@ -123,7 +124,16 @@ export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoB
       if (!row || !row.clientSecretSealed) return null;
       return { issuer: row.issuer, clientId: row.clientId, clientSecret: keyring.open(row.clientSecretSealed), groupsClaim: row.groupsClaim, http };
     },
+    /** The organization with a connection that has proven this email domain (at most one may), else the one whose connection names it. */
     async orgForDomain(domain) {
+      const [proven] = await db
+        .select({ orgId: ssoEmailDomain.orgId })
+        .from(ssoEmailDomain)
+        .innerJoin(domainProof, and(eq(domainProof.orgId, ssoEmailDomain.orgId), eq(domainProof.domain, ssoEmailDomain.domain), eq(domainProof.status, "verified")))
+        .innerJoin(ssoConnection, eq(ssoConnection.orgId, ssoEmailDomain.orgId))
+        .where(eq(ssoEmailDomain.domain, domain))
+        .limit(1);
+      if (proven) return proven.orgId;
       const [row] = await db.select({ orgId: ssoConnection.orgId }).from(ssoConnection).where(eq(ssoConnection.domain, domain));
       return row?.orgId ?? null;
     },
