@@ -1,11 +1,13 @@
 import type { ManagedContainer } from "@levelrail/docker";
+import { FakeEngine } from "@levelrail/docker/fake";
+import { FakeSwarm } from "@levelrail/docker/swarm/fake";
 import type { SwarmServiceInfo, SwarmTask } from "@levelrail/docker/swarm";
 import { serviceSpecBody } from "@levelrail/docker/swarm";
 import { DatabaseRoles } from "@levelrail/spec/naming";
 import { describe, expect, it } from "vitest";
 import { postgresEngine } from "./engines/postgres";
 import { DB_ID, SHORT, database } from "./plan.cases";
-import { APP_NETWORKS_LABEL, type PinnedDesired, type PinnedObserved, SPEC_HASH_LABEL, pinnedClientName, pinnedClientOptions, pinnedNetworkName, pinnedServiceSpec, planPinned } from "./pinned";
+import { APP_NETWORKS_LABEL, type PinnedDesired, type PinnedObserved, SPEC_HASH_LABEL, executePinned, pinnedClientName, pinnedClientOptions, pinnedNetworkName, pinnedServiceSpec, planPinned } from "./pinned";
 
 const engine = postgresEngine({ exec: async () => ({ exitCode: 0 }), execStream: async () => Promise.reject(new Error("unused")) });
 const db = database({ placement: { disk: "ssd", zone: "eu-1" }, attachedApps: ["app-2", "app-1"], nodeId: "node-w" });
@@ -168,5 +170,48 @@ describe("planPinned", () => {
     const switched: PinnedDesired = { ...desired, database: { ...db, volume: r.volume } };
     expect(planPinned(switched, observed({ restore: r }))).toMatchObject({ kind: "finish-restore", restore: r });
     expect(planPinned(desired, observed({ restore: { ...r, mode: "into" } }))).toMatchObject({ kind: "fail-restore" });
+  });
+});
+
+describe("a pinned database's server image on the swarm's nodes", () => {
+  const REF = "reg.example/private/pg:15";
+  const DIGEST = `sha256:${"d".repeat(64)}`;
+  async function create(o: { managerHasPull?: boolean; registryPins?: boolean }) {
+    // The manager's engine: the registry wants a login a database never has.
+    const manager = new FakeEngine();
+    manager.registry.set(REF, "sha256:pg");
+    manager.logins.set(REF, "another-organizations-password");
+    if (o.managerHasPull) {
+      manager.images.set(REF, "sha256:pg");
+      manager.repoDigests.set("sha256:pg", [`reg.example/private/pg@${DIGEST}`]);
+    }
+    const swarm = new FakeSwarm();
+    swarm.addNode({ id: "node-w", hostname: "w", address: "10.0.0.2" });
+    if (o.registryPins) swarm.registry.set(REF, DIGEST);
+    const mine = database({ image: REF, placement: { disk: "ssd" }, nodeId: "node-w" });
+    const s = pinnedServiceSpec(SHORT, mine, engine, [], "secret-id");
+    const statuses: string[] = [];
+    const x = { shortName: SHORT, runtime: manager, swarm, store: { setStatus: async (_id: string, phase: string, message: string) => void statuses.push(`${phase}: ${message}`) } };
+    const d: PinnedDesired = { database: mine, shortName: SHORT, spec: { ...s, networks: [], secrets: [] }, client: pinnedClientOptions(SHORT, mine, engine), port: 5432 };
+    await executePinned(x as never, d, {} as never, { kind: "create-service", status: { phase: "starting", message: "starting", container: s.name } }, {} as never, (t) => t);
+    return { services: [...swarm.services.values()].map((v) => v.spec), statuses, hash: s.labels[SPEC_HASH_LABEL] };
+  }
+
+  it("another organization's private pull on the manager, which the registry does not let a database pull: no server is made, the database fails saying why", async () => {
+    const r = await create({ managerHasPull: true });
+    expect(r.services).toEqual([]);
+    expect(r.statuses.at(-1)).toContain(`failed: image ${REF} is on this host, but its registry did not confirm this database may pull it without a registry credential`);
+  });
+
+  it("not on the manager and refused by the registry: never left to a node that holds a copy", async () => {
+    const r = await create({});
+    expect(r.services).toEqual([]);
+    expect(r.statuses.at(-1)).toBe(`failed: image ${REF} could not be pulled: unauthorized: authentication required`);
+  });
+
+  it("an image the registry lets anyone pull: the server runs it pinned to its digest, its spec hash as desired", async () => {
+    const r = await create({ registryPins: true });
+    expect(r.services.map((x) => x.image)).toEqual([`${REF}@${DIGEST}`]);
+    expect(r.services[0]?.labels[SPEC_HASH_LABEL]).toBe(r.hash);
   });
 });
