@@ -133,7 +133,11 @@ describe("parsers", () => {
     }
     for (const association of ["OWNER", "MEMBER", "COLLABORATOR"]) expect(parseGitHub("pull_request", ghWith({ author_association: association }))).toMatchObject({ outsider: false });
     const gt = giteaPr("opened");
-    expect(parseGitea("pull_request", gt)).toMatchObject({ fork: false, outsider: false });
+    // Gitea never says who the author is: every request waits for approval, the base repository's too.
+    expect(parseGitea("pull_request", gt)).toMatchObject({ fork: false, outsider: true });
+    // An AGit request (`git push origin HEAD:refs/for/main -o topic=x`, anyone with read access): its head repository is the base.
+    const agit = { action: "opened", number: 5, repository: { id: 7, full_name: "acme/shop" }, pull_request: { number: 5, head: { ref: "refs/pull/5/head", sha: B, repo_id: 7, repo: { id: 7, full_name: "acme/shop" } }, base: { ref: "main", repo: { id: 7, full_name: "acme/shop" } } } };
+    expect(parseGitea("pull_request", agit)).toMatchObject({ kind: "pr", fork: false, outsider: true });
     expect(parseGitea("pull_request", { ...gt, pull_request: { ...gt.pull_request, head: { ref: "topic", sha: B, repo_id: 2, repo: { id: 2, full_name: "mallory/shop" } } } })).toMatchObject({ fork: true, outsider: true, headRepo: "mallory/shop" });
     expect(parseGitea("pull_request", { ...gt, pull_request: { ...gt.pull_request, head: { ref: "topic", sha: B } } })).toMatchObject({ fork: true, outsider: true });
     const gl = gitlabMr("open");

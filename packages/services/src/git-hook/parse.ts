@@ -34,8 +34,8 @@ export type HookEvent =
       fork: boolean;
       /**
        * The forge does not mark the author as one of the repository's own: GitHub's `author_association`
-       * is not OWNER, MEMBER or COLLABORATOR (or missing). Gitea and GitLab say nothing of the kind, so
-       * there a fork's author is an outsider.
+       * is not OWNER, MEMBER or COLLABORATOR (or missing). GitLab says nothing of the kind, so there a
+       * fork's author is an outsider; on Gitea every request's is (an AGit request is no fork).
        */
       outsider: boolean;
       /** The head repository's name as the payload gives it (for the message), "" when it names none. */
@@ -129,7 +129,11 @@ export function parseGitea(event: string, body: Obj): HookEvent {
   const headRepo = obj(head.repo);
   // Gitea names the head repository in `head.repo` and by id in `head.repo_id`.
   const fork = !sameRepository(headRepo, repository, int(headRepo.id) || int(head.repo_id));
-  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider: fork, headRepo: str(headRepo.full_name) });
+  // Every Gitea request is an outsider's (docs/security.md, fork ↔ base repository): its payload never
+  // says who the author is to the repository, and an AGit request (`git push origin HEAD:refs/for/main
+  // -o topic=x`, open to anyone who can read the repository) has the base repository as its `head.repo`,
+  // so "not a fork" proves nothing about the author. A member approves each head commit.
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider: true, headRepo: str(headRepo.full_name) });
 }
 
 /** GitLab: `Push Hook`, `Tag Push Hook`, `Merge Request Hook` (open, reopen, update with new commits, close, merge). */

@@ -187,20 +187,23 @@ describe("a fork's pull request", () => {
     // An outside author on GitHub, from a branch of the base repository itself: not trusted either.
     expect((await send(requestEvent("github", "opened", 41, B, "base", "FIRST_TIME_CONTRIBUTOR"))).body).toMatchObject({ preview: { approval: "awaiting" } });
     expect(await previewOf(41)).toMatchObject({ fork: false, outsider: true });
-    // A member's request from the base repository, on each forge: nothing to approve.
-    for (const [forge, n] of [["github", 40], ["gitea", 42], ["gitlab", 43]] as const) {
+    // A member's request from the base repository, on GitHub and GitLab: nothing to approve.
+    for (const [forge, n] of [["github", 40], ["gitlab", 43]] as const) {
       expect((await send(requestEvent(forge, "opened", n, B, "base"))).body, forge).toMatchObject({ preview: { approval: "not-needed" } });
     }
+    // Gitea never says who the author is, and an AGit request (anyone with read access) names the base as its head repository: it waits too.
+    expect((await send(requestEvent("gitea", "opened", 42, B, "base"))).body).toMatchObject({ preview: { approval: "awaiting" } });
+    expect(await previewOf(42)).toMatchObject({ fork: false, outsider: true });
     await converge();
     await converge();
-    for (const n of [30, 31, 32, 41]) {
+    for (const n of [30, 31, 32, 41, 42]) {
       const p = await previewOf(n);
       expect(p, `#${n}`).toMatchObject({ environmentId: null, builtCommit: null, withheld: null });
       expect(p.message).toContain("awaiting approval");
       expect(await envNamed(`pr-${n}`), `#${n}`).toBeNull();
     }
     // The trusted ones are cloned with the base's secrets (the clone as it always was) and built.
-    for (const n of [40, 42, 43]) {
+    for (const n of [40, 43]) {
       const p = await previewOf(n);
       expect(p, `#${n}`).toMatchObject({ builtCommit: B, withheld: null });
       expect((await buildsOf(p.environmentId!)).map((b) => b.commit)).toEqual([B]);
@@ -212,8 +215,8 @@ describe("a fork's pull request", () => {
 
   it("takes no place under the project's maximum while it waits; approving one past the maximum is refused", async () => {
     const settings = (max: number) => putPreviewSettings({ ctx: o, projectId: o.projectId, input: { baseEnvironmentId: o.envId, domain: "preview.localhost", max, ttlHours: 24 } });
-    // Three trusted previews hold places (40, 42, 43); four wait (30, 31, 32, 41).
-    await settings(3);
+    // Two trusted previews hold places (40, 43); five wait (30, 31, 32, 41, 42).
+    await settings(2);
     expect((await send(requestEvent("github", "opened", 35, B, "fork"))).body).toMatchObject({ preview: { state: "open", approval: "awaiting" } });
     expect(await refusal(approvePreview({ ctx: developer, projectId: o.projectId, previewId: (await previewOf(35)).id, input: { commit: B } }))).toMatchObject({ code: "quota_exceeded" });
     expect(await previewOf(35)).toMatchObject({ approvedCommit: null });
