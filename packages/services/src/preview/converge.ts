@@ -123,7 +123,9 @@ export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
     await d.db
       .insert(gitSource)
       .values({ ...fields, serviceId, ref, pollIntervalSeconds: null, webhookSecretSealed: d.kit.keyring.seal(randomBytes(32).toString("base64url")) })
-      .onConflictDoUpdate({ target: gitSource.serviceId, set: { ref, updatedAt: new Date() } });
+      // The clone copied the base's source, its poll interval too: a preview's source never polls (polling would
+      // deploy the base repository's branch named like the request's head ref, approved or not).
+      .onConflictDoUpdate({ target: gitSource.serviceId, set: { ref, pollIntervalSeconds: null, updatedAt: new Date() } });
   }
   const routes = previewRoutes(base.filter((b) => b.domains.length > 0).map((b) => b.name), p.number, s.domain);
   for (const [svc, domain] of routes) {

@@ -293,6 +293,22 @@ describe("a fork's pull request", () => {
     expect(await buildsOf(made.id)).toEqual([]);
   });
 
+  it("its cloned git source does not poll the base repository (a branch named like the fork's head would deploy unapproved)", async () => {
+    await db.update(gitSource).set({ pollIntervalSeconds: 60 }).where(eq(gitSource.id, sourceId));
+    try {
+      await send(requestEvent("github", "opened", 37, B, "fork"));
+      await approvePreview({ ctx: developer, projectId: o.projectId, previewId: (await previewOf(37)).id, input: { commit: B } });
+      await converge();
+      const p = await previewOf(37);
+      expect(p.environmentId).not.toBeNull();
+      const svcs = await servicesIn(p.environmentId!);
+      const sources = await db.select().from(gitSource).where(inArray(gitSource.serviceId, svcs.map((s) => s.id)));
+      expect(sources.map((s) => [s.ref, s.pollIntervalSeconds])).toEqual([["topic-37", null]]);
+    } finally {
+      await db.update(gitSource).set({ pollIntervalSeconds: null }).where(eq(gitSource.id, sourceId));
+    }
+  });
+
   it("a new head commit waits for a new approval: nothing of it is built until then", async () => {
     const envId = (await previewOf(31)).environmentId!;
     expect((await send(requestEvent("gitea", "synchronize", 31, C, "fork"))).body).toMatchObject({ preview: { headCommit: C, approval: "awaiting" } });
