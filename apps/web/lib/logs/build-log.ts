@@ -13,13 +13,13 @@ const PING_MS = 15_000;
  * format (`event: line`, `data: {container, stream, at, line}`, `container` being the build's id),
  * its lines so far then each new one, ending with `event: end` once the build has finished. Lines
  * were redacted when the worker wrote them. It takes one of the live log streams' slots (`caps`,
- * shared with the container logs: per user and in all; a 429 past either), given back when it ends.
+ * shared with the container logs: per user, per organization and in all; a 429 past any), given back when it ends.
  */
 export async function buildLogStream({ ctx, envId, name, id, req, caps }: { ctx: Ctx; envId: string; name: string; id: string; req: Request; caps: Pick<LogCaps, "slots"> }): Promise<Response> {
   const s = await buildService(ctx, envId, name, "build.read");
   const b = await findBuild(ctx, s.id, id);
   // Once the build is known to be the caller's (another organization's is a 404 first).
-  const release = caps.slots.acquire(ctx.actor.userId);
+  const release = caps.slots.acquire(ctx.actor.userId, s.orgId);
   const abort = new AbortController();
   abort.signal.addEventListener("abort", release, { once: true });
   async function* events(): AsyncGenerator<LogEvent> {

@@ -6,6 +6,7 @@ import { createService } from "@levelrail/services/service/write";
 import { LevelrailError, errorHeaders, httpStatus } from "@levelrail/spec/errors";
 import { ensureTestImage } from "@levelrail/testkit/images";
 import { waitFor } from "@levelrail/testkit/wait";
+import { seedOrg } from "@levelrail/testkit/seed";
 import { setupSuite } from "@levelrail/worker/harness";
 import { type LogCaps, StreamSlots, TRUNCATED_HEADER } from "./caps";
 import { serviceLogs } from "./service-logs";
@@ -13,7 +14,7 @@ import { numberedImage, readEvents } from "./testing";
 
 /**
  * The logs route's caps against the real engine, PostgreSQL and worker: a tail over the byte cap
- * keeps the newest lines and says so; live streams over a user's or the installation's limit are
+ * keeps the newest lines and says so; live streams over a user's, an organization's or the installation's limit are
  * refused with a 429 and `Retry-After`, and a stream that ends (cancelled, aborted) frees its slot.
  */
 let s: Awaited<ReturnType<typeof setupSuite>>;
@@ -107,6 +108,39 @@ describe("live streams", () => {
     await again.until((ev) => ev.some((e) => e.event === "line"));
     for (const r of [second, other, again]) await r.close();
     await waitFor("every slot back", async () => (caps.slots.open() === 0 ? true : undefined), { timeoutMs: 5000 });
+  });
+
+  it("refuses a stream over its organization's limit (its members together) with 429 and Retry-After, so another organization still gets one (issue 42 follow-up)", async () => {
+    const other = await seedOrg(s.db, "logcaps-b", s.kit);
+    try {
+      const b = { ...other, shortName: s.shortName };
+      await createApp({ ctx: b, envId: b.envId, input: { name: "shop" } });
+      // Never deployed: its stream waits for a container, holding its slot.
+      await createService({ ctx: b, envId: b.envId, input: { name: "api", app: "shop", image: V1.tag, port: 8080, healthPath: "/healthz" } });
+      const caps = { tailBytes: 1 << 20, slots: new StreamSlots({ perUser: 2, perOrg: 3, total: 5, retryAfterSeconds: 7 }) };
+      const theirs = (userId: string) =>
+        serviceLogs({ ctx: { ...b, actor: { ...b.actor, userId } }, envId: b.envId, name: "api", reader, req: new Request("http://panel.test/logs?follow=true&tail=1"), caps, timing });
+      // Organization A's members hold its 3.
+      const ours = [];
+      for (const userId of ["u1", "u1", "u2"]) ours.push(readEvents(await logs(caps, "follow=true&tail=1", { userId })));
+      expect(caps.slots.openIn(s.ctx.orgId)).toBe(3);
+      const fourth = await refused(logs(caps, "follow=true&tail=1", { userId: "u3" }));
+      expect(fourth).toMatchObject({ status: 429, headers: { "retry-after": "7" } });
+      expect(fourth.message).toBe("follow: this organization already has 3 live log streams open (its members together); close one or try again later");
+      // Organization B's members are not starved: the installation's 5 are not all A's.
+      const b1 = readEvents(await theirs("b1"));
+      const b2 = readEvents(await theirs("b2"));
+      expect([caps.slots.openIn(other.orgId), caps.slots.open()]).toEqual([2, 5]);
+      // One of A's closes: A may open one again.
+      await ours[0]!.close();
+      await waitFor("the closed stream's slot", async () => (caps.slots.openIn(s.ctx.orgId) === 2 ? true : undefined), { timeoutMs: 5000 });
+      ours.push(readEvents(await logs(caps, "follow=true&tail=1", { userId: "u3" })));
+      for (const r of [...ours.slice(1), b1, b2]) await r.close();
+      await waitFor("every slot back", async () => (caps.slots.open() === 0 ? true : undefined), { timeoutMs: 5000 });
+      expect([caps.slots.openIn(s.ctx.orgId), caps.slots.openIn(other.orgId)]).toEqual([0, 0]);
+    } finally {
+      await other.cleanup().catch(() => undefined);
+    }
   });
 
   it("an aborted request frees its slot", async () => {

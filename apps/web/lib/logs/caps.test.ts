@@ -81,34 +81,34 @@ describe("StreamSlots", () => {
 
   it("refuses a user's stream over their limit with a 429 and Retry-After; another user still gets one", () => {
     const s = slots();
-    s.acquire("a");
-    s.acquire("a");
-    const err = refusal(() => s.acquire("a"));
+    s.acquire("a", "o1");
+    s.acquire("a", "o1");
+    const err = refusal(() => s.acquire("a", "o1"));
     expect(err).toMatchObject({ code: "too_many", field: "follow" });
     expect(err.message).toContain("2 live log streams");
     expect(httpStatus(err.code)).toBe(429);
     expect(errorHeaders(err)).toEqual({ "retry-after": "5" });
-    expect(() => s.acquire("b")).not.toThrow();
+    expect(() => s.acquire("b", "o1")).not.toThrow();
   });
 
   it("refuses any stream over the installation's limit", () => {
     const s = slots();
-    s.acquire("a");
-    s.acquire("b");
-    s.acquire("c");
-    expect(refusal(() => s.acquire("d")).message).toContain("limit of 3");
+    s.acquire("a", "o1");
+    s.acquire("b", "o1");
+    s.acquire("c", "o1");
+    expect(refusal(() => s.acquire("d", "o1")).message).toContain("limit of 3");
   });
 
   it("gives a slot back once, however often its release runs", () => {
     const s = slots();
-    const r = s.acquire("a");
-    s.acquire("a");
+    const r = s.acquire("a", "o1");
+    s.acquire("a", "o1");
     r();
     r();
     expect(s.open("a")).toBe(1);
     expect(s.open()).toBe(1);
-    s.acquire("a");
-    expect(() => s.acquire("a")).toThrow(LevelrailError);
+    s.acquire("a", "o1");
+    expect(() => s.acquire("a", "o1")).toThrow(LevelrailError);
   });
 });
 

@@ -10,6 +10,11 @@ import type { LogLineEvent } from "./follow";
 export const MAX_TAIL_BYTES = 4 * 1024 * 1024;
 /** Live streams (`?follow=true`) one user may have open at once (a tab each). */
 export const MAX_STREAMS_PER_USER = 4;
+/**
+ * Live streams of one organization's services and builds open at once, its users together: below
+ * `MAX_STREAMS`, so one organization's users cannot hold every slot and starve the others' logs.
+ */
+export const MAX_STREAMS_PER_ORG = 8;
 /** Live streams the installation (this web process) serves at once, every user together. */
 export const MAX_STREAMS = 20;
 /** What a refused stream is told to wait (`Retry-After`): EventSource's own retry is 2 s. */
@@ -78,41 +83,58 @@ export class TailWindow {
 export type Release = () => void;
 
 /**
- * Counts live streams per user and in all, refusing one over either limit with a 429 that says
- * when to try again. One per web process (the installation's one web app), shared by every route.
+ * Counts live streams per user, per organization (the one whose service or build is followed) and
+ * in all, refusing one over any limit with a 429 that says when to try again. One per web process
+ * (the installation's one web app), shared by every route. `perOrg` unset: no organization limit
+ * below `total` (the process's own set, `streamSlots`, has one).
  */
 export class StreamSlots {
   private readonly perUser = new Map<string, number>();
+  private readonly perOrg = new Map<string, number>();
   private total = 0;
 
-  constructor(readonly limits: { perUser: number; total: number; retryAfterSeconds: number }) {}
+  constructor(readonly limits: { perUser: number; perOrg?: number; total: number; retryAfterSeconds: number }) {}
 
-  /** A slot for `userId`, or a `too_many` error naming the limit that was hit. */
-  acquire(userId: string): Release {
+  /** A slot for `userId` following a service or build of `orgId`, or a `too_many` error naming the limit that was hit. */
+  acquire(userId: string, orgId: string): Release {
     const mine = this.perUser.get(userId) ?? 0;
-    const { perUser, total, retryAfterSeconds } = this.limits;
+    const ours = this.perOrg.get(orgId) ?? 0;
+    const { perUser, perOrg = Number.POSITIVE_INFINITY, total, retryAfterSeconds } = this.limits;
     if (mine >= perUser) {
       throw new LevelrailError("too_many", `follow: you already have ${perUser} live log streams open; close one (another tab) or try again later`, { field: "follow", retryAfterSeconds });
+    }
+    if (ours >= perOrg) {
+      throw new LevelrailError("too_many", `follow: this organization already has ${perOrg} live log streams open (its members together); close one or try again later`, { field: "follow", retryAfterSeconds });
     }
     if (this.total >= total) {
       throw new LevelrailError("too_many", `follow: the panel is serving its limit of ${total} live log streams; try again shortly`, { field: "follow", retryAfterSeconds });
     }
     this.perUser.set(userId, mine + 1);
+    this.perOrg.set(orgId, ours + 1);
     this.total++;
     let released = false;
+    const giveBack = (counts: Map<string, number>, key: string) => {
+      const left = (counts.get(key) ?? 1) - 1;
+      if (left > 0) counts.set(key, left);
+      else counts.delete(key);
+    };
     return () => {
       if (released) return;
       released = true;
       this.total--;
-      const left = (this.perUser.get(userId) ?? 1) - 1;
-      if (left > 0) this.perUser.set(userId, left);
-      else this.perUser.delete(userId);
+      giveBack(this.perUser, userId);
+      giveBack(this.perOrg, orgId);
     };
   }
 
   /** Open streams: in all, or of one user. */
   open(userId?: string): number {
     return userId === undefined ? this.total : (this.perUser.get(userId) ?? 0);
+  }
+
+  /** Open streams of one organization's services and builds. */
+  openIn(orgId: string): number {
+    return this.perOrg.get(orgId) ?? 0;
   }
 }
 
@@ -122,4 +144,4 @@ export interface LogCaps {
   slots: StreamSlots;
 }
 
-export const streamSlots = () => new StreamSlots({ perUser: MAX_STREAMS_PER_USER, total: MAX_STREAMS, retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
+export const streamSlots = () => new StreamSlots({ perUser: MAX_STREAMS_PER_USER, perOrg: MAX_STREAMS_PER_ORG, total: MAX_STREAMS, retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });

@@ -74,7 +74,7 @@ export async function serviceLogs({ ctx, envId, name, reader, req, caps, timing 
   // A live stream's slot is taken before anything costly (the secrets, the engine), once the service
   // is known to be the caller's (another organization's is a 404 first), and given back by the
   // stream's end (the client gone, the request aborted, the logs ended or failed: each aborts `abort`).
-  const release = q.follow ? caps.slots.acquire(ctx.actor.userId) : null;
+  const release = q.follow ? caps.slots.acquire(ctx.actor.userId, subject.orgId) : null;
   const abort = new AbortController();
   if (release) abort.signal.addEventListener("abort", release, { once: true });
   let events: AsyncGenerator<LogEvent>;
