@@ -47,7 +47,9 @@ export async function upsertPreview(
   // Once a fork's or an outsider's, always: a later event that leaves a field out does not make the request trusted.
   const trust = { fork: (existing?.fork ?? false) || e.fork, outsider: (existing?.outsider ?? false) || e.outsider };
   const head = { headRef: e.headRef, headCommit: e.headCommit, statusUrl: e.statusUrl ?? null, updatedAt: now, ...trust };
-  const waiting = isAwaiting({ ...trust, headCommit: e.headCommit, approvedCommit: existing?.approvedCommit ?? null });
+  // Reopened: an approval given before the request was closed is forgotten with it (a member approves again).
+  const reopened = existing?.state === "closed";
+  const waiting = isAwaiting({ ...trust, headCommit: e.headCommit, approvedCommit: reopened ? null : (existing?.approvedCommit ?? null) });
   const waitMessage = waiting ? { message: awaitingMessage({ ...trust, headCommit: e.headCommit, headRepo: e.headRepo }) } : {};
   if (existing?.state === "open") {
     const [row] = await tx
@@ -73,7 +75,7 @@ export async function upsertPreview(
     // Reopened: what an earlier clone withheld is forgotten with its environment (an untrusted preview adopts an environment only its own clone recorded).
     .onConflictDoUpdate({
       target: [preview.projectId, preview.repo, preview.number],
-      set: { ...head, state, message, closedAt: null, builtCommit: null, reported: null, withheld: null },
+      set: { ...head, state, message, closedAt: null, builtCommit: null, reported: null, withheld: null, ...(reopened ? { approvedCommit: null, approvedBy: null } : {}) },
     })
     .returning();
   return full ? { kind: "refused", preview: row! } : { kind: "open", preview: row!, opened: true };

@@ -61,7 +61,7 @@ const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 const delivery = () => randomBytes(8).toString("hex");
 
 /** A pull (merge) request event as the forge sends it: its payload's shape, its headers and its signature. */
-function requestEvent(forge: Forge, action: "opened" | "synchronize", number: number, sha: string, from: "fork" | "base", author = from === "fork" ? "CONTRIBUTOR" : "MEMBER") {
+function requestEvent(forge: Forge, action: "opened" | "synchronize" | "closed", number: number, sha: string, from: "fork" | "base", author = from === "fork" ? "CONTRIBUTOR" : "MEMBER") {
   const headRepo = from === "fork" ? FORK_REPO : BASE_REPO;
   if (forge === "gitlab") {
     const body = bytes({
@@ -71,7 +71,7 @@ function requestEvent(forge: Forge, action: "opened" | "synchronize", number: nu
       project: { id: BASE_REPO.id, path_with_namespace: BASE_REPO.full_name },
       object_attributes: {
         iid: number,
-        action: action === "opened" ? "open" : "update",
+        action: action === "opened" ? "open" : action === "closed" ? "close" : "update",
         ...(action === "synchronize" ? { oldrev: B } : {}),
         state: "opened",
         source_branch: `topic-${number}`,
@@ -307,6 +307,19 @@ describe("a fork's pull request", () => {
     } finally {
       await db.update(gitSource).set({ pollIntervalSeconds: null }).where(eq(gitSource.id, sourceId));
     }
+  });
+
+  it("reopened, waits for a new approval, even of the commit approved before it was closed", async () => {
+    await send(requestEvent("github", "opened", 38, B, "fork"));
+    await approvePreview({ ctx: developer, projectId: o.projectId, previewId: (await previewOf(38)).id, input: { commit: B } });
+    await send(requestEvent("github", "closed", 38, B, "fork"));
+    await converge();
+    expect(await previewOf(38)).toMatchObject({ state: "closed", environmentId: null });
+    expect((await send(requestEvent("github", "opened", 38, B, "fork"))).body).toMatchObject({ preview: { state: "open", approval: "awaiting" } });
+    expect(await previewOf(38)).toMatchObject({ approvedCommit: null, approvedBy: null });
+    await converge();
+    expect(await previewOf(38)).toMatchObject({ environmentId: null, builtCommit: null });
+    expect(await envNamed("pr-38")).toBeNull();
   });
 
   it("a new head commit waits for a new approval: nothing of it is built until then", async () => {
