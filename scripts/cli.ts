@@ -70,6 +70,7 @@ const cliEnv = envSchema.pick({
   LEVELRAIL_PREVIOUS_MASTER_KEYS: true,
   PORT: true,
   LEVELRAIL_PUBLIC_URL: true,
+  LEVELRAIL_AUDIT_RETENTION_DAYS: true,
   ...QUOTA_VARS,
 });
 const env = (() => {
@@ -244,7 +245,7 @@ async function tokenRevoke(args: string[]) {
 
 async function migrate(args: string[]) {
   flags(args, {});
-  await runMigrations(databaseUrl());
+  await runMigrations(databaseUrl(), { auditRetentionDays: env.LEVELRAIL_AUDIT_RETENTION_DAYS });
   console.log("migrations applied");
 }
 

@@ -11,16 +11,19 @@ import { Fatal, capture, log, quietEnv } from "./util.mjs";
 
 /**
  * Applies pending migrations to `env.DATABASE_URL`, in this process: @levelrail/db's
- * `runMigrations` (what `levelrail migrate` runs), compiled to JavaScript when it changed. Given
+ * `runMigrations` (what `levelrail migrate` runs), compiled to JavaScript when it changed, and
+ * writes `LEVELRAIL_AUDIT_RETENTION_DAYS` (`env`'s, else this process's, else 365) to the
+ * owner-only `audit_policy` the audit log's retention applies (docs/security.md). Given
  * `panel` (`startDatabase`'s), then sets up that role's grants and answers the URL the web app and
  * the worker connect with; else `env.DATABASE_URL`.
  */
 export async function migrate(env, panel = null) {
   const { outfile } = await bundle(BUNDLES.migrate);
   const { migrateForPanel } = await import(pathToFileURL(outfile).href);
+  const days = env.LEVELRAIL_AUDIT_RETENTION_DAYS ?? process.env.LEVELRAIL_AUDIT_RETENTION_DAYS;
   let url;
   try {
-    url = await migrateForPanel(env.DATABASE_URL, panel);
+    url = await migrateForPanel(env.DATABASE_URL, panel, { auditRetentionDays: days === undefined || days === "" ? undefined : Number(days) });
   } catch (err) {
     const cause = err?.cause?.message ? ` (${err.cause.message})` : "";
     throw new Fatal(`migrations failed: ${String(err?.message ?? err).replace(/\s+/g, " ").trim()}${cause}`);

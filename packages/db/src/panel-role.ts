@@ -5,7 +5,9 @@ import postgres from "postgres";
  * tables and runs the migrations. Only a table's owner (or a superuser) may drop or disable its
  * triggers, so the audit log's append-only trigger holds against the panel's own role: that role
  * reads and inserts audit entries and nothing more (the retention job deletes through
- * `audit_entry_prune`, a function owned by the owner), and reads and writes every other table.
+ * `audit_entry_prune()`, a function owned by the owner), has no privilege at all on `audit_policy`
+ * (the retention that function applies, written by the migrate step: migrate.ts), and reads and
+ * writes every other table.
  * Nothing in the schema is the panel role's own: it creates, alters and drops nothing.
  *
  * `ensurePanelRole` runs as the owner after every migration (a new table gets its grants) and is
@@ -41,7 +43,9 @@ export async function ensurePanelRole(ownerUrl: string, { role, password }: { ro
       await tx.unsafe(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
       await tx.unsafe(`REVOKE ALL ON TABLE audit_entry FROM ${role}`);
       await tx.unsafe(`GRANT ${AUDIT_PRIVILEGES.join(", ")} ON TABLE audit_entry TO ${role}`);
-      await tx.unsafe(`GRANT EXECUTE ON FUNCTION audit_entry_prune(timestamptz) TO ${role}`);
+      // The retention is the owner's: the panel's role may not read, shorten or empty it.
+      await tx.unsafe(`REVOKE ALL ON TABLE audit_policy FROM ${role}`);
+      await tx.unsafe(`GRANT EXECUTE ON FUNCTION audit_entry_prune() TO ${role}`);
     });
     const url = new URL(ownerUrl);
     url.username = role;

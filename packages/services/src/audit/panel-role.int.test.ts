@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
+import { runMigrations } from "@levelrail/db/migrate";
 import { ensurePanelRole } from "@levelrail/db/panel-role";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedOrg } from "@levelrail/testkit/seed";
@@ -92,12 +93,13 @@ describe("the panel's database role", () => {
     expect((await owner`select count(*)::int as n from audit_entry`)[0]!.n).toBe(2);
   });
 
-  it("runs the panel's verbs and the retention job, which deletes only entries older than a day or more", async () => {
+  it("runs the panel's verbs and the retention job, which deletes only entries older than the retention", async () => {
     const seeded = await seedOrg(panelDb.db, "panel-role");
     await createApp({ ctx: seeded, envId: seeded.envId, input: { name: "shop" } });
     await recordAudit(panelDb.db, workerSource("test"), { orgId: seeded.orgId, action: "test.more", target: { type: "test" } });
-    expect(await failure(panel`select audit_entry_prune(now())`)).toBe("22023");
-    expect(await pruneAudit(panelDb.db, 365)).toBe(1);
+    // The function that took its cutoff from its caller is gone (migration 0032).
+    expect(await failure(panel`select audit_entry_prune(now())`)).toBe("42883");
+    expect(await pruneAudit(panelDb.db)).toBe(1);
     expect((await owner`select count(*)::int as n from audit_entry where at < '2021-01-01'`)[0]!.n).toBe(0);
     expect((await owner`select count(*)::int as n from audit_entry`)[0]!.n).toBeGreaterThanOrEqual(3);
   });
@@ -106,5 +108,42 @@ describe("the panel's database role", () => {
     expect(await ensurePanelRole(database.url, { role, password })).toBe(panelUrl);
     expect(await failure(panel`delete from audit_entry`)).toBe("42501");
     await expect(ensurePanelRole(database.url, { role: "bad name", password })).rejects.toThrow(/letters, digits and _/);
+  });
+});
+
+describe("the audit retention the panel's role cannot shorten (issue 42, finding 14 follow-up)", () => {
+  it("a prune with a cutoff one day back, as the panel's role, deletes nothing younger than the configured retention", async () => {
+    // The operator configured 30 days: the migrate step (as the owner) writes it to audit_policy.
+    await runMigrations(database.url, { auditRetentionDays: 30 });
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+    await owner`insert into audit_entry ${owner([entry(days(2)), entry(days(29)), entry(days(400))].map((e) => ({ ...e, action: "test.retention" })))}`;
+    const left = async () => (await owner<{ n: number }[]>`select count(*)::int as n from audit_entry where action = 'test.retention'`)[0]!.n;
+    // A cutoff of the panel's choosing, a day back: no such function any more, nothing deleted.
+    expect(await failure(panel`select audit_entry_prune(now() - interval '1 day' - interval '1 minute')`)).toBe("42883");
+    expect(await failure(panel`select audit_entry_prune('infinity'::timestamptz)`)).toBe("42883");
+    expect(await left()).toBe(3);
+    // The retention job: only what is older than the configured 30 days.
+    expect(await pruneAudit(panelDb.db)).toBe(1);
+    expect(await left()).toBe(2);
+    await runMigrations(database.url, { auditRetentionDays: 365 });
+    expect((await owner`select retention_days from audit_policy`)[0]!.retention_days).toBe(365);
+    await expect(runMigrations(database.url, { auditRetentionDays: 0 })).rejects.toThrow(/from 1 to 36500/);
+  });
+
+  it("cannot change, fill or empty the retention policy", async () => {
+    for (const statement of [
+      "select retention_days from audit_policy",
+      "update audit_policy set retention_days = 1",
+      "delete from audit_policy",
+      "insert into audit_policy (id, retention_days) values (true, 1) on conflict (id) do update set retention_days = 1",
+      "truncate audit_policy",
+      "alter table audit_policy drop constraint audit_policy_pkey",
+    ]) {
+      expect(await failure(panel.unsafe(statement)), statement).toBe("42501");
+    }
+    // Set up again (every start does it), the role still gets nothing on it.
+    await ensurePanelRole(database.url, { role, password });
+    expect(await failure(panel`update audit_policy set retention_days = 1`)).toBe("42501");
+    expect((await owner`select retention_days from audit_policy`)[0]!.retention_days).toBe(365);
   });
 });

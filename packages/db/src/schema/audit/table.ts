@@ -1,4 +1,5 @@
-import { bigint, index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, check, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /** Who made a change: a signed-in user, an API token, the operator CLI on the host, the worker on its own (a schedule), or a git provider's webhook (`webhook:github`). */
 export const AUDIT_ACTOR_TYPES = ["user", "token", "cli", "worker", "webhook"] as const;
@@ -43,3 +44,23 @@ export const auditEntry = pgTable(
 );
 
 export type AuditEntryRow = typeof auditEntry.$inferSelect;
+
+/** `LEVELRAIL_AUDIT_RETENTION_DAYS`' default and bounds (packages/config/src/env.ts): entries are kept a year. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const MAX_AUDIT_RETENTION_DAYS = 36_500;
+
+/**
+ * How long audit entries are kept: one row, written by the migration step as the owner of the tables
+ * from `LEVELRAIL_AUDIT_RETENTION_DAYS` (packages/db/src/migrate.ts), read by `audit_entry_prune()`
+ * (migration 0032, by hand), which computes its cutoff from it. The panel's own database role has no
+ * privilege on it (packages/db/src/panel-role.ts), so a compromised panel cannot shorten the retention.
+ */
+export const auditPolicy = pgTable(
+  "audit_policy",
+  {
+    /** Always true: the table holds one row. */
+    id: boolean("id").primaryKey().default(true),
+    retentionDays: integer("retention_days").notNull(),
+  },
+  (t) => [check("audit_policy_one_row", sql`${t.id}`), check("audit_policy_retention_days", sql`${t.retentionDays} between 1 and 36500`)],
+);
