@@ -214,6 +214,12 @@ export const preview = pgTable(
      * credential, storage target or database attachment); null: the environment was cloned in full, or not yet.
      */
     withheld: jsonb("withheld").$type<WithheldItem[]>(),
+    /**
+     * The environment this preview's own clone made (recorded in the clone's transaction): the only
+     * `pr-<n>` an untrusted preview takes over after a crash, and one no other preview takes over.
+     * Null once that environment is deleted.
+     */
+    clonedEnvironmentId: uuid("cloned_environment_id").references(() => environment.id, { onDelete: "set null" }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp("closed_at", { withTimezone: true }),
