@@ -95,7 +95,8 @@ export interface Actor {
   readOnly?: boolean;
   /**
    * An installation administrator (`levelrail admin grant`): the only one who changes what belongs to
-   * the installation (its nodes). Never through a read-only token.
+   * the installation (its nodes). Never through a read-only token, nor a session an organization's
+   * single sign-on opened.
    */
   installationAdmin?: boolean;
   /** The better-auth session of a signed-in browser (absent for an API token): "this device" in the sessions list. */
@@ -155,7 +156,9 @@ export async function actorFor(
     email,
     orgIds: rows.filter((r) => !blocked.includes(r.orgId) && !ssoBlocked.includes(r.orgId) && !elsewhere.includes(r.orgId)).map((r) => r.orgId),
     memberships,
-    installationAdmin: installation,
+    // An organization's identity provider vouches for its organization only: never for the
+    // installation (nor for the second factor a password sign-in asks).
+    installationAdmin: installation && ssoOrgId === null,
     sessionId: session.id,
     secondFactorRequiredBy: blocked,
     ssoRequiredBy: ssoBlocked,

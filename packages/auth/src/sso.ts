@@ -139,13 +139,15 @@ export interface SsoSignIn {
 }
 
 /**
- * better-auth's routes that change how the account signs in, or hand out its other providers'
- * tokens: a session an organization's single sign-on opened acts in that organization only, so it
- * may use none of them (it would unlink the password, end the person's other sessions, read another
- * provider's token, or enrol a factor for every organization).
+ * The only better-auth routes a session an organization's single sign-on opened may use (an allow
+ * list): reading itself, signing out, and signing in again (by password, or through single sign-on:
+ * finding the connection, starting it, its callback), which open a new session rather than act with
+ * this one. Such a session acts in that organization only, so every other route refuses it: they act
+ * on the whole account (check or change its password, list its other sessions with their tokens,
+ * list or unlink its accounts, change its name or email, enrol or use a second factor, end sessions).
+ * Paths are better-auth's route patterns (`/callback/:id`).
  */
-const ACCOUNT_CHANGES =
-  /^\/(unlink-account|link-social|change-password|change-email|delete-user|revoke-sessions|revoke-other-sessions|revoke-session|get-access-token|refresh-token|account-info|two-factor\/(enable|disable|generate-backup-codes|get-totp-uri))$/;
+const SSO_SESSION_ROUTES = /^\/(get-session|sign-out|sign-in\/(email|social)|callback\/:id|sso\/provider|ok|error)$/;
 
 const PREFIX = "sso-";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -282,13 +284,13 @@ export function orgSso(backend: SsoBackend, ipHeader: string) {
     hooks: {
       before: [
         {
-          matcher: (ctx: HookCtx) => ACCOUNT_CHANGES.test(ctx.path ?? ""),
+          matcher: (ctx: HookCtx) => !SSO_SESSION_ROUTES.test(ctx.path ?? ""),
           handler: createAuthMiddleware(async (ctx) => {
             const current = await getSessionFromCtx(ctx);
             if ((current?.session as { ssoOrgId?: string | null } | undefined)?.ssoOrgId) {
               throw new APIError("FORBIDDEN", {
                 code: "SSO_SESSION_ACCOUNT_CHANGE",
-                message: "this session came through an organization's single sign-on and acts only there: it changes nothing of how your account signs in; sign in with your password and second factor for that",
+                message: "this session came through an organization's single sign-on and acts only there: nothing of your account is reachable through it; sign in with your password and second factor for that",
               });
             }
           }),

@@ -8,6 +8,8 @@ import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { auditEntry } from "@levelrail/db/schema/audit";
 import { account, session as sessionTable, user } from "@levelrail/db/schema/auth";
 import { domainProof } from "@levelrail/db/schema/domains";
+import { nodeChange } from "@levelrail/db/schema/nodes";
+import { installationAdmin } from "@levelrail/db/schema/operator";
 import { membership } from "@levelrail/db/schema/orgs";
 import { ssoConnection, ssoEmailDomain } from "@levelrail/db/schema/sso";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
@@ -15,6 +17,7 @@ import { CookieJar, type TestIdp, loginAtProvider, startOidcProvider } from "@le
 import { seedMember, seedOrg, testKit } from "@levelrail/testkit/seed";
 import { secretOf, totp } from "@levelrail/testkit/totp";
 import type { Ctx } from "../context";
+import { changeNode } from "../node/change";
 import { listProjects } from "../project/list";
 import { listMembers } from "./members";
 import { endOwnOtherSessions, endOwnSession } from "./security";
@@ -368,6 +371,61 @@ describe("the connection signs in only its organization's proven email domains, 
     expect(full.ssoOrgId).toBeNull();
     expect(full.orgIds.sort()).toEqual([org.orgId, other.orgId].sort());
     expect(full.ssoSessionRefusedBy).toEqual([]);
+  });
+
+  it("of better-auth's routes, the session uses only get-session and sign-out (and signing in again): nothing of the account is reachable through it", async () => {
+    const member = await person("routes", "routes.example");
+    await proveEmailDomain(org.orgId, "routes.example");
+    const sso = await signInThroughSso(member.email);
+    expect(sso.session?.session.ssoOrgId).toBe(org.orgId);
+    const get = async (path: string) => (await auth.handler(new Request(`${PANEL}/api/auth${path}`, { headers: { cookie: sso.jar.header(), origin: PANEL } }))).status;
+
+    // Guessing the password, reading every session's token, the accounts, changing the user, using the second factor: all refused.
+    expect((await post(sso.jar, "/verify-password", { password: member.password })).status).toBe(403);
+    expect((await post(sso.jar, "/verify-password", { password: "wrong guess" })).status).toBe(403);
+    expect(await get("/list-sessions")).toBe(403);
+    expect(await get("/list-accounts")).toBe(403);
+    expect((await post(sso.jar, "/update-user", { name: "renamed" })).status).toBe(403);
+    expect((await post(sso.jar, "/update-session", {})).status).toBe(403);
+    expect((await post(sso.jar, "/two-factor/verify-totp", { code: totp(member.secret) })).status).toBe(403);
+    expect((await userByEmail(member.email))?.name).not.toBe("renamed");
+
+    // Reading itself and signing out work.
+    expect(await get("/get-session")).toBe(200);
+    expect((await post(sso.jar, "/sign-out", {})).status).toBe(200);
+    expect(await sessionIn(sso.jar)).toBeNull();
+
+    // A password session (with its second factor) still uses them.
+    const jar = new CookieJar();
+    await post(jar, "/sign-in/email", { email: member.email, password: member.password });
+    await post(jar, "/two-factor/verify-totp", { code: totp(member.secret) });
+    expect((await post(jar, "/verify-password", { password: member.password })).status).toBe(200);
+    expect((await auth.handler(new Request(`${PANEL}/api/auth/list-sessions`, { headers: { cookie: jar.header(), origin: PANEL } }))).status).toBe(200);
+  });
+
+  it("an installation administrator signed in through an organization's single sign-on is no installation administrator; by password they are", async () => {
+    const member = await person("installer", "installer.example");
+    await proveEmailDomain(org.orgId, "installer.example");
+    await db.insert(installationAdmin).values({ userId: member.id });
+    const swarm = { nodes: async () => ({ engine: "swarm" as const, nodes: [{ id: "wrk1", name: "wrk1", availability: "active", labels: {} }] }) };
+    try {
+      const sso = await signInThroughSso(member.email);
+      const bySso = await actorOf(sso.session!);
+      expect(bySso.installationAdmin).toBe(false);
+      const refused = await changeNode({ ctx: { db, actor: bySso }, reader: swarm, nodeId: "wrk1", input: { availability: "drain" } }).catch((e: { code: string }) => e);
+      expect(refused).toMatchObject({ code: "forbidden" });
+      expect(await db.select().from(nodeChange)).toEqual([]);
+
+      const jar = new CookieJar();
+      await post(jar, "/sign-in/email", { email: member.email, password: member.password });
+      await post(jar, "/two-factor/verify-totp", { code: totp(member.secret) });
+      const byPassword = await actorOf((await sessionIn(jar))!);
+      expect(byPassword.installationAdmin).toBe(true);
+      await changeNode({ ctx: { db, actor: byPassword }, reader: swarm, nodeId: "wrk1", input: { availability: "drain" } });
+      expect((await db.select().from(nodeChange)).map((r) => r.nodeId)).toEqual(["wrk1"]);
+    } finally {
+      await db.delete(installationAdmin).where(eq(installationAdmin.userId, member.id));
+    }
   });
 
   it("an ID token handed to the panel directly (no authorization code flow) opens no session through the connection", async () => {
