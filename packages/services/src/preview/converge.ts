@@ -7,7 +7,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { normalizeRepo, previewEnvironmentName, previewRoutes } from "@levelrail/spec/preview";
 import { recordAudit } from "../audit/record";
 import { enqueueBuild } from "../build/enqueue";
-import { type Withhold, createEnvironment, deleteEnvironment } from "../project/environment";
+import { type OnCreated, type Withhold, createEnvironment, deleteEnvironment } from "../project/environment";
 import { deployService } from "../release/deploy";
 import { patchService } from "../service/write";
 import { isAwaiting, isUntrusted } from "./approval";
@@ -95,10 +95,20 @@ export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
     .select({ id: environment.id })
     .from(environment)
     .where(and(eq(environment.projectId, p.projectId), eq(environment.orgId, p.orgId), eq(environment.name, name)));
-  // Taken over after a crash only when this preview's own clone made it without secrets.
-  if (existing && untrusted && p.withheld === null) {
-    throw new LevelrailError("conflict", `an environment ${name} exists that was not cloned for this request without the base's secrets; delete it, and the preview is cloned again`);
+  // What an earlier clone withheld is forgotten once its environment is gone (the foreign key nulled cloned_environment_id).
+  if (p.clonedEnvironmentId === null && p.withheld !== null) {
+    await d.db.update(preview).set({ withheld: null }).where(and(eq(preview.id, p.id), eq(preview.orgId, p.orgId)));
   }
+  // Taken over (after a crash) only when it is the environment this preview's own clone made
+  // (docs/security.md, fork preview ↔ base environment): an untrusted preview never adopts a pr-<n> it
+  // did not clone (a member's clone or another repository's request's, with the base's secrets), and
+  // no preview adopts one another preview claims.
+  if (existing && existing.id !== p.clonedEnvironmentId && (untrusted || (await claimedByAnother(d, existing.id, p.id)))) {
+    throw new LevelrailError("conflict", `an environment ${name} exists that was not cloned for this request${untrusted ? " without the base's secrets" : ""}; delete it, and the preview is cloned again`);
+  }
+  const onCreated: OnCreated = async (tx, envId) => {
+    await tx.update(preview).set({ clonedEnvironmentId: envId }).where(and(eq(preview.id, p.id), eq(preview.orgId, p.orgId)));
+  };
   const withhold: Withhold | undefined = untrusted
     ? {
         async record(tx, withheld) {
@@ -106,7 +116,7 @@ export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
         },
       }
     : undefined;
-  const envId = existing?.id ?? (await createEnvironment({ ctx, projectId: p.projectId, input: { name, from: s.baseEnvironmentId }, ...(withhold ? { withhold } : {}) })).id;
+  const envId = existing?.id ?? (await createEnvironment({ ctx, projectId: p.projectId, input: { name, from: s.baseEnvironmentId }, onCreated, ...(withhold ? { withhold } : {}) })).id;
   const base = await d.db
     .select({ name: service.name, domains: service.domains })
     .from(service)
@@ -137,8 +147,18 @@ export async function openPreview(d: PreviewDeps, id: string): Promise<void> {
   const left = after?.withheld?.length ? `; withheld from the base (a fork's or an outsider's request): ${after.withheld.map((w) => `${w.service ? `${w.service} ` : ""}${w.key} (${w.kind})`).join(", ")}` : "";
   await d.db
     .update(preview)
-    .set({ environmentId: envId, message: `environment ${name} cloned${untrusted ? " without the base's secrets, credentials, storage targets and database attachments" : ""}${left}` })
+    .set({ environmentId: envId, clonedEnvironmentId: envId, message: `environment ${name} cloned${untrusted ? " without the base's secrets, credentials, storage targets and database attachments" : ""}${left}` })
     .where(and(eq(preview.id, p.id), eq(preview.state, "open")));
+}
+
+/** Whether another preview's environment (cloned or in use) is this one. */
+async function claimedByAnother(d: PreviewDeps, envId: string, previewId: string): Promise<boolean> {
+  const [other] = await d.db
+    .select({ id: preview.id })
+    .from(preview)
+    .where(and(ne(preview.id, previewId), or(eq(preview.environmentId, envId), eq(preview.clonedEnvironmentId, envId))))
+    .limit(1);
+  return other !== undefined;
 }
 
 /** Queues builds of the head commit for the preview's services built from its repository (each deploys once built). */
@@ -153,7 +173,7 @@ export async function buildPreview(d: PreviewDeps, id: string): Promise<number> 
     if (!locked || locked.state !== "open" || locked.headCommit !== p.headCommit) return 0;
     // A fork's or an outsider's head commit builds only once approved, and only in an environment cloned without secrets.
     if (isAwaiting(locked)) return 0;
-    if (isUntrusted(locked) && locked.withheld === null) {
+    if (isUntrusted(locked) && (locked.withheld === null || locked.clonedEnvironmentId !== locked.environmentId)) {
       await tx
         .update(preview)
         .set({ message: "not built: the environment was cloned with the base's secrets before the request was known as a fork's or an outsider's; close and reopen the request" })
@@ -184,7 +204,7 @@ export async function removePreview(d: PreviewDeps, id: string): Promise<void> {
   }
   await d.db
     .update(preview)
-    .set({ environmentId: null, message: `${p.message ? `${p.message.replace(/; deleting its environment$/, "")}; ` : ""}environment deleted` })
+    .set({ environmentId: null, clonedEnvironmentId: null, withheld: null, message: `${p.message ? `${p.message.replace(/; deleting its environment$/, "")}; ` : ""}environment deleted` })
     .where(and(eq(preview.id, p.id), ne(preview.state, "open")));
 }
 

@@ -37,19 +37,24 @@ export interface Withhold {
   record(tx: Tx, withheld: WithheldItem[]): Promise<void>;
 }
 
-/** A new environment of a project, empty or a clone of another one; `deploy` deploys every cloned service; `withhold` clones without secrets. */
+/** Called in the new environment's transaction with its id (a preview records the environment its own clone made). */
+export type OnCreated = (tx: Tx, environmentId: string) => Promise<void>;
+
+/** A new environment of a project, empty or a clone of another one; `deploy` deploys every cloned service; `withhold` clones without secrets; `onCreated` is told its id in its transaction. */
 export async function createEnvironment({
   ctx,
   projectId,
   input,
   deploy = false,
   withhold,
+  onCreated,
 }: {
   ctx: Ctx;
   projectId: string;
   input: unknown;
   deploy?: boolean;
   withhold?: Withhold;
+  onCreated?: OnCreated;
 }): Promise<EnvironmentView> {
   const p = await getProject(ctx, projectId, "environment.create");
   const { name, from } = parse(environmentInput, input);
@@ -61,6 +66,7 @@ export async function createEnvironment({
         const withheld = await copyEnvironment(ctx, tx, source, env!, withhold !== undefined);
         await withhold?.record(tx, withheld);
       }
+      await onCreated?.(tx, env!.id);
       const target = { type: "environment", id: env!.id, name: `${p.name}/${name}` };
       await audit(ctx, tx, { orgId: p.orgId, action: source ? "environment.clone" : "environment.create", target, fields: source ? ["name", "from"] : ["name"] });
       return env!;

@@ -15,7 +15,7 @@ import { createDatabase } from "@levelrail/services/database/write";
 import { putSecret } from "@levelrail/services/env/secrets";
 import { envTargetOf, pgEnvStores } from "@levelrail/services/env/sources";
 import { putTierEnv } from "@levelrail/services/env/vars";
-import { createEnvironment } from "@levelrail/services/project/environment";
+import { createEnvironment, deleteEnvironment } from "@levelrail/services/project/environment";
 import { receiveGitHook } from "@levelrail/services/git-hook/receive";
 import { hmacHex } from "@levelrail/services/git-hook/signature";
 import { approvePreview } from "@levelrail/services/preview/approval";
@@ -291,6 +291,47 @@ describe("a fork's pull request", () => {
     expect(p).toMatchObject({ environmentId: null, builtCommit: null, withheld: null });
     expect(p.message).toContain("was not cloned for this request");
     expect(await buildsOf(made.id)).toEqual([]);
+  });
+
+  it("whose environment was deleted never takes over a pr-<n> cloned later with secrets (a member's clone, another repository's request)", async () => {
+    await send(requestEvent("github", "opened", 39, B, "fork"));
+    await approvePreview({ ctx: developer, projectId: o.projectId, previewId: (await previewOf(39)).id, input: { commit: B } });
+    await converge();
+    const first = await previewOf(39);
+    expect(first.environmentId).not.toBeNull();
+    expect(first.withheld?.length).toBeGreaterThan(0);
+    // A member deletes the preview's environment; the request stays open (the foreign key sets environment_id null).
+    await deleteEnvironment({ ctx: o, envId: first.environmentId!, dropData: true });
+    await send(requestEvent("github", "synchronize", 39, C, "fork"));
+    // A pr-39 with the base's secrets appears, then the new head commit is approved.
+    const made = await createEnvironment({ ctx: o, projectId: o.projectId, input: { name: "pr-39", from: o.envId } });
+    await approvePreview({ ctx: developer, projectId: o.projectId, previewId: first.id, input: { commit: C } });
+    await converge();
+    await converge();
+    const p = await previewOf(39);
+    expect(p).toMatchObject({ environmentId: null, builtCommit: B });
+    expect(p.message).toContain("was not cloned for this request");
+    expect(await buildsOf(made.id)).toEqual([]);
+    // Deleted, the member's environment makes room: the preview is cloned again without secrets and built.
+    await deleteEnvironment({ ctx: o, envId: made.id, dropData: true });
+    await converge();
+    await converge();
+    const again = await previewOf(39);
+    expect(again).toMatchObject({ builtCommit: C, clonedEnvironmentId: again.environmentId });
+    expect(again.withheld?.map((w) => w.key)).toContain("API_KEY");
+    expect(JSON.stringify(await containerEnvs(again.environmentId!))).not.toContain(API_KEY);
+  });
+
+  it("never takes over the environment of another preview of its number (another repository's request)", async () => {
+    const other = await previewOf(40);
+    // Another repository's request #40 in the project (a member's, trusted): the pr-40 there is the first one's preview's.
+    const [row] = await db.insert(preview).values({ orgId: o.orgId, projectId: o.projectId, repo: "github.com/acme/other", number: 40, headRef: "x", headCommit: B }).returning();
+    await converge();
+    const p = (await db.select().from(preview).where(eq(preview.id, row!.id)))[0]!;
+    expect(p).toMatchObject({ environmentId: null, builtCommit: null });
+    expect(p.message).toContain("was not cloned for this request");
+    expect((await db.select().from(preview).where(eq(preview.id, other.id)))[0]).toMatchObject({ environmentId: other.environmentId });
+    await db.delete(preview).where(eq(preview.id, row!.id));
   });
 
   it("its cloned git source does not poll the base repository (a branch named like the fork's head would deploy unapproved)", async () => {
