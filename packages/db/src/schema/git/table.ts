@@ -220,6 +220,12 @@ export const preview = pgTable(
      * Null once that environment is deleted.
      */
     clonedEnvironmentId: uuid("cloned_environment_id").references(() => environment.id, { onDelete: "set null" }),
+    /**
+     * The latest time the forge gave an event of the request (`pull_request.updated_at`, GitLab's
+     * `object_attributes.updated_at`) among those taken: an event older than it is an earlier delivery
+     * sent again, and changes nothing. Null: none said.
+     */
+    lastEventAt: timestamp("last_event_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp("closed_at", { withTimezone: true }),
