@@ -1,7 +1,7 @@
 // The second factor and sessions in the browser: set up TOTP on /account (the code computed here,
 // RFC 6238, apart from the library the panel verifies with), sign out, sign in with a code, then
 // list the sessions and end another browser's; an owner acts on a member's sign-in from Members.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { createApiToken } from "@levelrail/auth";
 import { resetSecondFactor } from "@levelrail/auth/account";
 import { user } from "@levelrail/db/schema/auth";
@@ -123,6 +123,9 @@ test("an owner sees each member's second factor on Members, resets it and signs 
   const theirs = await browser.newContext({ baseURL: stack.env.baseURL });
   try {
     await stack.db.insert(membership).values({ orgId: operator.orgId, userId: member.ctx.actor.userId, role: "developer" });
+    // A member of this organization only: an owner's reset and sign-out reach a member of several
+    // organizations only within theirs (the integration tests of org/security.ts cover that case).
+    await stack.db.delete(membership).where(and(eq(membership.orgId, member.orgId), eq(membership.userId, member.ctx.actor.userId)));
     // The member is signed in somewhere, then has a second factor (the flag is what the list shows and the reset clears).
     const guest = await theirs.newPage();
     await signInThroughApi(guest, stack, member);
