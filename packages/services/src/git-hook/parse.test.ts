@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PayloadError, parseGitea, parseGitHub, parseGitLab, payloadOf, tracks } from "./parse";
+import { PayloadError, parseGitea, parseGitHub, parseGitLab, payloadOf, timeOf, tracks } from "./parse";
 import { deliveryOf, hmacHex, providerOf, verifySignature } from "./signature";
 
 const A = "a".repeat(40);
@@ -106,6 +106,7 @@ describe("parsers", () => {
       fork: false,
       outsider: false,
       headRepo: "acme/shop",
+      at: null,
     });
     const actions = (f: (a: string) => ReturnType<typeof parseGitHub>) => ["opened", "reopened", "synchronize", "synchronized", "closed", "labeled"].map((a) => (f(a) as { action: string }).action);
     expect(actions((a) => parseGitHub("pull_request", githubPr(a)))).toEqual(["opened", "opened", "synchronize", "ignored", "closed", "ignored"]);
@@ -145,6 +146,16 @@ describe("parsers", () => {
     expect(parseGitLab("Merge Request Hook", { ...gl, object_attributes: { ...gl.object_attributes, source_project_id: 16 } })).toMatchObject({ fork: true, outsider: true });
     const { source_project_id: _s, ...noSource } = gl.object_attributes;
     expect(parseGitLab("Merge Request Hook", { ...gl, object_attributes: noSource })).toMatchObject({ fork: true, outsider: true });
+  });
+  it("a request event's time, as each forge stamps it (what tells a replayed delivery from a new one)", () => {
+    const gh = githubPr("opened");
+    expect(parseGitHub("pull_request", { ...gh, pull_request: { ...gh.pull_request, updated_at: "2026-12-01T10:00:00Z" } })).toMatchObject({ at: new Date("2026-12-01T10:00:00Z") });
+    const gt = giteaPr("opened");
+    expect(parseGitea("pull_request", { ...gt, pull_request: { ...gt.pull_request, updated_at: "2026-12-01T11:00:00+01:00" } })).toMatchObject({ at: new Date("2026-12-01T10:00:00Z") });
+    const gl = gitlabMr("open");
+    expect(parseGitLab("Merge Request Hook", { ...gl, object_attributes: { ...gl.object_attributes, updated_at: "2026-12-01 10:00:00 UTC" } })).toMatchObject({ at: new Date("2026-12-01T10:00:00Z") });
+    expect(timeOf("2026-12-01T10:00:00.123Z")).toEqual(new Date("2026-12-01T10:00:00.123Z"));
+    for (const v of [undefined, "", "yesterday", 12]) expect(timeOf(v), String(v)).toBeNull();
   });
   it("bodies: JSON, or GitHub's form encoding; the tracked branch", () => {
     expect(payloadOf(new TextEncoder().encode(`payload=${encodeURIComponent(JSON.stringify({ a: 1 }))}`), "application/x-www-form-urlencoded")).toEqual({ a: 1 });

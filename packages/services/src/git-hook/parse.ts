@@ -40,6 +40,11 @@ export type HookEvent =
       outsider: boolean;
       /** The head repository's name as the payload gives it (for the message), "" when it names none. */
       headRepo: string;
+      /**
+       * When the forge last changed the request, as the payload says (`pull_request.updated_at`, GitLab's
+       * `object_attributes.updated_at`); null when it does not. A delivery older than the last one taken is replayed.
+       */
+      at: Date | null;
     }
   | { kind: "other"; event: string };
 
@@ -92,7 +97,15 @@ function sameRepository(head: Obj, base: Obj, headId: unknown = head.id): boolea
   return x !== "" && x === str(base.full_name).toLowerCase();
 }
 
-type PrFields = { action: PrAction; providerAction: string; number: number; headRef: string; headCommit: string; baseRef: string; statusUrl: string; repoPath: string; fork: boolean; outsider: boolean; headRepo: string };
+type PrFields = { action: PrAction; providerAction: string; number: number; headRef: string; headCommit: string; baseRef: string; statusUrl: string; repoPath: string; fork: boolean; outsider: boolean; headRepo: string; at: Date | null };
+
+/** A payload's time: ISO 8601, or GitLab's older `2013-12-03 17:23:34 UTC`; null when missing or not a time. */
+export function timeOf(v: unknown): Date | null {
+  const t = str(v).trim();
+  if (!t) return null;
+  const d = new Date(t.replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?) UTC$/, "$1T$2Z"));
+  return Number.isNaN(d.getTime()) ? null : d;
+}
 
 function pr(p: PrFields): HookEvent {
   if (!p.number) throw new PayloadError("a request without its number");
@@ -114,7 +127,7 @@ export function parseGitHub(event: string, body: Obj): HookEvent {
   // `head.repo` is null when the fork was deleted: not the base.
   const fork = !sameRepository(obj(head.repo), repository);
   const outsider = !MEMBER_ASSOCIATIONS.has(str(p.author_association));
-  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider, headRepo: str(obj(head.repo).full_name) });
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider, headRepo: str(obj(head.repo).full_name), at: timeOf(p.updated_at) });
 }
 
 /** Gitea: `push`, `pull_request` (opened, reopened, synchronized, closed). */
@@ -133,7 +146,7 @@ export function parseGitea(event: string, body: Obj): HookEvent {
   // says who the author is to the repository, and an AGit request (`git push origin HEAD:refs/for/main
   // -o topic=x`, open to anyone who can read the repository) has the base repository as its `head.repo`,
   // so "not a fork" proves nothing about the author. A member approves each head commit.
-  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider: true, headRepo: str(headRepo.full_name) });
+  return pr({ action, providerAction: a, number: int(body.number) || int(p.number), headRef: str(head.ref), headCommit: str(head.sha), baseRef: str(obj(p.base).ref), statusUrl: str(p.statuses_url), repoPath: str(repository.full_name), fork, outsider: true, headRepo: str(headRepo.full_name), at: timeOf(p.updated_at) });
 }
 
 /** GitLab: `Push Hook`, `Tag Push Hook`, `Merge Request Hook` (open, reopen, update with new commits, close, merge). */
@@ -159,6 +172,7 @@ export function parseGitLab(event: string, body: Obj): HookEvent {
     fork,
     outsider: fork,
     headRepo: str(obj(m.source).path_with_namespace),
+    at: timeOf(m.updated_at),
   });
 }
 

@@ -35,18 +35,26 @@ export async function upsertPreview(
   const repo = normalizeRepo(p.repoUrl);
   const mine = and(eq(preview.projectId, p.projectId), eq(preview.repo, repo), eq(preview.number, e.number), eq(preview.orgId, p.orgId));
   const now = new Date();
+  const [existing] = await tx.select().from(preview).where(mine);
+  // A replayed delivery (GitHub's delivery id is not signed, so a captured one can be sent again under a
+  // new id): an event the forge stamped before the last one taken is old news, opening, moving or closing nothing.
+  const last = existing?.lastEventAt ?? null;
+  if (e.at && last && e.at.getTime() < last.getTime()) {
+    return { kind: "ignored", reason: `an older event of request ${e.number} (updated ${e.at.toISOString()}, the preview has seen ${last.toISOString()}): an earlier delivery sent again; ignored` };
+  }
+  const lastEventAt = e.at ?? last;
   if (e.action === "closed") {
     const [row] = await tx
       .update(preview)
-      .set({ state: "closed", closedAt: now, updatedAt: now, message: `request ${e.providerAction === "merge" || e.providerAction === "merged" ? "merged" : "closed"}; deleting its environment` })
+      .set({ state: "closed", closedAt: now, updatedAt: now, lastEventAt, message: `request ${e.providerAction === "merge" || e.providerAction === "merged" ? "merged" : "closed"}; deleting its environment` })
       .where(and(mine, ne(preview.state, "closed")))
       .returning();
+    if (!row && existing && e.at) await tx.update(preview).set({ lastEventAt }).where(eq(preview.id, existing.id));
     return row ? { kind: "open", preview: row, opened: false } : { kind: "ignored", reason: `no open preview of request ${e.number}` };
   }
-  const [existing] = await tx.select().from(preview).where(mine);
   // Once a fork's or an outsider's, always: a later event that leaves a field out does not make the request trusted.
   const trust = { fork: (existing?.fork ?? false) || e.fork, outsider: (existing?.outsider ?? false) || e.outsider };
-  const head = { headRef: e.headRef, headCommit: e.headCommit, statusUrl: e.statusUrl ?? null, updatedAt: now, ...trust };
+  const head = { headRef: e.headRef, headCommit: e.headCommit, statusUrl: e.statusUrl ?? null, updatedAt: now, lastEventAt, ...trust };
   // Reopened: an approval given before the request was closed is forgotten with it (a member approves again).
   const reopened = existing?.state === "closed";
   const waiting = isAwaiting({ ...trust, headCommit: e.headCommit, approvedCommit: reopened ? null : (existing?.approvedCommit ?? null) });

@@ -334,6 +334,37 @@ describe("a fork's pull request", () => {
     await db.delete(preview).where(eq(preview.id, row!.id));
   });
 
+  it("a replayed request delivery (a new delivery id, an older updated_at) neither reopens a closed preview nor closes a live one", async () => {
+    const event = (action: string, number: number, sha: string, at: string) => {
+      const body = bytes({ action, number, pull_request: { number, author_association: "MEMBER", updated_at: at, head: { ref: `topic-${number}`, sha, repo: BASE_REPO }, base: { ref: "main", repo: BASE_REPO } }, repository: BASE_REPO });
+      return { body, headers: new Headers({ "content-type": "application/json", "x-github-event": "pull_request", "x-github-delivery": delivery(), "x-hub-signature-256": `sha256=${hmacHex(HOOK_SECRET, body)}` }) };
+    };
+    const opened = event("opened", 44, B, "2026-12-01T10:00:00Z");
+    await send(opened);
+    await converge();
+    const envId = (await previewOf(44)).environmentId!;
+    expect((await buildsOf(envId)).map((b) => b.commit)).toEqual([B]);
+    await send(event("closed", 44, C, "2026-12-01T11:00:00Z"));
+    await converge();
+    expect(await previewOf(44)).toMatchObject({ state: "closed", environmentId: null });
+    // The captured opened delivery, sent again under a new delivery id (GitHub's id is not signed).
+    const replay = await receiveGitHook({ db, kit: o.kit }, { sourceId, headers: new Headers({ ...Object.fromEntries(opened.headers), "x-github-delivery": delivery() }), body: opened.body });
+    expect(replay).toMatchObject({ status: 200, body: { ignored: true, reason: expect.stringContaining("an earlier delivery sent again") } });
+    await converge();
+    expect(await previewOf(44)).toMatchObject({ state: "closed", environmentId: null });
+    expect(await envNamed("pr-44")).toBeNull();
+    // A live preview: an old closed delivery sent again after the request was reopened closes nothing.
+    const closed = event("closed", 45, B, "2026-12-01T10:30:00Z");
+    await send(event("opened", 45, B, "2026-12-01T10:00:00Z"));
+    await send(closed);
+    await send(event("reopened", 45, C, "2026-12-01T12:00:00Z"));
+    expect((await send({ ...closed, headers: new Headers({ ...Object.fromEntries(closed.headers), "x-github-delivery": delivery() }) })).body).toMatchObject({ ignored: true });
+    expect(await previewOf(45)).toMatchObject({ state: "open", headCommit: C, lastEventAt: new Date("2026-12-01T12:00:00Z") });
+    // An event the forge stamped later is taken.
+    await send(event("synchronize", 45, D, "2026-12-01T13:00:00Z"));
+    expect(await previewOf(45)).toMatchObject({ state: "open", headCommit: D });
+  });
+
   it("its cloned git source does not poll the base repository (a branch named like the fork's head would deploy unapproved)", async () => {
     await db.update(gitSource).set({ pollIntervalSeconds: 60 }).where(eq(gitSource.id, sourceId));
     try {
