@@ -55,8 +55,6 @@ export function route<P = Record<string, never>>(run: (call: Call<P>) => Promise
     try {
       const actor = await actorFromRequest(req);
       if (!actor) throw new LevelrailError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-      refuseWithoutSecondFactor(req, actor);
-      refuseWithoutSso(req, actor);
       refuseReadOnlyChange(req, actor);
       const { db, kit, publicUrl, quotas, shortName, allowPrivateTargets, baseDomains } = server();
       const p = await params;
@@ -106,28 +104,13 @@ function refuseReadOnlyChange(req: Request, actor: Actor) {
   refuseReadOnly(actor, `${req.method} ${url.pathname}`);
 }
 
-/** What a session without a required second factor may still reach: its account (to enrol) and sessions. */
-const ACCOUNT_PATHS = /^\/api\/v1\/(account|sessions)(\/|$)/;
-
-/**
- * An organization the caller belongs to requires a second factor they have not enrolled: their
- * session reaches only the account routes until they do (a 403 saying where to enrol). API tokens
- * are not affected: `secondFactorRequiredBy` is empty for them.
+/*
+ * An organization that requires single sign-on or a second factor this session lacks is left out of
+ * the actor's organizations: a route acting in it answers 403 saying how to sign in for it
+ * (packages/services' `orgOf` and `authorize`), every other route works, the account and sessions
+ * routes included. Nothing is refused here for it: one organization's requirement never locks its
+ * member out of another organization.
  */
-function refuseWithoutSecondFactor(req: Request, actor: Actor) {
-  if ((actor.secondFactorRequiredBy ?? []).length === 0 || ACCOUNT_PATHS.test(new URL(req.url).pathname)) return;
-  throw new LevelrailError("forbidden", "an organization you belong to requires a second factor: enrol one on your account page (/account) first");
-}
-
-/**
- * An organization the caller belongs to requires single sign-on and this session came another way
- * (a password): it reaches only the account routes (a 403 saying to sign in with SSO). API tokens
- * are not affected.
- */
-function refuseWithoutSso(req: Request, actor: Actor) {
-  if ((actor.ssoRequiredBy ?? []).length === 0 || ACCOUNT_PATHS.test(new URL(req.url).pathname)) return;
-  throw new LevelrailError("forbidden", "an organization you belong to requires single sign-on: sign out and sign in with SSO (Sign in with SSO on the sign-in page)");
-}
 
 function logError(req: Request, err: unknown) {
   console.error(`[api] ${req.method} ${new URL(req.url).pathname} failed: ${describe(err, 0)}`);

@@ -16,13 +16,15 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
 });
 
 /**
- * The service-layer context of a server component; signed-out visitors go to /login, and members
- * of an organization that requires a second factor they lack go to /account to enrol one.
+ * The service-layer context of a server component; signed-out visitors go to /login. A session
+ * none of whose organizations it may act in goes to /account to enrol the second factor one
+ * requires, or to /login to sign in with SSO; while one organization is reachable the pages show
+ * it, and those of an organization that refuses the session answer 403 saying how to sign in.
  */
 export async function requireCtx(): Promise<Ctx> {
   const ctx = await requireAccountCtx();
-  if ((ctx.actor.secondFactorRequiredBy ?? []).length > 0) redirect("/account?enrol=required");
-  if ((ctx.actor.ssoRequiredBy ?? []).length > 0) redirect("/login?sso=required");
+  if (ctx.actor.orgIds.length === 0 && (ctx.actor.secondFactorRequiredBy ?? []).length > 0) redirect("/account?enrol=required");
+  if (ctx.actor.orgIds.length === 0 && (ctx.actor.ssoRequiredBy ?? []).length > 0) redirect("/login?sso=required");
   return ctx;
 }
 

@@ -66,20 +66,46 @@ function fail(field: string | undefined, message: string): never {
   throw new LevelrailError("invalid_input", message, field === undefined ? {} : { field });
 }
 
+/**
+ * The 403 for an organization the caller belongs to but this session may not act in, saying how to
+ * sign in for it; null when the session may (or the caller is no member: that is a 404 elsewhere).
+ * Such organizations are left out of `orgIds` (packages/auth's `actorFor`): a session another
+ * organization's single sign-on opened, a password session where the organization requires single
+ * sign-on, a session without the second factor the organization requires. Only routes acting in that
+ * organization are refused; every other one works (docs/operating/teams-and-sso.md).
+ */
+export function sessionRefusal(actor: Pick<Actor, "ssoSessionRefusedBy" | "ssoRequiredBy" | "secondFactorRequiredBy">, orgId: string): LevelrailError | null {
+  if (actor.ssoSessionRefusedBy?.includes(orgId)) {
+    return new LevelrailError(
+      "forbidden",
+      "this session came through another organization's single sign-on and acts only there: to work in this organization, sign out and sign in the way it allows (your password and second factor, or its own single sign-on)",
+    );
+  }
+  if (actor.ssoRequiredBy?.includes(orgId)) {
+    return new LevelrailError("forbidden", "this organization requires single sign-on: sign out and sign in with SSO (Sign in with SSO on the sign-in page)");
+  }
+  if (actor.secondFactorRequiredBy?.includes(orgId)) {
+    return new LevelrailError("forbidden", "this organization requires a second factor: enrol one on your account page (/account) first");
+  }
+  return null;
+}
+
 /** The caller's organization to act in: the one named, or their first. */
 export function orgOf(ctx: Ctx, orgId: string | undefined): string {
   if (orgId !== undefined) {
-    if (ctx.actor.ssoSessionRefusedBy?.includes(orgId)) {
-      throw new LevelrailError(
-        "forbidden",
-        "this session came through another organization's single sign-on and acts only there: to work in this organization, sign out and sign in the way it allows (your password and second factor, or its own single sign-on)",
-      );
-    }
+    const refused = sessionRefusal(ctx.actor, orgId);
+    if (refused) throw refused;
     if (!ctx.actor.orgIds.includes(orgId)) throw new LevelrailError("not_found", "organization not found", { field: "orgId" });
     return orgId;
   }
   const first = ctx.actor.orgIds[0];
-  if (!first) throw new LevelrailError("not_found", "you belong to no organization; ask an owner to add you", { field: "orgId" });
+  if (!first) {
+    // Every organization of the caller refuses this session: say how to sign in for the first.
+    const [held] = ctx.actor.memberships;
+    const refused = held ? sessionRefusal(ctx.actor, held.orgId) : null;
+    if (refused) throw refused;
+    throw new LevelrailError("not_found", "you belong to no organization; ask an owner to add you", { field: "orgId" });
+  }
   return first;
 }
 

@@ -1,4 +1,6 @@
 import { LevelrailError } from "@levelrail/spec/errors";
+import type { Actor } from "@levelrail/auth";
+import { sessionRefusal } from "../context";
 import { type Membership, type Role, roleRank } from "@levelrail/spec/roles";
 
 /**
@@ -171,9 +173,14 @@ export function assertCanAssign(actorRole: Role, targetRole: Role): void {
  * `notFound`: the 404 the verb answers for a target that does not exist, so one the caller may not
  * see answers exactly alike.
  */
-export function authorize(ctx: { actor: { orgIds: string[]; memberships: Membership[] } }, action: Action, target: Target, notFound?: LevelrailError): void {
+export function authorize(ctx: { actor: Pick<Actor, "orgIds" | "memberships" | "ssoSessionRefusedBy" | "ssoRequiredBy" | "secondFactorRequiredBy"> }, action: Action, target: Target, notFound?: LevelrailError): void {
   const d = decide(ctx.actor.memberships, ctx.actor.orgIds, action, target);
   if (d === "ok") return;
+  // An organization of the caller's that this session may not act in: 403 saying how to sign in for it.
+  if (d.code === "not_found") {
+    const refused = sessionRefusal(ctx.actor, target.orgId);
+    if (refused) throw refused;
+  }
   throw d.code === "not_found" && notFound ? notFound : d;
 }
 

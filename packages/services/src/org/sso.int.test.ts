@@ -10,7 +10,7 @@ import { account, session as sessionTable, user } from "@levelrail/db/schema/aut
 import { domainProof } from "@levelrail/db/schema/domains";
 import { nodeChange } from "@levelrail/db/schema/nodes";
 import { installationAdmin } from "@levelrail/db/schema/operator";
-import { membership } from "@levelrail/db/schema/orgs";
+import { membership, organization } from "@levelrail/db/schema/orgs";
 import { ssoConnection, ssoEmailDomain } from "@levelrail/db/schema/sso";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { CookieJar, type TestIdp, loginAtProvider, startOidcProvider } from "@levelrail/testkit/oidc";
@@ -497,5 +497,51 @@ describe("the connection signs in only its organization's proven email domains, 
     expect(new URL(again.location, PANEL).searchParams.get("error")).toBe("email_domain_not_proven");
     expect(again.session).toBeNull();
     expect(await sessionCount(member.id)).toBe(sessions);
+  });
+});
+
+describe("an organization's requirement refuses a session only in that organization", () => {
+  /** A member of `org` (the connection's) and owner of another organization, signed in by password (no second factor). */
+  async function passwordMember(label: string) {
+    const other = await seedOrg(db, `req-${label}`, kit);
+    const email = newEmail(label);
+    const password = randomBytes(12).toString("base64url");
+    const { id } = await createOperator(auth, email, password);
+    await db.insert(membership).values([
+      { orgId: org.orgId, userId: id, role: "developer" },
+      { orgId: other.orgId, userId: id, role: "owner" },
+    ]);
+    const jar = new CookieJar();
+    expect((await post(jar, "/sign-in/email", { email, password })).status).toBe(200);
+    const s = (await sessionIn(jar))!;
+    const actor = await actorFor(db, s.user.id, s.user.email, { id: s.session.id, twoFactorEnabled: s.user.twoFactorEnabled === true, ssoOrgId: s.session.ssoOrgId });
+    return { id, other, ctx: { db, actor, kit } satisfies Ctx };
+  }
+
+  it("single sign-on: a password session works in the member's other organization; the one requiring SSO answers 403 saying to sign in with SSO", async () => {
+    await setSso({ ctx: owner, orgId: org.orgId, input: { ...(await current()), requireSso: true } });
+    try {
+      const { id, other, ctx } = await passwordMember("sso-req");
+      expect(ctx.actor.ssoRequiredBy).toEqual([org.orgId]);
+      expect((await listMembers({ ctx, orgId: other.orgId })).map((m) => m.userId)).toContain(id);
+      expect((await listProjects({ ctx })).map((p) => p.id)).toEqual([other.projectId]);
+      const refused = await listMembers({ ctx, orgId: org.orgId }).catch((e: { code: string; message: string }) => e);
+      expect(refused).toMatchObject({ code: "forbidden", message: expect.stringMatching(/requires single sign-on: sign out and sign in with SSO/) });
+    } finally {
+      await setSso({ ctx: owner, orgId: org.orgId, input: { ...(await current()), requireSso: false } });
+    }
+  });
+
+  it("a second factor: a session without one works in the member's other organization; the one requiring it answers 403 saying to enrol one", async () => {
+    await db.update(organization).set({ require2fa: true }).where(eq(organization.id, org.orgId));
+    try {
+      const { id, other, ctx } = await passwordMember("2fa-req");
+      expect(ctx.actor.secondFactorRequiredBy).toEqual([org.orgId]);
+      expect((await listMembers({ ctx, orgId: other.orgId })).map((m) => m.userId)).toContain(id);
+      const refused = await listMembers({ ctx, orgId: org.orgId }).catch((e: { code: string; message: string }) => e);
+      expect(refused).toMatchObject({ code: "forbidden", message: expect.stringMatching(/requires a second factor: enrol one on your account page/) });
+    } finally {
+      await db.update(organization).set({ require2fa: false }).where(eq(organization.id, org.orgId));
+    }
   });
 });
