@@ -21,7 +21,7 @@ import { z } from "zod";
 export interface SsoBackend {
   /** The organization's connection with its client secret opened, or null when it has none. */
   connection(orgId: string): Promise<SsoClient | null>;
-  /** The organization whose connection serves this email domain, or null. */
+  /** The organization whose connection has proven this email domain (only a proven one routes), or null. */
   orgForDomain(domain: string): Promise<string | null>;
   /**
    * May the organization's connection be linked to this user: one it has just created (no account

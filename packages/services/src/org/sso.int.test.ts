@@ -251,14 +251,30 @@ describe("the connection's settings", () => {
     expect(await auditCount()).toBe(before.audit);
   });
 
-  it("only an owner reads or changes it; another organization's domain is a 409", async () => {
+  it("only an owner reads or changes it", async () => {
     const admin = await seedMember(db, org, "adm", "admin");
     await expect(getSso({ ctx: admin, orgId: org.orgId })).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  it("the domain a connection names is never proven: it routes nobody to its provider and reserves nothing; a proven email domain routes", async () => {
+    const provider = async (email: string) => {
+      const res = await auth.handler(new Request(`${PANEL}/api/auth/sso/provider`, { method: "POST", headers: { "content-type": "application/json", origin: PANEL }, body: JSON.stringify({ email }) }));
+      return { status: res.status, json: (await res.json()) as { providerId?: string } };
+    };
+    // Another organization names this organization's domain and a domain nobody has proven yet: both saved.
     const other = await seedOrg(db, "sso-other", kit);
-    await expect(setSso({ ctx: { ...other, allowPrivateTargets: true }, orgId: other.orgId, input: { ...(await current()), clientSecret: "x" } })).rejects.toMatchObject({
-      code: "conflict",
-      field: "domain",
-    });
+    const squatted = `squat-${randomBytes(3).toString("hex")}.example`;
+    const input = { ...(await current()), clientSecret: "x", requireSso: false };
+    await setSso({ ctx: { ...other, allowPrivateTargets: true }, orgId: other.orgId, input: { ...input, domain: "corp.example" } });
+    await setSso({ ctx: { ...other, allowPrivateTargets: true }, orgId: other.orgId, input: { ...input, domain: squatted } });
+    // Nobody typing an address at it is sent to that organization's provider.
+    expect(await provider(`someone@${squatted}`)).toMatchObject({ status: 404 });
+    expect((await provider("someone@corp.example")).json).toEqual({ providerId: ssoProviderId(org.orgId) });
+    // The organization that proves it gets it; naming it in its own connection is no 409.
+    await proveEmailDomain(org.orgId, squatted);
+    expect((await provider(`someone@${squatted}`)).json).toEqual({ providerId: ssoProviderId(org.orgId) });
+    await setSso({ ctx: owner, orgId: org.orgId, input: { ...(await current()), domain: squatted } });
+    await setSso({ ctx: owner, orgId: org.orgId, input: { ...(await current()), domain: "corp.example" } });
   });
 });
 

@@ -9,7 +9,7 @@ import type { Keyring } from "@levelrail/secrets";
 import { LevelrailError } from "@levelrail/spec/errors";
 import type { Role } from "@levelrail/spec/roles";
 import { audit, fieldNames, recordAudit } from "../audit/record";
-import { type Ctx, orgOf, parse, targetPolicy, uniquely } from "../context";
+import { type Ctx, orgOf, parse, targetPolicy } from "../context";
 import type { TargetPolicy } from "../notifications/address";
 import { authorize } from "./permissions";
 import { emailDomainOf, emailDomainProven } from "./sso-domains";
@@ -86,16 +86,16 @@ export async function setSso({ ctx, orgId, input }: { ctx: Ctx; orgId: string; i
   }
   const { clientSecret, ...rest } = parsed;
   const values = { ...rest, ...(clientSecret === undefined ? {} : { clientSecretSealed: ctx.kit.keyring.seal(clientSecret) }), updatedAt: new Date() };
-  const row = await uniquely("domain", `single sign-on for ${parsed.domain}`, () =>
-    ctx.db.transaction(async (tx) => {
-      const [saved] = existing
-        ? await tx.update(ssoConnection).set(values).where(eq(ssoConnection.orgId, id)).returning()
-        : await tx.insert(ssoConnection).values({ ...values, orgId: id, clientSecretSealed: values.clientSecretSealed ?? "" }).returning();
-      const [org] = await tx.select({ name: organization.name }).from(organization).where(eq(organization.id, id));
-      await audit(ctx, tx, { orgId: id, action: `sso.${existing ? "update" : "create"}`, target: { type: "sso", id, name: org?.name ?? null }, fields: fieldNames(parsed) });
-      return saved;
-    }),
-  );
+  // `domain` is the owner's word, never proven: it reserves nothing (two organizations may name the
+  // same one) and routes nobody; the proven email domains do (sso-domains.ts).
+  const row = await ctx.db.transaction(async (tx) => {
+    const [saved] = existing
+      ? await tx.update(ssoConnection).set(values).where(eq(ssoConnection.orgId, id)).returning()
+      : await tx.insert(ssoConnection).values({ ...values, orgId: id, clientSecretSealed: values.clientSecretSealed ?? "" }).returning();
+    const [org] = await tx.select({ name: organization.name }).from(organization).where(eq(organization.id, id));
+    await audit(ctx, tx, { orgId: id, action: `sso.${existing ? "update" : "create"}`, target: { type: "sso", id, name: org?.name ?? null }, fields: fieldNames(parsed) });
+    return saved;
+  });
   if (!row) throw new LevelrailError("internal", "single sign-on was not saved");
   return viewOf(row);
 }
@@ -124,7 +124,10 @@ export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoB
       if (!row || !row.clientSecretSealed) return null;
       return { issuer: row.issuer, clientId: row.clientId, clientSecret: keyring.open(row.clientSecretSealed), groupsClaim: row.groupsClaim, http };
     },
-    /** The organization with a connection that has proven this email domain (at most one may), else the one whose connection names it. */
+    /**
+     * The organization with a connection that has proven this email domain (at most one may), else
+     * none: the domain a connection names is never proven, so it routes nobody.
+     */
     async orgForDomain(domain) {
       const [proven] = await db
         .select({ orgId: ssoEmailDomain.orgId })
@@ -133,9 +136,7 @@ export function ssoBackend(db: Db, keyring: Keyring, policy: TargetPolicy): SsoB
         .innerJoin(ssoConnection, eq(ssoConnection.orgId, ssoEmailDomain.orgId))
         .where(eq(ssoEmailDomain.domain, domain))
         .limit(1);
-      if (proven) return proven.orgId;
-      const [row] = await db.select({ orgId: ssoConnection.orgId }).from(ssoConnection).where(eq(ssoConnection.domain, domain));
-      return row?.orgId ?? null;
+      return proven?.orgId ?? null;
     },
     async mayLink(orgId, userId) {
       const [member] = await db.select({ role: membership.role }).from(membership).where(and(eq(membership.orgId, orgId), eq(membership.userId, userId)));

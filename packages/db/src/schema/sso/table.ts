@@ -5,8 +5,10 @@ import { organization } from "../orgs/table";
 /**
  * An organization's single sign-on: one OpenID Connect connection (issuer, client) per organization.
  * The client secret is sealed with the installation's keyring like every other secret here; the
- * group→role map names the roles a groups claim gives. `domain`: the email domain whose users the
- * sign-in page sends to this connection (one organization per domain).
+ * group→role map names the roles a groups claim gives. `domain`: the email domain the owner names
+ * for the connection, as written and never proven, so it routes nobody and reserves nothing (not
+ * unique): "Sign in with SSO" by work address and the sign-in gates go by the proven email domains
+ * below only (docs/operating/teams-and-sso.md).
  */
 export const ssoConnection = pgTable("sso_connection", {
   orgId: uuid("org_id")
@@ -15,7 +17,7 @@ export const ssoConnection = pgTable("sso_connection", {
   issuer: text("issuer").notNull(),
   clientId: text("client_id").notNull(),
   clientSecretSealed: text("client_secret_sealed").notNull(),
-  domain: text("domain").notNull().unique(),
+  domain: text("domain").notNull(),
   defaultRole: text("default_role", { enum: ROLES }).notNull().default("viewer"),
   groupsClaim: text("groups_claim"),
   groupRoles: jsonb("group_roles").$type<Record<string, (typeof ROLES)[number]>>().notNull().default({}),

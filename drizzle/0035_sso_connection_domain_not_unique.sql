@@ -1,0 +1,1 @@
+ALTER TABLE "sso_connection" DROP CONSTRAINT "sso_connection_domain_unique";
