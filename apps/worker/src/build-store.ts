@@ -58,6 +58,7 @@ export function pgBuildStore(db: Db, keyring: Keyring, fence?: Fence) {
         ref: b.ref,
         status: b.status,
         deploy: b.deploy,
+        trigger: b.trigger,
         runner: b.runner,
         cancelRequestedAt: b.cancelRequestedAt,
         createdBy: b.createdBy,

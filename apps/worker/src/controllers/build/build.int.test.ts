@@ -74,9 +74,9 @@ afterAll(async () => {
   for (const i of images ?? []) await s.runtime.docker.getImage(i.Id).remove({ force: true }).catch(() => undefined);
 });
 
-async function queue(commit: string | null, opts: { deploy?: boolean; ref?: string } = {}) {
+async function queue(commit: string | null, opts: { deploy?: boolean; ref?: string; trigger?: "manual" | "push" } = {}) {
   return s.db.transaction(async (tx) => {
-    const b = await enqueueBuild(tx, { orgId: s.ctx.orgId, serviceId, commit, ref: opts.ref ?? "main", trigger: "manual", createdBy: "test", deploy: opts.deploy ?? true });
+    const b = await enqueueBuild(tx, { orgId: s.ctx.orgId, serviceId, commit, ref: opts.ref ?? "main", trigger: opts.trigger ?? "manual", createdBy: "test", deploy: opts.deploy ?? true });
     await notifyDesired(tx, buildKey(b.id));
     return b;
   });
@@ -175,6 +175,16 @@ describe("builds from git on the real engine", () => {
     expect(done).toMatchObject({ status: "failed", step: "fetching", message: "ref nope does not exist" });
     const [src] = await s.db.select().from(gitSource).where(eq(gitSource.id, sourceId));
     expect(src!.lastError).toBe("ref nope does not exist");
+  });
+
+  it("a push deploys only while its commit is the branch's tip on the forge: a delivery for an older commit is not deployed, saying why (issue 42 finding 1 follow-up)", async () => {
+    const old = await repo.commit(page("an old push\n"));
+    const tip = await repo.commit(page("the branch's tip\n"));
+    const b = await queue(old, { trigger: "push" });
+    const done = await finished(b.id);
+    expect(done).toMatchObject({ status: "cancelled", step: "fetching", commit: old, image: null, message: `the branch is at ${tip.slice(0, 12)} now; a delivery for ${old.slice(0, 12)} was not deployed` });
+    expect(await s.db.select().from(release).where(and(eq(release.serviceId, serviceId), eq(release.createdBy, `build:${b.id}`)))).toEqual([]);
+    expect(await serving()).toBe("built one\n");
   });
 
   it("a cancel stops the build on the engine: its process is gone and the build is cancelled", async () => {

@@ -14,6 +14,7 @@ const build = (over: Partial<BuildRecord> = {}): BuildRecord => ({
   runner: null,
   cancelRequestedAt: null,
   createdBy: "u@example.com",
+  trigger: "manual",
   ...over,
 });
 const source: SourceRecord = { id: "g1", orgId: "o1", serviceId: "s1", serviceName: "web", environmentId: "e1", url: "https://git.example.com/a.git", ref: "main", path: ".", dockerfile: "Dockerfile", credentialId: null, buildArgs: [], target: null };

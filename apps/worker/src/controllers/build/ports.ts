@@ -1,4 +1,4 @@
-import type { BuildStatus } from "@levelrail/db/schema/git";
+import type { BuildStatus, BuildTrigger } from "@levelrail/db/schema/git";
 import type { GitCredentialSecret } from "./git";
 
 /** A build as the controller reads it. */
@@ -10,6 +10,8 @@ export interface BuildRecord {
   ref: string;
   status: BuildStatus;
   deploy: boolean;
+  /** `push`: a webhook's push, deployed only while its commit is still the branch's tip. */
+  trigger: BuildTrigger;
   runner: string | null;
   cancelRequestedAt: Date | null;
   createdBy: string;

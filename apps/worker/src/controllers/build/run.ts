@@ -80,6 +80,16 @@ export async function runBuild(x: RunDeps, b: BuildRecord, s: SourceRecord): Pro
       if (!commit) {
         commit = await x.git.resolve(access, b.ref, controller.signal);
         await x.store.updateBuild(b.id, { commit });
+      } else if (b.trigger === "push" && b.deploy) {
+        // A push deploys only while its commit is the branch's tip on the forge: a delivery sent again
+        // (a replay the webhook's chain cannot tell, docs/security.md "replayed pushes") rolls nothing back or forward.
+        const tip = await x.git.resolve(access, b.ref, controller.signal);
+        if (tip !== commit) {
+          const message = `the branch is at ${tip.slice(0, 12)} now; a delivery for ${commit.slice(0, 12)} was not deployed`;
+          log.line(message);
+          await log.close();
+          return void (await finish({ status: "cancelled", step: "fetching", message }));
+        }
       }
       log.line(`fetching ${publicUrl(s.url)} at ${commit} (${b.ref})`);
       await x.git.checkout(access, commit, checkout, controller.signal);
