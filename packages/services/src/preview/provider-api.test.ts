@@ -1,5 +1,7 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { StatusRefused, onProviderApi, openRequestsUrl, postStatus, statusRequest, statusUrlOf } from "./provider-api";
+import { StatusRefused, listOpenRequests, onProviderApi, openRequestsUrl, postStatus, statusRequest, statusUrlOf } from "./provider-api";
 
 const SHA = "b".repeat(40);
 
@@ -10,6 +12,27 @@ describe("provider API requests", () => {
     expect(openRequestsUrl({ provider: "gitlab", url: "https://gitlab.example.com/api/v4" }, "group/sub/shop", 1, 50)).toBe(
       "https://gitlab.example.com/api/v4/projects/group%2Fsub%2Fshop/merge_requests?state=opened&per_page=50&page=1",
     );
+  });
+  it("lists every page of open requests; more than it reads is an error, never a shorter list taken as complete (the sweep would close the rest)", async () => {
+    let total = 0;
+    const server = createServer((req, res) => {
+      const page = Number(new URL(req.url!, "http://x").searchParams.get("page"));
+      const items = Array.from({ length: Math.max(0, Math.min(50, total - (page - 1) * 50)) }, (_, i) => ({ number: (page - 1) * 50 + i + 1 }));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const api = { provider: "github" as const, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: null };
+      const call = { policy: { allowPrivate: true }, timeoutMs: 2000 };
+      total = 120;
+      expect((await listOpenRequests(api, "acme/shop", call)).size).toBe(120);
+      total = 1000;
+      await expect(listOpenRequests(api, "acme/shop", call)).rejects.toThrow("the list is incomplete");
+      total = 5000;
+      await expect(listOpenRequests(api, "acme/shop", call)).rejects.toThrow("more than 1000 open requests of acme/shop");
+    } finally {
+      server.close();
+    }
   });
   it("posts a status as JSON to GitHub and Gitea, in GitLab's query words to GitLab", () => {
     const gh = statusUrlOf({ provider: "gitea", url: "https://gitea.example.com/api/v1" }, "acme/shop", SHA);

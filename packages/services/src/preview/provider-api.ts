@@ -57,11 +57,16 @@ export interface CallOptions {
   timeoutMs: number;
 }
 
-/** Numbers of every open request of `repoPath` (at most 20 pages); throws when the API does not answer them. */
+/**
+ * Numbers of every open request of `repoPath` (at most 20 pages of 50); throws when the API does not
+ * answer them, and when there are more: a list cut short would look like requests closed, and the
+ * sweep closes previews of requests missing from it.
+ */
 export async function listOpenRequests(api: ProviderApi, repoPath: string, o: CallOptions): Promise<Set<number>> {
   const open = new Set<number>();
   const perPage = 50;
-  for (let page = 1; page <= 20; page++) {
+  const pages = 20;
+  for (let page = 1; page <= pages; page++) {
     const res = await call("GET", openRequestsUrl(api, repoPath, page, perPage), authHeaders(api), null, o);
     if (res.status !== 200) throw new Error(`${new URL(api.url).host} answered ${res.status} listing the open requests of ${repoPath}`);
     const items: unknown = JSON.parse(res.text);
@@ -72,7 +77,7 @@ export async function listOpenRequests(api: ProviderApi, repoPath: string, o: Ca
     }
     if (items.length < perPage) return open;
   }
-  return open;
+  throw new Error(`${new URL(api.url).host} lists more than ${pages * perPage} open requests of ${repoPath}; the list is incomplete, so none is taken as closed`);
 }
 
 /**
