@@ -86,7 +86,7 @@ test("set up a second factor, sign in with a computed code, list sessions and en
   }
 });
 
-test("an organization that requires a second factor sends a member without one to set it up; their API token is not affected", async ({ page, operator, stack }) => {
+test("an organization that requires a second factor refuses a member without one there only, saying to set it up; their other organization and API token are not affected", async ({ page, operator, stack }) => {
   const member = await seedOperator(stack, "no-2fa");
   try {
     await stack.db.insert(membership).values({ orgId: operator.orgId, userId: member.ctx.actor.userId, role: "developer" });
@@ -94,14 +94,16 @@ test("an organization that requires a second factor sends a member without one t
     // Signed in through better-auth's API (the test above spent the address's HTTP sign-ins).
     await signInThroughApi(page, stack, member);
 
+    // The member's own organization keeps working; every page says which one asks for a second factor.
     await page.goto("/");
-    await expect(page).toHaveURL(/\/account\?enrol=required$/);
     await expect(page.getByRole("main").getByRole("alert").first()).toHaveText(/requires a second factor/);
+    await page.getByRole("main").getByRole("link", { name: "your account page" }).click();
     await expect(page.getByRole("region", { name: "Second factor" }).getByRole("button", { name: "Set up" })).toBeVisible();
 
     const refused = await page.request.get(`/api/v1/orgs/${operator.orgId}/quotas`);
     expect(refused.status()).toBe(403);
-    expect(await refused.json()).toMatchObject({ error: { code: "forbidden" } });
+    expect(await refused.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("requires a second factor") } });
+    expect((await page.request.get(`/api/v1/orgs/${member.orgId}/quotas`)).status()).toBe(200);
     expect(await (await page.request.get("/api/v1/account")).json()).toMatchObject({ secondFactorRequiredBy: [operator.orgId] });
 
     const token = await createApiToken(stack.db, member.email, "e2e-2fa");

@@ -68,7 +68,7 @@ export function SsoForm({ org, data }: { org: OrgItem; data: Sso }) {
         <Field id="sso-secret" label={`Client secret (${data.clientSecretSet ? "set" : "not set"})`} error={fieldError("clientSecret")} hint="Sealed; never shown again. Leave empty to keep it.">
           {(a) => <input {...a} name="clientSecret" type="password" autoComplete="off" />}
         </Field>
-        <Field id="sso-domain" label="Email domain" error={fieldError("domain")} hint="People whose email is at this domain choose Sign in with SSO and land here.">
+        <Field id="sso-domain" label="Email domain" error={fieldError("domain")} hint="Your organization's email domain. Sign in with SSO sends people here only once the organization has proven the domain (Email domains, below).">
           {(a) => <input {...a} name="domain" defaultValue={data.domain ?? ""} placeholder="example.com" required />}
         </Field>
         <Field id="sso-role" label="Role of new members" error={fieldError("defaultRole")}>
