@@ -2,7 +2,7 @@ import { and, count, eq, ne } from "drizzle-orm";
 import type { Db } from "@levelrail/db/client";
 import { preview, previewSettings } from "@levelrail/db/schema/git";
 import { normalizeRepo } from "@levelrail/spec/preview";
-import { awaitingMessage, holdsPlace, isAwaiting } from "../preview/approval";
+import { MAX_WAITING, awaitingMessage, holdsPlace, isAwaiting, waitsForApproval } from "../preview/approval";
 import type { HookEvent } from "./parse";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -72,11 +72,21 @@ export async function upsertPreview(
     .from(preview)
     .where(and(eq(preview.projectId, p.projectId), eq(preview.orgId, p.orgId), eq(preview.state, "open"), holdsPlace()));
   // A request waiting for approval takes no place (an outsider's many requests do not crowd the members' out); approving one counts it.
-  const full = !waiting && (used?.n ?? 0) >= settings.max;
+  // Waiting ones have a cap of their own, so they do not pile up.
+  const [waitingNow] = waiting
+    ? await tx
+        .select({ n: count() })
+        .from(preview)
+        .where(and(eq(preview.projectId, p.projectId), eq(preview.orgId, p.orgId), eq(preview.state, "open"), waitsForApproval()))
+    : [];
+  const crowded = waiting && (waitingNow?.n ?? 0) >= MAX_WAITING;
+  const full = (!waiting && (used?.n ?? 0) >= settings.max) || crowded;
   const state = full ? ("refused" as const) : ("open" as const);
-  const message = full
-    ? `quota_exceeded: the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum`
-    : (waitMessage.message ?? "");
+  const message = crowded
+    ? `quota_exceeded: the project has ${waitingNow?.n ?? 0} requests waiting for approval, at most ${MAX_WAITING}; approve or close some (a later event of this request tries again)`
+    : full
+      ? `quota_exceeded: the project has ${used?.n ?? 0} open previews, its maximum (${settings.max}); close one or raise the maximum`
+      : (waitMessage.message ?? "");
   const [row] = await tx
     .insert(preview)
     .values({ orgId: p.orgId, projectId: p.projectId, repo, number: e.number, ...head, state, message })

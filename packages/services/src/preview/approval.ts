@@ -1,4 +1,4 @@
-import { and, count, eq, isNotNull, or } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull, ne, or } from "drizzle-orm";
 import { z } from "zod";
 import { notifyDesired } from "@levelrail/db/notify";
 import { preview, previewSettings } from "@levelrail/db/schema/git";
@@ -37,6 +37,16 @@ export function awaitingMessage(p: TrustFields & { headCommit: string; headRepo?
     : "the forge does not mark the request's author as a member of the repository";
   return `awaiting approval: ${why}; nothing is built until a member with deploy rights approves head commit ${p.headCommit.slice(0, 12)}, and its environment gets none of the base's secrets, credentials, storage targets or database attachments`;
 }
+
+/**
+ * At most this many requests of a project wait for approval at once; a further one is recorded
+ * `refused` saying so (waiting ones take no place under the maximum, so they would pile up unbounded).
+ */
+export const MAX_WAITING = 50;
+
+/** Open previews waiting for approval with no environment: the ones `holdsPlace` leaves out (spelled out, a null approved commit included). */
+export const waitsForApproval = () =>
+  and(isNull(preview.environmentId), or(eq(preview.fork, true), eq(preview.outsider, true)), or(isNull(preview.approvedCommit), ne(preview.approvedCommit, preview.headCommit)));
 
 /** Which open previews count against the project's maximum: all but those waiting for approval with no environment. */
 export const holdsPlace = () => or(isNotNull(preview.environmentId), and(eq(preview.fork, false), eq(preview.outsider, false)), eq(preview.approvedCommit, preview.headCommit));

@@ -18,7 +18,7 @@ import { putTierEnv } from "@levelrail/services/env/vars";
 import { createEnvironment, deleteEnvironment } from "@levelrail/services/project/environment";
 import { receiveGitHook } from "@levelrail/services/git-hook/receive";
 import { hmacHex } from "@levelrail/services/git-hook/signature";
-import { approvePreview } from "@levelrail/services/preview/approval";
+import { approvePreview, isAwaiting } from "@levelrail/services/preview/approval";
 import { getProjectPreviews, putPreviewSettings } from "@levelrail/services/preview/settings";
 import { createService } from "@levelrail/services/service/write";
 import { resolveEnv } from "@levelrail/spec/env";
@@ -363,6 +363,23 @@ describe("a fork's pull request", () => {
     // An event the forge stamped later is taken.
     await send(event("synchronize", 45, D, "2026-12-01T13:00:00Z"));
     expect(await previewOf(45)).toMatchObject({ state: "open", headCommit: D });
+  });
+
+  it("at most 50 requests of a project wait for approval: a further one is recorded refused, saying so, and a later event tries again", async () => {
+    const waitingNow = async () => (await db.select().from(preview).where(and(eq(preview.projectId, o.projectId), eq(preview.state, "open")))).filter((r) => isAwaiting(r) && !r.environmentId).length;
+    const fill = 50 - (await waitingNow());
+    const filler = await db
+      .insert(preview)
+      .values(Array.from({ length: fill }, (_, i) => ({ orgId: o.orgId, projectId: o.projectId, repo: "github.com/acme/filler", number: 1000 + i, headRef: "x", headCommit: B, fork: true, outsider: true })))
+      .returning({ id: preview.id });
+    try {
+      const answer = await send(requestEvent("github", "opened", 99, B, "fork"));
+      expect(answer).toMatchObject({ status: 409, body: { preview: { state: "refused" }, error: { code: "quota_exceeded", message: expect.stringContaining("50 requests waiting for approval, at most 50") } } });
+      expect(await previewOf(99)).toMatchObject({ state: "refused", environmentId: null });
+    } finally {
+      await db.delete(preview).where(inArray(preview.id, filler.map((f) => f.id)));
+    }
+    expect((await send(requestEvent("github", "synchronize", 99, C, "fork"))).body).toMatchObject({ preview: { state: "open", approval: "awaiting" } });
   });
 
   it("its cloned git source does not poll the base repository (a branch named like the fork's head would deploy unapproved)", async () => {
