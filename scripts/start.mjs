@@ -49,7 +49,7 @@ await runMain(async () => {
   await ensureDocker({ dataDir });
   // The data plane first: it serves the apps whatever happens to the panel from here on.
   const short = process.env.LEVELRAIL_SHORT_NAME ?? "levelrail";
-  // On a swarm manager, the edge namespace joined to the apps' overlays (CONTRACT §12).
+  // On a swarm manager, the edge namespace joined to the apps' overlays (docs/operating/nodes-and-swarm.md).
   await ensureIngress({ dataDir, short, caddyAdmin, meshPort });
 
   const db = await startDatabase({ dataDir, port: PG_PORT, beforeStart: pending ? (pgDir, { created }) => created || copyCluster(dataDir, pgDir) : null });

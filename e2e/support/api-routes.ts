@@ -1,4 +1,4 @@
-// Every route of the HTTP API (CONTRACT §5), method and path, in one place. The tenancy spec calls
+// Every route of the HTTP API (docs/api.md), method and path, in one place. The tenancy spec calls
 // each one as another organization and fails when a route file exists without its entry here.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";

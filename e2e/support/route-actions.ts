@@ -118,7 +118,7 @@ export const ROUTE_ACTIONS: Record<string, RouteAction> = {
   "GET /api/v1/storage-env-keys": "own",
   "GET /api/v1/openapi.json": "own",
   "GET /api/v1/spec.schema.json": "own",
-  // Public: authenticated by the source's webhook secret, not a role (CONTRACT §11).
+  // Public: authenticated by the source's webhook secret, not a role (docs/operating/git-builds-and-previews.md#the-webhook-what-to-paste-into-the-forge).
   "POST /api/v1/hooks/git/{sourceId}": "own",
   "GET /api/v1/projects/{id}/previews": "preview.read",
   "PUT /api/v1/projects/{id}/previews": "preview.write",

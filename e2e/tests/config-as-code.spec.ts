@@ -1,4 +1,4 @@
-// Config as code (CONTRACT §3, §10) through the real stack: the real CLI (scripts/cli.ts through tsx)
+// Config as code (docs/operating/projects-environments-spec.md#config-as-code-export-diff-apply) through the real stack: the real CLI (scripts/cli.ts through tsx)
 // over HTTP with an API token against `next start`, and the spec routes' own answers.
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";

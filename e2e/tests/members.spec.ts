@@ -90,7 +90,7 @@ test("an owner invites, a new user accepts through the link (sign-up) and sees t
       await ownerView.getByRole("button", { name: `Remove ${email}` }).click();
       await expect(ownerView.getByRole("row", { name: new RegExp(email) })).toHaveCount(0);
 
-      // At once: the token of a member of no organization any more answers 401 (CONTRACT §9), and the
+      // At once: the token of a member of no organization any more answers 401 (docs/operating/teams-and-sso.md#roles), and the
       // browser shows the organization no more.
       expect((await api.get(`/api/v1/orgs/${operator.orgId}/members`)).status()).toBe(401);
       expect((await api.get("/api/v1/orgs")).status()).toBe(401);

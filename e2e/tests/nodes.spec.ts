@@ -1,4 +1,4 @@
-// The Nodes page (issue 26 item 3, CONTRACT §12) on the single Docker engine the suite runs on: an
+// The Nodes page (issue 26 item 3, docs/operating/nodes-and-swarm.md) on the single Docker engine the suite runs on: an
 // admin reaches it from the header and sees that engine as the one node (role, state, resources
 // as `docker info` reports them), told plainly that draining and labels need a Docker Swarm, with no
 // control offered. Changing a node is an installation administrator's alone: the organization's

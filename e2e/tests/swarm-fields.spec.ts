@@ -1,4 +1,4 @@
-// A service's replicas and placement (issue 26, CONTRACT §12) on the service page, on the single
+// A service's replicas and placement (issue 26, docs/operating/services-and-deploys.md#replicas-and-placement) on the service page, on the single
 // Docker engine the suite runs on: the Settings tab shows both with their defaults and the note that
 // they need a swarm; the form's own check names a bad label; a save of 2 replicas is the API's 409,
 // shown under its field, and nothing is saved. On a swarm the status card lists where each replica runs.

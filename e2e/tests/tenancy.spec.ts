@@ -1,6 +1,6 @@
 // Walls between organizations over real HTTP: every API route, called by one organization with
 // another's ids and names (in the path, the query or the body), answers exactly what it answers for
-// ids that name nothing (CONTRACT §5), and writes nothing; the catch-all routes and the caller's
+// ids that name nothing (docs/api.md#errors), and writes nothing; the catch-all routes and the caller's
 // own routes included.
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";

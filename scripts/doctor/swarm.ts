@@ -1,4 +1,4 @@
-// On a Docker Swarm (CONTRACT §12): what kind of node this engine is, whether every node is ready,
+// On a Docker Swarm (docs/operating/nodes-and-swarm.md): what kind of node this engine is, whether every node is ready,
 // and whether the edge ingress runs here (without it the worker runs releases as containers on
 // this engine only).
 import type { OverlayIpsec } from "@levelrail/docker/swarm/ipsec";

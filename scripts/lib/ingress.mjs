@@ -1,7 +1,7 @@
 // The node's ingress as `npm start` and `levelrail install` make it, first of all (it serves the
 // apps whatever happens to the panel): on one engine a host-network Caddy and the two mesh DNS
 // replicas; on a swarm manager the edge namespace (scripts/lib/edge.mjs), with the node agents when
-// the installation has a registry every node pulls from (CONTRACT §12).
+// the installation has a registry every node pulls from (docs/operating/nodes-and-swarm.md#the-data-plane-on-every-node).
 import { ensureCaddy } from "./caddy.mjs";
 import { ensureDataPlane } from "./dataplane.mjs";
 import { ensureSwarmEdge, isSwarmManager } from "./edge.mjs";

@@ -1,7 +1,7 @@
 // On a swarm manager with an installation registry (LEVELRAIL_SWARM_REGISTRY), `npm start` runs the
 // node agent (apps/dataplane/src/agent.ts) as a global swarm service on every other node: each runs
 // its node's own edge (holder, Caddy, both mesh DNS replicas) as standalone containers its engine
-// supervises, a copy of the manager's, so any node's Caddy serves every domain (CONTRACT §12). The
+// supervises, a copy of the manager's, so any node's Caddy serves every domain (docs/operating/nodes-and-swarm.md#the-data-plane-on-every-node). The
 // agent's image (node, the data plane, the agent and Caddy) is built here and pushed to the
 // registry; the service names it by digest, so every node runs the same bytes.
 import { createHash, randomBytes } from "node:crypto";

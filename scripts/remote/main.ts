@@ -1,4 +1,4 @@
-// The remote commands (CONTRACT §3): login, export, diff, apply against the panel's HTTP API, from a
+// The remote commands (docs/operating/projects-environments-spec.md#config-as-code-export-diff-apply): login, export, diff, apply against the panel's HTTP API, from a
 // laptop or CI. Exit codes: 0 done (diff: nothing to do), 2 diff found changes, 1 an error.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";

@@ -1,4 +1,4 @@
-// The node agent (CONTRACT §12: "Caddy and the mesh DNS run on every node"). On a swarm, `npm start`
+// The node agent (docs/operating/nodes-and-swarm.md#the-data-plane-on-every-node: "Caddy and the mesh DNS run on every node"). On a swarm, `npm start`
 // on the manager runs it as a global swarm service on every other node. It talks to its own node's
 // engine only (the socket mounted), and runs there what the manager runs in its edge namespace: the
 // holder (joined live to each app overlay), Caddy and both mesh DNS replicas, each a standalone

@@ -23,7 +23,7 @@ export interface LivenessOptions {
 }
 
 /**
- * On a swarm, the data plane's own check of the tasks it names (CONTRACT §12). A task whose node
+ * On a swarm, the data plane's own check of the tasks it names (docs/operating/nodes-and-swarm.md). A task whose node
  * was lost, or whose engine restarts, leaves an address that swallows connects, and the worker may
  * not say so for a while (its manager may be the one restarting); Caddy's passive health checks do
  * not cover upstreams it looks up per request. So every second each task of the state gets a TCP

@@ -24,7 +24,7 @@ import { Panel, pidsOf, removeInstallation, repoRoot, restartDockerd } from "./p
 import { daemonJsonLiveRestore, dataPlaneProcess, dataPlaneProcesses, describeInstance, killAndTimeBack, liveRestore, watchdogLines, restartEngine, simulateReboot } from "./unattended";
 
 /**
- * The data plane outlives the control plane (CONTRACT §1, §8): a real `npm start` serves two
+ * The data plane outlives the control plane (docs/operating/start-and-stop.md#stopping-and-what-survives-what, docs/operating/domains-and-ingress.md): a real `npm start` serves two
  * domains and a service-to-service call under keep-alive load while its processes are killed,
  * interrupted, restarted and starved of their database. Zero failed requests, and the same
  * containers afterwards.

@@ -21,7 +21,7 @@ const Copyable = lazy(() => import("./copyable").then((m) => ({ default: m.Copya
 const TokenFields = lazy(() => import("./git-token-fields").then((m) => ({ default: m.TokenFields })));
 
 /**
- * An organization's git credentials (CONTRACT §11): deploy keys the panel generates, whose public
+ * An organization's git credentials (docs/operating/git-builds-and-previews.md#git-sources-and-credentials): deploy keys the panel generates, whose public
  * half is shown to add to the repository, and HTTPS tokens, write-only. Next to registry credentials.
  * `intro`: the card's text, rendered on the server (GitCredentialsIntro, settings-text.tsx).
  */

@@ -13,7 +13,7 @@ import { FormMessages } from "./form-messages";
 const PreviewList = lazy(() => import("./preview-list").then((m) => ({ default: m.PreviewList })));
 
 /**
- * A project's previews of pull and merge requests (CONTRACT §11): the settings (the environment each
+ * A project's previews of pull and merge requests (docs/operating/git-builds-and-previews.md#previews-of-pull-requests): the settings (the environment each
  * preview is cloned from, the domain `pr-<n>.<domain>` routes under, at most how many are open and
  * their time to live) and the previews with their state and the last thing that happened to each.
  * `intro`: the card's text, rendered on the server (PreviewsIntro, settings-text.tsx).

@@ -12,7 +12,7 @@ import { useServicePatch } from "./use-service-patch";
 export type EngineKind = "single" | "swarm" | null;
 
 /**
- * The service's replicas and placement (CONTRACT §12), saved with one PATCH {replicas, placement}.
+ * The service's replicas and placement (docs/operating/services-and-deploys.md#replicas-and-placement), saved with one PATCH {replicas, placement}.
  * On one engine the inputs stay, with the note that only a swarm runs more than one replica or
  * places on node labels: the API is the authority and answers 409 naming the field, shown under it.
  * Its parent keys it by the saved values, so it restarts from them after a save.

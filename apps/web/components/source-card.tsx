@@ -21,7 +21,7 @@ import { FormMessages } from "./form-messages";
 import { RoleNote } from "./role-note";
 
 /**
- * Where the service's image comes from (CONTRACT §5, §11): an image, or a git source with its
+ * Where the service's image comes from (docs/operating/services-and-deploys.md, docs/operating/git-builds-and-previews.md#git-sources-and-credentials): an image, or a git source with its
  * webhook URL, the repository's last error (written by the builds), and its form. A new webhook
  * secret (a switch to git, a rotation) is shown once, here, with a copy button.
  */

@@ -1,4 +1,4 @@
-/** An error answer of the API, with the field it names (CONTRACT §4). */
+/** An error answer of the API, with the field it names (docs/api.md#errors). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -69,7 +69,7 @@ const { keyring, fingerprintKey } = secretsKitFromEnv(env);
 // App and database overlays are encrypted between the nodes where the manager's kernel can (the launcher's probe, beside the data plane's state).
 const overlayIpsecFile = join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, OVERLAY_IPSEC_FILE);
 const swarmPort = dockerSwarm({ dockerHost: env.DOCKER_HOST, encryptOverlays: () => readOverlayIpsec(overlayIpsecFile)?.supported === true });
-// On a swarm manager with the edge ingress: releases as swarm services (CONTRACT §12); else containers here.
+// On a swarm manager with the edge ingress: releases as swarm services (docs/operating/nodes-and-swarm.md); else containers here.
 const swarm = await swarmMode(runtime.docker, runtime, swarmPort, env.LEVELRAIL_SHORT_NAME, join(env.LEVELRAIL_DATA_DIR, DATAPLANE_DIR, EDGE_CADDY_FILE));
 if (swarm) console.log("[worker] this engine is a swarm manager with the edge ingress: releases run as swarm services");
 

@@ -55,7 +55,7 @@ export function mirroredCaddyAdmin(inner: CaddyAdmin, file: string): CaddyAdmin 
 type Inspected = { State?: { Running?: boolean }; Config?: { Entrypoint?: string[] | null; Labels?: Record<string, string> | null } };
 
 /**
- * Releases run on the swarm (CONTRACT §12) when this worker's engine is a swarm manager and the
+ * Releases run on the swarm (docs/operating/nodes-and-swarm.md) when this worker's engine is a swarm manager and the
  * edge ingress runs on it (`@levelrail/docker/swarm/edge`: its holder and Caddy): Caddy there reaches
  * the apps' overlays, where the tasks are. Otherwise null: containers on this engine, as on one
  * engine (a swarm manager without the edge keeps serving as it did).

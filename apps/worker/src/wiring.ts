@@ -33,7 +33,7 @@ export interface WorkerOptions {
   db: Db;
   sql: Sql;
   runtime: Runtime;
-  /** The same engine's swarm calls (CONTRACT §12): nodes as operators asked. Absent: no node controller. */
+  /** The same engine's swarm calls (docs/operating/nodes-and-swarm.md): nodes as operators asked. Absent: no node controller. */
   swarm?: SwarmPort;
   shortName: string;
   keyring: Keyring;
@@ -61,7 +61,7 @@ export interface WorkerOptions {
   upstreamDns?: string[];
   /**
    * On a swarm manager whose ingress runs in the edge namespace (`@levelrail/docker/swarm/edge`):
-   * each release runs as swarm services (CONTRACT §12) through `swarm`. `join` joins the namespace to
+   * each release runs as swarm services (docs/operating/nodes-and-swarm.md) through `swarm`. `join` joins the namespace to
    * an app's overlay, `meshDns` answers its address there (where its mesh DNS listens); `prober`
    * probes tasks from there. Absent: releases are containers on this engine.
    */
@@ -87,7 +87,7 @@ export interface WorkerOptions {
   /** Sampling of each service's active container: every 10 s, kept an hour, 50 stats calls at once by default. */
   containerMetrics?: { intervalMs?: number; retentionMs?: number; concurrency?: number };
   /**
-   * Previews of pull requests (CONTRACT §11): the fingerprint key the deploy verbs need, the sweep's
+   * Previews of pull requests (docs/operating/git-builds-and-previews.md#previews-of-pull-requests): the fingerprint key the deploy verbs need, the sweep's
    * interval (5 minutes) and the provider calls' timeout (10 s). Absent: no preview controller.
    */
   previews?: { fingerprintKey: Buffer; sweepEveryMs?: number; providerTimeoutMs?: number; pendingRecheckMs?: number } | undefined;

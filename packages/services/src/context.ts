@@ -148,7 +148,7 @@ export function visibleProjects(ctx: Ctx, orgColumn: AnyColumn, projectColumn: A
 export { isUuid } from "@levelrail/spec/rules";
 
 /**
- * The most rows a list without paging answers (CONTRACT §5); paged lists (`?limit=`) answer at most
+ * The most rows a list without paging answers (docs/api.md#paging-and-bounded-lists); paged lists (`?limit=`) answer at most
  * 200 a page. Every unpaged list query runs with `.limit(MAX_LIST_ROWS + 1)` and hands its rows to
  * `bounded`, so no route returns an unbounded number of rows.
  */

@@ -7,7 +7,7 @@ import { isUuid, resourceName } from "./rules";
 export { cronProblem, nextDue } from "./cron";
 export { DEFAULT_POSTGRES_VERSION, MAX_KEEP } from "./lists";
 
-/** Managed databases and their backups (CONTRACT §7): the shapes the API, the worker and the forms share. */
+/** Managed databases and their backups (docs/operating/databases-and-backups.md): the shapes the API, the worker and the forms share. */
 
 export const DATABASE_ENGINES = ["postgres"] as const;
 export type DatabaseEngineId = (typeof DATABASE_ENGINES)[number];

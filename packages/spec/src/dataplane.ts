@@ -16,7 +16,7 @@ export const activeEntrySchema = z.object({
   /** The port the container serves on (ingress dials it). */
   port: z.number().int().min(1).max(65535),
   /**
-   * On a swarm (CONTRACT §12): the release's ready tasks, each by its task id (a DNS label) and its
+   * On a swarm (docs/operating/nodes-and-swarm.md): the release's ready tasks, each by its task id (a DNS label) and its
    * address on the app's overlay; `container` is then the release's swarm service. The data plane
    * answers these addresses as they are (a task's address changes only with a new task, which the
    * worker publishes), where a container's is inspected.
@@ -57,7 +57,7 @@ export interface MeshPort {
  */
 export const INGRESS_HEADER = "X-Levelrail-Ingress";
 
-// The data plane on every node of a swarm (CONTRACT §12): each worker node's agent runs an edge of
+// The data plane on every node of a swarm (docs/operating/nodes-and-swarm.md#the-data-plane-on-every-node): each worker node's agent runs an edge of
 // its own (holder, Caddy, both mesh DNS replicas) and keeps it a copy of the manager's, which it
 // reads from the manager's mesh DNS on an overlay only the manager's edge and the agents are on.
 

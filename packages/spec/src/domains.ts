@@ -1,5 +1,5 @@
 /**
- * Domain ownership (CONTRACT §5): a domain outside `*.localhost` and the installation's base
+ * Domain ownership (docs/operating/domains-and-ingress.md): a domain outside `*.localhost` and the installation's base
  * domains routes, and gets a certificate, only once its organization has proven it owns it with a
  * TXT record `_levelrail-challenge.<domain>` holding the organization's token.
  */

@@ -5,7 +5,7 @@ import { LevelrailError } from "./errors";
 import { issueMessage, valueAt } from "./zod-issue";
 
 /**
- * Reading a spec (CONTRACT §10): the text (YAML, or JSON, which is YAML) or an already parsed
+ * Reading a spec (docs/operating/projects-environments-spec.md#config-as-code-export-diff-apply): the text (YAML, or JSON, which is YAML) or an already parsed
  * object, checked by the API's own zod schemas and by the rules that span objects (a name used
  * twice, a reference to nothing, a secret's value written inline). Every problem names its field and,
  * for text, the line and column it is at.

@@ -6,7 +6,7 @@ import { envKey, envMap, resourceName } from "./rules";
 import { imageRef, serviceCreate } from "./service";
 
 /**
- * The spec (CONTRACT §10): one environment as a document. Every object is the API's own create
+ * The spec (docs/operating/projects-environments-spec.md#config-as-code-export-diff-apply): one environment as a document. Every object is the API's own create
  * schema with its ids swapped for names (a backup target, a registry credential), so the file and the
  * API accept exactly the same values.
  */

@@ -73,7 +73,7 @@ export function httpStatus(code: ErrorCode): number {
   }
 }
 
-/** The JSON body of an error response (CONTRACT §4). */
+/** The JSON body of an error response (docs/api.md#errors). */
 export function errorBody(err: LevelrailError): { error: { code: string; message: string; field?: string } } {
   return {
     error: {

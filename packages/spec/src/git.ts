@@ -3,7 +3,7 @@ import { GIT_PROVIDERS } from "./lists";
 import { envKey, resourceName } from "./rules";
 
 /**
- * A service's git source and the credentials that reach it (CONTRACT §11), checked without
+ * A service's git source and the credentials that reach it (docs/operating/git-builds-and-previews.md#git-sources-and-credentials), checked without
  * connecting anywhere: every value here ends up in an argument array of a git or BuildKit call, so
  * nothing that git would read as an option, a transport helper or a local path gets through.
  */
@@ -195,7 +195,7 @@ export const gitSourceInput = gitSourceFields.superRefine((g, c) => {
 });
 export type GitSourceInput = z.infer<typeof gitSourceInput>;
 
-/** The webhook route of a git source (CONTRACT §5): providers post pushes and pull requests here. */
+/** The webhook route of a git source (docs/operating/git-builds-and-previews.md#the-webhook-what-to-paste-into-the-forge): providers post pushes and pull requests here. */
 export const webhookPath = (sourceId: string) => `/api/v1/hooks/git/${sourceId}`;
 
 /** A service's git source as the API answers it: never its webhook secret, except once in `webhookSecret`. */

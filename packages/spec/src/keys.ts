@@ -22,7 +22,7 @@ export const serviceKey = (id: string): ReconcileKey => ({ kind: "service", id }
 export const databaseKey = (id: string): ReconcileKey => ({ kind: "database", id });
 /** One backup run (or its verification again). */
 export const backupKey = (id: string): ReconcileKey => ({ kind: "backup", id });
-/** One build of a git-sourced service (CONTRACT §11). */
+/** One build of a git-sourced service (docs/operating/git-builds-and-previews.md#builds). */
 export const buildKey = (id: string): ReconcileKey => ({ kind: "build", id });
 /** One organization's notification outbox: its due deliveries sent, its crash loops enqueued. */
 export const notificationsKey = (orgId: string): ReconcileKey => ({ kind: "notifications", id: orgId });
@@ -31,12 +31,12 @@ export const NETWORKS_KEY: ReconcileKey = { kind: "networks" };
 export const IMAGES_KEY: ReconcileKey = { kind: "images" };
 /** Every domain's ownership proof: the worker checks the due ones. */
 export const DOMAINS_KEY: ReconcileKey = { kind: "domains" };
-/** Every preview: clone, route, build, report, delete (CONTRACT §11). */
+/** Every preview: clone, route, build, report, delete (docs/operating/git-builds-and-previews.md#previews-of-pull-requests). */
 export const PREVIEWS_KEY: ReconcileKey = { kind: "previews" };
 /** The previews' sweep: time to live and the providers' open requests; on a schedule. */
 export const PREVIEW_SWEEP_KEY: ReconcileKey = { kind: "preview-sweep" };
 
-/** The swarm's nodes: what operators asked of them (availability, labels), applied and kept (CONTRACT §12). */
+/** The swarm's nodes: what operators asked of them (availability, labels), applied and kept (docs/operating/nodes-and-swarm.md). */
 export const NODES_KEY: ReconcileKey = { kind: "nodes" };
 
 /** The wire form (a NOTIFY payload, a runner's queue key): `service:<id>`, `database:<id>`, `backup:<id>`, `build:<id>`, `notifications:<orgId>`, `ingress`, `networks`, `images`, `domains`, `previews`, `preview-sweep`, `nodes`. */

@@ -9,7 +9,7 @@ export const QUOTA_KINDS = ["apps", "services", "databases", "domains", "channel
 export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
 /**
- * The roles of a member of an organization (CONTRACT §9). `owner`: everything, members, deleting the
+ * The roles of a member of an organization (docs/operating/teams-and-sso.md#roles). `owner`: everything, members, deleting the
  * organization; `admin`: everything but ownership; `developer`; `viewer`.
  */
 export const MEMBER_ROLES = ["owner", "admin", "developer", "viewer"] as const;

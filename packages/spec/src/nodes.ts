@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// What an operator may ask of the installation's nodes (CONTRACT §12): `PATCH /api/v1/nodes/{id}`
+// What an operator may ask of the installation's nodes (docs/operating/nodes-and-swarm.md): `PATCH /api/v1/nodes/{id}`
 // records it, the worker's node controller applies it to the swarm and keeps it applied. The view
 // of a node carries the change it was asked for and where that stands.
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { domainName } from "./service";
 
 /**
- * Previews (CONTRACT §11): a pull or merge request's environment, its routes and when it goes. Pure
+ * Previews (docs/operating/git-builds-and-previews.md#previews-of-pull-requests): a pull or merge request's environment, its routes and when it goes. Pure
  * rules shared by the webhook, the API, the worker's preview controller and the UI.
  */
 

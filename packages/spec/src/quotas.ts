@@ -4,7 +4,7 @@ import type { QuotaKind } from "./lists";
 export { QUOTA_KINDS, type QuotaKind } from "./lists";
 
 /**
- * Per-organization quotas (CONTRACT §2, §5): what one organization may have at most, so one tenant
+ * Per-organization quotas (docs/operating/configuration.md, docs/operating/quotas.md): what one organization may have at most, so one tenant
  * cannot use up what the installation shares (e.g. the /26 subnets of LEVELRAIL_NETWORK_POOL, one
  * per app, or the notification dispatcher's time: `channels`, its webhook and email channels). Each has an installation-wide default (`LEVELRAIL_QUOTA_<KIND>`) that the
  * administrator can override per organization (`levelrail quota set`).

@@ -1,5 +1,5 @@
 /**
- * The roles of a member of an organization (CONTRACT §9), weakest first. A membership holds one
+ * The roles of a member of an organization (docs/operating/teams-and-sso.md#roles), weakest first. A membership holds one
  * role for the whole organization, or for one project only (`projectId`).
  */
 export const ROLES = ["viewer", "developer", "admin", "owner"] as const;

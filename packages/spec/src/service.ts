@@ -92,7 +92,7 @@ export function isDefaultResources(r: Resources): boolean {
 }
 
 /**
- * How many tasks of each release a swarm runs (CONTRACT §12). One engine runs one container, so
+ * How many tasks of each release a swarm runs (docs/operating/services-and-deploys.md#replicas-and-placement). One engine runs one container, so
  * there only the default may be asked (the service verbs answer 409 otherwise).
  */
 export const replicasSpec = z
@@ -127,7 +127,7 @@ export function needsSwarm(spec: { replicas?: number | undefined; placement?: Pl
   return null;
 }
 
-/** Why a well-formed name may still not route to a service (CONTRACT §5), or null when it may. */
+/** Why a well-formed name may still not route to a service (docs/operating/domains-and-ingress.md), or null when it may. */
 export function reservedDomain(domain: string): string | null {
   const d = domain.toLowerCase().replace(/\.$/, "");
   if (d === "localhost") return "localhost is the operator's own machine; use a subdomain like shop.localhost";
@@ -160,7 +160,7 @@ const domainList = z
   .refine((ds) => new Set(ds).size === ds.length, "must not list a domain twice");
 
 /**
- * Where a service's image comes from (CONTRACT §5): `{"image": "…"}` (what `image` says) or
+ * Where a service's image comes from (docs/operating/services-and-deploys.md): `{"image": "…"}` (what `image` says) or
  * `{"git": {url, ref, …}}`, built by the worker. Exactly one of the two.
  */
 export const serviceSource = z
@@ -283,7 +283,7 @@ export interface ServiceView {
   updatedAt: string;
 }
 
-/** One running copy of a service and where it runs: on a swarm a task of its active release (CONTRACT §12). */
+/** One running copy of a service and where it runs: on a swarm a task of its active release (docs/operating/nodes-and-swarm.md#where-a-service-runs-a-service-runs). */
 export interface ReplicaView {
   /** The swarm's task id (on one engine, the container's name). */
   name: string;

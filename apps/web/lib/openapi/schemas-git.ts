@@ -1,4 +1,4 @@
-// Response shapes of git sources and git credentials (CONTRACT §11), pinned to their view types the
+// Response shapes of git sources and git credentials (docs/operating/git-builds-and-previews.md#git-sources-and-credentials), pinned to their view types the
 // same way as schemas.ts: a service's source, a credential (never its private key or token), and the
 // one answer that shows a new webhook secret.
 import { z } from "zod";

@@ -25,7 +25,7 @@ export function readNodeStats(dir: string, now: number, freshMs = NODE_STATS_FRE
 }
 
 /**
- * On a swarm (CONTRACT §12: metrics per task): the sampler's targets are the active release's tasks
+ * On a swarm (docs/operating/nodes-and-swarm.md: metrics per task): the sampler's targets are the active release's tasks
  * of each service, each read where its stats are (the manager's own engine for its tasks, the node
  * agents' readings for the others'), through a `containerStats` that answers from this round's
  * readings. A task is sampled as its container (`<service>.<slot>.<task id>`), so the service's

@@ -47,7 +47,7 @@ export class BridgeInUseError extends Error {
 }
 
 /**
- * On a swarm (CONTRACT §12): the app's own attachable overlay network, created on demand, with a
+ * On a swarm (docs/operating/nodes-and-swarm.md): the app's own attachable overlay network, created on demand, with a
  * subnet from the installation's pool (none shared with any network the manager knows), its MTU
  * from the nodes' interfaces, and IPsec between nodes when `encrypted`. Apps never share one: an
  * app's tasks reach only their own app's services and databases. Returns its name and subnet.

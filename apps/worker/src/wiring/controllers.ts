@@ -192,7 +192,7 @@ export function controllers(o: WorkerOptions, s: Shared) {
 }
 
 /**
- * On a swarm manager with the edge ingress: each release as swarm services (CONTRACT §12), the app's
+ * On a swarm manager with the edge ingress: each release as swarm services (docs/operating/nodes-and-swarm.md), the app's
  * overlay made and the ingress namespace joined to it before a release's service is, its tasks
  * probed from that namespace, the data plane told the ready tasks.
  */

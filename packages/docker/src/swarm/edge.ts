@@ -8,7 +8,7 @@ import { statusOf } from "../engine-errors";
 // The launcher loads this file bundled: it writes the overlay IPsec probe's answer for the worker.
 export { OVERLAY_IPSEC_FILE, probeOverlayIpsec, writeOverlayIpsec } from "./ipsec";
 
-// The ingress of one node of a swarm (CONTRACT §12, issue 26): a pod, as Kubernetes would say. One
+// The ingress of one node of a swarm (docs/operating/nodes-and-swarm.md, issue 26): a pod, as Kubernetes would say. One
 // small container, `<short>-edge`, holds a network namespace of its own on a bridge network of this
 // engine with the ingress ports published; Caddy runs in that namespace (`container:<short>-edge`)
 // and so does the mesh DNS, each a container the engine restarts on its own. The holder is what

@@ -1,4 +1,4 @@
-// No list route answers an unbounded number of rows (CONTRACT §5): an unpaged list stops at
+// No list route answers an unbounded number of rows (docs/api.md#paging-and-bounded-lists): an unpaged list stops at
 // MAX_LIST_ROWS and says how to narrow it, with a 400 naming `limit`.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

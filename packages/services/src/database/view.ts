@@ -15,7 +15,7 @@ type RestoreRow = typeof databaseRestore.$inferSelect;
 
 export const shortNameOf = (ctx: Ctx) => ctx.shortName ?? DEFAULT_SHORT_NAME;
 
-/** A database as the API answers it (CONTRACT §7): never its password. */
+/** A database as the API answers it (docs/operating/databases-and-backups.md): never its password. */
 export interface DatabaseView {
   id: string;
   name: string;

@@ -45,7 +45,7 @@ export interface HookDeps {
 const notFound = () => new LevelrailError("not_found", "no git source with this id");
 
 /**
- * `POST /api/v1/hooks/git/{sourceId}` (CONTRACT §11): public, authenticated by the source's webhook
+ * `POST /api/v1/hooks/git/{sourceId}` (docs/operating/git-builds-and-previews.md#the-webhook-what-to-paste-into-the-forge): public, authenticated by the source's webhook
  * secret. Unknown source: 404. Missing or wrong signature: 401, nothing written. A delivery id seen
  * before: 200 `{duplicate: true}`, nothing built (the delivery is recorded in the transaction of
  * what it causes). A push to the tracked branch queues a build that deploys; a pull or merge request

@@ -7,7 +7,7 @@ import { resourceName } from "@levelrail/spec/rules";
 import { LevelrailError } from "@levelrail/spec/errors";
 import { type Ctx, parse, scope, visibleProjects } from "../context";
 
-/** The most deploy samples one answer carries (CONTRACT §5: no list is unbounded); more is a 400 naming `since`. */
+/** The most deploy samples one answer carries (docs/api.md#paging-and-bounded-lists: no list is unbounded); more is a 400 naming `since`. */
 export const MAX_DEPLOY_SAMPLES = 10_000;
 
 const query = z
@@ -57,7 +57,7 @@ function bucket(samples: { at: Date; outcome: string; durationMs: number }[]): D
 export async function deployMetrics({ ctx, input }: { ctx: Ctx; input: unknown }) {
   const q = parse(query, input);
   // The default starts on a whole minute, so two polls a moment apart answer the same body (and the
-  // same ETag), and the same as for an environment that is not the caller's (CONTRACT §5).
+  // same ETag), and the same as for an environment that is not the caller's (docs/api.md#errors).
   const since = q.since ? new Date(q.since) : new Date(Math.floor((Date.now() - 30 * 24 * 3600 * 1000) / 60_000) * 60_000);
   const rows = await ctx.db
     .select({

@@ -11,7 +11,7 @@ import { type DoraEvent, type DoraFigures, type DoraRelease, type DoraSamples, d
 export const DORA_WINDOWS = { "7d": 7, "30d": 30, "90d": 90 } as const;
 export type DoraWindow = keyof typeof DORA_WINDOWS;
 
-/** The most releases one answer reads (CONTRACT §5: nothing unbounded); more is a 400 naming `window`. */
+/** The most releases one answer reads (docs/api.md#paging-and-bounded-lists: nothing unbounded); more is a 400 naming `window`. */
 export const MAX_DORA_RELEASES = 20_000;
 
 const query = z

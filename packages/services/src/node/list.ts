@@ -61,7 +61,7 @@ export function changeView(r: Row): NodeChangeView {
 }
 
 /**
- * `GET /api/v1/nodes` (CONTRACT §12): the installation's nodes, one engine answering itself as its
+ * `GET /api/v1/nodes` (docs/operating/nodes-and-swarm.md): the installation's nodes, one engine answering itself as its
  * one node, a swarm its node list, each with the change an operator last asked of it (null when
  * none). Needs `node.read` (viewer) on a whole organization, or an installation administrator.
  */

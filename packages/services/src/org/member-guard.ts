@@ -11,7 +11,7 @@ export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 /**
  * A role as the membership table stores it. The column is text; its TypeScript enum is widened to
- * the four roles of CONTRACT §9 by the role model, after which this is the identity.
+ * the four roles of docs/operating/teams-and-sso.md#roles by the role model, after which this is the identity.
  */
 export const storedRole = (role: MemberRole) => role as typeof membership.$inferInsert.role;
 

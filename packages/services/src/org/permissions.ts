@@ -4,7 +4,7 @@ import { sessionRefusal } from "../context";
 import { type Membership, type Role, roleRank } from "@levelrail/spec/roles";
 
 /**
- * Who may do what (CONTRACT §9): every action a verb performs, with the weakest role that may.
+ * Who may do what (docs/operating/teams-and-sso.md#roles): every action a verb performs, with the weakest role that may.
  * The one decision point, deny by default: an action this table does not name is refused for
  * every role. A verb names its action and asks `authorize` after it found its target (so anyone who
  * is not a member still gets the 404 of something that does not exist), before it writes anything.
@@ -29,7 +29,7 @@ export const PERMISSIONS = {
   "backupTarget.write": "admin",
   "registryCredential.read": "viewer",
   "registryCredential.write": "admin",
-  // Git deploy keys and tokens (CONTRACT §11), like registry logins
+  // Git deploy keys and tokens (docs/operating/git-builds-and-previews.md), like registry logins
   "gitCredential.read": "viewer",
   "gitCredential.write": "admin",
   "notificationChannel.read": "viewer",
@@ -63,10 +63,10 @@ export const PERMISSIONS = {
   "backup.write": "developer",
   "database.restore": "developer",
   "metrics.read": "viewer",
-  // The environment as a spec (CONTRACT §10): apply changes what each object's own action allows
+  // The environment as a spec (docs/operating/projects-environments-spec.md#config-as-code-export-diff-apply): apply changes what each object's own action allows
   "spec.read": "viewer",
   "spec.apply": "developer",
-  // Previews of pull requests (CONTRACT §11): their settings make the worker create and delete environments
+  // Previews of pull requests (docs/operating/git-builds-and-previews.md#previews-of-pull-requests): their settings make the worker create and delete environments
   "preview.read": "viewer",
   "preview.write": "admin",
   // The installation's nodes: no organization's own. Any member of a whole organization reads their

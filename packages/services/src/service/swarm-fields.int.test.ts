@@ -1,4 +1,4 @@
-// A service's replicas and placement (issue 26: CONTRACT §12) against the real PostgreSQL: their
+// A service's replicas and placement (issue 26: docs/operating/services-and-deploys.md#replicas-and-placement) against the real PostgreSQL: their
 // defaults, the 400s naming the field, the 409 on one engine (the host's real engine, asked as the
 // web app asks it) with nothing written, and, where the engine answers "swarm", their way through
 // the view, a deploy's release spec, drift, a clone and config as code.

@@ -2,7 +2,7 @@ import type { SpecBody, SpecDatabase, SpecService } from "@levelrail/spec/env-sp
 import { canonical } from "./export";
 
 /**
- * What `apply` would do (CONTRACT §10), computed from what the environment declares now and what
+ * What `apply` would do (docs/operating/projects-environments-spec.md#config-as-code-export-diff-apply), computed from what the environment declares now and what
  * the file says: pure, so it is tested as a table. Secret values never appear: a secret's entry
  * names its key only.
  */

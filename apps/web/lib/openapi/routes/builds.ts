@@ -1,4 +1,4 @@
-// Builds of a git-sourced service (CONTRACT §11): list, one with its log (streamed with `?follow=true`), build now, cancel.
+// Builds of a git-sourced service (docs/operating/git-builds-and-previews.md#builds): list, one with its log (streamed with `?follow=true`), build now, cancel.
 import { z } from "zod";
 import { buildRequest } from "@levelrail/services/build/request";
 import type { BuildLogLine, BuildView } from "@levelrail/services/build/view";

@@ -1,4 +1,4 @@
-// Git sources (CONTRACT §11): an organization's git credentials and a service's webhook secret. The
+// Git sources (docs/operating/git-builds-and-previews.md#git-sources-and-credentials): an organization's git credentials and a service's webhook secret. The
 // source itself is a field of the service (`source`, in routes/services.ts: its repository, and its
 // provider API `apiProvider`, `apiUrl`, `apiCredentialId` for previews); builds and the webhook route
 // are described with them.

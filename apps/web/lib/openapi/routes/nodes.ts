@@ -1,4 +1,4 @@
-// The installation's nodes (CONTRACT §12): one engine, or the nodes of a Docker Swarm.
+// The installation's nodes (docs/operating/nodes-and-swarm.md): one engine, or the nodes of a Docker Swarm.
 import { z } from "zod";
 import type { NodesView } from "@levelrail/docker/nodes-read";
 import { type NodeChangeView, nodePatchInput } from "@levelrail/spec/nodes";

@@ -1,4 +1,4 @@
-// Webhooks of git sources and previews of pull requests (CONTRACT §11).
+// Webhooks of git sources and previews of pull requests (docs/operating/git-builds-and-previews.md#the-webhook-what-to-paste-into-the-forge).
 import { z } from "zod";
 import { approveInput } from "@levelrail/services/preview/approval";
 import { previewSettingsInput } from "@levelrail/services/preview/settings";

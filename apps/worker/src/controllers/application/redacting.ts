@@ -26,7 +26,7 @@ export function redactingHooks(inner: HookRecorder, redact: Redactor): HookRecor
 }
 
 /**
- * Each status names where the copy that serves runs (CONTRACT §12's "where each replica runs"): on
+ * Each status names where the copy that serves runs (docs/operating/nodes-and-swarm.md#where-a-service-runs): on
  * one engine the active container, on this engine (`node`), with its address on the app's network;
  * none while no container serves or it has no address there.
  */

@@ -8,7 +8,7 @@ import { planBuild } from "./plan";
 export type BuildControllerOptions = ExecuteDeps;
 
 /**
- * Runs builds of git-sourced services (key `build:<id>`, CONTRACT §11): each pass observes the build
+ * Runs builds of git-sourced services (key `build:<id>`, docs/operating/git-builds-and-previews.md#builds): each pass observes the build
  * and its source, a pure plan picks the one next step (run, wait for the service's running build,
  * cancel, fail an interrupted one) and the executor does it. A build holds its runner slot while it
  * runs: the build runner's slots are the installation's build slots, shared fairly by organization.

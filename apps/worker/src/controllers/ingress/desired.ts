@@ -24,7 +24,7 @@ export interface IngressSettings {
    */
   dataPlane: string;
   /**
-   * On a swarm (CONTRACT §12): a task whose node went away (or whose engine restarts) leaves its
+   * On a swarm (docs/operating/nodes-and-swarm.md): a task whose node went away (or whose engine restarts) leaves its
    * overlay address silent, so a dial there hangs instead of being refused, and the state may name
    * it until the manager is back to say otherwise. Dials give up after 1 s and are retried for 4 s,
    * by when the data plane's own probes (`TaskLiveness`) have left the silent task out of its

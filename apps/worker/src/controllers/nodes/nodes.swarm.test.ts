@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DesiredNodeChange } from "./plan";
 import { type NodeChangeStore, nodesController } from "./reconcile";
 
-// The node controller (CONTRACT §12) on a real two-engine swarm: a drain asked in the panel moves
+// The node controller (docs/operating/nodes-and-swarm.md) on a real two-engine swarm: a drain asked in the panel moves
 // the tasks off the node, labels replace the operator's and keep the product's own, a node changed
 // by hand is put back, and a request for a node that left is failed saying so. The store is the
 // controller's narrow port in memory (its PostgreSQL form is tested in node-store.int.test.ts).

@@ -8,7 +8,7 @@ import { hostLimits } from "../../containers/limits";
 import type { DesiredSwarmRelease } from "./plan";
 import type { SwarmReleaseInput } from "./reconcile";
 
-// On a swarm (CONTRACT §12) each release of a service is a swarm service of its own: blue-green is
+// On a swarm (docs/operating/nodes-and-swarm.md) each release of a service is a swarm service of its own: blue-green is
 // two services side by side until the new one's every task is ready, never an in-place update (an
 // update's rollout replaces tasks one by one, so old and new would serve together for its length).
 

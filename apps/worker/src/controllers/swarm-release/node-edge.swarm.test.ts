@@ -21,7 +21,7 @@ import { TestReleases } from "./testing";
 import { dockerSwarmProbe } from "../../../../../scripts/doctor/probes";
 import { swarmCheck } from "../../../../../scripts/doctor/swarm";
 
-// The data plane on every node (CONTRACT §12, issue 26), on real engines: `npm start`'s edge on the
+// The data plane on every node (docs/operating/nodes-and-swarm.md#the-data-plane-on-every-node, issue 26), on real engines: `npm start`'s edge on the
 // manager with the node agents (scripts/lib/node-agent.mjs: a global swarm service of an image
 // pushed to the swarm's registry). The worker node's agent runs an edge of its own on its engine
 // (holder, Caddy, both mesh DNS replicas, standalone containers) and keeps it a copy of the

@@ -3,7 +3,7 @@ import { environment, organization, project } from "../orgs/table";
 import { service } from "../services/table";
 
 /**
- * A credential for reaching a git repository (CONTRACT §11): a generated SSH deploy key, whose public
+ * A credential for reaching a git repository (docs/operating/git-builds-and-previews.md#git-sources-and-credentials): a generated SSH deploy key, whose public
  * half is shown to copy, or an HTTPS token. The private key or token is sealed with the installation's
  * keyring, never returned.
  */

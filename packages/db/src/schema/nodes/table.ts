@@ -1,7 +1,7 @@
 import { integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
- * What an operator asked of one node of a swarm (CONTRACT §12, `PATCH /api/v1/nodes/{id}`): its
+ * What an operator asked of one node of a swarm (docs/operating/nodes-and-swarm.md, `PATCH /api/v1/nodes/{id}`): its
  * availability and its operator labels, each null when not asked. The web app writes it; the
  * leading worker applies it through the swarm manager and keeps it applied (a change made by hand
  * on the engine is put back). `generation` grows with every request; `appliedGeneration` is the one

@@ -16,7 +16,7 @@ export const membership = pgTable(
   {
     orgId: uuid("org_id").notNull().references(() => organization.id, { onDelete: "cascade" }),
     userId: text("user_id").notNull().references(() => user.id, { onDelete: "cascade" }),
-    /** owner, admin, developer or viewer (CONTRACT §9); the old `member` rows became `developer`. */
+    /** owner, admin, developer or viewer (docs/operating/teams-and-sso.md#roles); the old `member` rows became `developer`. */
     role: text("role", { enum: ROLES }).notNull().default("developer"),
     /** Set: the role holds on this project only, and the member sees nothing else of the organization. */
     projectId: uuid("project_id").references((): AnyPgColumn => project.id, { onDelete: "cascade" }),

@@ -48,7 +48,7 @@ export const service = pgTable(
   domains: jsonb("domains").$type<string[]>().notNull(),
   /** Memory, CPU and process limits and added capabilities; `{}` (every default) for services made before limits existed. */
   resources: jsonb("resources").$type<Partial<Resources>>().notNull().default({}),
-  /** Tasks of each release on a swarm (CONTRACT §12); 1 on one engine, and for services made before swarms. */
+  /** Tasks of each release on a swarm (docs/operating/services-and-deploys.md#replicas-and-placement); 1 on one engine, and for services made before swarms. */
   replicas: integer("replicas").notNull().default(1),
   /** Node label → value the service's tasks require on a swarm; `{}`: any node. */
   placement: jsonb("placement").$type<Placement>().notNull().default({}),

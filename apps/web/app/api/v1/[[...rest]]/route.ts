@@ -1,7 +1,7 @@
 import { LevelrailError, errorBody, httpStatus } from "@levelrail/spec/errors";
 
 /**
- * Every path under /api/v1 that no route serves: CONTRACT §5's JSON error (`not_found`, 404) with
+ * Every path under /api/v1 that no route serves: the JSON error of docs/api.md#errors (`not_found`, 404) with
  * the method and path, instead of the framework's HTML page. It names no resource and reads
  * nothing, so it answers the same signed in or not.
  */

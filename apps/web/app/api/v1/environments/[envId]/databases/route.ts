@@ -8,5 +8,5 @@ type Params = { envId: string };
 /** The environment's managed databases, by name (conditional on its ETag: polled). */
 export const GET = route<Params>(async ({ ctx, req, params }) => conditionalJson(req, await listDatabases({ ctx, envId: params.envId })));
 
-/** Body `{name, engine: "postgres", version, image?, backupSchedule?}` (CONTRACT §7). */
+/** Body `{name, engine: "postgres", version, image?, backupSchedule?}` (docs/operating/databases-and-backups.md). */
 export const POST = route<Params>(async ({ ctx, params, body }) => created(await createDatabase({ ctx, envId: params.envId, input: await body() })));

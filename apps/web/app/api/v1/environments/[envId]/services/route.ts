@@ -19,5 +19,5 @@ export const GET = route<Params>(async ({ ctx, req, params }) => {
   return conditionalJson(req, await listServices({ ctx, envId: params.envId, app: query.get("app") ?? undefined }));
 });
 
-/** Body: a service (CONTRACT §5) without `environmentId`, or with this one. */
+/** Body: a service (docs/operating/services-and-deploys.md) without `environmentId`, or with this one. */
 export const POST = route<Params>(async ({ ctx, params, body }) => created(await createService({ ctx, envId: params.envId, input: await body() })));

@@ -7,7 +7,7 @@ import { server } from "@/lib/server";
 const fail = (err: LevelrailError) => Response.json(errorBody(err), { status: httpStatus(err.code), headers: errorHeaders(err) });
 
 /**
- * Push and pull-request webhooks of a git source (CONTRACT §11). Public: no session or token; the
+ * Push and pull-request webhooks of a git source (docs/operating/git-builds-and-previews.md#the-webhook-what-to-paste-into-the-forge). Public: no session or token; the
  * source's webhook secret authenticates each delivery (GitHub's and Gitea's HMAC of the raw body,
  * GitLab's token). The raw body is read capped at 1 MiB (413 beyond). Nothing of the request is
  * logged: its body and headers carry the signature.
