@@ -12,7 +12,7 @@ import { type NodeWithChange, type NodesReader, changeView } from "./list";
 
 /** What a single engine answers a node change: there is nothing to drain to, nor any placement to label for. */
 export const SINGLE_ENGINE =
-  "this installation runs on one Docker engine: draining, pausing and labelling nodes need a Docker Swarm whose manager the panel drives (CONTRACT §12)";
+  "this installation runs on one Docker engine: draining, pausing and labelling nodes need a Docker Swarm whose manager the panel drives (see docs/operating/nodes-and-swarm.md)";
 
 /**
  * `PATCH /api/v1/nodes/{id}`: records what the operator asks of one swarm node

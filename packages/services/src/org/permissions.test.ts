@@ -61,7 +61,7 @@ describe("the permission table", () => {
     }
   });
 
-  it("follows CONTRACT §9: a viewer only reads, a developer deploys but manages no members, targets, credentials or channels, deletes no project", () => {
+  it("follows the roles of docs/operating/teams-and-sso.md: a viewer only reads, a developer deploys but manages no members, targets, credentials or channels, deletes no project", () => {
     for (const action of Object.keys(PERMISSIONS)) {
       if (allows("viewer", action)) expect(action, `viewer may ${action}`).toMatch(/\.read$/);
     }

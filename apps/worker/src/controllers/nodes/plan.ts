@@ -29,7 +29,7 @@ const sameLabels = (a: Record<string, string>, b: Record<string, string>) => {
 };
 
 /** Why a worker that drives no swarm manager cannot apply anything. */
-export const NOT_A_MANAGER = "the panel's Docker engine is not a swarm manager: node changes need one (CONTRACT §12)";
+export const NOT_A_MANAGER = "the panel's Docker engine is not a swarm manager: node changes need one (see docs/operating/nodes-and-swarm.md)";
 
 /**
  * Pure: what to do so every node is as asked. `nodes` is the swarm's node list, null when the
