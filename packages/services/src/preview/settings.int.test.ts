@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { type Db, type Sql, createDb } from "@levelrail/db/client";
 import { auditEntry } from "@levelrail/db/schema/audit";
-import { previewSettings } from "@levelrail/db/schema/git";
+import { preview, previewSettings } from "@levelrail/db/schema/git";
 import { freshDatabase, requireDatabaseUrl } from "@levelrail/testkit/db";
 import { seedMember, seedOrg } from "@levelrail/testkit/seed";
 import { createProject } from "../project/create";
@@ -58,5 +58,24 @@ describe("preview settings", () => {
     expect(theirs).toEqual(nothing);
     expect(await refusal(getProjectPreviews({ ctx: b, projectId: a.projectId }))).toMatchObject({ code: "not_found" });
     expect(await db.select().from(previewSettings)).toEqual(before);
+  });
+
+  it("list every open, refused or waiting preview and the latest closed ones, at most 1000, however many closed rows pile up", async () => {
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000);
+    const closed = Array.from({ length: 1100 }, (_, i) => ({ orgId: a.orgId, projectId: a.projectId, repo: "github.com/acme/shop", number: 1 + i, headRef: "x", headCommit: "b".repeat(40), state: "closed" as const, updatedAt: at(1000 + i), closedAt: at(1000 + i) }));
+    await db.insert(preview).values(closed);
+    // Older than every closed one: still listed.
+    await db.insert(preview).values([
+      { orgId: a.orgId, projectId: a.projectId, repo: "github.com/acme/shop", number: 5000, headRef: "x", headCommit: "b".repeat(40), state: "open", fork: true, outsider: true, updatedAt: at(1) },
+      { orgId: a.orgId, projectId: a.projectId, repo: "github.com/acme/shop", number: 5001, headRef: "x", headCommit: "b".repeat(40), state: "refused", updatedAt: at(2) },
+    ]);
+    const { previews } = await getProjectPreviews({ ctx: a, projectId: a.projectId });
+    expect(previews).toHaveLength(1000);
+    expect(previews.slice(0, 3).map((p) => p.number)).toEqual([1100, 1099, 1098]);
+    expect(previews.slice(-2).map((p) => [p.number, p.state, p.approval])).toEqual([
+      [5001, "refused", "not-needed"],
+      [5000, "open", "awaiting"],
+    ]);
+    await db.delete(preview).where(eq(preview.projectId, a.projectId));
   });
 });

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, ne, or } from "drizzle-orm";
 import { notifyDesired } from "@levelrail/db/notify";
 import { type WithheldItem, preview, previewSettings } from "@levelrail/db/schema/git";
 import { environment } from "@levelrail/db/schema/orgs";
@@ -6,7 +6,7 @@ import { LevelrailError } from "@levelrail/spec/errors";
 import { PREVIEWS_KEY } from "@levelrail/spec/keys";
 import { previewDomainProblem, previewSettingsInput, previewUrl } from "@levelrail/spec/preview";
 import { audit, fieldNames } from "../audit/record";
-import { type Ctx, MAX_LIST_ROWS, bounded, parse } from "../context";
+import { type Ctx, MAX_LIST_ROWS, parse } from "../context";
 import { getProject } from "../project/list";
 import { type Approval, approvalOf } from "./approval";
 
@@ -78,21 +78,33 @@ export interface ProjectPreviews {
   previews: PreviewView[];
 }
 
-/** `GET /api/v1/projects/{id}/previews`: the project's preview settings (null: not set up) and its previews, newest first. */
+/**
+ * `GET /api/v1/projects/{id}/previews`: the project's preview settings (null: not set up) and its
+ * previews, newest first: every one open (waiting for approval included), refused or still holding an
+ * environment, then the latest closed ones, at most 1000 in all (closed rows pile up; they never make it fail).
+ */
 export async function getProjectPreviews({ ctx, projectId }: { ctx: Ctx; projectId: string }): Promise<ProjectPreviews> {
   const p = await getProject(ctx, projectId, "preview.read");
   const [s] = await ctx.db.select().from(previewSettings).where(and(eq(previewSettings.projectId, p.id), eq(previewSettings.orgId, p.orgId)));
-  const rows = await ctx.db
-    .select({ p: preview, envName: environment.name })
-    .from(preview)
-    .leftJoin(environment, eq(environment.id, preview.environmentId))
-    .where(and(eq(preview.projectId, p.id), eq(preview.orgId, p.orgId)))
+  const mine = and(eq(preview.projectId, p.id), eq(preview.orgId, p.orgId));
+  const select = () => ctx.db.select({ p: preview, envName: environment.name }).from(preview).leftJoin(environment, eq(environment.id, preview.environmentId));
+  // Open ones are bounded by the maximum and the cap on waiting ones, refused ones by the sweep; closed ones fill what is left.
+  const live = await select()
+    .where(and(mine, or(ne(preview.state, "closed"), isNotNull(preview.environmentId))))
     .orderBy(desc(preview.updatedAt))
-    .limit(MAX_LIST_ROWS + 1);
+    .limit(MAX_LIST_ROWS);
+  const closed =
+    live.length < MAX_LIST_ROWS
+      ? await select()
+          .where(and(mine, eq(preview.state, "closed"), isNull(preview.environmentId)))
+          .orderBy(desc(preview.updatedAt))
+          .limit(MAX_LIST_ROWS - live.length)
+      : [];
+  const rows = [...live, ...closed].sort((x, y) => y.p.updatedAt.getTime() - x.p.updatedAt.getTime());
   const settings = s ? { baseEnvironmentId: s.baseEnvironmentId, domain: s.domain, max: s.max, ttlHours: s.ttlHours, updatedAt: s.updatedAt.toISOString() } : null;
   return {
     settings,
-    previews: bounded(rows, "previews", "close old ones").map(({ p: r, envName }) => toPreviewView(r, envName, settings?.domain ?? null)),
+    previews: rows.map(({ p: r, envName }) => toPreviewView(r, envName, settings?.domain ?? null)),
   };
 }
 
