@@ -57,6 +57,10 @@ describe("git client", () => {
   it("another branch resolves to its commit; a missing ref, a wrong token and a missing repository are clear", async () => {
     const tagged = await repo.commit({ "x.txt": "1\n" }, { branch: "release" });
     expect(await git.resolve(access(), "release")).toBe(tagged);
+    // A full ref (a source may track refs/heads/<branch>; a push build asks its tip before deploying).
+    expect(await git.resolve(access(), "refs/heads/release")).toBe(tagged);
+    expect(await git.resolve(access(), "refs/heads/main")).toBe(commit);
+    await expect(git.resolve(access(), "refs/heads/nope")).rejects.toThrow("ref refs/heads/nope does not exist");
     await expect(git.resolve(access(), "nope")).rejects.toThrow("ref nope does not exist");
     await expect(git.resolve(access({ credential: { kind: "token", username: "x", token: "wrong-token", hosts: ["127.0.0.1"] } }), "main")).rejects.toThrow("the repository does not exist or the credential cannot read it");
     await expect(git.resolve(access({ url: `${server.base}/missing.git` }), "main")).rejects.toThrow("the repository does not exist or the credential cannot read it");

@@ -177,7 +177,10 @@ export function gitClient(o: GitClientOptions): GitClient {
       const r = safeRef(ref);
       if (!r.ok) throw new GitError("ref", r.message);
       if (isCommitId(ref)) return ref.toLowerCase();
-      const out = await withAccess(access, (run) => run(["ls-remote", "--", access.url, `refs/heads/${ref}`, `refs/tags/${ref}`, `refs/tags/${ref}^{}`], signal));
+      // A full ref (refs/heads/main, refs/tags/v1) is asked as it is; a short one as a branch, then a tag.
+      const full = ref.startsWith("refs/");
+      const patterns = full ? [ref, `${ref}^{}`] : [`refs/heads/${ref}`, `refs/tags/${ref}`, `refs/tags/${ref}^{}`];
+      const out = await withAccess(access, (run) => run(["ls-remote", "--", access.url, ...patterns], signal));
       const refs = new Map(
         out
           .split("\n")
@@ -185,7 +188,7 @@ export function gitClient(o: GitClientOptions): GitClient {
           .filter((p): p is [string, string] => p.length === 2 && isCommitId(p[0] ?? ""))
           .map(([sha, name]) => [name, sha]),
       );
-      const sha = refs.get(`refs/heads/${ref}`) ?? refs.get(`refs/tags/${ref}^{}`) ?? refs.get(`refs/tags/${ref}`);
+      const sha = full ? (refs.get(`${ref}^{}`) ?? refs.get(ref)) : (refs.get(`refs/heads/${ref}`) ?? refs.get(`refs/tags/${ref}^{}`) ?? refs.get(`refs/tags/${ref}`));
       if (!sha) throw new GitError("ref", `ref ${ref} does not exist`);
       return sha;
     },
