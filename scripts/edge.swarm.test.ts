@@ -115,7 +115,8 @@ describe("npm start on a swarm manager", () => {
     console.log(`the edge serves again ${Date.now() - t0} ms after the start`);
     expect(res.status).toBe(404);
     expect(await res.text()).toMatch(/no service has this domain/);
-    expect(await swarmDoctor()).toMatchObject({ status: "ok", message: "swarm manager of 1 node (1 manager), every one ready; the edge ingress runs here" });
+    // On a kernel without IPsec ESP the check adds a note about overlay encryption (with one node, still ok).
+    expect(await swarmDoctor()).toMatchObject({ status: "ok", message: expect.stringMatching(/^swarm manager of 1 node \(1 manager\), every one ready; the edge ingress runs here($|; once another node joins, app and database overlays are not encrypted)/) });
   }, 120_000);
 
   it("a holder made again (its inputs changed) joins every app overlay again, so Caddy reaches the tasks that serve now", async () => {
