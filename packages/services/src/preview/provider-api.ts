@@ -1,7 +1,5 @@
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
 import type { GitProvider } from "@levelrail/db/schema/git";
+import { pinnedRequest } from "../net/pinned-request";
 import { type TargetPolicy, bareHost, resolveTarget } from "../notifications/address";
 
 /**
@@ -124,50 +122,11 @@ export class StatusRefused extends Error {
 const MAX_ANSWER = 4 * 1024 * 1024;
 
 /** One HTTP call to the checked address (never following a redirect), its answer capped. Never logs the URL's query or the token. */
-function call(method: "GET" | "POST", href: string, headers: Record<string, string>, body: Record<string, string> | null, o: CallOptions): Promise<{ status: number; text: string }> {
+async function call(method: "GET" | "POST", href: string, headers: Record<string, string>, body: Record<string, string> | null, o: CallOptions): Promise<{ status: number; text: string }> {
   const url = new URL(href);
   const host = bareHost(url.hostname);
   const payload = body ? Buffer.from(JSON.stringify(body)) : null;
-  return resolveTarget(host, o.policy).then(
-    (target) =>
-      new Promise((resolve, reject) => {
-        const pinned: LookupFunction = (_name, options, cb) => {
-          if (options.all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
-          else cb(null, target.address, target.family);
-        };
-        const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
-          {
-            protocol: url.protocol,
-            hostname: host,
-            port: url.port || (url.protocol === "https:" ? 443 : 80),
-            path: `${url.pathname}${url.search}`,
-            method,
-            headers: {
-              accept: "application/json",
-              "user-agent": "Levelrail-Previews",
-              ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}),
-              ...headers,
-              connection: "close",
-            },
-            lookup: pinned,
-            agent: false,
-            signal: AbortSignal.timeout(o.timeoutMs),
-            ...(url.protocol === "https:" ? { servername: host } : {}),
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            res.on("data", (c: Buffer) => {
-              size += c.length;
-              if (size > MAX_ANSWER) res.destroy(new Error(`${host} answered more than ${MAX_ANSWER} bytes`));
-              else chunks.push(c);
-            });
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-            res.on("error", reject);
-          },
-        );
-        req.on("error", (err: Error & { code?: string }) => reject(new Error(`could not reach ${host} (${err.code ?? err.name})`)));
-        req.end(payload ?? undefined);
-      }),
-  );
+  const target = await resolveTarget(host, o.policy);
+  const all = { accept: "application/json", "user-agent": "Levelrail-Previews", ...(payload ? { "content-type": "application/json" } : {}), ...headers };
+  return pinnedRequest(url, host, target, { method, headers: all, body: payload, timeoutMs: o.timeoutMs, maxAnswer: MAX_ANSWER });
 }
