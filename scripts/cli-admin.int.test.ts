@@ -74,7 +74,7 @@ describe("levelrail admin", () => {
     expect([last.code, last.err.trim()]).toEqual([1, "levelrail: second@cli-admin.test is the last installation administrator: grant another first (levelrail admin grant --email E)"]);
     expect(await admins()).toEqual(["second@cli-admin.test"]);
 
-    const audited = await db.select({ action: auditEntry.action, target: auditEntry.targetName, actor: auditEntry.actorName }).from(auditEntry).where(and(isNull(auditEntry.orgId), eq(auditEntry.targetType, "user")));
+    const audited = await db.select({ action: auditEntry.action, target: auditEntry.targetName, actor: auditEntry.actorName }).from(auditEntry).where(and(isNull(auditEntry.orgId), eq(auditEntry.targetType, "user"))).orderBy(auditEntry.at);
     expect(audited).toEqual([
       { action: "installation-admin.grant", target: "second@cli-admin.test", actor: "cli" },
       { action: "installation-admin.revoke", target: "first@cli-admin.test", actor: "cli" },
