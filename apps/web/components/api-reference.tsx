@@ -106,7 +106,7 @@ function OperationView({ method, path, o }: { method: string; path: string; o: O
 /**
  * The API reference, drawn on the server from the panel's own OpenAPI document: every operation by
  * tag, opened in place (no script), each naming its body and answers by schema, and every schema
- * once below. Nothing is fetched from anywhere, and the page ships no JavaScript of its own.
+ * once below, always shown (a link to it scrolls there). Nothing is fetched from anywhere, and the page ships no JavaScript of its own.
  */
 export function ApiReference({ doc = openApiDocument() }: { doc?: Doc }) {
   const paths = doc.paths as Record<string, Record<string, Operation>>;
@@ -145,13 +145,13 @@ export function ApiReference({ doc = openApiDocument() }: { doc?: Doc }) {
       <section id="schemas">
         <h2>Schemas</h2>
         {Object.entries(schemas).map(([name, schema]) => (
-          <details key={name} id={anchor(name)} className="api-schema">
-            <summary>
+          <section key={name} id={anchor(name)} className="api-schema">
+            <h3>
               <code>{name}</code>
               {typeof schema.description === "string" ? <span className="muted"> — {schema.description}</span> : null}
-            </summary>
+            </h3>
             <SchemaView schema={schema} />
-          </details>
+          </section>
         ))}
       </section>
     </div>
