@@ -85,11 +85,13 @@ test("the owner sets up SSO; a newcomer signs in through the provider's pages; r
     expect(await stack.db.select({ id: user.id }).from(user).where(eq(user.email, email))).toEqual([]);
 
     // The owner adds the domain (the record to create comes back), publishes it, and asks for a check.
-    const added = await page.request.post(`/api/v1/orgs/${operator.orgId}/sso/domains`, { data: { domain } });
+    // A write with the session carries the panel's own Origin, as the browser's would.
+    const own = { origin: new URL(stack.env.baseURL).origin };
+    const added = await page.request.post(`/api/v1/orgs/${operator.orgId}/sso/domains`, { data: { domain }, headers: own });
     expect(added.status()).toBe(201);
     const { record } = (await added.json()) as { record: { name: string; value: string } };
     dns.set(record.name, [record.value]);
-    expect((await page.request.post(`/api/v1/orgs/${operator.orgId}/sso/domains/${domain}/check`)).status()).toBe(202);
+    expect((await page.request.post(`/api/v1/orgs/${operator.orgId}/sso/domains/${domain}/check`, { headers: own })).status()).toBe(202);
     await expect
       .poll(async () => ((await (await page.request.get(`/api/v1/orgs/${operator.orgId}/sso/domains`)).json()) as { domain: string; signsIn: boolean }[]).find((d) => d.domain === domain)?.signsIn, {
         message: `${domain} proven`,
